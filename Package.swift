@@ -1,0 +1,135 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Questline",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "QuestlineCore", targets: ["QuestlineCore"]),
+        .library(name: "QuestlineAPI", targets: ["QuestlineAPI"]),
+        .library(name: "QuestlineClient", targets: ["QuestlineClient"]),
+        .executable(name: "questline", targets: ["questline"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        // Pure domain: Foundation only, no I/O, no clock, no randomness of its own.
+        .target(name: "QuestlineCore", swiftSettings: strict),
+
+        // The wire contract (openapi.yaml) and the types generated from it.
+        .target(
+            name: "QuestlineAPI",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            resources: [.copy("openapi.yaml")],
+            swiftSettings: strict,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+
+        // The generated client, for apps and tests.
+        .target(
+            name: "QuestlineClient",
+            dependencies: [
+                "QuestlineAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+
+        // SQL schema, migrations and repositories on SQLite and PostgreSQL (one SQL layer: SQLKit).
+        .target(
+            name: "QuestlineStore",
+            dependencies: [
+                "QuestlineCore",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Hummingbird application: composition root, API handlers, auth, web pages.
+        .target(
+            name: "QuestlineServer",
+            dependencies: [
+                "QuestlineCore",
+                "QuestlineStore",
+                "QuestlineAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strict,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+
+        // The command-line interface (serve, migrate, demo-data), as a library so it is testable.
+        .target(
+            name: "QuestlineCLI",
+            dependencies: [
+                "QuestlineCore",
+                "QuestlineStore",
+                "QuestlineServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "questline", dependencies: ["QuestlineCLI"], swiftSettings: strict),
+
+        .testTarget(name: "QuestlineCoreTests", dependencies: ["QuestlineCore"], swiftSettings: strict),
+        .testTarget(name: "QuestlineAPITests", dependencies: ["QuestlineAPI"], swiftSettings: strict),
+        .testTarget(name: "QuestlineStoreTests", dependencies: ["QuestlineStore", "QuestlineCore"], swiftSettings: strict),
+        .testTarget(
+            name: "QuestlineServerTests",
+            dependencies: [
+                "QuestlineServer", "QuestlineStore", "QuestlineCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "QuestlineClientTests",
+            dependencies: [
+                "QuestlineClient", "QuestlineServer", "QuestlineStore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "QuestlineCLITests", dependencies: ["QuestlineCLI", "QuestlineStore"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,69 @@
+/// Who is asking: a signed-in member and their household membership, if any.
+public struct Actor: Hashable, Sendable {
+    public let memberID: MemberID
+    public let householdID: HouseholdID?
+    public let role: HouseholdRole?
+
+    public init(memberID: MemberID, householdID: HouseholdID?, role: HouseholdRole?) {
+        self.memberID = memberID
+        self.householdID = householdID
+        self.role = role
+    }
+}
+
+/// What a member's data is attached to, as far as access is concerned.
+public struct MemberScope: Hashable, Sendable {
+    public let memberID: MemberID
+    public let householdID: HouseholdID?
+    public let role: HouseholdRole?
+
+    public init(memberID: MemberID, householdID: HouseholdID?, role: HouseholdRole?) {
+        self.memberID = memberID
+        self.householdID = householdID
+        self.role = role
+    }
+}
+
+/// Things one can do to a member's or a household's data.
+public enum Action: Sendable, Hashable {
+    /// Read a member's profile and data.
+    case readMember(MemberScope)
+    /// Change a member's profile and data.
+    case updateMember(MemberScope)
+    /// See a household and its members.
+    case readHousehold(HouseholdID)
+    /// Add children, invite members, set challenges: what guardians do.
+    case manageHousehold(HouseholdID)
+}
+
+/// The one place where access is decided. Every handler asks here.
+///
+/// Rules: a member may read and change their own data. Members of the same household may read
+/// each other's profiles; a guardian may change a child's. Anything outside one's household is
+/// reported as not found (404), so that a stranger cannot learn what exists; inside the
+/// household, a refused action is forbidden (403).
+public enum AccessPolicy {
+    public static func check(_ actor: Actor, _ action: Action) throws(DomainError) {
+        switch action {
+        case .readMember(let target):
+            if target.memberID == actor.memberID { return }
+            guard sameHousehold(actor, target.householdID) else { throw .notFound("No such member.") }
+        case .updateMember(let target):
+            if target.memberID == actor.memberID { return }
+            guard sameHousehold(actor, target.householdID) else { throw .notFound("No such member.") }
+            guard actor.role == .guardian, target.role == .child else {
+                throw .forbidden("Only a guardian can change another member of the household, and only a child.")
+            }
+        case .readHousehold(let household):
+            guard actor.householdID == household else { throw .notFound("No such household.") }
+        case .manageHousehold(let household):
+            guard actor.householdID == household else { throw .notFound("No such household.") }
+            guard actor.role == .guardian else { throw .forbidden("Only a guardian can manage the household.") }
+        }
+    }
+
+    private static func sameHousehold(_ actor: Actor, _ household: HouseholdID?) -> Bool {
+        guard let mine = actor.householdID, let theirs = household else { return false }
+        return mine == theirs
+    }
+}

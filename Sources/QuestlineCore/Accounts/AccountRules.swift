@@ -1,0 +1,75 @@
+import Foundation
+
+/// Household roles.
+public enum HouseholdRole: String, Sendable, Codable, CaseIterable {
+    case guardian
+    case child
+}
+
+/// Input rules for accounts. Every check names the field it is about.
+public enum AccountRules {
+    public static let passwordMinLength = 8
+    /// bcrypt reads at most 72 bytes; longer passwords would be silently truncated.
+    public static let passwordMaxBytes = 72
+    public static let displayNameMaxLength = 50
+    public static let householdNameMaxLength = 60
+
+    /// Lowercased, trimmed e-mail if it looks like one.
+    public static func email(_ raw: String, field: String = "email") throws(DomainError) -> String {
+        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        guard value.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+              !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+              value.unicodeScalars.allSatisfy({ !CharacterSet.whitespacesAndNewlines.contains($0) })
+        else { throw .invalid(field: field, "Enter an e-mail address like name@example.com.") }
+        return value
+    }
+
+    /// A child's login name: 3 to 32 of a-z, 0-9, '.', '_', '-'; stored lowercased.
+    public static func username(_ raw: String, field: String = "username") throws(DomainError) -> String {
+        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789._-")
+        guard (3...32).contains(value.count), value.unicodeScalars.allSatisfy({ allowed.contains($0) }) else {
+            throw .invalid(field: field, "Use 3 to 32 letters, digits, dots, dashes or underscores.")
+        }
+        return value
+    }
+
+    public static func password(_ raw: String, field: String = "password") throws(DomainError) -> String {
+        guard raw.count >= passwordMinLength else {
+            throw .invalid(field: field, "Use at least \(passwordMinLength) characters.")
+        }
+        guard raw.utf8.count <= passwordMaxBytes else {
+            throw .invalid(field: field, "Use at most \(passwordMaxBytes) bytes.")
+        }
+        return raw
+    }
+
+    public static func displayName(_ raw: String, field: String = "displayName") throws(DomainError) -> String {
+        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !value.isEmpty else { throw .invalid(field: field, "Enter a name.") }
+        guard value.count <= displayNameMaxLength else {
+            throw .invalid(field: field, "Use at most \(displayNameMaxLength) characters.")
+        }
+        guard !value.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+            throw .invalid(field: field, "Remove control characters.")
+        }
+        return value
+    }
+
+    public static func householdName(_ raw: String, field: String = "name") throws(DomainError) -> String {
+        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !value.isEmpty else { throw .invalid(field: field, "Enter a name.") }
+        guard value.count <= householdNameMaxLength else {
+            throw .invalid(field: field, "Use at most \(householdNameMaxLength) characters.")
+        }
+        return value
+    }
+
+    public static func timeZone(_ raw: String, field: String = "timeZone") throws(DomainError) -> TimeZoneID {
+        guard let zone = TimeZoneID(raw.trimmingCharacters(in: .whitespaces)) else {
+            throw .invalid(field: field, "Use an IANA time zone name such as Europe/Berlin or America/New_York.")
+        }
+        return zone
+    }
+}

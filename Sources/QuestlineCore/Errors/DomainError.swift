@@ -1,0 +1,49 @@
+/// One invalid input: which field, and what is wrong with it in words a person understands.
+public struct FieldIssue: Hashable, Sendable {
+    public let field: String
+    public let message: String
+
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+}
+
+/// The errors the domain decides. The server maps each to an RFC 9457 problem with a stable
+/// `type`, an HTTP status and, where there is one, the offending field.
+public enum DomainError: Error, Hashable, Sendable {
+    /// One or more inputs are invalid (400).
+    case invalid([FieldIssue])
+    /// The caller is not signed in, or the session has ended (401).
+    case unauthenticated(String)
+    /// The caller may see the resource but may not do this to it (403).
+    case forbidden(String)
+    /// The resource does not exist, or the caller may not know that it exists (404).
+    case notFound(String)
+    /// The request conflicts with the current state, e.g. an e-mail already taken (409).
+    case conflict(field: String?, message: String)
+
+    public static func invalid(field: String, _ message: String) -> DomainError {
+        .invalid([FieldIssue(field: field, message: message)])
+    }
+}
+
+/// Collects every invalid field of one request, so a form shows all its errors at once.
+public struct FieldValidation: Sendable {
+    public private(set) var issues: [FieldIssue] = []
+
+    public init() {}
+
+    /// Runs one check; a failure is recorded and nil returned.
+    public mutating func check<T>(_ body: () throws(DomainError) -> T) -> T? {
+        do { return try body() } catch {
+            if case .invalid(let found) = error { issues += found } else { issues.append(FieldIssue(field: "", message: "\(error)")) }
+            return nil
+        }
+    }
+
+    /// Throws `.invalid` with every recorded issue, if there are any.
+    public func finish() throws(DomainError) {
+        if !issues.isEmpty { throw .invalid(issues) }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import QuestlineCore
+import QuestlineStore
+
+/// A new session: the bearer token (shown once) and the member it signs in.
+public struct SignedIn: Sendable {
+    public let token: String
+    public let expiresAt: Date
+    public let member: MemberRecord
+}
+
+/// Account use cases, shared by the JSON API and the web pages: validate (core rules),
+/// authorize (`AccessPolicy`), then read or write the store.
+public struct AccountService: Sendable {
+    let store: Store
+    let clock: any WallClock
+    let ids: any IDGenerator
+    let passwords: PasswordHasher
+    let sessionLifetime: TimeInterval
+    let invitationLifetime: TimeInterval
+
+    init(store: Store, configuration: AppConfiguration) {
+        self.store = store
+        clock = configuration.clock
+        ids = configuration.ids
+        passwords = PasswordHasher(cost: configuration.bcryptCost)
+        sessionLifetime = configuration.sessionLifetime
+        invitationLifetime = configuration.invitationLifetime
+    }
+
+    // MARK: Sign-up, login, logout
+
+    public func signUp(email: String, password: String, displayName: String, timeZone: String) async throws -> SignedIn {
+        var validation = FieldValidation()
+        let email = validation.check { () throws(DomainError) in try AccountRules.email(email) }
+        let password = validation.check { () throws(DomainError) in try AccountRules.password(password) }
+        let name = validation.check { () throws(DomainError) in try AccountRules.displayName(displayName) }
+        let zone = validation.check { () throws(DomainError) in try AccountRules.timeZone(timeZone) }
+        try validation.finish()
+        let member = try await store.accounts.createMember(
+            NewMember(id: ids.make(), email: email!, username: nil, passwordHash: try await passwords.hash(password!),
+                      displayName: name!, timeZone: zone!),
+            now: clock.now())
+        return try await startSession(for: member)
+    }
+
+    public func logIn(login: String, password: String) async throws -> SignedIn {
+        var validation = FieldValidation()
+        validation.check { () throws(DomainError) in
+            if login.trimmingCharacters(in: .whitespaces).isEmpty { throw .invalid(field: "login", "Enter your e-mail or username.") }
+        }
+        validation.check { () throws(DomainError) in
+            if password.isEmpty { throw .invalid(field: "password", "Enter your password.") }
+        }
+        try validation.finish()
+        guard let (member, hash) = try await store.accounts.credentials(login: login) else {
+            _ = try await passwords.verify(password, hash: try await passwords.decoyHash())
+            throw DomainError.unauthenticated("The e-mail or username and password do not match an account.")
+        }
+        guard try await passwords.verify(password, hash: hash) else {
+            throw DomainError.unauthenticated("The e-mail or username and password do not match an account.")
+        }
+        return try await startSession(for: member)
+    }
+
+    private func startSession(for member: MemberRecord) async throws -> SignedIn {
+        let token = Secret.makeToken()
+        let now = clock.now()
+        let expires = now.addingTimeInterval(sessionLifetime)
+        try await store.accounts.createSession(tokenHash: Secret.digest(token), member: member.id, now: now, expiresAt: expires)
+        return SignedIn(token: token, expiresAt: expires, member: member)
+    }
+
+    public func logOut(_ identity: Identity) async throws {
+        _ = try identity.requireMember()
+        if let hash = identity.tokenHash {
+            try await store.accounts.revokeSession(tokenHash: hash, now: clock.now())
+        }
+    }
+
+    /// The identity behind a bearer token or session cookie.
+    func authenticate(token: String) async throws -> Identity {
+        guard !token.isEmpty, token.count <= 128 else { return Identity(member: nil, tokenHash: nil, failure: .invalidToken) }
+        let hash = Secret.digest(token)
+        guard let session = try await store.accounts.session(tokenHash: hash), session.revokedAt == nil else {
+            return Identity(member: nil, tokenHash: nil, failure: .invalidToken)
+        }
+        guard session.expiresAt > clock.now() else { return Identity(member: nil, tokenHash: nil, failure: .expired) }
+        guard let member = try await store.accounts.member(session.memberID) else {
+            return Identity(member: nil, tokenHash: nil, failure: .invalidToken)
+        }
+        return Identity(member: member, tokenHash: hash, failure: nil)
+    }
+
+    // MARK: Profiles
+
+    public func member(_ id: MemberID, as actor: MemberRecord) async throws -> MemberRecord {
+        guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }
+        try AccessPolicy.check(actor.actor, .readMember(target.scope))
+        return target
+    }
+
+    public func updateProfile(_ id: MemberID, as actor: MemberRecord, displayName: String?, timeZone: String?) async throws -> MemberRecord {
+        guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }
+        try AccessPolicy.check(actor.actor, .updateMember(target.scope))
+        var validation = FieldValidation()
+        let name = displayName.flatMap { name in validation.check { () throws(DomainError) in try AccountRules.displayName(name) } }
+        let zone = timeZone.flatMap { zone in validation.check { () throws(DomainError) in try AccountRules.timeZone(zone) } }
+        try validation.finish()
+        guard let updated = try await store.accounts.updateProfile(id, displayName: name, timeZone: zone, now: clock.now()) else {
+            throw DomainError.notFound("No such member.")
+        }
+        return updated
+    }
+
+    // MARK: Households
+
+    public func createHousehold(name: String, as actor: MemberRecord) async throws -> HouseholdRecord {
+        let name = try AccountRules.householdName(name)
+        guard actor.householdID == nil else {
+            throw DomainError.conflict(field: nil, message: "You already belong to a household.")
+        }
+        return try await store.accounts.createHousehold(id: ids.make(), name: name, guardian: actor.id, now: clock.now())
+    }
+
+    public func household(_ id: HouseholdID, as actor: MemberRecord) async throws -> HouseholdRecord {
+        try AccessPolicy.check(actor.actor, .readHousehold(id))
+        guard let household = try await store.accounts.household(id) else { throw DomainError.notFound("No such household.") }
+        return household
+    }
+
+    public func createChild(in household: HouseholdID, as actor: MemberRecord, username: String, password: String,
+                            displayName: String, timeZone: String?) async throws -> MemberRecord {
+        try AccessPolicy.check(actor.actor, .manageHousehold(household))
+        var validation = FieldValidation()
+        let username = validation.check { () throws(DomainError) in try AccountRules.username(username) }
+        let password = validation.check { () throws(DomainError) in try AccountRules.password(password) }
+        let name = validation.check { () throws(DomainError) in try AccountRules.displayName(displayName) }
+        let zone = validation.check { () throws(DomainError) in try AccountRules.timeZone(timeZone ?? actor.timeZone) }
+        try validation.finish()
+        return try await store.accounts.createChild(
+            NewMember(id: ids.make(), email: nil, username: username!, passwordHash: try await passwords.hash(password!),
+                      displayName: name!, timeZone: zone!),
+            household: household, now: clock.now())
+    }
+
+    /// An invitation code (shown once) for an existing account to join as `role`.
+    public func invite(to household: HouseholdID, role: HouseholdRole, as actor: MemberRecord) async throws -> (code: String, expiresAt: Date) {
+        try AccessPolicy.check(actor.actor, .manageHousehold(household))
+        let code = Secret.makeCode()
+        let now = clock.now()
+        let expires = now.addingTimeInterval(invitationLifetime)
+        try await store.accounts.createInvitation(codeHash: Secret.digest(code), household: household, role: role,
+                                                  by: actor.id, now: now, expiresAt: expires)
+        return (code, expires)
+    }
+
+    public func acceptInvitation(code: String, as actor: MemberRecord) async throws -> HouseholdRecord {
+        let normalized = code.trimmingCharacters(in: .whitespaces).uppercased()
+        guard !normalized.isEmpty else { throw DomainError.invalid(field: "code", "Enter the invitation code.") }
+        guard actor.householdID == nil else {
+            throw DomainError.conflict(field: "code", message: "You already belong to a household.")
+        }
+        return try await store.accounts.acceptInvitation(codeHash: Secret.digest(normalized), member: actor.id, now: clock.now())
+    }
+}

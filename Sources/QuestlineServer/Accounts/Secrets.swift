@@ -1,0 +1,46 @@
+import Crypto
+import Foundation
+import HummingbirdBcrypt
+import NIOPosix
+
+/// bcrypt password hashing, off the event loops (a hash takes about a quarter second at cost 12).
+struct PasswordHasher: Sendable {
+    let cost: UInt8
+
+    func hash(_ password: String) async throws -> String {
+        let cost = self.cost
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
+    func verify(_ password: String, hash: String) async throws -> Bool {
+        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+    }
+
+    /// A hash to verify against when a login name is unknown, so a wrong name and a wrong
+    /// password take the same time.
+    func decoyHash() async throws -> String { try await hash("decoy-password-for-timing") }
+}
+
+/// Random bearer secrets (session tokens, invitation codes). Only their SHA-256 is stored, so a
+/// copy of the database does not sign anyone in.
+enum Secret {
+    /// 32 random bytes, base64url without padding (43 characters).
+    static func makeToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// A short code a person can type: 10 characters from an alphabet without look-alikes.
+    static func makeCode() -> String {
+        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<10).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+
+    static func digest(_ secret: String) -> String {
+        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

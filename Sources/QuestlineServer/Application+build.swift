@@ -1,0 +1,85 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import QuestlineAPI
+import QuestlineCore
+import QuestlineStore
+import ServiceLifecycle
+
+public typealias QuestlineApplication = Application<RouterResponder<AppRequestContext>>
+
+/// The composition root, shared by `questline serve`, the tests and the benchmarks.
+///
+/// Pass a `store` to share one with the caller (tests, CLI), who then closes it; otherwise the
+/// store named by `configuration.store` is opened, migrated, and closed when the server stops.
+public func buildApplication(configuration: AppConfiguration, store providedStore: Store? = nil,
+                             logger providedLogger: Logger? = nil) async throws -> QuestlineApplication {
+    var logger = providedLogger ?? Logger(label: "questline")
+    logger.logLevel = configuration.logLevel
+    let store: Store
+    if let providedStore { store = providedStore } else { store = try await Store.open(configuration.store, logger: logger) }
+    let router = try await buildRouter(configuration: configuration, store: store, logger: logger)
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "Questline"),
+        logger: logger)
+    if providedStore == nil { app.addServices(StoreService(store: store)) }
+    return app
+}
+
+/// The router with every route and middleware: API (from openapi.yaml), web pages, static
+/// files, health and metrics.
+public func buildRouter(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> Router<AppRequestContext> {
+    let accounts = AccountService(store: store, configuration: configuration)
+    let pages = try await PageRenderer.load()
+    _ = Observability.registry
+
+    let router = Router(context: AppRequestContext.self)
+    router.addMiddleware {
+        RequestIDMiddleware()
+        LogRequestsMiddleware(.info)
+        MetricsMiddleware()
+        SecurityHeadersMiddleware()
+        ErrorMiddleware(pages: pages)
+        FileMiddleware(ServerResources.path("public"), urlBasePath: "/static", cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),
+                       logger: logger)
+        AuthMiddleware(accounts: accounts)
+    }
+
+    router.get("/health") { _, _ in
+        try await store.database.withConnection { db in try await db.raw("SELECT 1 AS ok").run() }
+        return Response(status: .ok, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok","database":"ok"}"#)))
+    }
+    router.get("/metrics") { _, _ in
+        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: Observability.registry.emitToBuffer())))
+    }
+    let contract = try QuestlineContract.yaml()
+    router.get("/openapi.yaml") { _, _ in
+        Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: contract)))
+    }
+
+    let api = router.group("api/v1")
+        .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
+        .add(middleware: IdempotencyMiddleware(store: store.idempotency, clock: configuration.clock))
+    try APIImplementation(accounts: accounts).registerHandlers(on: api, serverURL: URL(string: "/")!)
+
+    WebRoutes(accounts: accounts, pages: pages, secureCookies: configuration.secureCookies,
+              sessionLifetime: configuration.sessionLifetime).register(on: router)
+    return router
+}
+
+/// Closes the store when the server shuts down gracefully.
+struct StoreService: Service {
+    let store: Store
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await store.shutdown()
+    }
+}

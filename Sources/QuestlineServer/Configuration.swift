@@ -1,0 +1,48 @@
+import Foundation
+import Logging
+import QuestlineCore
+import QuestlineStore
+
+/// Everything the server needs to start. One value serves `main`, the CLI and the tests.
+public struct AppConfiguration: Sendable {
+    public var hostname: String
+    public var port: Int
+    public var store: StoreLocation
+    public var clock: any WallClock
+    public var ids: any IDGenerator
+    /// bcrypt cost; 12 in production, lower only in tests.
+    public var bcryptCost: UInt8
+    public var sessionLifetime: TimeInterval
+    public var invitationLifetime: TimeInterval
+    /// Largest request body the API accepts.
+    public var maxBodyBytes: Int
+    /// Mark the session cookie `Secure` (set when served over HTTPS).
+    public var secureCookies: Bool
+    public var logLevel: Logger.Level
+
+    public init(
+        hostname: String = "127.0.0.1",
+        port: Int = 8080,
+        store: StoreLocation = .sqlite(path: "questline.sqlite"),
+        clock: any WallClock = SystemClock(),
+        ids: any IDGenerator = RandomIDGenerator(),
+        bcryptCost: UInt8 = 12,
+        sessionLifetime: TimeInterval = 30 * 24 * 3600,
+        invitationLifetime: TimeInterval = 7 * 24 * 3600,
+        maxBodyBytes: Int = 1 << 20,
+        secureCookies: Bool = false,
+        logLevel: Logger.Level = .info
+    ) {
+        self.hostname = hostname
+        self.port = port
+        self.store = store
+        self.clock = clock
+        self.ids = ids
+        self.bcryptCost = bcryptCost
+        self.sessionLifetime = sessionLifetime
+        self.invitationLifetime = invitationLifetime
+        self.maxBodyBytes = maxBodyBytes
+        self.secureCookies = secureCookies
+        self.logLevel = logLevel
+    }
+}

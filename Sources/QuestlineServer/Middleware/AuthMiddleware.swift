@@ -1,0 +1,35 @@
+import HTTPTypes
+import Hummingbird
+
+/// Resolves the caller from `Authorization: Bearer <token>` or the session cookie. It never
+/// refuses a request itself: routes that need a member ask `Identity.requireMember()`.
+struct AuthMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let accounts: AccountService
+
+    static let cookieName = "ql_session"
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if let token = Self.token(in: request) {
+            context.identity = try await accounts.authenticate(token: token)
+            if let member = context.identity.member {
+                context.logger[metadataKey: "member_id"] = .string(member.id.rawValue)
+            }
+        }
+        let identity = context.identity
+        return try await Identity.$current.withValue(identity) {
+            try await next(request, context)
+        }
+    }
+
+    static func token(in request: Request) -> String? {
+        if let header = request.headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                return String(parts[1]).trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return request.cookies[cookieName]?.value
+    }
+}

@@ -1,0 +1,27 @@
+import HTTPTypes
+import Hummingbird
+
+/// Refuses bodies over the limit with 413 (declared length or counted while reading) and
+/// leaves the collected body in the request for the handlers after it.
+struct BodyLimitMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let maxBytes: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var request = request
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maxBytes {
+            throw tooLarge
+        }
+        do {
+            _ = try await request.collectBody(upTo: maxBytes)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw tooLarge
+        }
+        return try await next(request, context)
+    }
+
+    private var tooLarge: Problem {
+        Problem(status: .contentTooLarge, type: "body-too-large", title: "Request body too large",
+                detail: "The request body is larger than \(maxBytes) bytes.", field: "body")
+    }
+}

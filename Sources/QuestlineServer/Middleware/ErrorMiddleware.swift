@@ -1,0 +1,36 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Turns every error into a response: problem+json for the API and for clients that do not
+/// ask for HTML, a readable error page for browsers. Unknown errors are logged with the
+/// request id and answered with a 500 that reveals nothing internal.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let pages: PageRenderer
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let problem = Problem.from(error)
+            if problem.status >= 500 {
+                context.logger.error("Request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            } else {
+                context.logger.debug("Request refused", metadata: ["status": "\(problem.status)", "detail": "\(problem.detail ?? "")"])
+            }
+            if wantsHTML(request) {
+                return pages.errorPage(problem, context: context)
+            }
+            var response = problem.response(requestID: context.requestID)
+            response.headers[.xRequestID] = context.requestID
+            return response
+        }
+    }
+
+    private func wantsHTML(_ request: Request) -> Bool {
+        let path = request.uri.path
+        if path.hasPrefix("/api/") || path == "/metrics" || path == "/health" || path == "/openapi.yaml" { return false }
+        return request.headers[.accept]?.contains("text/html") ?? false
+    }
+}

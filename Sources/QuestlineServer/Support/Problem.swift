@@ -1,0 +1,178 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OpenAPIRuntime
+import QuestlineCore
+
+/// An RFC 9457 problem document, the body of every error response.
+public struct Problem: Codable, Sendable, Equatable, Error {
+    public var type: String
+    public var title: String
+    public var status: Int
+    public var detail: String?
+    public var instance: String?
+    /// The offending input, when there is one (a JSON path such as `email` or a header name).
+    public var field: String?
+    public var errors: [Issue]?
+    public var requestId: String?
+
+    public struct Issue: Codable, Sendable, Equatable {
+        public var field: String
+        public var message: String
+    }
+
+    public init(status: HTTPResponse.Status, type: String, title: String, detail: String?, field: String? = nil, errors: [Issue]? = nil) {
+        self.type = "https://questline.dev/problems/" + type
+        self.title = title
+        self.status = status.code
+        self.detail = detail
+        self.field = field
+        self.errors = errors
+    }
+
+    public var httpStatus: HTTPResponse.Status { HTTPResponse.Status(code: status) }
+
+    static let contentType = "application/problem+json"
+
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// The problem for any error thrown while handling a request. Unknown errors become a
+    /// 500 without internals; the caller logs them.
+    static func from(_ error: any Error) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let domain as DomainError:
+            return from(domain)
+        case let server as ServerError:
+            return from(server)
+        case let decoding as DecodingError:
+            return from(decoding)
+        case let http as HTTPError:
+            return from(httpStatus: http.status, message: http.body)
+        case let response as any HTTPResponseError:
+            return from(httpStatus: response.status, message: nil)
+        default:
+            return Problem(status: .internalServerError, type: "internal", title: "Internal error",
+                           detail: "Something went wrong on our side. It has been logged; please try again.")
+        }
+    }
+
+    static func from(_ error: DomainError) -> Problem {
+        switch error {
+        case .invalid(let issues):
+            let first = issues.first
+            let detail = issues.count == 1 ? first.map { "\($0.field): \($0.message)" } : "\(issues.count) fields are invalid."
+            return Problem(status: .badRequest, type: "invalid-input", title: "Invalid input", detail: detail,
+                           field: first?.field, errors: issues.map { Issue(field: $0.field, message: $0.message) })
+        case .unauthenticated(let message):
+            return Problem(status: .unauthorized, type: "unauthenticated", title: "Sign-in required", detail: message)
+        case .forbidden(let message):
+            return Problem(status: .forbidden, type: "forbidden", title: "Not allowed", detail: message)
+        case .notFound(let message):
+            return Problem(status: .notFound, type: "not-found", title: "Not found", detail: message)
+        case .conflict(let field, let message):
+            return Problem(status: .conflict, type: "conflict", title: "Conflict", detail: message, field: field,
+                           errors: field.map { [Issue(field: $0, message: message)] })
+        }
+    }
+
+    static func from(_ error: ServerError) -> Problem {
+        switch error.underlyingError {
+        case let domain as DomainError: return from(domain)
+        case let problem as Problem: return problem
+        case let decoding as DecodingError: return from(decoding)
+        default: break
+        }
+        let status = error.httpStatus
+        guard (400..<500).contains(status.code) else { return from(error.underlyingError) }
+        return Problem(status: status, type: status == .unsupportedMediaType ? "unsupported-media-type" : "bad-request",
+                       title: status.reasonPhrase, detail: error.causeDescription, field: fieldName(in: error.causeDescription))
+    }
+
+    static func from(_ error: DecodingError) -> Problem {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.reduce(into: "") { result, key in
+                if let index = key.intValue { result += "[\(index)]" } else {
+                    result += result.isEmpty ? key.stringValue : "." + key.stringValue
+                }
+            }
+        }
+        let field: String?
+        let message: String
+        switch error {
+        case .keyNotFound(let key, let context):
+            field = path(context.codingPath + [key])
+            message = "This field is required."
+        case .typeMismatch(let type, let context):
+            field = path(context.codingPath)
+            message = "Expected \(describe(type))."
+        case .valueNotFound(let type, let context):
+            field = path(context.codingPath)
+            message = "Expected \(describe(type)), got null."
+        case .dataCorrupted(let context):
+            field = context.codingPath.isEmpty ? nil : path(context.codingPath)
+            message = context.codingPath.isEmpty ? "The request body is not valid JSON." : context.debugDescription
+        @unknown default:
+            field = nil
+            message = "The request body could not be read."
+        }
+        let named = field.flatMap { $0.isEmpty ? nil : $0 }
+        return Problem(status: .badRequest, type: "invalid-input", title: "Invalid input",
+                       detail: named.map { "\($0): \(message)" } ?? message, field: named,
+                       errors: named.map { [Issue(field: $0, message: message)] })
+    }
+
+    static func from(httpStatus status: HTTPResponse.Status, message: String?) -> Problem {
+        switch status {
+        case .notFound:
+            return Problem(status: status, type: "not-found", title: "Not found", detail: message ?? "There is nothing at this address.")
+        case .contentTooLarge:
+            return Problem(status: status, type: "body-too-large", title: "Request body too large",
+                           detail: message ?? "The request body is larger than this endpoint accepts.", field: "body")
+        case .methodNotAllowed:
+            return Problem(status: status, type: "method-not-allowed", title: "Method not allowed", detail: message)
+        default:
+            let type = status.code >= 500 ? "internal" : "http-\(status.code)"
+            return Problem(status: status, type: type, title: status.reasonPhrase, detail: message)
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type, is Int64.Type, is Int32.Type: return "an integer"
+        case is Double.Type, is Float.Type: return "a number"
+        case is Bool.Type: return "true or false"
+        default:
+            let name = String(describing: type)
+            if name.hasPrefix("Array") { return "an array" }
+            if name.hasPrefix("Dictionary") { return "an object" }
+            return "an object"
+        }
+    }
+
+    /// Pulls a quoted header, query or path parameter name out of the runtime's description.
+    private static func fieldName(in description: String) -> String? {
+        guard let open = description.firstIndex(of: "'") ?? description.firstIndex(of: "\""),
+              let close = description[description.index(after: open)...].firstIndex(of: description[open])
+        else { return nil }
+        let name = String(description[description.index(after: open)..<close])
+        return name.isEmpty || name.count > 64 ? nil : name
+    }
+
+    /// The HTTP response for this problem.
+    func response(requestID: String?) -> Response {
+        var problem = self
+        problem.requestId = requestID
+        let data = (try? Problem.encoder().encode(problem)) ?? Data("{\"status\":\(status)}".utf8)
+        var headers = HTTPFields()
+        headers[.contentType] = Problem.contentType
+        if status == 401 { headers[.wwwAuthenticate] = "Bearer" }
+        return Response(status: httpStatus, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Mustache
+import QuestlineCore
+
+/// Renders the web app's pages from the Mustache templates in `Resources/templates`: one layout
+/// (app bar, content, bottom navigation) that every page fills.
+struct PageRenderer: Sendable {
+    let library: MustacheLibrary
+
+    /// Loads every template from the bundled `Resources/templates`.
+    static func load() async throws -> PageRenderer {
+        PageRenderer(library: try await MustacheLibrary(directory: ServerResources.path("templates")))
+    }
+
+    /// The areas in the bottom navigation, in order.
+    static let areas: [(path: String, title: String, icon: String)] = [
+        ("/", "Home", "⌂"),
+        ("/reading", "Reading", "📖"),
+        ("/activity", "Activity", "📊"),
+        ("/game", "Game", "❓"),
+        ("/family", "Family", "👪"),
+        ("/stories", "Stories", "🏁"),
+    ]
+
+    /// A full page. `data` fills the page's own template; the layout gets title, navigation
+    /// and the signed-in member.
+    func page(_ template: String, title: String, data: [String: Any] = [:], context: AppRequestContext,
+              path: String, status: HTTPResponse.Status = .ok, back: String? = nil) -> Response {
+        var values = data
+        values["title"] = title
+        values["back"] = back ?? false
+        if let member = context.identity.member {
+            values["member"] = [
+                "displayName": member.displayName,
+                "timeZone": member.timeZone,
+                "initial": String(member.displayName.prefix(1)).uppercased(),
+            ]
+            values["nav"] = PageRenderer.areas.map { area in
+                ["path": area.path, "title": area.title, "icon": area.icon, "current": area.path == path] as [String: Any]
+            }
+        } else {
+            values["member"] = false
+        }
+        let html = library.render(values, withTemplate: template) ?? "<!doctype html><title>Error</title><p>Template \(template) is missing."
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    func errorPage(_ problem: Problem, context: AppRequestContext) -> Response {
+        page("error", title: problem.title, data: [
+            "status": problem.status,
+            "detail": problem.detail ?? "",
+            "requestId": context.requestID,
+            "signIn": problem.status == 401,
+        ], context: context, path: "", status: problem.httpStatus)
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import QuestlineCore
+import QuestlineStore
+
+/// The server-rendered web app: the stand-in for the phone screens. Pages call the same use
+/// cases as the API; a form error is shown next to its field, with the typed values kept.
+struct WebRoutes {
+    let accounts: AccountService
+    let pages: PageRenderer
+    let secureCookies: Bool
+    let sessionLifetime: TimeInterval
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/") { _, context in self.home(context) }
+        router.get("/signup") { request, context in
+            self.pages.page("signup", title: "Create your account",
+                            data: ["values": ["timeZone": "UTC"], "next": self.next(request), "timeZones": Self.timeZoneNames],
+                            context: context, path: "/signup", back: "/")
+        }
+        router.post("/signup") { request, context in try await self.signUp(request, context) }
+        router.get("/login") { request, context in
+            self.pages.page("login", title: "Log in",
+                            data: ["next": self.next(request), "signedOut": request.uri.queryParameters["signedOut"] != nil],
+                            context: context, path: "/login", back: "/")
+        }
+        router.post("/login") { request, context in try await self.logIn(request, context) }
+        router.post("/logout") { _, context in try await self.logOut(context) }
+        router.get("/profile") { request, context in try await self.profile(request, context) }
+        router.post("/profile") { request, context in try await self.updateProfile(request, context) }
+        router.post("/household") { request, context in try await self.createHousehold(request, context) }
+        router.post("/household/children") { request, context in try await self.createChild(request, context) }
+        for area in Self.comingSoon {
+            router.get(RouterPath(area.path)) { _, context in
+                self.pages.page("unavailable", title: area.title, data: ["area": area.title, "what": area.what],
+                                context: context, path: area.path, back: "/")
+            }
+        }
+    }
+
+    /// Areas whose features have not landed yet: each page says so plainly.
+    static let comingSoon: [(path: String, title: String, what: String)] = [
+        ("/reading", "Reading", "Reading streaks, the reading challenge and its home-screen widget"),
+        ("/activity", "Activity", "Your reading insights and saved articles"),
+        ("/game", "Which came first?", "The daily history game"),
+        ("/family", "Family", "Family quests set by guardians for their children"),
+        ("/stories", "Stories", "Track stories, selfies, points and the card shop"),
+    ]
+
+    // MARK: Pages
+
+    private func home(_ context: AppRequestContext) -> Response {
+        guard let member = context.identity.member else {
+            return pages.page("landing", title: "Questline", context: context, path: "/")
+        }
+        let zone = TimeZoneID(member.timeZone)?.timeZone ?? .gmt
+        let today = LocalDay(accounts.clock.now(), in: zone)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
+        formatter.dateFormat = "EEEE d MMMM yyyy"
+        return pages.page("home", title: "Questline", data: [
+            "today": formatter.string(from: today.start(in: zone).addingTimeInterval(12 * 3600)),
+            "todayISO": today.iso,
+            "areas": PageRenderer.areas.dropFirst().map { area in
+                ["path": area.path, "title": area.title, "icon": area.icon,
+                 "what": Self.comingSoon.first { $0.path == area.path }?.what ?? ""] as [String: Any]
+            },
+        ], context: context, path: "/")
+    }
+
+    private func signUp(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let form = try await Form(request)
+        let values = ["email": form["email"], "displayName": form["displayName"], "timeZone": form["timeZone"]]
+        do {
+            let signedIn = try await accounts.signUp(email: form["email"], password: form["password"],
+                                                     displayName: form["displayName"], timeZone: form["timeZone"])
+            return signedInRedirect(signedIn, to: safeNext(form["next"]))
+        } catch let error as DomainError {
+            return formError("signup", title: "Create your account", error: error, values: values, next: form["next"], context: context, path: "/signup")
+        }
+    }
+
+    private func logIn(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let form = try await Form(request)
+        do {
+            let signedIn = try await accounts.logIn(login: form["login"], password: form["password"])
+            return signedInRedirect(signedIn, to: safeNext(form["next"]))
+        } catch let error as DomainError {
+            return formError("login", title: "Log in", error: error, values: ["login": form["login"]], next: form["next"], context: context, path: "/login")
+        }
+    }
+
+    private func logOut(_ context: AppRequestContext) async throws -> Response {
+        if context.identity.member != nil { try await accounts.logOut(context.identity) }
+        var response = Response.redirect(to: "/login?signedOut=1", type: .normal)
+        response.setCookie(sessionCookie(value: "", maxAge: 0))
+        return response
+    }
+
+    private func profile(_ request: Request, _ context: AppRequestContext, error: DomainError? = nil,
+                         values: [String: String]? = nil, notice: String? = nil) async throws -> Response {
+        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/profile", type: .normal) }
+        var data: [String: Any] = [
+            "values": values ?? ["displayName": member.displayName, "timeZone": member.timeZone],
+            "login": member.email ?? member.username ?? "",
+            "notice": notice ?? (request.uri.queryParameters["saved"] != nil ? "Your profile is saved." : ""),
+            "timeZones": Self.timeZoneNames,
+        ]
+        if let householdID = member.householdID, let household = try? await accounts.household(householdID, as: member) {
+            data["household"] = [
+                "name": household.name,
+                "role": member.role?.rawValue ?? "",
+                "isGuardian": member.role == .guardian,
+                "members": household.members.map { ["displayName": $0.displayName, "role": $0.role?.rawValue ?? "",
+                                                    "login": $0.email ?? $0.username ?? ""] },
+            ]
+        } else {
+            data["noHousehold"] = true
+        }
+        if let error { data["errors"] = Self.fieldErrors(error) }
+        return pages.page("profile", title: "Profile", data: data, context: context, path: "/profile",
+                          status: error.map { Problem.from($0).httpStatus } ?? .ok, back: "/")
+    }
+
+    private func updateProfile(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/profile", type: .normal) }
+        let form = try await Form(request)
+        do {
+            _ = try await accounts.updateProfile(member.id, as: member, displayName: form["displayName"], timeZone: form["timeZone"])
+            return Response.redirect(to: "/profile?saved=1", type: .normal)
+        } catch let error as DomainError {
+            return try await profile(request, context, error: error,
+                                     values: ["displayName": form["displayName"], "timeZone": form["timeZone"]])
+        }
+    }
+
+    private func createHousehold(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/profile", type: .normal) }
+        let form = try await Form(request)
+        do {
+            _ = try await accounts.createHousehold(name: form["name"], as: member)
+            return Response.redirect(to: "/profile", type: .normal)
+        } catch let error as DomainError {
+            return try await profile(request, context, error: error)
+        }
+    }
+
+    private func createChild(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/profile", type: .normal) }
+        guard let household = member.householdID else { throw DomainError.notFound("You have no household yet.") }
+        let form = try await Form(request)
+        do {
+            _ = try await accounts.createChild(in: household, as: member, username: form["username"], password: form["password"],
+                                               displayName: form["displayName"], timeZone: nil)
+            return Response.redirect(to: "/profile", type: .normal)
+        } catch let error as DomainError {
+            var context = context
+            context.identity = Identity(member: try await accounts.store.accounts.member(member.id), tokenHash: context.identity.tokenHash, failure: nil)
+            return try await profile(request, context, error: error)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// IANA names offered by the time-zone field.
+    static let timeZoneNames: [String] = (TimeZone.knownTimeZoneIdentifiers + ["UTC"]).filter { TimeZoneID($0) != nil }.sorted()
+
+    private func signedInRedirect(_ signedIn: SignedIn, to path: String) -> Response {
+        var response = Response.redirect(to: path, type: .normal)
+        response.setCookie(sessionCookie(value: signedIn.token, maxAge: Int(sessionLifetime)))
+        return response
+    }
+
+    private func sessionCookie(value: String, maxAge: Int) -> Cookie {
+        Cookie(name: AuthMiddleware.cookieName, value: value, maxAge: maxAge, path: "/", secure: secureCookies,
+               httpOnly: true, sameSite: .lax)
+    }
+
+    private func formError(_ template: String, title: String, error: DomainError, values: [String: String], next: String,
+                           context: AppRequestContext, path: String) -> Response {
+        pages.page(template, title: title,
+                   data: ["values": values, "errors": Self.fieldErrors(error), "next": next, "timeZones": Self.timeZoneNames],
+                   context: context, path: path, status: Problem.from(error).httpStatus, back: "/")
+    }
+
+    /// Errors by field for the templates (`errors.email`), plus `errors.form` for the rest.
+    static func fieldErrors(_ error: DomainError) -> [String: String] {
+        switch error {
+        case .invalid(let issues):
+            return Dictionary(issues.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
+        case .conflict(let field, let message):
+            return [field ?? "form": message]
+        case .unauthenticated(let message), .forbidden(let message), .notFound(let message):
+            return ["form": message]
+        }
+    }
+
+    private func next(_ request: Request) -> String { safeNext(request.uri.queryParameters["next"].map(String.init) ?? "/") }
+
+    /// Only same-site paths, never `//host` or a scheme.
+    private func safeNext(_ raw: String) -> String {
+        guard raw.hasPrefix("/"), !raw.hasPrefix("//"), !raw.contains("\\"), raw.count < 200 else { return "/" }
+        return raw
+    }
+}
+
+/// A URL-encoded form body. Missing fields read as empty strings.
+struct Form {
+    private let fields: [String: String]
+
+    init(_ request: Request) async throws {
+        var request = request
+        let buffer = try await request.collectBody(upTo: 64 * 1024)
+        let text = String(buffer: buffer)
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String {
+                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            let key = decode(parts[0])
+            if fields[key] == nil { fields[key] = parts.count > 1 ? decode(parts[1]) : "" }
+        }
+        self.fields = fields
+    }
+
+    subscript(_ name: String) -> String { fields[name] ?? "" }
+}

@@ -1,0 +1,181 @@
+import AsyncKit
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+import SQLiteKit
+
+/// Where the data lives.
+public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
+    /// A SQLite file (created when missing), in WAL mode. The embedded default.
+    case sqlite(path: String)
+    /// A PostgreSQL database, as a `postgres://user:pass@host:port/db?sslmode=disable` URL.
+    case postgres(url: String)
+
+    /// `DATABASE_URL` selects PostgreSQL; otherwise the SQLite file at `defaultSQLitePath`.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment,
+        defaultSQLitePath: String
+    ) -> StoreLocation {
+        if let url = environment["DATABASE_URL"], !url.isEmpty {
+            return url.hasPrefix("sqlite:") ? .sqlite(path: String(url.dropFirst("sqlite:".count))) : .postgres(url: url)
+        }
+        return .sqlite(path: defaultSQLitePath)
+    }
+
+    /// Where it is, with any password hidden.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): return "SQLite at \(path)"
+        case .postgres(let url):
+            guard var parts = URLComponents(string: url) else { return "PostgreSQL" }
+            if parts.password != nil { parts.password = "***" }
+            return "PostgreSQL at \(parts.string ?? "?")"
+        }
+    }
+}
+
+public enum SQLFlavor: Sendable {
+    case sqlite
+    case postgres
+}
+
+public enum StoreError: Error, CustomStringConvertible {
+    case invalidDatabaseURL(String)
+    case migrationFailed(version: Int, name: String, underlying: String)
+
+    public var description: String {
+        switch self {
+        case .invalidDatabaseURL(let reason): return "Invalid DATABASE_URL: \(reason)"
+        case .migrationFailed(let version, let name, let underlying):
+            return "Migration \(version) (\(name)) failed: \(underlying)"
+        }
+    }
+}
+
+/// The one SQL layer for both databases (SQLKit), with a connection pool, plain reads and
+/// serializable-enough write transactions.
+///
+/// `@unchecked Sendable` is safe: the stored properties are immutable after `init`, and
+/// `EventLoopGroupConnectionPool` is documented thread-safe (its state is lock-protected and
+/// each per-loop pool hops onto its own event loop).
+public final class Database: @unchecked Sendable {
+    public let flavor: SQLFlavor
+    public let location: StoreLocation
+    let logger: Logger
+    private let sqlitePool: EventLoopGroupConnectionPool<SQLiteTunedSource>?
+    private let postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>?
+
+    public init(_ location: StoreLocation, logger: Logger = Logger(label: "questline.store")) throws {
+        self.location = location
+        self.logger = logger
+        let group = MultiThreadedEventLoopGroup.singleton
+        switch location {
+        case .sqlite(let path):
+            flavor = .sqlite
+            let source = SQLiteTunedSource(path: path)
+            sqlitePool = EventLoopGroupConnectionPool(
+                source: source, maxConnectionsPerEventLoop: 2, requestTimeout: .seconds(30),
+                logger: logger, on: group)
+            postgresPool = nil
+        case .postgres(let url):
+            flavor = .postgres
+            let configuration: SQLPostgresConfiguration
+            do { configuration = try SQLPostgresConfiguration(url: url) } catch {
+                throw StoreError.invalidDatabaseURL(String(describing: error))
+            }
+            postgresPool = EventLoopGroupConnectionPool(
+                source: PostgresConnectionSource(sqlConfiguration: configuration),
+                maxConnectionsPerEventLoop: 8, requestTimeout: .seconds(30), logger: logger, on: group)
+            sqlitePool = nil
+        }
+    }
+
+    /// Runs `body` on one pooled connection, without a transaction (reads, single statements).
+    public func withConnection<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        if let pool = sqlitePool {
+            let connection = try await pool.requestConnection(logger: logger).get()
+            defer { pool.releaseConnection(connection, logger: logger) }
+            return try await body(connection.sql(queryLogLevel: .trace))
+        } else {
+            let pool = postgresPool!
+            let connection = try await pool.requestConnection(logger: logger).get()
+            defer { pool.releaseConnection(connection, logger: logger) }
+            return try await body(connection.sql(queryLogLevel: .trace))
+        }
+    }
+
+    /// Runs `body` in one transaction: all of it commits, or none of it does.
+    ///
+    /// SQLite uses `BEGIN IMMEDIATE`, so a writer takes the write lock up front and never
+    /// deadlocks upgrading a read; other writers wait (busy timeout) rather than fail.
+    public func transaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await withConnection { db in
+            try await db.raw(flavor == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
+            do {
+                let result = try await body(db)
+                try await db.raw("COMMIT").run()
+                return result
+            } catch {
+                do { try await db.raw("ROLLBACK").run() } catch {
+                    logger.error("Rollback failed", metadata: ["error": "\(error)"])
+                }
+                throw error
+            }
+        }
+    }
+
+    public func shutdown() async {
+        do {
+            try await sqlitePool?.shutdownAsync()
+            try await postgresPool?.shutdownAsync()
+        } catch {
+            logger.warning("Database pool shutdown", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// Opens SQLite connections tuned for a server: WAL journal, NORMAL sync (durable in WAL
+/// across process crashes), a busy timeout instead of "database is locked", foreign keys on.
+struct SQLiteTunedSource: ConnectionPoolSource {
+    let path: String
+
+    func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
+        SQLiteConnection.open(storage: .file(path: path), threadPool: .singleton, logger: logger, on: eventLoop).flatMap { connection in
+            let pragmas = [
+                "PRAGMA busy_timeout = 10000",
+                "PRAGMA journal_mode = WAL",
+                "PRAGMA synchronous = NORMAL",
+                "PRAGMA foreign_keys = ON",
+            ]
+            var chain = eventLoop.makeSucceededVoidFuture()
+            for pragma in pragmas {
+                chain = chain.flatMap { connection.query(pragma).map { _ in () } }
+            }
+            return chain.map { connection }.flatMapError { error in
+                connection.close().flatMapThrowing { throw error }
+            }
+        }
+    }
+}
+
+
+/// Whether `error` is a unique-constraint violation, on either database.
+public func isUniqueViolation(_ error: any Error) -> Bool {
+    if let sqlite = error as? SQLiteError {
+        return sqlite.reason == .constraintUniqueFailed || sqlite.reason == .constraintPrimaryKeyFailed
+            || (sqlite.reason == .constraint && sqlite.message.contains("UNIQUE"))
+    }
+    if let postgres = error as? PSQLError {
+        return postgres.serverInfo?[.sqlState] == "23505"
+    }
+    return false
+}
+
+extension Date {
+    /// Milliseconds since 1970, the storage form of every instant.
+    var storedMillis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    init(storedMillis: Int64) { self.init(timeIntervalSince1970: Double(storedMillis) / 1000) }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import Logging
+
+/// The data owner: one database, its migrations and the repositories on it.
+public struct Store: Sendable {
+    public let database: Database
+    public let accounts: AccountStore
+    public let idempotency: IdempotencyStore
+
+    public init(database: Database) {
+        self.database = database
+        accounts = AccountStore(database)
+        idempotency = IdempotencyStore(database)
+    }
+
+    /// Opens the database and applies any missing migrations.
+    public static func open(_ location: StoreLocation, logger: Logger = Logger(label: "questline.store")) async throws -> Store {
+        let database = try Database(location, logger: logger)
+        do {
+            let applied = try await Migrator().migrate(database)
+            if !applied.isEmpty {
+                logger.info("Applied migrations", metadata: ["versions": "\(applied.map(\.version))"])
+            }
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+        return Store(database: database)
+    }
+
+    public func shutdown() async { await database.shutdown() }
+}

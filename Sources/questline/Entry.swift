@@ -1,0 +1,8 @@
+import QuestlineCLI
+
+@main
+struct Entry {
+    static func main() async {
+        await QuestlineCommand.main(nil)
+    }
+}

@@ -1,0 +1,39 @@
+import QuestlineCore
+import Testing
+
+@Suite struct AccountRulesTests {
+    @Test func emailsAreNormalisedOrRefusedNamingTheField() throws {
+        #expect(try AccountRules.email("  Ada@Example.COM ") == "ada@example.com")
+        for bad in ["", "ada", "ada@", "@example.com", "ada@example", "a b@example.com", "ada@@example.com", "ada@.com"] {
+            #expect(throws: DomainError.invalid(field: "email", "Enter an e-mail address like name@example.com.")) {
+                try AccountRules.email(bad)
+            }
+        }
+    }
+
+    @Test func passwordsAreLongEnoughAndFitBcrypt() throws {
+        #expect(try AccountRules.password("12345678") == "12345678")
+        #expect(throws: DomainError.self) { try AccountRules.password("1234567") }
+        #expect(throws: DomainError.self) { try AccountRules.password(String(repeating: "é", count: 40)) } // 80 bytes
+    }
+
+    @Test func namesAndUsernames() throws {
+        #expect(try AccountRules.displayName("  Ada  ") == "Ada")
+        #expect(throws: DomainError.self) { try AccountRules.displayName("   ") }
+        #expect(throws: DomainError.self) { try AccountRules.displayName(String(repeating: "x", count: 51)) }
+        #expect(throws: DomainError.self) { try AccountRules.displayName("Ada\u{0007}") }
+        #expect(try AccountRules.username("Kid.One") == "kid.one")
+        for bad in ["ab", "with space", "emoji😀", String(repeating: "k", count: 33), "at@sign"] {
+            #expect(throws: DomainError.self) { try AccountRules.username(bad) }
+        }
+    }
+
+    @Test func validationCollectsEveryField() {
+        var validation = FieldValidation()
+        _ = validation.check { () throws(DomainError) in try AccountRules.email("nope") }
+        _ = validation.check { () throws(DomainError) in try AccountRules.password("short") }
+        _ = validation.check { () throws(DomainError) in try AccountRules.timeZone("Mars/Base") }
+        #expect(validation.issues.map(\.field) == ["email", "password", "timeZone"])
+        #expect(throws: DomainError.self) { try validation.finish() }
+    }
+}
