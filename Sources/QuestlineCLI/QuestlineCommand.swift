@@ -125,5 +125,5 @@ func printDemoAccounts(_ accounts: [DemoData.Account]) {
 /// is a file or a pipe, and a server runs until it is stopped).
 func say(_ line: String) {
     print(line)
-    fflush(stdout)
+    fflush(nil)
 }

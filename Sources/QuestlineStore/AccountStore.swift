@@ -204,7 +204,7 @@ public struct AccountStore: Sendable {
     // MARK: Sessions
 
     public func createSession(tokenHash: String, member: MemberID, now: Date, expiresAt: Date) async throws {
-        try await database.withConnection { db in
+        try await database.transaction { db in
             try await db.raw("""
                 INSERT INTO sessions (token_hash, member_id, created_at, expires_at)
                 VALUES (\(bind: tokenHash), \(bind: member.rawValue), \(bind: now.storedMillis), \(bind: expiresAt.storedMillis))
@@ -226,7 +226,7 @@ public struct AccountStore: Sendable {
     }
 
     public func revokeSession(tokenHash: String, now: Date) async throws {
-        try await database.withConnection { db in
+        try await database.transaction { db in
             try await db.raw("""
                 UPDATE sessions SET revoked_at = \(bind: now.storedMillis)
                 WHERE token_hash = \(bind: tokenHash) AND revoked_at IS NULL
@@ -288,7 +288,7 @@ public struct AccountStore: Sendable {
     // MARK: Invitations
 
     public func createInvitation(codeHash: String, household: HouseholdID, role: HouseholdRole, by creator: MemberID, now: Date, expiresAt: Date) async throws {
-        try await database.withConnection { db in
+        try await database.transaction { db in
             try await db.raw("""
                 INSERT INTO invitations (code_hash, household_id, role, created_by, created_at, expires_at)
                 VALUES (\(bind: codeHash), \(bind: household.rawValue), \(bind: role.rawValue), \(bind: creator.rawValue),

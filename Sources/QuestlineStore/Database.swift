@@ -67,6 +67,12 @@ public final class Database: @unchecked Sendable {
     let logger: Logger
     private let sqlitePool: EventLoopGroupConnectionPool<SQLiteTunedSource>?
     private let postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>?
+    /// SQLite's blocking calls run here, not on the shared `NIOThreadPool.singleton` (which
+    /// also hashes passwords): one thread per pooled connection, so none waits for a thread.
+    private let sqliteThreads: NIOThreadPool?
+    /// One SQLite write transaction at a time in this process (see `AsyncLock`).
+    private let sqliteWriteLock = AsyncLock()
+    static let sqliteConnectionsPerLoop = 2
 
     public init(_ location: StoreLocation, logger: Logger = Logger(label: "questline.store")) throws {
         self.location = location
@@ -75,25 +81,34 @@ public final class Database: @unchecked Sendable {
         switch location {
         case .sqlite(let path):
             flavor = .sqlite
-            let source = SQLiteTunedSource(path: path)
+            let threads = NIOThreadPool(numberOfThreads: Self.sqliteConnectionsPerLoop * System.coreCount + 1)
+            threads.start()
+            sqliteThreads = threads
+            let source = SQLiteTunedSource(path: path, threadPool: threads)
             sqlitePool = EventLoopGroupConnectionPool(
-                source: source, maxConnectionsPerEventLoop: 2, requestTimeout: .seconds(30),
+                source: source, maxConnectionsPerEventLoop: Self.sqliteConnectionsPerLoop, requestTimeout: .seconds(30),
                 logger: logger, on: group)
             postgresPool = nil
         case .postgres(let url):
             flavor = .postgres
-            let configuration: SQLPostgresConfiguration
+            var configuration: SQLPostgresConfiguration
             do { configuration = try SQLPostgresConfiguration(url: url) } catch {
-                throw StoreError.invalidDatabaseURL(String(describing: error))
+                throw StoreError.invalidDatabaseURL("expected postgres://user:password@host:port/database[?sslmode=disable][&schema=name]")
+            }
+            // `schema=name` puts Questline's tables in that schema (used by the tests to isolate runs).
+            if let schema = URLComponents(string: url)?.queryItems?.first(where: { $0.name == "schema" })?.value, !schema.isEmpty {
+                configuration.searchPath = [schema]
             }
             postgresPool = EventLoopGroupConnectionPool(
                 source: PostgresConnectionSource(sqlConfiguration: configuration),
                 maxConnectionsPerEventLoop: 8, requestTimeout: .seconds(30), logger: logger, on: group)
             sqlitePool = nil
+            sqliteThreads = nil
         }
     }
 
-    /// Runs `body` on one pooled connection, without a transaction (reads, single statements).
+    /// Runs `body` on one pooled connection, without a transaction: for reads. Every write goes
+    /// through `transaction`, even a single statement, so SQLite writers queue in order.
     public func withConnection<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         if let pool = sqlitePool {
             let connection = try await pool.requestConnection(logger: logger).get()
@@ -112,6 +127,19 @@ public final class Database: @unchecked Sendable {
     /// SQLite uses `BEGIN IMMEDIATE`, so a writer takes the write lock up front and never
     /// deadlocks upgrading a read; other writers wait (busy timeout) rather than fail.
     public func transaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        guard flavor == .sqlite else { return try await runTransaction(body) }
+        await sqliteWriteLock.lock()
+        do {
+            let result = try await runTransaction(body)
+            sqliteWriteLock.unlock()
+            return result
+        } catch {
+            sqliteWriteLock.unlock()
+            throw error
+        }
+    }
+
+    private func runTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await withConnection { db in
             try await db.raw(flavor == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
             do {
@@ -131,6 +159,7 @@ public final class Database: @unchecked Sendable {
         do {
             try await sqlitePool?.shutdownAsync()
             try await postgresPool?.shutdownAsync()
+            try await sqliteThreads?.shutdownGracefully()
         } catch {
             logger.warning("Database pool shutdown", metadata: ["error": "\(error)"])
         }
@@ -141,9 +170,10 @@ public final class Database: @unchecked Sendable {
 /// across process crashes), a busy timeout instead of "database is locked", foreign keys on.
 struct SQLiteTunedSource: ConnectionPoolSource {
     let path: String
+    let threadPool: NIOThreadPool
 
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
-        SQLiteConnection.open(storage: .file(path: path), threadPool: .singleton, logger: logger, on: eventLoop).flatMap { connection in
+        SQLiteConnection.open(storage: .file(path: path), threadPool: threadPool, logger: logger, on: eventLoop).flatMap { connection in
             let pragmas = [
                 "PRAGMA busy_timeout = 10000",
                 "PRAGMA journal_mode = WAL",

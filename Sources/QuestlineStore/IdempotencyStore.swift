@@ -94,7 +94,7 @@ public struct IdempotencyStore: Sendable {
     }
 
     public func complete(scope: String, key: String, response: StoredResponse) async throws {
-        try await database.withConnection { db in
+        try await database.transaction { db in
             try await db.raw("""
                 UPDATE idempotency_keys SET state = 'done', status = \(bind: response.status),
                     content_type = \(bind: response.contentType), body = \(bind: Data(response.body).base64EncodedString())
@@ -105,7 +105,7 @@ public struct IdempotencyStore: Sendable {
 
     /// Forgets a claim whose work failed, so a retry can run it.
     public func release(scope: String, key: String) async throws {
-        try await database.withConnection { db in
+        try await database.transaction { db in
             try await db.raw("""
                 DELETE FROM idempotency_keys WHERE scope = \(bind: scope) AND idem_key = \(bind: key) AND state = 'pending'
                 """).run()
@@ -114,7 +114,7 @@ public struct IdempotencyStore: Sendable {
 
     /// Deletes keys older than `cutoff`; returns nothing (housekeeping).
     public func purge(olderThan cutoff: Date) async throws {
-        try await database.withConnection { db in
+        try await database.transaction { db in
             try await db.raw("DELETE FROM idempotency_keys WHERE created_at < \(bind: cutoff.storedMillis)").run()
         }
     }

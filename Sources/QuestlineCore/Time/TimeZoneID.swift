@@ -2,15 +2,18 @@ import Foundation
 
 /// A validated IANA time zone identifier such as `Europe/Berlin` or `Asia/Kolkata`.
 ///
-/// Only names from the IANA database are accepted (plus `UTC`); offsets like `GMT+5` or
-/// abbreviations like `EST` are refused, because they do not follow a member's DST rules.
+/// Accepted: names the platform's time zone database loads under exactly that name, shaped
+/// like an IANA `Area/Location` name, plus `UTC`. Refused: offsets like `GMT+5` or `+05:30`
+/// and abbreviations like `EST`, because they do not follow a member's DST rules.
+/// (Foundation's `knownTimeZoneIdentifiers` is not used: on Linux it is an old list that lacks
+/// current names such as `Asia/Kolkata`.)
 public struct TimeZoneID: Hashable, Sendable, CustomStringConvertible {
     public let identifier: String
     public let timeZone: TimeZone
 
     public init?(_ identifier: String) {
-        guard identifier.count <= 64, TimeZoneID.known.contains(identifier),
-              let zone = TimeZone(identifier: identifier)
+        guard identifier == "UTC" || TimeZoneID.looksLikeIANA(identifier),
+              let zone = TimeZone(identifier: identifier), identifier == "UTC" || zone.identifier == identifier
         else { return nil }
         self.identifier = identifier
         self.timeZone = zone
@@ -20,9 +23,15 @@ public struct TimeZoneID: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { identifier }
 
-    private static let known: Set<String> = {
-        var names = Set(TimeZone.knownTimeZoneIdentifiers)
-        names.insert("UTC")
-        return names
-    }()
+    /// `Area/Location` or `Area/Region/Location`: letters, digits, `_`, `-` and `+` (as in
+    /// `Etc/GMT+5`), each part starting with a letter, at most 64 characters.
+    private static func looksLikeIANA(_ id: String) -> Bool {
+        guard id.utf8.count <= 64 else { return false }
+        let parts = id.split(separator: "/", omittingEmptySubsequences: false)
+        guard (2...3).contains(parts.count) else { return false }
+        return parts.allSatisfy { part in
+            guard let first = part.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
+            return part.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-+".unicodeScalars.contains($0)) }
+        }
+    }
 }

@@ -1,0 +1,191 @@
+import Foundation
+import QuestlineCore
+import QuestlineStore
+import Testing
+
+private let t0 = Date(timeIntervalSince1970: 1_790_000_000)
+
+private func newMember(email: String? = nil, username: String? = nil, name: String = "Ada") -> NewMember {
+    NewMember(id: MemberID(UUID()), email: email, username: username, passwordHash: "hash", displayName: name,
+              timeZone: TimeZoneID("Europe/Berlin")!)
+}
+
+@Suite struct MigrationTests {
+    @Test(arguments: TestDatabase.available)
+    func migrationsApplyOnceAndAreRecorded(_ db: TestDatabase) async throws {
+        try await db.withStore(migrate: false) { store in
+            let first = try await Migrator().migrate(store.database)
+            #expect(first.map(\.version) == Migrations.all.map(\.version).sorted())
+            let second = try await Migrator().migrate(store.database)
+            #expect(second.isEmpty)
+            #expect(try await Migrator().appliedVersions(store.database) == Migrations.all.map(\.version).sorted())
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aFailingMigrationLeavesNothingBehind(_ db: TestDatabase) async throws {
+        try await db.withStore(migrate: false) { store in
+            let broken = Migrator(Migrations.all + [Migration(version: 9999, name: "broken", [
+                "CREATE TABLE half_done (id TEXT)",
+                "THIS IS NOT SQL",
+            ])])
+            await #expect(throws: StoreError.self) { try await broken.migrate(store.database) }
+            // The whole run rolled back: no table of it exists, not even schema_migrations.
+            let leftovers = try? await store.database.withConnection { sql in
+                try await sql.raw("SELECT COUNT(*) AS n FROM members").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(leftovers == nil)
+            // And the good migrations still apply afterwards.
+            let reapplied = try await Migrator().migrate(store.database)
+            #expect(reapplied.count == Migrations.all.count)
+        }
+    }
+}
+
+@Suite struct AccountStoreTests {
+    @Test(arguments: TestDatabase.available)
+    func membersAreCreatedReadAndUpdated(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let new = newMember(email: "ada@example.com")
+            let created = try await store.accounts.createMember(new, now: t0)
+            #expect(created.email == "ada@example.com")
+            #expect(created.householdID == nil)
+            #expect(created.createdAt == t0)
+            #expect(try await store.accounts.member(new.id) == created)
+
+            let found = try await store.accounts.credentials(login: " ADA@example.com ")
+            #expect(found?.0.id == new.id)
+            #expect(found?.passwordHash == "hash")
+
+            let renamed = try await store.accounts.updateProfile(new.id, displayName: "Ada L.", timeZone: nil, now: t0)
+            #expect(renamed?.displayName == "Ada L.")
+            #expect(renamed?.timeZone == "Europe/Berlin")
+            let moved = try await store.accounts.updateProfile(new.id, displayName: nil, timeZone: TimeZoneID("Asia/Kolkata"), now: t0)
+            #expect(moved?.displayName == "Ada L.")
+            #expect(moved?.timeZone == "Asia/Kolkata")
+            #expect(try await store.accounts.updateProfile(MemberID(UUID()), displayName: "x", timeZone: nil, now: t0) == nil)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aTakenEmailIsAConflictOnTheEmailField(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            _ = try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0)
+            await #expect(throws: DomainError.conflict(field: "email", message: "An account with this e-mail already exists.")) {
+                try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0)
+            }
+            #expect(try await store.accounts.memberCount() == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func sessionsExpireAndRevoke(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let member = try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0)
+            try await store.accounts.createSession(tokenHash: "h1", member: member.id, now: t0, expiresAt: t0 + 3600)
+            let session = try await store.accounts.session(tokenHash: "h1")
+            #expect(session?.memberID == member.id)
+            #expect(session?.expiresAt == t0 + 3600)
+            #expect(session?.revokedAt == nil)
+            try await store.accounts.revokeSession(tokenHash: "h1", now: t0 + 60)
+            #expect(try await store.accounts.session(tokenHash: "h1")?.revokedAt == t0 + 60)
+            #expect(try await store.accounts.session(tokenHash: "unknown") == nil)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func householdsHoldGuardiansAndChildren(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let guardian = try await store.accounts.createMember(newMember(email: "g@example.com", name: "Grace"), now: t0)
+            let home = HouseholdID(UUID())
+            let household = try await store.accounts.createHousehold(id: home, name: "Home", guardian: guardian.id, now: t0)
+            #expect(household.members.map(\.role) == [.guardian])
+
+            let child = try await store.accounts.createChild(newMember(username: "kid", name: "Kid"), household: home, now: t0)
+            #expect(child.role == .child)
+            #expect(child.householdID == home)
+            #expect(try await store.accounts.credentials(login: "KID")?.0.id == child.id)
+            #expect(try await store.accounts.household(home)?.members.count == 2)
+
+            // One household per member.
+            await #expect(throws: DomainError.self) {
+                try await store.accounts.createHousehold(id: HouseholdID(UUID()), name: "Second", guardian: guardian.id, now: t0)
+            }
+            #expect(try await store.accounts.member(guardian.id)?.householdID == home)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aChildWithATakenUsernameWritesNothing(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let guardian = try await store.accounts.createMember(newMember(email: "g@example.com"), now: t0)
+            let home = HouseholdID(UUID())
+            _ = try await store.accounts.createHousehold(id: home, name: "Home", guardian: guardian.id, now: t0)
+            _ = try await store.accounts.createChild(newMember(username: "kid"), household: home, now: t0)
+            await #expect(throws: DomainError.conflict(field: "username", message: "This username is taken.")) {
+                try await store.accounts.createChild(newMember(username: "kid"), household: home, now: t0)
+            }
+            #expect(try await store.accounts.memberCount() == 2)
+            #expect(try await store.accounts.household(home)?.members.count == 2)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func invitationsWorkOnceAndExpire(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let guardian = try await store.accounts.createMember(newMember(email: "g@example.com"), now: t0)
+            let other = try await store.accounts.createMember(newMember(email: "o@example.com"), now: t0)
+            let late = try await store.accounts.createMember(newMember(email: "l@example.com"), now: t0)
+            let home = HouseholdID(UUID())
+            _ = try await store.accounts.createHousehold(id: home, name: "Home", guardian: guardian.id, now: t0)
+            try await store.accounts.createInvitation(codeHash: "c1", household: home, role: .guardian, by: guardian.id, now: t0, expiresAt: t0 + 3600)
+            let joined = try await store.accounts.acceptInvitation(codeHash: "c1", member: other.id, now: t0 + 60)
+            #expect(joined.members.first { $0.id == other.id }?.role == .guardian)
+            await #expect(throws: DomainError.self) {
+                try await store.accounts.acceptInvitation(codeHash: "c1", member: late.id, now: t0 + 120)
+            }
+            try await store.accounts.createInvitation(codeHash: "c2", household: home, role: .child, by: guardian.id, now: t0, expiresAt: t0 + 3600)
+            await #expect(throws: DomainError.self) {
+                try await store.accounts.acceptInvitation(codeHash: "c2", member: late.id, now: t0 + 3601)
+            }
+            #expect(try await store.accounts.member(late.id)?.householdID == nil)
+        }
+    }
+}
+
+@Suite struct IdempotencyStoreTests {
+    private let response = StoredResponse(status: 201, contentType: "application/json", body: Array(#"{"ok":true}"#.utf8))
+
+    @Test(arguments: TestDatabase.available)
+    func aKeyIsClaimedCompletedReplayedAndGuarded(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let idem = store.idempotency
+            #expect(try await idem.begin(scope: "m1", key: "k", requestHash: "h", now: t0) == .proceed)
+            #expect(try await idem.begin(scope: "m1", key: "k", requestHash: "h", now: t0 + 1) == .inProgress)
+            try await idem.complete(scope: "m1", key: "k", response: response)
+            #expect(try await idem.begin(scope: "m1", key: "k", requestHash: "h", now: t0 + 2) == .replay(response))
+            #expect(try await idem.begin(scope: "m1", key: "k", requestHash: "other", now: t0 + 3) == .mismatch)
+            // Keys are per scope.
+            #expect(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 4) == .proceed)
+            // A released claim can be taken again; an abandoned one after `staleAfter`.
+            try await idem.release(scope: "m2", key: "k")
+            #expect(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 5) == .proceed)
+            #expect(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 5 + idem.staleAfter + 1) == .proceed)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func concurrentClaimsLetExactlyOneProceed(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let idem = store.idempotency
+            let decisions = try await withThrowingTaskGroup(of: IdempotencyDecision.self) { group in
+                for _ in 0..<20 {
+                    group.addTask { try await idem.begin(scope: "m", key: "race", requestHash: "h", now: t0) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(decisions.filter { $0 == .proceed }.count == 1)
+            #expect(decisions.filter { $0 == .inProgress }.count == 19)
+        }
+    }
+}
