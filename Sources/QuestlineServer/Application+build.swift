@@ -44,6 +44,7 @@ public func buildRouter(configuration: AppConfiguration, store: Store, logger: L
         MetricsMiddleware()
         SecurityHeadersMiddleware()
         ErrorMiddleware(pages: pages)
+        SameOriginFormMiddleware()
         FileMiddleware(ServerResources.path("public"), urlBasePath: "/static", cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),
                        logger: logger)
         AuthMiddleware(accounts: accounts)

@@ -1,9 +1,27 @@
 import HTTPTypes
 import Hummingbird
 
-/// Security headers on every response, and a same-origin check on web form posts (the
-/// session cookie is also `SameSite=Lax`, so other sites cannot post with it).
+/// Security headers on every response, errors included.
 struct SecurityHeadersMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.referrerPolicy] = "same-origin"
+        if response.headers[.contentSecurityPolicy] == nil {
+            response.headers[.contentSecurityPolicy] =
+                "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+        }
+        return response
+    }
+}
+
+/// Refuses web form posts from another origin. With the `SameSite=Lax` session cookie this is
+/// the web app's CSRF defence: other sites can neither post with the cookie nor pass this check.
+/// (The JSON API uses bearer tokens or the cookie with a JSON body, which a cross-site form
+/// cannot send.)
+struct SameOriginFormMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -14,14 +32,7 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
             throw Problem(status: .forbidden, type: "cross-origin", title: "Cross-origin form refused",
                           detail: "This form must be sent from this site.")
         }
-        var response = try await next(request, context)
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[.referrerPolicy] = "same-origin"
-        if response.headers[.contentSecurityPolicy] == nil {
-            response.headers[.contentSecurityPolicy] =
-                "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
-        }
-        return response
+        return try await next(request, context)
     }
 }
 

@@ -1,0 +1,93 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import QuestlineCore
+import QuestlineServer
+import QuestlineStore
+import Testing
+
+/// A real application (router, middleware, SQLite store in a temporary file) driven through
+/// HummingbirdTesting, with a pinned clock.
+struct Harness {
+    let client: any TestClientProtocol
+    let store: Store
+    let clock: ManualClock
+
+    static let start = try! Date("2026-05-07T10:00:00Z", strategy: .iso8601)
+
+    static func configuration(clock: ManualClock, maxBodyBytes: Int = 1 << 20) -> AppConfiguration {
+        AppConfiguration(store: .sqlite(path: ":unused:"), clock: clock, bcryptCost: 4, sessionLifetime: 3600,
+                         maxBodyBytes: maxBodyBytes, logLevel: .warning)
+    }
+
+    static func run(maxBodyBytes: Int = 1 << 20, _ body: @Sendable (Harness) async throws -> Void) async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-http-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try await Store.open(.sqlite(path: dir.appendingPathComponent("t.sqlite").path))
+        let clock = ManualClock(start)
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        do {
+            let app = try await buildApplication(configuration: configuration(clock: clock, maxBodyBytes: maxBodyBytes),
+                                                 store: store, logger: logger)
+            try await app.test(.router) { client in
+                try await body(Harness(client: client, store: store, clock: clock))
+            }
+        } catch {
+            await store.shutdown()
+            throw error
+        }
+        await store.shutdown()
+    }
+
+    /// Sends a request; `json` is sent as the body with `Content-Type: application/json`.
+    @discardableResult
+    func send(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, token: String? = nil,
+              headers extra: HTTPFields = [:]) async throws -> Reply {
+        var headers = extra
+        if json != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let response = try await client.execute(uri: uri, method: method, headers: headers,
+                                                body: json.map { ByteBuffer(string: $0) })
+        return Reply(response)
+    }
+
+    /// Signs up a member through the API; returns its token and id.
+    func signUp(_ email: String, name: String = "Member", timeZone: String = "Europe/Berlin") async throws -> (token: String, id: String) {
+        let reply = try await send(.post, "/api/v1/auth/signup",
+                                   json: #"{"email":"\#(email)","password":"password123","displayName":"\#(name)","timeZone":"\#(timeZone)"}"#)
+        #expect(reply.status == .created, "sign-up of \(email): \(reply.text)")
+        let member = reply.object["member"] as? [String: Any]
+        return (reply.object["token"] as? String ?? "", member?["id"] as? String ?? "")
+    }
+}
+
+/// A response with its body read as text and as a JSON object.
+struct Reply {
+    let status: HTTPResponse.Status
+    let headers: HTTPFields
+    let text: String
+
+    init(_ response: TestResponse) {
+        status = response.status
+        headers = response.headers
+        text = String(buffer: response.body)
+    }
+
+    var object: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
+
+    /// Asserts an RFC 9457 problem with this status (and field, when given).
+    func expectProblem(_ expected: HTTPResponse.Status, field: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(status == expected, "\(text)", sourceLocation: sourceLocation)
+        #expect(headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
+        #expect(object["status"] as? Int == expected.code, sourceLocation: sourceLocation)
+        #expect((object["type"] as? String)?.hasPrefix("https://questline.dev/problems/") == true, sourceLocation: sourceLocation)
+        #expect((object["detail"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
+        if let field { #expect(object["field"] as? String == field, "\(text)", sourceLocation: sourceLocation) }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+@Suite struct PlatformTests {
+    @Test func healthMetricsContractAndRequestIDs() async throws {
+        try await Harness.run { app in
+            let health = try await app.send(.get, "/health")
+            #expect(health.status == .ok)
+            #expect(health.object["database"] as? String == "ok")
+            #expect(health.headers[.init("X-Request-Id")!]?.isEmpty == false)
+            let echoed = try await app.send(.get, "/health", headers: [.init("X-Request-Id")!: "abc-123"])
+            #expect(echoed.headers[.init("X-Request-Id")!] == "abc-123")
+
+            _ = try await app.send(.get, "/api/v1/me")
+            let metrics = try await app.send(.get, "/metrics")
+            #expect(metrics.status == .ok)
+            #expect(metrics.text.contains(#"hb_requests{http_route="/api/v1/me",http_request_method="GET",http_response_status_code="401"}"#),
+                    "\(metrics.text.prefix(800))")
+            #expect(metrics.text.contains("http_server_request_duration_bucket{"))
+
+            let contract = try await app.send(.get, "/openapi.yaml")
+            #expect(contract.status == .ok)
+            #expect(contract.text.hasPrefix("openapi: \"3.1.0\""))
+            #expect(contract.text.contains("operationId: signUp"))
+        }
+    }
+
+    @Test func retriedWritesWithAnIdempotencyKeyHappenOnce() async throws {
+        try await Harness.run { app in
+            let body = #"{"email":"ada@example.com","password":"password123","displayName":"Ada","timeZone":"UTC"}"#
+            let key: HTTPFields = [.init("Idempotency-Key")!: "signup-1"]
+            let first = try await app.send(.post, "/api/v1/auth/signup", json: body, headers: key)
+            let again = try await app.send(.post, "/api/v1/auth/signup", json: body, headers: key)
+            #expect(first.status == .created)
+            #expect(again.status == .created)
+            #expect(again.text == first.text)
+            #expect(again.headers[.init("Idempotent-Replayed")!] == "true")
+            #expect(try await app.store.accounts.memberCount() == 1)
+
+            let different = try await app.send(.post, "/api/v1/auth/signup", json: body.replacingOccurrences(of: "Ada", with: "Bob"), headers: key)
+            different.expectProblem(.unprocessableContent, field: "Idempotency-Key")
+            try await app.send(.post, "/api/v1/auth/signup", json: body, headers: [.init("Idempotency-Key")!: String(repeating: "k", count: 300)])
+                .expectProblem(.badRequest, field: "Idempotency-Key")
+
+            // Keys are per member: the same key from two members are two writes.
+            let token = first.object["token"] as? String
+            let (other, _) = try await app.signUp("bob@example.com")
+            let household: HTTPFields = [.init("Idempotency-Key")!: "home-1"]
+            #expect(try await app.send(.post, "/api/v1/households", json: #"{"name":"A"}"#, token: token, headers: household).status == .created)
+            #expect(try await app.send(.post, "/api/v1/households", json: #"{"name":"A"}"#, token: other, headers: household).status == .created)
+            #expect(try await app.send(.post, "/api/v1/households", json: #"{"name":"A"}"#, token: token, headers: household).headers[.init("Idempotent-Replayed")!] == "true")
+        }
+    }
+
+    @Test func aRefusedWriteIsReplayedAsTheSameRefusal() async throws {
+        try await Harness.run { app in
+            let key: HTTPFields = [.init("Idempotency-Key")!: "bad-1"]
+            let body = #"{"email":"nope","password":"password123","displayName":"A","timeZone":"UTC"}"#
+            try await app.send(.post, "/api/v1/auth/signup", json: body, headers: key).expectProblem(.badRequest, field: "email")
+            let replay = try await app.send(.post, "/api/v1/auth/signup", json: body, headers: key)
+            replay.expectProblem(.badRequest, field: "email")
+            #expect(replay.headers[.init("Idempotent-Replayed")!] == "true")
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Testing
+
+@Suite struct WebTests {
+    private let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .accept: "text/html"]
+
+    private func sessionCookie(_ reply: Reply) -> String? {
+        guard let header = reply.headers[.setCookie], header.hasPrefix("ql_session=") else { return nil }
+        return String(header.split(separator: ";")[0])
+    }
+
+    @Test func signUpThroughTheFormSignsInWithASafeCookie() async throws {
+        try await Harness.run { app in
+            let page = try await app.send(.get, "/signup", headers: [.accept: "text/html"])
+            #expect(page.status == .ok)
+            #expect(page.text.contains(#"<label for="email">"#))
+            #expect(page.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
+
+            let posted = try await app.send(.post, "/signup", headers: form,
+                                            bodyText: "email=ada%40example.com&password=password123&displayName=Ada+L&timeZone=Asia%2FKolkata&next=%2Fprofile")
+            #expect(posted.status == .seeOther)
+            #expect(posted.headers[.location] == "/profile")
+            let setCookie = posted.headers[.setCookie] ?? ""
+            #expect(setCookie.contains("HttpOnly"))
+            #expect(setCookie.contains("SameSite=Lax"))
+            let cookie = try #require(sessionCookie(posted))
+
+            let home = try await app.send(.get, "/", headers: [.cookie: cookie, .accept: "text/html"])
+            #expect(home.text.contains("Hello, Ada L"))
+            #expect(home.text.contains("Asia/Kolkata"))
+            #expect(home.text.contains(#"aria-label="Main""#))
+
+            let reading = try await app.send(.get, "/reading", headers: [.cookie: cookie])
+            #expect(reading.text.contains("is not available yet"))
+
+            let logout = try await app.send(.post, "/logout", headers: [.cookie: cookie])
+            #expect(logout.status == .seeOther)
+            #expect(logout.headers[.setCookie]?.contains("Max-Age=0") == true)
+            let after = try await app.send(.get, "/", headers: [.cookie: cookie, .accept: "text/html"])
+            #expect(!after.text.contains("Hello, Ada"))
+        }
+    }
+
+    @Test func formErrorsAppearNextToTheirFieldsAndKeepTheValues() async throws {
+        try await Harness.run { app in
+            let reply = try await app.send(.post, "/signup", headers: form,
+                                           bodyText: "email=ada%40example.com&password=short&displayName=Ada&timeZone=Nowhere")
+            #expect(reply.status == .badRequest)
+            #expect(reply.text.contains(#"id="password-error""#))
+            #expect(reply.text.contains(#"id="timeZone-error""#))
+            #expect(reply.text.contains(#"value="ada@example.com""#))
+            #expect(!reply.text.contains("short"))
+            #expect(try await app.store.accounts.memberCount() == 0)
+
+            let login = try await app.send(.post, "/login", headers: form, bodyText: "login=ada%40example.com&password=wrong")
+            #expect(login.status == .unauthorized)
+            #expect(login.text.contains("do not match"))
+        }
+    }
+
+    @Test func crossOriginFormPostsAreRefusedAndNextCannotLeaveTheSite() async throws {
+        try await Harness.run { app in
+            var headers = form
+            headers[.origin] = "https://evil.example"
+            let refused = try await app.send(.post, "/signup", headers: headers,
+                                             bodyText: "email=ada%40example.com&password=password123&displayName=Ada&timeZone=UTC")
+            #expect(refused.status == .forbidden)
+            #expect(try await app.store.accounts.memberCount() == 0)
+
+            let posted = try await app.send(.post, "/signup", headers: form,
+                                            bodyText: "email=ada%40example.com&password=password123&displayName=Ada&timeZone=UTC&next=%2F%2Fevil.example")
+            #expect(posted.headers[.location] == "/")
+        }
+    }
+
+    @Test func profileNeedsSignInAndSavesChanges() async throws {
+        try await Harness.run { app in
+            let anonymous = try await app.send(.get, "/profile", headers: [.accept: "text/html"])
+            #expect(anonymous.status == .seeOther)
+            #expect(anonymous.headers[.location] == "/login?next=/profile")
+
+            let (token, _) = try await app.signUp("ada@example.com")
+            let cookie = "ql_session=\(token)"
+            let saved = try await app.send(.post, "/profile", headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
+                                           bodyText: "displayName=Ada+Lovelace&timeZone=America%2FNew_York")
+            #expect(saved.status == .seeOther)
+            let page = try await app.send(.get, "/profile?saved=1", headers: [.cookie: cookie])
+            #expect(page.text.contains("Your profile is saved."))
+            #expect(page.text.contains(#"value="Ada Lovelace""#))
+            #expect(page.text.contains(#"value="America/New_York""#))
+        }
+    }
+
+    @Test func unknownPagesAreReadableForBrowsers() async throws {
+        try await Harness.run { app in
+            let page = try await app.send(.get, "/nowhere", headers: [.accept: "text/html"])
+            #expect(page.status == .notFound)
+            #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(page.text.contains("There is nothing at this address."))
+        }
+    }
+}
+
+extension Harness {
+    /// Sends a raw text body (forms).
+    @discardableResult
+    func send(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, headers: HTTPFields, bodyText: String) async throws -> Reply {
+        let response = try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: bodyText))
+        return Reply(response)
+    }
+}
