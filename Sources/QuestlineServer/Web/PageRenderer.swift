@@ -16,12 +16,12 @@ struct PageRenderer: Sendable {
 
     /// The areas in the bottom navigation, in order.
     static let areas: [(path: String, title: String, icon: String)] = [
-        ("/", "Home", "⌂"),
-        ("/reading", "Reading", "📖"),
-        ("/activity", "Activity", "📊"),
-        ("/game", "Game", "❓"),
-        ("/family", "Family", "👪"),
-        ("/stories", "Stories", "🏁"),
+        ("/", "Home", Icons.svg("home")),
+        ("/reading", "Reading", Icons.svg("reading")),
+        ("/activity", "Activity", Icons.svg("activity")),
+        ("/game", "Game", Icons.svg("game")),
+        ("/family", "Family", Icons.svg("family")),
+        ("/stories", "Stories", Icons.svg("stories")),
     ]
 
     /// A full page. `data` fills the page's own template; the layout gets title, navigation
@@ -31,6 +31,7 @@ struct PageRenderer: Sendable {
         var values = data
         values["title"] = title
         values["back"] = back ?? false
+        values["icons"] = ["clock": Icons.svg("clock"), "warning": Icons.svg("warning")]
         if let member = context.identity.member {
             values["member"] = [
                 "displayName": member.displayName,

@@ -1,0 +1,119 @@
+"""Browser tests: the real `questline serve` binary on a fresh SQLite file, driven by
+headless Chromium through Selenium and the system's chromedriver.
+
+Screenshots of each screen go to e2e/screenshots/; a failing test also saves one there
+(named after the test) with the page's HTML beside it.
+"""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = Path(__file__).resolve().parent / "screenshots"
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, base_url, process, log_path, demo_accounts):
+        self.base_url = base_url
+        self.process = process
+        self.log_path = log_path
+        self.demo_accounts = demo_accounts
+
+    def url(self, path="/"):
+        return self.base_url + path
+
+
+@pytest.fixture(scope="session")
+def server():
+    binary = Path(os.environ.get("QUESTLINE_BIN", ROOT / ".build" / "debug" / "questline"))
+    if not binary.exists():
+        pytest.fail(f"questline binary not found at {binary}: build it first (swift build)")
+    workdir = Path(tempfile.mkdtemp(prefix="questline-e2e-"))
+    port = _free_port()
+    log_path = workdir / "server.log"
+    log = open(log_path, "w")
+    env = dict(os.environ)
+    env.pop("DATABASE_URL", None)
+    process = subprocess.Popen(
+        [str(binary), "serve", "--database", str(workdir / "e2e.sqlite"), "--port", str(port), "--hostname", "127.0.0.1"],
+        stdout=log, stderr=subprocess.STDOUT, cwd=workdir, env=env)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/health", timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            pass
+        if process.poll() is not None or time.time() > deadline:
+            log.flush()
+            pytest.fail("server did not start:\n" + log_path.read_text())
+        time.sleep(0.3)
+    log.flush()
+    demo = dict(re.findall(r"login: (\S+)\s+password: (\S+)", log_path.read_text()))
+    yield Server(base, process, log_path, demo)
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    log.close()
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture
+def browser():
+    options = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=390,844"):
+        options.add_argument(arg)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium:
+        options.binary_location = chromium
+    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_window_size(390, 844)
+    driver.implicitly_wait(3)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def shot(browser):
+    """shot("name") saves a screenshot of the current screen to e2e/screenshots/name.png."""
+    SHOTS.mkdir(exist_ok=True)
+
+    def take(name):
+        browser.save_screenshot(str(SHOTS / f"{name}.png"))
+    return take
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed and "browser" in item.funcargs:
+        driver = item.funcargs["browser"]
+        SHOTS.mkdir(exist_ok=True)
+        name = "FAILED-" + re.sub(r"[^A-Za-z0-9_.-]", "_", item.nodeid)
+        try:
+            driver.save_screenshot(str(SHOTS / f"{name}.png"))
+            (SHOTS / f"{name}.html").write_text(driver.page_source)
+        except Exception as error:  # the browser may be gone
+            print(f"could not save failure screenshot: {error}")

@@ -1,0 +1,126 @@
+"""Sign-up, login, logout, profile and households through the real pages."""
+import uuid
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+
+def unique_email():
+    return f"reader-{uuid.uuid4().hex[:10]}@example.com"
+
+
+def click(browser, css):
+    element = browser.find_element(By.CSS_SELECTOR, css)
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def fill(browser, field_id, text):
+    element = browser.find_element(By.ID, field_id)
+    element.clear()
+    element.send_keys(text)
+    return element
+
+
+def sign_up(browser, server, email, name="Rita Reader", zone="Asia/Kolkata", password="password123"):
+    browser.get(server.url("/signup"))
+    fill(browser, "email", email)
+    fill(browser, "password", password)
+    fill(browser, "displayName", name)
+    fill(browser, "timeZone", zone)
+    click(browser, "form button[type=submit]")
+    # Wait for the redirect to the home page, so the session cookie is set.
+    browser.find_element(By.CSS_SELECTOR, ".greeting")
+
+
+def test_sign_up_lands_on_home_with_local_day_and_navigation(browser, server, shot):
+    browser.get(server.url("/"))
+    shot("landing")
+    browser.find_element(By.LINK_TEXT, "Create an account").click()
+    assert "/signup" in browser.current_url
+    # The page fills the time zone from the browser; it is an editable text field.
+    assert browser.find_element(By.ID, "timeZone").get_attribute("value")
+    shot("signup")
+    sign_up(browser, server, unique_email())
+    greeting = browser.find_element(By.CSS_SELECTOR, ".greeting")
+    assert "Hello, Rita Reader" in greeting.text
+    assert "Asia/Kolkata" in greeting.text
+    nav = browser.find_element(By.CSS_SELECTOR, "nav[aria-label=Main]")
+    for area in ("Reading", "Activity", "Game", "Family", "Stories"):
+        assert area in nav.text
+    shot("home")
+    browser.find_element(By.CSS_SELECTOR, "a.tile[href='/game']").click()
+    assert "is not available yet" in browser.find_element(By.CSS_SELECTOR, ".empty-state").text
+    shot("game-unavailable")
+
+
+def test_sign_up_errors_show_next_to_fields_and_keep_values(browser, server, shot):
+    browser.get(server.url("/signup"))
+    fill(browser, "email", "not-an-email")
+    fill(browser, "password", "short")
+    fill(browser, "displayName", "Rita")
+    fill(browser, "timeZone", "Mars/Olympus")
+    click(browser, "form button[type=submit]")
+    assert "e-mail address" in browser.find_element(By.ID, "email-error").text
+    assert "8 characters" in browser.find_element(By.ID, "password-error").text
+    assert "IANA" in browser.find_element(By.ID, "timeZone-error").text
+    assert browser.find_element(By.ID, "displayName").get_attribute("value") == "Rita"
+    assert browser.find_element(By.ID, "timeZone").get_attribute("value") == "Mars/Olympus"
+    # Keyboard users land on the first invalid field.
+    assert browser.switch_to.active_element.get_attribute("id") == "email"
+    shot("signup-errors")
+
+
+def test_log_out_then_log_in_again_with_keyboard_only(browser, server, shot):
+    email = unique_email()
+    sign_up(browser, server, email, name="Kay Board")
+    browser.get(server.url("/profile"))
+    click(browser, "form.logout button")
+    assert "You are signed out" in browser.find_element(By.CSS_SELECTOR, ".notice").text
+    # Wrong password: a clear message, no session.
+    fill(browser, "login", email)
+    fill(browser, "password", "wrong-password").send_keys(Keys.ENTER)
+    assert "do not match" in browser.find_element(By.CSS_SELECTOR, ".form__error").text
+    shot("login-error")
+    # Right password, typed and submitted from the keyboard.
+    fill(browser, "password", "password123").send_keys(Keys.ENTER)
+    assert "Hello, Kay Board" in browser.find_element(By.CSS_SELECTOR, ".greeting").text
+
+
+def test_profile_changes_name_and_time_zone(browser, server, shot):
+    sign_up(browser, server, unique_email(), name="Pat")
+    browser.get(server.url("/profile"))
+    fill(browser, "displayName", "Pat Jones")
+    fill(browser, "timeZone", "America/New_York")
+    click(browser, "form[action='/profile'] button[type=submit]")
+    assert "Your profile is saved." in browser.find_element(By.CSS_SELECTOR, ".notice").text
+    shot("profile")
+    fill(browser, "timeZone", "GMT+5")
+    click(browser, "form[action='/profile'] button[type=submit]")
+    assert "IANA" in browser.find_element(By.ID, "timeZone-error").text
+    browser.get(server.url("/"))
+    assert "America/New_York" in browser.find_element(By.CSS_SELECTOR, ".greeting").text
+
+
+def test_demo_guardian_sees_the_household_and_adds_a_child(browser, server, shot):
+    assert "demo.guardian@questline.example" in server.demo_accounts, "serve did not print the demo accounts"
+    browser.get(server.url("/login"))
+    fill(browser, "login", "demo.guardian@questline.example")
+    fill(browser, "password", server.demo_accounts["demo.guardian@questline.example"]).send_keys(Keys.ENTER)
+    browser.get(server.url("/profile"))
+    household = browser.find_element(By.CSS_SELECTOR, "section[aria-labelledby=household-title]")
+    assert "Demo family" in household.text
+    assert "Demo Kid" in household.text
+    fill(browser, "child-displayName", "Second Kid")
+    fill(browser, "child-username", f"kid-{uuid.uuid4().hex[:6]}")
+    fill(browser, "child-password", "kidpass123")
+    click(browser, "form[action='/household/children'] button")
+    assert "Second Kid" in browser.find_element(By.CSS_SELECTOR, "section[aria-labelledby=household-title]").text
+    shot("household")
+
+
+def test_demo_child_can_log_in_with_a_username(browser, server):
+    browser.get(server.url("/login"))
+    fill(browser, "login", "demo-kid")
+    fill(browser, "password", server.demo_accounts["demo-kid"]).send_keys(Keys.ENTER)
+    assert "Hello, Demo Kid" in browser.find_element(By.CSS_SELECTOR, ".greeting").text

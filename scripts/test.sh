@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs every test: unit, store (SQLite and PostgreSQL), HTTP, client, CLI and browser tests.
+# Installs what is missing first (PostgreSQL, Chromium and chromedriver from the system's
+# packages; pytest and selenium from PyPI), so it works on a fresh machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# The toolchain lives in /opt/swift on this kind of machine; a login shell may not have it on PATH.
+command -v swift >/dev/null || { [[ -x /opt/swift/usr/bin/swift ]] && export PATH="/opt/swift/usr/bin:$PATH"; }
+
+step() { printf '\n=== %s\n' "$*"; }
+# Drops lines matching $1 (progress noise); never fails itself, so with pipefail a pipeline
+# fails exactly when the command before it does.
+drop() { grep -vE "$1" || true; }
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+
+step "Checking tools"
+command -v swift >/dev/null || { echo "swift is not on PATH (expected /opt/swift or a toolchain)"; exit 1; }
+missing=()
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
+if ((${#missing[@]})); then
+  echo "Installing ${missing[*]} from the system's packages"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! python3 -c 'import pytest, selenium' 2>/dev/null; then
+  echo "Installing pytest and selenium from PyPI"
+  python3 -m pip install -q --disable-pip-version-check pytest selenium
+fi
+
+step "Starting a local PostgreSQL for the store suite"
+QUESTLINE_TEST_POSTGRES_URL="$(scripts/postgres.sh | tail -n 1)"
+export QUESTLINE_TEST_POSTGRES_URL QUESTLINE_REQUIRE_POSTGRES=1
+echo "PostgreSQL at ${QUESTLINE_TEST_POSTGRES_URL%%\?*}"
+
+step "Building (debug, with tests)"
+swift build --build-tests 2>&1 | drop '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Wrapping|Write|Linking|Running|Merging|Applying|Generating)' 
+
+step "Swift tests: core, store on SQLite and PostgreSQL, HTTP, client, CLI"
+swift test --skip-build 2>&1 | drop '^(◇ Test .* started\.|Test Case .* started)' 
+
+step "Browser tests: the real server in headless Chromium"
+mkdir -p e2e/screenshots
+QUESTLINE_BIN="$(swift build --show-bin-path)/questline" python3 -m pytest e2e -q -p no:cacheprovider
+echo "Screenshots of every screen: e2e/screenshots/"
