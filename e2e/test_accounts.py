@@ -3,6 +3,20 @@ import uuid
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def wait_text(browser, css, text, timeout=10):
+    """Waits until an element matching css shows text (pages load after a click)."""
+    def shown(driver):
+        for element in driver.find_elements(By.CSS_SELECTOR, css):
+            try:
+                if text in element.text:
+                    return element
+            except Exception:  # replaced by the next page while reading
+                pass
+        return False
+    return WebDriverWait(browser, timeout).until(shown, f"no {css} showing {text!r}")
 
 
 def unique_email():
@@ -30,14 +44,14 @@ def sign_up(browser, server, email, name="Rita Reader", zone="Asia/Kolkata", pas
     fill(browser, "timeZone", zone)
     click(browser, "form button[type=submit]")
     # Wait for the redirect to the home page, so the session cookie is set.
-    browser.find_element(By.CSS_SELECTOR, ".greeting")
+    wait_text(browser, ".greeting", "Hello")
 
 
 def test_sign_up_lands_on_home_with_local_day_and_navigation(browser, server, shot):
     browser.get(server.url("/"))
     shot("landing")
     browser.find_element(By.LINK_TEXT, "Create an account").click()
-    assert "/signup" in browser.current_url
+    WebDriverWait(browser, 10).until(lambda d: "/signup" in d.current_url)
     # The page fills the time zone from the browser; it is an editable text field.
     assert browser.find_element(By.ID, "timeZone").get_attribute("value")
     shot("signup")
@@ -50,7 +64,7 @@ def test_sign_up_lands_on_home_with_local_day_and_navigation(browser, server, sh
         assert area in nav.text
     shot("home")
     browser.find_element(By.CSS_SELECTOR, "a.tile[href='/game']").click()
-    assert "is not available yet" in browser.find_element(By.CSS_SELECTOR, ".empty-state").text
+    wait_text(browser, ".empty-state", "is not available yet")
     shot("game-unavailable")
 
 
@@ -61,9 +75,9 @@ def test_sign_up_errors_show_next_to_fields_and_keep_values(browser, server, sho
     fill(browser, "displayName", "Rita")
     fill(browser, "timeZone", "Mars/Olympus")
     click(browser, "form button[type=submit]")
-    assert "e-mail address" in browser.find_element(By.ID, "email-error").text
-    assert "8 characters" in browser.find_element(By.ID, "password-error").text
-    assert "IANA" in browser.find_element(By.ID, "timeZone-error").text
+    wait_text(browser, "#email-error", "e-mail address")
+    wait_text(browser, "#password-error", "8 characters")
+    wait_text(browser, "#timeZone-error", "IANA")
     assert browser.find_element(By.ID, "displayName").get_attribute("value") == "Rita"
     assert browser.find_element(By.ID, "timeZone").get_attribute("value") == "Mars/Olympus"
     # Keyboard users land on the first invalid field.
@@ -75,16 +89,17 @@ def test_log_out_then_log_in_again_with_keyboard_only(browser, server, shot):
     email = unique_email()
     sign_up(browser, server, email, name="Kay Board")
     browser.get(server.url("/profile"))
+    wait_text(browser, "h2", "Your profile")
     click(browser, "form.logout button")
-    assert "You are signed out" in browser.find_element(By.CSS_SELECTOR, ".notice").text
+    wait_text(browser, ".notice", "You are signed out")
     # Wrong password: a clear message, no session.
     fill(browser, "login", email)
     fill(browser, "password", "wrong-password").send_keys(Keys.ENTER)
-    assert "do not match" in browser.find_element(By.CSS_SELECTOR, ".form__error").text
+    wait_text(browser, ".form__error", "do not match")
     shot("login-error")
     # Right password, typed and submitted from the keyboard.
     fill(browser, "password", "password123").send_keys(Keys.ENTER)
-    assert "Hello, Kay Board" in browser.find_element(By.CSS_SELECTOR, ".greeting").text
+    wait_text(browser, ".greeting", "Hello, Kay Board")
 
 
 def test_profile_changes_name_and_time_zone(browser, server, shot):
@@ -93,13 +108,13 @@ def test_profile_changes_name_and_time_zone(browser, server, shot):
     fill(browser, "displayName", "Pat Jones")
     fill(browser, "timeZone", "America/New_York")
     click(browser, "form[action='/profile'] button[type=submit]")
-    assert "Your profile is saved." in browser.find_element(By.CSS_SELECTOR, ".notice").text
+    wait_text(browser, ".notice", "Your profile is saved.")
     shot("profile")
     fill(browser, "timeZone", "GMT+5")
     click(browser, "form[action='/profile'] button[type=submit]")
-    assert "IANA" in browser.find_element(By.ID, "timeZone-error").text
+    wait_text(browser, "#timeZone-error", "IANA")
     browser.get(server.url("/"))
-    assert "America/New_York" in browser.find_element(By.CSS_SELECTOR, ".greeting").text
+    wait_text(browser, ".greeting", "America/New_York")
 
 
 def test_demo_guardian_sees_the_household_and_adds_a_child(browser, server, shot):
@@ -107,6 +122,7 @@ def test_demo_guardian_sees_the_household_and_adds_a_child(browser, server, shot
     browser.get(server.url("/login"))
     fill(browser, "login", "demo.guardian@questline.example")
     fill(browser, "password", server.demo_accounts["demo.guardian@questline.example"]).send_keys(Keys.ENTER)
+    wait_text(browser, ".greeting", "Hello, Demo Guardian")
     browser.get(server.url("/profile"))
     household = browser.find_element(By.CSS_SELECTOR, "section[aria-labelledby=household-title]")
     assert "Demo family" in household.text
@@ -115,7 +131,7 @@ def test_demo_guardian_sees_the_household_and_adds_a_child(browser, server, shot
     fill(browser, "child-username", f"kid-{uuid.uuid4().hex[:6]}")
     fill(browser, "child-password", "kidpass123")
     click(browser, "form[action='/household/children'] button")
-    assert "Second Kid" in browser.find_element(By.CSS_SELECTOR, "section[aria-labelledby=household-title]").text
+    wait_text(browser, "section[aria-labelledby=household-title]", "Second Kid")
     shot("household")
 
 
@@ -123,4 +139,4 @@ def test_demo_child_can_log_in_with_a_username(browser, server):
     browser.get(server.url("/login"))
     fill(browser, "login", "demo-kid")
     fill(browser, "password", server.demo_accounts["demo-kid"]).send_keys(Keys.ENTER)
-    assert "Hello, Demo Kid" in browser.find_element(By.CSS_SELECTOR, ".greeting").text
+    wait_text(browser, ".greeting", "Hello, Demo Kid")

@@ -28,8 +28,12 @@ if ! python3 -c 'import pytest, selenium' 2>/dev/null; then
   python3 -m pip install -q --disable-pip-version-check pytest selenium
 fi
 
-step "Starting a local PostgreSQL for the store suite"
-QUESTLINE_TEST_POSTGRES_URL="$(scripts/postgres.sh | tail -n 1)"
+if [[ -n "${QUESTLINE_TEST_POSTGRES_URL:-}" ]]; then
+  step "Using the configured PostgreSQL for the store suite"
+else
+  step "Starting a local PostgreSQL for the store suite"
+  QUESTLINE_TEST_POSTGRES_URL="$(scripts/postgres.sh | tail -n 1)"
+fi
 export QUESTLINE_TEST_POSTGRES_URL QUESTLINE_REQUIRE_POSTGRES=1
 echo "PostgreSQL at ${QUESTLINE_TEST_POSTGRES_URL%%\?*}"
 
