@@ -34,6 +34,7 @@ public func buildApplication(configuration: AppConfiguration, store providedStor
 /// files, health and metrics.
 public func buildRouter(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> Router<AppRequestContext> {
     let accounts = AccountService(store: store, configuration: configuration)
+    let games = GameService(store: store, configuration: configuration)
     let pages = try await PageRenderer.load()
     _ = Observability.registry
 
@@ -68,7 +69,7 @@ public func buildRouter(configuration: AppConfiguration, store: Store, logger: L
     let api = router.group("api/v1")
         .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
         .add(middleware: IdempotencyMiddleware(store: store.idempotency, clock: configuration.clock))
-    try APIImplementation(accounts: accounts).registerHandlers(on: api, serverURL: URL(string: "/")!)
+    try APIImplementation(accounts: accounts, games: games).registerHandlers(on: api, serverURL: URL(string: "/")!)
 
     WebRoutes(accounts: accounts, pages: pages, secureCookies: configuration.secureCookies,
               sessionLifetime: configuration.sessionLifetime).register(on: router)

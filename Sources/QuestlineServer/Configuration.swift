@@ -19,6 +19,8 @@ public struct AppConfiguration: Sendable {
     /// Mark the session cookie `Secure` (set when served over HTTPS).
     public var secureCookies: Bool
     public var logLevel: Logger.Level
+    /// Where "On this day" feeds come from; nil serves only cached and imported feeds.
+    public var feedFetcher: (any FeedFetching)?
 
     public init(
         hostname: String = "127.0.0.1",
@@ -31,7 +33,8 @@ public struct AppConfiguration: Sendable {
         invitationLifetime: TimeInterval = 7 * 24 * 3600,
         maxBodyBytes: Int = 1 << 20,
         secureCookies: Bool = false,
-        logLevel: Logger.Level = .info
+        logLevel: Logger.Level = .info,
+        feedFetcher: (any FeedFetching)? = WikimediaFeedClient()
     ) {
         self.hostname = hostname
         self.port = port
@@ -44,5 +47,6 @@ public struct AppConfiguration: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.secureCookies = secureCookies
         self.logLevel = logLevel
+        self.feedFetcher = feedFetcher
     }
 }

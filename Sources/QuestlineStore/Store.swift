@@ -6,11 +6,13 @@ public struct Store: Sendable {
     public let database: Database
     public let accounts: AccountStore
     public let idempotency: IdempotencyStore
+    public let game: GameStore
 
     public init(database: Database) {
         self.database = database
         accounts = AccountStore(database)
         idempotency = IdempotencyStore(database)
+        game = GameStore(database)
     }
 
     /// Opens the database and applies any missing migrations.

@@ -17,12 +17,14 @@ struct Harness {
 
     static let start = try! Date("2026-05-07T10:00:00Z", strategy: .iso8601)
 
-    static func configuration(clock: ManualClock, maxBodyBytes: Int = 1 << 20) -> AppConfiguration {
-        AppConfiguration(store: .sqlite(path: ":unused:"), clock: clock, bcryptCost: 4, sessionLifetime: 3600,
-                         maxBodyBytes: maxBodyBytes, logLevel: .warning)
+    static func configuration(clock: ManualClock, maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil,
+                              sessionLifetime: TimeInterval = 3600) -> AppConfiguration {
+        AppConfiguration(store: .sqlite(path: ":unused:"), clock: clock, bcryptCost: 4, sessionLifetime: sessionLifetime,
+                         maxBodyBytes: maxBodyBytes, logLevel: .warning, feedFetcher: feedFetcher)
     }
 
-    static func run(maxBodyBytes: Int = 1 << 20, _ body: @Sendable (Harness) async throws -> Void) async throws {
+    static func run(maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil, sessionLifetime: TimeInterval = 3600,
+                    _ body: @Sendable (Harness) async throws -> Void) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -31,7 +33,8 @@ struct Harness {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         do {
-            let app = try await buildApplication(configuration: configuration(clock: clock, maxBodyBytes: maxBodyBytes),
+            let app = try await buildApplication(configuration: configuration(clock: clock, maxBodyBytes: maxBodyBytes, feedFetcher: feedFetcher,
+                                                                                 sessionLifetime: sessionLifetime),
                                                  store: store, logger: logger)
             try await app.test(.router) { client in
                 try await body(Harness(client: client, store: store, clock: clock))

@@ -22,6 +22,8 @@ public enum DomainError: Error, Hashable, Sendable {
     case notFound(String)
     /// The request conflicts with the current state, e.g. an e-mail already taken (409).
     case conflict(field: String?, message: String)
+    /// Something the answer depends on cannot be reached right now (503); retry later.
+    case unavailable(String)
 
     public static func invalid(field: String, _ message: String) -> DomainError {
         .invalid([FieldIssue(field: field, message: message)])

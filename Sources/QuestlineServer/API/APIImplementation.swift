@@ -9,8 +9,9 @@ import QuestlineStore
 /// `ErrorMiddleware`; the caller's identity comes from `Identity.current`.
 struct APIImplementation: APIProtocol {
     let accounts: AccountService
+    let games: GameService
 
-    private var identity: Identity { Identity.current }
+    var identity: Identity { Identity.current }
 
     func signUp(_ input: Operations.signUp.Input) async throws -> Operations.signUp.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import OpenAPIRuntime
 
 /// Turns every error into a response: problem+json for the API and for clients that do not
 /// ask for HTML, a readable error page for browsers. Unknown errors are logged with the
@@ -14,8 +15,10 @@ struct ErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch {
             let problem = Problem.from(error)
-            if problem.status >= 500 {
-                context.logger.error("Request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            if problem.status == 503 {
+                context.logger.warning("Dependency unavailable", metadata: ["detail": "\(problem.detail ?? "")", "path": "\(request.uri.path)"])
+            } else if problem.status >= 500 {
+                context.logger.error("Request failed", metadata: ["error": "\(Self.describe(error))", "path": "\(request.uri.path)"])
             } else {
                 context.logger.debug("Request refused", metadata: ["status": "\(problem.status)", "detail": "\(problem.detail ?? "")"])
             }
@@ -26,6 +29,15 @@ struct ErrorMiddleware: RouterMiddleware {
             response.headers[.xRequestID] = context.requestID
             return response
         }
+    }
+
+    /// The error without the request it came with: an OpenAPI `ServerError` carries the request
+    /// headers (bearer tokens, cookies) and body (passwords), which must never reach a log.
+    static func describe(_ error: any Error) -> String {
+        if let server = error as? ServerError {
+            return "operation \(server.operationID): \(server.causeDescription): \(String(reflecting: server.underlyingError))"
+        }
+        return String(reflecting: error)
     }
 
     private func wantsHTML(_ request: Request) -> Bool {

@@ -78,6 +78,8 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         case .conflict(let field, let message):
             return Problem(status: .conflict, type: "conflict", title: "Conflict", detail: message, field: field,
                            errors: field.map { [Issue(field: $0, message: message)] })
+        case .unavailable(let message):
+            return Problem(status: .serviceUnavailable, type: "unavailable", title: "Temporarily unavailable", detail: message)
         }
     }
 
@@ -173,6 +175,7 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         var headers = HTTPFields()
         headers[.contentType] = Problem.contentType
         if status == 401 { headers[.wwwAuthenticate] = "Bearer" }
+        if status == 503 { headers[.retryAfter] = "60" }
         return Response(status: httpStatus, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
