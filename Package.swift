@@ -131,7 +131,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "QuestlineCLITests", dependencies: ["QuestlineCLI", "QuestlineStore"], swiftSettings: strict),
+        .testTarget(name: "QuestlineCLITests", dependencies: ["QuestlineCLI", "QuestlineStore", "QuestlineCore", "QuestlineServer",
+                                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                    swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

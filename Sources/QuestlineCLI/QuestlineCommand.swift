@@ -11,7 +11,7 @@ public struct QuestlineCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "questline",
         abstract: "Questline: an engagement engine for reading and learning apps.",
-        subcommands: [Serve.self, Migrate.self, DemoDataCommand.self],
+        subcommands: [Serve.self, Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self],
         defaultSubcommand: Serve.self)
 
     public init() {}
@@ -41,6 +41,10 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not create demo accounts on first start.") var noDemoData = false
     @Flag(help: "Mark the session cookie Secure (set this when served over HTTPS).") var secureCookies = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
+    @Option(help: ArgumentHelp(
+        "Where the game's \"On this day\" feeds come from, with {wiki}, {month} and {day}; \"none\" serves only imported and cached feeds.",
+        valueName: "url-template"))
+    var feedURL = WikimediaFeedClient.defaultTemplate
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
@@ -48,8 +52,9 @@ struct Serve: AsyncParsableCommand {
         }
         var logger = Logger(label: "questline")
         logger.logLevel = level
+        let fetcher: (any FeedFetching)? = feedURL == "none" ? nil : WikimediaFeedClient(template: feedURL)
         let configuration = AppConfiguration(hostname: hostname, port: port, store: store.location,
-                                             secureCookies: secureCookies, logLevel: level)
+                                             secureCookies: secureCookies, logLevel: level, feedFetcher: fetcher)
         let opened = try await Store.open(configuration.store, logger: logger)
         do {
             if !noDemoData {

@@ -73,6 +73,7 @@ public func buildRouter(configuration: AppConfiguration, store: Store, logger: L
 
     WebRoutes(accounts: accounts, pages: pages, secureCookies: configuration.secureCookies,
               sessionLifetime: configuration.sessionLifetime).register(on: router)
+    GameRoutes(games: games, pages: pages).register(on: router)
     return router
 }
 

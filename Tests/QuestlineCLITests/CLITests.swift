@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 @testable import QuestlineCLI
+import QuestlineCore
 import QuestlineServer
 import QuestlineStore
 import Testing
@@ -59,5 +60,59 @@ import Testing
         #expect(child.role == .child)
         #expect(try await store.accounts.memberCount() == 2)
         await store.shutdown()
+    }
+}
+
+@Suite struct GameCLITests {
+    private var fixture: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../QuestlineCoreTests/Fixtures/onthisday-10-30-trimmed.json").standardized.path
+    }
+
+    @Test func gameQuestionsPrintsTheFixedJSON() throws {
+        let command = try #require(try QuestlineCommand.parseAsRoot(["game-questions", "--feed", fixture, "--date", "2026-02-06"]) as? GameQuestionsCommand)
+        guard case .questions(let questions) = QuestionBuilder.build(try OnThisDayFeed.decode(Data(contentsOf: URL(fileURLWithPath: fixture))),
+                                                                      date: LocalDay(iso: "2026-02-06")!) else {
+            Issue.record("no game")
+            return
+        }
+        let json = GameQuestionsCommand.json(questions)
+        #expect(json.hasPrefix(#"{"questions": [{"first": {"year": 1944, "text": ""#))
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: [[String: [String: Any]]]]
+        #expect(parsed?["questions"]?.map { [$0["first"]?["year"] as? Int, $0["second"]?["year"] as? Int] }
+                == [[1944, 1941], [1501, 1485], [637, 758], [1864, 1863], [1340, 1270]])
+        #expect(command.language == "en")
+        #expect(throws: (any Error).self) { try QuestlineCommand.parseAsRoot(["game-questions", "--date", "2026-02-06"]) }
+    }
+
+    @Test func gameQuestionsExitsWithStatus3WhenThereIsNoGame() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let feed = dir.appendingPathComponent("one.json")
+        try Data(#"{"events":[{"text":"Verdun.","year":1916,"pages":[]}]}"#.utf8).write(to: feed)
+        let command = try #require(try QuestlineCommand.parseAsRoot(["game-questions", "--feed", feed.path, "--date", "2026-02-21"]) as? GameQuestionsCommand)
+        #expect(throws: ExitCode(3)) { try command.run() }
+        let bad = try #require(try QuestlineCommand.parseAsRoot(["game-questions", "--feed", feed.path, "--date", "2026-02-30"]) as? GameQuestionsCommand)
+        #expect(throws: (any Error).self) { try bad.run() }
+    }
+
+    @Test func gameImportChecksTheWholeFileAndImportsNothingWhenItIsBad() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let database = dir.appendingPathComponent("g.sqlite").path
+        let bad = dir.appendingPathComponent("bad.json")
+        try Data(#"{"events":[{"text":"Fine.","year":1916},{"text":"Broken.","year":"MCMXVI"}]}"#.utf8).write(to: bad)
+        let failing = try #require(try QuestlineCommand.parseAsRoot(["game-import", "--database", database, "--feed", bad.path, "--date", "10-30"]) as? GameImportCommand)
+        await #expect(throws: CommandFailure.self) { try await failing.run() }
+        let good = try #require(try QuestlineCommand.parseAsRoot(["game-import", "--database", database, "--feed", fixture, "--date", "2026-10-30"]) as? GameImportCommand)
+        try await good.run()
+        let store = try await Store.open(.sqlite(path: database))
+        #expect(try await store.game.feed(language: "en", month: 10, day: 30)?.feed.events.count == 48)
+        #expect(try await store.game.feed(language: "en", month: 10, day: 31) == nil)
+        await store.shutdown()
+        let wrongDay = try #require(try QuestlineCommand.parseAsRoot(["game-import", "--database", database, "--feed", fixture, "--date", "02-30"]) as? GameImportCommand)
+        await #expect(throws: CommandFailure.self) { try await wrongDay.run() }
     }
 }

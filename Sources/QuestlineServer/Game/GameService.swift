@@ -29,7 +29,7 @@ public struct GameService: Sendable {
     /// How far back the archive goes, in days before today.
     public static let archiveDays = 365
 
-    init(store: Store, configuration: AppConfiguration) {
+    public init(store: Store, configuration: AppConfiguration) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids

@@ -13,6 +13,8 @@ struct ErrorMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let redirect as Redirect {
+            return Response.redirect(to: redirect.location, type: .normal)
         } catch {
             let problem = Problem.from(error)
             if problem.status == 503 {

@@ -11,7 +11,7 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         response.headers[.referrerPolicy] = "same-origin"
         if response.headers[.contentSecurityPolicy] == nil {
             response.headers[.contentSecurityPolicy] =
-                "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+                "default-src 'self'; img-src 'self' data: https://upload.wikimedia.org; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
         }
         return response
     }

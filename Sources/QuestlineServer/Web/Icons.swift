@@ -10,6 +10,9 @@ enum Icons {
         case "game": paths = #"<circle cx="12" cy="12" r="9"/><path d="M9.5 9.5a2.5 2.5 0 1 1 3.5 2.3c-.7.3-1 .9-1 1.7v.5"/><path d="M12 17.2v.1"/>"#
         case "family": paths = #"<circle cx="8" cy="7" r="3"/><circle cx="17" cy="9" r="2.5"/><path d="M2 20c0-3.5 2.7-6 6-6s6 2.5 6 6"/><path d="M14 20c0-2.6 1.3-4.6 3-4.6s4 1.6 4 4.6"/>"#
         case "stories": paths = #"<path d="M5 21V4"/><path d="M5 4h11l-2 4 2 4H5"/>"#
+        case "check": paths = #"<path d="M4 12.5l5 5L20 6.5"/>"#
+        case "cross": paths = #"<path d="M6 6l12 12"/><path d="M18 6L6 18"/>"#
+        case "calendar": paths = #"<rect x="3" y="5" width="18" height="16" rx="2"/><path d="M3 10h18"/><path d="M8 3v4"/><path d="M16 3v4"/>"#
         case "clock": paths = #"<circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/>"#
         case "warning": paths = #"<path d="M12 3l10 18H2z"/><path d="M12 10v5"/><path d="M12 18v.1"/>"#
         default: paths = #"<circle cx="12" cy="12" r="9"/>"#

@@ -31,7 +31,7 @@ struct PageRenderer: Sendable {
         var values = data
         values["title"] = title
         values["back"] = back ?? false
-        values["icons"] = ["clock": Icons.svg("clock"), "warning": Icons.svg("warning")]
+        values["icons"] = ["clock": Icons.svg("clock"), "warning": Icons.svg("warning"), "check": Icons.svg("check"), "cross": Icons.svg("cross")]
         if let member = context.identity.member {
             values["member"] = [
                 "displayName": member.displayName,

@@ -43,9 +43,13 @@ struct WebRoutes {
     static let comingSoon: [(path: String, title: String, what: String)] = [
         ("/reading", "Reading", "Reading streaks, the reading challenge and its home-screen widget"),
         ("/activity", "Activity", "Your reading insights and saved articles"),
-        ("/game", "Which came first?", "The daily history game"),
         ("/family", "Family", "Family quests set by guardians for their children"),
         ("/stories", "Stories", "Track stories, selfies, points and the card shop"),
+    ]
+
+    /// Areas that have landed, with what they offer.
+    static let available: [String: String] = [
+        "/game": "Which came first? The daily history game",
     ]
 
     // MARK: Pages
@@ -56,16 +60,12 @@ struct WebRoutes {
         }
         let zone = TimeZoneID(member.timeZone)?.timeZone ?? .gmt
         let today = LocalDay(accounts.clock.now(), in: zone)
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = zone
-        formatter.dateFormat = "EEEE d MMMM yyyy"
         return pages.page("home", title: "Questline", data: [
-            "today": formatter.string(from: today.start(in: zone).addingTimeInterval(12 * 3600)),
+            "today": Formatting.longDate(today, language: "en"),
             "todayISO": today.iso,
             "areas": PageRenderer.areas.dropFirst().map { area in
                 ["path": area.path, "title": area.title, "icon": area.icon,
-                 "what": Self.comingSoon.first { $0.path == area.path }?.what ?? ""] as [String: Any]
+                 "what": Self.comingSoon.first { $0.path == area.path }?.what ?? Self.available[area.path] ?? ""] as [String: Any]
             },
         ], context: context, path: "/")
     }

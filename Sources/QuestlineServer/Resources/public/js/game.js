@@ -1,0 +1,21 @@
+// "Which came first?": the cards leave before the next question comes in. The page works
+// without this file; it only adds the outgoing transition and keeps focus where it belongs.
+const reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+for (const link of document.querySelectorAll("[data-leave]")) {
+  link.addEventListener("click", (event) => {
+    if (reduceMotion || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    document.querySelector(".game")?.classList.add("game--leaving");
+    setTimeout(() => { window.location.href = link.href; }, 250);
+  });
+}
+
+// Say the verdict (or the score) first: focus it so screen readers read it and Tab goes on from there.
+document.querySelector("[data-autofocus]")?.focus({ preventScroll: false });
+
+// Card images come from Wikimedia; offline, a card shows its text without a broken image.
+for (const image of document.querySelectorAll(".game-card__image")) {
+  image.addEventListener("error", () => image.remove());
+  if (image.complete && image.naturalWidth === 0) image.remove();
+}

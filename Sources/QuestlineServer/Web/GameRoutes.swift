@@ -1,0 +1,198 @@
+import Foundation
+import Hummingbird
+import QuestlineCore
+import QuestlineStore
+
+/// "Which came first?" in the web app: splash, the question flow, results and the archive.
+/// Server-rendered so it works without JavaScript; `game.js` adds the card transitions.
+struct GameRoutes {
+    let games: GameService
+    let pages: PageRenderer
+
+    static let aboutURL = "https://www.mediawiki.org/wiki/Wikimedia_Apps/Team/iOS/Game:_Which_came_first"
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/game") { request, context in try await self.splash(request, context) }
+        router.post("/game/start") { request, context in try await self.start(request, context) }
+        router.get("/game/play/:id") { request, context in try await self.play(request, context) }
+        router.post("/game/play/:id/answer") { request, context in try await self.answer(request, context) }
+        router.get("/game/archive") { request, context in try await self.archive(request, context) }
+    }
+
+    private func member(_ context: AppRequestContext, next: String) throws -> MemberRecord {
+        guard let member = context.identity.member else { throw Redirect(to: "/login?next=\(next)") }
+        return member
+    }
+
+    private func language(_ request: Request) throws -> GameLanguage {
+        try GameLanguage(request.uri.queryParameters["language"].map(String.init) ?? "en")
+    }
+
+    // MARK: Splash
+
+    private func splash(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try member(context, next: "/game")
+        let language = try language(request)
+        let today = games.today(for: member)
+        var data: [String: Any] = [
+            "today": Formatting.longDate(today, language: "en"), "todayISO": today.iso,
+            "language": language.code, "aboutURL": Self.aboutURL,
+            "languages": GameLanguage.supported.map { ["code": $0, "selected": $0 == language.code] },
+            "stats": try await statsData(member, language),
+        ]
+        if let session = try await games.store.game.session(member: member.id, language: language.code, date: today) {
+            data[session.session.isComplete ? "finished" : "inProgress"] = [
+                "id": session.id, "score": session.session.score, "count": session.session.questions.count,
+                "question": (session.session.currentIndex ?? 0) + 1,
+            ]
+        } else {
+            switch try await games.availability(language: language, date: today) {
+            case .available: data["canPlay"] = true
+            case .notEnoughEvents: data["unavailable"] = "Today's game isn't available: there are not enough events today."
+            case .feedUnavailable(let reason): data["unavailable"] = "Today's game can't be loaded right now. \(reason)"
+            }
+        }
+        return pages.page("game-splash", title: "Which came first?", data: data, context: context, path: "/game", back: "/")
+    }
+
+    private func statsData(_ member: MemberRecord, _ language: GameLanguage) async throws -> [String: Any] {
+        let stats = try await games.stats(member, language: language)
+        return ["played": stats.played, "average": String(format: "%.1f", stats.averageScore),
+                "current": stats.currentStreak, "best": stats.bestStreak]
+    }
+
+    // MARK: Playing
+
+    private func start(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try member(context, next: "/game")
+        let form = try await Form(request)
+        let language = try GameLanguage(form["language"].isEmpty ? "en" : form["language"])
+        let date = try games.gameDate(form["date"], for: member)
+        let (record, _) = try await games.start(member, language: language, date: date)
+        return Response.redirect(to: "/game/play/\(record.id)", type: .normal)
+    }
+
+    private func play(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let member = try member(context, next: "/game/play/\(id)")
+        let record = try await games.session(id, of: member)
+        let session = record.session
+        var data: [String: Any] = [
+            "id": record.id, "language": record.language, "count": session.questions.count,
+            "bubbles": bubbles(session, current: session.currentIndex),
+            "dateLong": Formatting.longDate(record.date, language: "en"), "fromArchive": record.fromArchive,
+        ]
+        if let reveal = request.uri.queryParameters["reveal"].flatMap({ Int($0) }), let result = session.result(for: reveal) {
+            let question = session.questions[reveal]
+            data["reveal"] = [
+                "number": reveal + 1, "correct": result.correct,
+                "cards": [card(question.first, .first, result: result), card(question.second, .second, result: result)],
+                "last": session.isComplete,
+            ]
+            return pages.page("game-question", title: "Which came first?", data: data, context: context, path: "/game", back: "/game")
+        }
+        guard let current = session.currentIndex else {
+            let language = (try? GameLanguage(record.language)) ?? .english
+            data["results"] = ["score": session.score, "stats": try await statsData(member, language)]
+            return pages.page("game-results", title: "Your results", data: data, context: context, path: "/game", back: "/game")
+        }
+        let question = session.questions[current]
+        data["ask"] = [
+            "index": current, "number": current + 1,
+            "cards": [card(question.first, .first, result: nil), card(question.second, .second, result: nil)],
+        ]
+        return pages.page("game-question", title: "Which came first?", data: data, context: context, path: "/game", back: "/game")
+    }
+
+    private func answer(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let member = try member(context, next: "/game/play/\(id)")
+        let form = try await Form(request)
+        guard let index = Int(form["questionIndex"]) else { throw DomainError.invalid(field: "questionIndex", "Missing question.") }
+        guard let choice = Choice(rawValue: form["choice"]) else {
+            // No card chosen: back to the question, which asks for a choice.
+            return Response.redirect(to: "/game/play/\(id)?choose=1", type: .normal)
+        }
+        _ = try await games.answer(id, of: member, questionIndex: index, choice: choice)
+        return Response.redirect(to: "/game/play/\(id)?reveal=\(index)", type: .normal)
+    }
+
+    private func card(_ event: GameEvent, _ side: Choice, result: GameSession.AnswerResult?) -> [String: Any] {
+        var card: [String: Any] = [
+            "side": side.rawValue, "label": side == .first ? "A" : "B", "text": event.text,
+            "image": event.imageURL ?? false, "page": event.pages.first.map { ["title": $0.title, "url": $0.url ?? ""] } ?? false,
+        ]
+        if let result {
+            let isAnswer = result.correctChoice == side
+            card["year"] = Formatting.year(event.year)
+            card["chosen"] = result.choice == side
+            card["isAnswer"] = isAnswer
+            card["verdict"] = isAnswer ? "Came first" : "Came later"
+            card["icon"] = Icons.svg(isAnswer ? "check" : "cross")
+        }
+        return card
+    }
+
+    private func bubbles(_ session: GameSession, current: Int?) -> [[String: Any]] {
+        session.questions.indices.map { index in
+            let result = session.result(for: index)
+            let state = result.map { $0.correct ? "correct" : "incorrect" } ?? (index == current ? "current" : "pending")
+            let words = ["correct": "correct", "incorrect": "incorrect", "current": "current question", "pending": "not answered yet"][state]!
+            return ["number": index + 1, "state": state, "current": state == "current", "label": "Question \(index + 1): \(words)",
+                    "icon": result.map { Icons.svg($0.correct ? "check" : "cross") } ?? String(index + 1)]
+        }
+    }
+
+    // MARK: Archive
+
+    private func archive(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try member(context, next: "/game/archive")
+        let language = try language(request)
+        let (first, days) = try await games.archive(member, language: language, month: request.uri.queryParameters["month"].map(String.init))
+        let sessions = try await games.store.game.sessions(member: member.id, language: language.code, from: first, through: days.last!.date)
+        let ids = Dictionary(uniqueKeysWithValues: sessions.map { ($0.date, $0.id) })
+        let previous = first.adding(days: -1)
+        let next = first.adding(days: 31)
+        let leading = first.isoWeekday - 1
+        let cells: [[String: Any]] = Array(repeating: ["blank": true], count: leading) + days.map { day in
+            var cell: [String: Any] = ["day": day.date.day, "date": day.date.iso, day.status.rawValue: true,
+                                       "label": Formatting.longDate(day.date, language: "en")]
+            if let score = day.score { cell["score"] = score }
+            if let id = ids[day.date] { cell["id"] = id }
+            return cell
+        }
+        return pages.page("game-archive", title: "Past games", data: [
+            "month": Formatting.monthTitle(first), "language": language.code, "cells": cells,
+            "previous": previous.iso.prefix(7), "next": LocalDay(year: next.year, month: next.month, day: 1)!.iso.prefix(7),
+            "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+        ], context: context, path: "/game", back: "/game")
+    }
+}
+
+/// Sends the browser elsewhere (thrown where a page needs a signed-in member).
+struct Redirect: Error {
+    let location: String
+    init(to location: String) { self.location = location }
+}
+
+/// Dates and years as the pages show them.
+enum Formatting {
+    static func longDate(_ day: LocalDay, language: String) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .gmt
+        formatter.dateFormat = "EEEE d MMMM yyyy"
+        return formatter.string(from: day.start(in: .gmt).addingTimeInterval(12 * 3600))
+    }
+
+    static func monthTitle(_ day: LocalDay) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .gmt
+        formatter.dateFormat = "MMMM yyyy"
+        return formatter.string(from: day.start(in: .gmt).addingTimeInterval(12 * 3600))
+    }
+
+    /// Years as readers know them: "1944", "44 BC".
+    static func year(_ year: Int) -> String { year > 0 ? String(year) : "\(-year) BC" }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+@Suite struct GameWebTests {
+    private func cookie(_ token: String) -> HTTPFields { [.cookie: "ql_session=\(token)", .accept: "text/html"] }
+    private func form(_ token: String) -> HTTPFields {
+        [.cookie: "ql_session=\(token)", .contentType: "application/x-www-form-urlencoded", .accept: "text/html"]
+    }
+
+    @Test func splashPlayRevealAndResultsWithoutJavaScript() async throws {
+        try await Harness.run(feedFetcher: try FixtureFeeds(), sessionLifetime: 86_400 * 30) { app in
+            let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
+            let splash = try await app.send(.get, "/game", headers: cookie(token))
+            #expect(splash.text.contains("Play today's game"))
+            #expect(splash.text.contains("About this game"))
+            #expect(splash.text.contains("Open the archive"))
+
+            let started = try await app.send(.post, "/game/start", headers: form(token), bodyText: "language=en")
+            #expect(started.status == .seeOther)
+            let play = try #require(started.headers[.location])
+            let id = String(play.split(separator: "/").last!)
+
+            let question = try await app.send(.get, play, headers: cookie(token))
+            #expect(question.text.contains("Question 1 of 5"))
+            #expect(question.text.contains(#"name="choice" value="first""#))
+            #expect(question.text.contains("bubble--current"))
+            #expect(!question.text.contains("Came first")) // no answer shown before submitting
+
+            // Leaving mid-game and coming back offers "Continue playing".
+            let noChoice = try await app.send(.post, "\(play)/answer", headers: form(token), bodyText: "questionIndex=0")
+            #expect(noChoice.headers[.location] == "\(play)?choose=1")
+            let answered = try await app.send(.post, "\(play)/answer", headers: form(token), bodyText: "questionIndex=0&choice=first")
+            #expect(answered.headers[.location] == "\(play)?reveal=0")
+            let reveal = try await app.send(.get, "\(play)?reveal=0", headers: cookie(token))
+            #expect(reveal.text.contains("Correct!") || reveal.text.contains("Incorrect!"))
+            #expect(reveal.text.contains("Came first"))
+            #expect(reveal.text.contains("Your answer"))
+            #expect(reveal.text.contains("bubble--correct") || reveal.text.contains("bubble--incorrect"))
+            #expect(try await app.send(.get, "/game", headers: cookie(token)).text.contains("Continue playing"))
+
+            for index in 1..<5 {
+                _ = try await app.send(.post, "\(play)/answer", headers: form(token), bodyText: "questionIndex=\(index)&choice=second")
+            }
+            let results = try await app.send(.get, play, headers: cookie(token))
+            #expect(results.text.contains("right"))
+            #expect(results.text.contains("Past games are in the archive"))
+            #expect(try await app.send(.get, "/game", headers: cookie(token)).text.contains("See today's results"))
+
+            let archive = try await app.send(.get, "/game/archive?month=2026-05", headers: cookie(token))
+            #expect(archive.text.contains("May 2026"))
+            #expect(archive.text.contains("/game/play/\(id)"))
+            #expect(archive.text.contains(#"name="date" value="2026-05-06""#))
+        }
+    }
+
+    @Test func theGamePagesNeedSignInAndSayWhenThereIsNoGame() async throws {
+        try await Harness.run(feedFetcher: try FixtureFeeds(), sessionLifetime: 86_400 * 30) { app in
+            let anonymous = try await app.send(.get, "/game", headers: [.accept: "text/html"])
+            #expect(anonymous.status == .seeOther)
+            #expect(anonymous.headers[.location] == "/login?next=/game")
+            let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
+            app.clock.set(try Date("2026-04-01T12:00:00Z", strategy: .iso8601)) // feed unreachable
+            let down = try await app.send(.get, "/game", headers: cookie(token))
+            #expect(down.status == .ok)
+            #expect(down.text.contains("Today's game isn't available"))
+            #expect(down.text.contains("Play a past game"))
+            app.clock.set(try Date("2026-05-07T12:00:00Z", strategy: .iso8601))
+            let (other, _) = try await app.signUp("eve@example.com", timeZone: "UTC")
+            let started = try await app.send(.post, "/game/start", headers: form(token), bodyText: "language=en")
+            let play = try #require(started.headers[.location])
+            #expect(try await app.send(.get, play, headers: cookie(other)).status == .notFound)
+        }
+    }
+}
