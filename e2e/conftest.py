@@ -50,8 +50,16 @@ def server():
     log = open(log_path, "w")
     env = dict(os.environ)
     env.pop("DATABASE_URL", None)
+    database = str(workdir / "e2e.sqlite")
+    # The game's feed for today and tomorrow (UTC), imported: the tests run without network.
+    feed = ROOT / "Tests" / "QuestlineCoreTests" / "Fixtures" / "onthisday-10-30-trimmed.json"
+    for offset in (0, 1):
+        day = time.gmtime(time.time() + offset * 86400)
+        subprocess.run([str(binary), "game-import", "--database", database, "--feed", str(feed),
+                        "--date", f"{day.tm_mon:02d}-{day.tm_mday:02d}"], check=True, env=env, cwd=workdir)
     process = subprocess.Popen(
-        [str(binary), "serve", "--database", str(workdir / "e2e.sqlite"), "--port", str(port), "--hostname", "127.0.0.1"],
+        [str(binary), "serve", "--database", database, "--port", str(port), "--hostname", "127.0.0.1",
+         "--feed-url", "none"],
         stdout=log, stderr=subprocess.STDOUT, cwd=workdir, env=env)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60

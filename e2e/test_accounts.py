@@ -63,9 +63,9 @@ def test_sign_up_lands_on_home_with_local_day_and_navigation(browser, server, sh
     for area in ("Reading", "Activity", "Game", "Family", "Stories"):
         assert area in nav.text
     shot("home")
-    browser.find_element(By.CSS_SELECTOR, "a.tile[href='/game']").click()
+    browser.find_element(By.CSS_SELECTOR, "a.tile[href='/family']").click()
     wait_text(browser, ".empty-state", "is not available yet")
-    shot("game-unavailable")
+    shot("family-unavailable")
 
 
 def test_sign_up_errors_show_next_to_fields_and_keep_values(browser, server, shot):

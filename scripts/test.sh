@@ -44,6 +44,6 @@ step "Swift tests: core, store on SQLite and PostgreSQL, HTTP, client, CLI"
 swift test --skip-build 2>&1 | drop '^(◇ Test .* started\.|Test Case .* started)' 
 
 step "Browser tests: the real server in headless Chromium"
-mkdir -p e2e/screenshots
+rm -rf e2e/screenshots && mkdir -p e2e/screenshots
 QUESTLINE_BIN="$(swift build --show-bin-path)/questline" python3 -m pytest e2e -q -p no:cacheprovider
 echo "Screenshots of every screen: e2e/screenshots/"

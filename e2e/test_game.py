@@ -1,0 +1,75 @@
+"""'Which came first?': a whole game from the splash, leaving at question 3 and coming back."""
+import uuid
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from test_accounts import click, fill, sign_up, wait_text
+
+
+def answer_current_question(browser, side="first"):
+    """Keyboard only: Space selects the focused card, Enter submits the form."""
+    wait_text(browser, ".game__progress", "Question")
+    radio = browser.find_element(By.CSS_SELECTOR, f".game-card--{side} .game-card__input")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", radio)
+    radio.send_keys(Keys.SPACE)
+    assert radio.is_selected()
+    radio.send_keys(Keys.ENTER)
+    return wait_text(browser, ".verdict", "!")
+
+
+def next_question(browser):
+    """Keyboard only: Enter on the Next (or Finish) link."""
+    browser.find_element(By.CSS_SELECTOR, ".game__next").send_keys(Keys.ENTER)
+
+
+def test_play_leave_resume_and_finish(browser, server, shot):
+    sign_up(browser, server, f"gamer-{uuid.uuid4().hex[:8]}@example.com", name="Gail Gamer", zone="UTC")
+    browser.get(server.url("/game"))
+    wait_text(browser, ".game-hero", "Which came first?")
+    assert browser.find_element(By.LINK_TEXT, "About this game").get_attribute("href").startswith("https://www.mediawiki.org/")
+    shot("game-splash")
+    click(browser, ".game-hero button[type=submit]")  # Play today's game
+
+    # Question 1: the title and both cards are there; long text scrolls inside its card.
+    wait_text(browser, ".game__progress", "Question 1 of 5")
+    cards = browser.find_elements(By.CSS_SELECTOR, ".game-card")
+    assert len(cards) == 2
+    overflow = browser.execute_script("return getComputedStyle(document.querySelector('.game-card__text')).overflowY")
+    assert overflow == "auto"
+    shot("game-question")
+    verdict = answer_current_question(browser, "first")
+    assert verdict.text.strip() in ("Correct!", "Incorrect!")
+    years = browser.find_elements(By.CSS_SELECTOR, ".game-card__year strong")
+    assert len(years) == 2 and all(y.get_attribute("textContent").strip() for y in years)  # both dates shown
+    bubble = browser.find_element(By.CSS_SELECTOR, ".bubbles li:first-child")
+    assert "bubble--correct" in bubble.get_attribute("class") or "bubble--incorrect" in bubble.get_attribute("class")
+    wait_text(browser, ".game-card--chosen", "Your answer")  # the selected state stays
+    shot("game-reveal")
+    next_question(browser)
+
+    # Question 2, then leave at question 3.
+    wait_text(browser, ".game__progress", "Question 2 of 5")
+    answer_current_question(browser, "second")
+    next_question(browser)
+    wait_text(browser, ".game__progress", "Question 3 of 5")
+    browser.get(server.url("/"))
+    browser.get(server.url("/game"))
+    wait_text(browser, ".game-hero", "question 3 of 5")
+    shot("game-continue")
+    browser.find_element(By.LINK_TEXT, "Continue playing").click()
+    wait_text(browser, ".game__progress", "Question 3 of 5")
+    for number in (3, 4, 5):
+        wait_text(browser, ".game__progress", f"Question {number} of 5")
+        answer_current_question(browser, "first")
+        next_question(browser)
+
+    # Results, stats and where past games are.
+    wait_text(browser, ".game-results h2", "of 5 right")
+    wait_text(browser, ".snackbar", "Past games are in the archive")
+    played = browser.find_element(By.XPATH, "//dt[text()='Played']/following-sibling::dd")
+    assert played.text == "1"
+    shot("game-results")
+    browser.find_element(By.LINK_TEXT, "Open the archive").click()
+    wait_text(browser, ".calendar", "/5")  # today, played, with its score
+    shot("game-archive")
