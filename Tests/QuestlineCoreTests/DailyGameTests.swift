@@ -262,3 +262,24 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
         #expect(GameStats(games: quarter, today: day("2026-05-04")).averageScore == 3.8)
     }
 }
+
+@Suite struct RulesFeedFixtureTests {
+    @Test func theRulesHoldOnAFeedFile() throws {
+        let feed = try fixture("rules-feed.json")
+        let eligible = QuestionBuilder.eligibleEvents(feed, date: day("2026-07-20"))
+        // The BC event is dropped; the second 1066 event repeats a year; "Apollo 11" has a number
+        // that gives the year away, so the next 1969 event is the first eligible one of its year;
+        // 2999 is after the game's year.
+        #expect(eligible.map(\.text) == ["The Battle of Hastings is fought.", "The first crewed Moon landing takes place.",
+                                         "The Magna Carta is sealed."])
+        // The image is the thumbnail of the first page that has one.
+        #expect(eligible[0].imageURL == "https://upload.wikimedia.org/william.jpg")
+        #expect(eligible[1].imageURL == nil)
+        #expect(eligible[1].pages.first?.title == "Apollo 11")
+        guard case .questions(let questions) = QuestionBuilder.build(feed, date: day("2026-07-20")) else {
+            Issue.record("expected a game")
+            return
+        }
+        #expect(questions.count == 5)
+    }
+}
