@@ -1,0 +1,91 @@
+import Foundation
+
+/// A time-boxed reading challenge. Configuration, never compiled in: loaded from a file or
+/// the API. Field names are the spec's (and the QA preview's) wire names.
+public struct Campaign: Codable, Sendable, Equatable {
+    public var id: String
+    public var startDay: LocalDay
+    public var endDay: LocalDay
+    public var goalDays: Int
+    public var claimUntilDay: LocalDay
+    public var removeAfterDay: LocalDay
+    public var continueActiveStreakAfterEnd: Bool
+    public var freezes: Int
+    /// Shown to readers, e.g. "Read every day in May".
+    public var title: String?
+
+    public init(id: String, startDay: LocalDay, endDay: LocalDay, goalDays: Int, claimUntilDay: LocalDay, removeAfterDay: LocalDay,
+                continueActiveStreakAfterEnd: Bool = false, freezes: Int = 0, title: String? = nil) {
+        self.id = id
+        self.startDay = startDay
+        self.endDay = endDay
+        self.goalDays = goalDays
+        self.claimUntilDay = claimUntilDay
+        self.removeAfterDay = removeAfterDay
+        self.continueActiveStreakAfterEnd = continueActiveStreakAfterEnd
+        self.freezes = freezes
+        self.title = title
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, startDay, endDay, goalDays, claimUntilDay, removeAfterDay, continueActiveStreakAfterEnd, freezes, title
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        startDay = try c.decode(LocalDay.self, forKey: .startDay)
+        endDay = try c.decode(LocalDay.self, forKey: .endDay)
+        goalDays = try c.decode(Int.self, forKey: .goalDays)
+        claimUntilDay = try c.decode(LocalDay.self, forKey: .claimUntilDay)
+        removeAfterDay = try c.decode(LocalDay.self, forKey: .removeAfterDay)
+        continueActiveStreakAfterEnd = try c.decodeIfPresent(Bool.self, forKey: .continueActiveStreakAfterEnd) ?? false
+        freezes = try c.decodeIfPresent(Int.self, forKey: .freezes) ?? 0
+        title = try c.decodeIfPresent(String.self, forKey: .title)
+    }
+
+    /// Checks the dates and numbers make a campaign; each problem names its field.
+    public func validate() throws(DomainError) {
+        var issues: [FieldIssue] = []
+        if id.isEmpty || id.count > 64 || !id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+            issues.append(FieldIssue(field: "id", message: "Use 1 to 64 letters, digits, dashes or underscores."))
+        }
+        if endDay < startDay { issues.append(FieldIssue(field: "endDay", message: "The end day is before the start day.")) }
+        if goalDays < 1 || goalDays > startDay.days(until: endDay) + 1 {
+            issues.append(FieldIssue(field: "goalDays", message: "The goal must be between 1 and the \(startDay.days(until: endDay) + 1) days of the challenge."))
+        }
+        if claimUntilDay < endDay { issues.append(FieldIssue(field: "claimUntilDay", message: "Claiming must stay open at least until the end day.")) }
+        if removeAfterDay < claimUntilDay { issues.append(FieldIssue(field: "removeAfterDay", message: "The widget cannot go before claiming closes.")) }
+        if freezes < 0 || freezes > 10 { issues.append(FieldIssue(field: "freezes", message: "Use 0 to 10 freezes.")) }
+        if !issues.isEmpty { throw .invalid(issues) }
+    }
+
+    /// Decodes and validates a campaign file.
+    public static func decode(_ data: Data) throws(DomainError) -> Campaign {
+        let campaign: Campaign
+        do { campaign = try JSONDecoder().decode(Campaign.self, from: data) } catch let error as DecodingError {
+            throw .invalid(field: "campaign", OnThisDayFeed.describe(error))
+        } catch {
+            throw .invalid(field: "campaign", "The campaign could not be read.")
+        }
+        try campaign.validate()
+        return campaign
+    }
+
+    /// The campaign to show today: one whose window (start to removal) contains today, the
+    /// latest-starting if several; else the next one to start; else the last one that ended.
+    public static func current(_ campaigns: [Campaign], today: LocalDay) -> Campaign? {
+        let live = campaigns.filter { $0.startDay <= today && today <= $0.removeAfterDay }
+        if let latest = live.max(by: { ($0.startDay, $0.id) < ($1.startDay, $1.id) }) { return latest }
+        if let next = campaigns.filter({ $0.startDay > today }).min(by: { $0.startDay < $1.startDay }) { return next }
+        return campaigns.max { $0.removeAfterDay < $1.removeAfterDay }
+    }
+
+    /// A demo campaign around `today` (started 10 days ago, 30 days long, goal 25, 2 freezes),
+    /// so a newcomer sees live states.
+    public static func demo(today: LocalDay) -> Campaign {
+        Campaign(id: "demo", startDay: today.adding(days: -10), endDay: today.adding(days: 19), goalDays: 25,
+                 claimUntilDay: today.adding(days: 60), removeAfterDay: today.adding(days: 60), freezes: 2,
+                 title: "Demo challenge: read 25 days in a row")
+    }
+}
