@@ -11,7 +11,8 @@ public struct QuestlineCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "questline",
         abstract: "Questline: an engagement engine for reading and learning apps.",
-        subcommands: [Serve.self, Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self],
+        subcommands: [Serve.self, Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self,
+                      WidgetPreviewCommand.self],
         defaultSubcommand: Serve.self)
 
     public init() {}

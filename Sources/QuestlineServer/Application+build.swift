@@ -35,6 +35,8 @@ public func buildApplication(configuration: AppConfiguration, store providedStor
 public func buildRouter(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> Router<AppRequestContext> {
     let accounts = AccountService(store: store, configuration: configuration)
     let games = GameService(store: store, configuration: configuration)
+    let reading = ReadingService(store: store, configuration: configuration)
+    try await reading.installCampaigns(demo: configuration.demoCampaign)
     let pages = try await PageRenderer.load()
     _ = Observability.registry
 
@@ -69,7 +71,7 @@ public func buildRouter(configuration: AppConfiguration, store: Store, logger: L
     let api = router.group("api/v1")
         .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
         .add(middleware: IdempotencyMiddleware(store: store.idempotency, clock: configuration.clock))
-    try APIImplementation(accounts: accounts, games: games).registerHandlers(on: api, serverURL: URL(string: "/")!)
+    try APIImplementation(accounts: accounts, games: games, reading: reading, admins: configuration.adminEmails).registerHandlers(on: api, serverURL: URL(string: "/")!)
 
     WebRoutes(accounts: accounts, pages: pages, secureCookies: configuration.secureCookies,
               sessionLifetime: configuration.sessionLifetime).register(on: router)

@@ -21,6 +21,10 @@ public struct AppConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// Where "On this day" feeds come from; nil serves only cached and imported feeds.
     public var feedFetcher: (any FeedFetching)?
+    /// E-mails (lowercased) of members who may use the admin operations (campaigns, funnel).
+    public var adminEmails: Set<String>
+    /// Install a demo reading campaign around today, so a newcomer sees live widget states.
+    public var demoCampaign: Bool
 
     public init(
         hostname: String = "127.0.0.1",
@@ -34,7 +38,9 @@ public struct AppConfiguration: Sendable {
         maxBodyBytes: Int = 1 << 20,
         secureCookies: Bool = false,
         logLevel: Logger.Level = .info,
-        feedFetcher: (any FeedFetching)? = WikimediaFeedClient()
+        feedFetcher: (any FeedFetching)? = WikimediaFeedClient(),
+        adminEmails: Set<String> = [],
+        demoCampaign: Bool = false
     ) {
         self.hostname = hostname
         self.port = port
@@ -48,5 +54,7 @@ public struct AppConfiguration: Sendable {
         self.secureCookies = secureCookies
         self.logLevel = logLevel
         self.feedFetcher = feedFetcher
+        self.adminEmails = Set(adminEmails.map { $0.lowercased() })
+        self.demoCampaign = demoCampaign
     }
 }

@@ -7,12 +7,14 @@ public struct Store: Sendable {
     public let accounts: AccountStore
     public let idempotency: IdempotencyStore
     public let game: GameStore
+    public let reading: ReadingStore
 
     public init(database: Database) {
         self.database = database
         accounts = AccountStore(database)
         idempotency = IdempotencyStore(database)
         game = GameStore(database)
+        reading = ReadingStore(database)
     }
 
     /// Opens the database and applies any missing migrations.

@@ -110,6 +110,14 @@ private func model(_ campaign: Campaign = may, today: String, joined: String? = 
         #expect(m.freezesLeft == 0)
     }
 
+    @Test func onlyAJoinedMemberCompletes() {
+        let notJoined = model(today: "2026-05-26", reads: run("2026-05-01", "2026-05-26"))
+        #expect(notJoined.state == .notEnrolledWithStreak)
+        #expect(notJoined.completedOn == nil)
+        let joinedLate = model(today: "2026-05-26", joined: "2026-05-26", reads: run("2026-05-01", "2026-05-26"))
+        #expect(joinedLate.state == .completed)
+    }
+
     @Test func completionIsTerminal() {
         // The history shows completion on 25 May; later gaps change nothing.
         let afterGap = model(today: "2026-06-05", joined: "2026-05-01", reads: run("2026-05-01", "2026-05-25"))

@@ -78,8 +78,14 @@ public struct WidgetModel: Codable, Sendable, Equatable {
 /// The widget state machine (spec "Widget states": the first rule that holds wins) and its
 /// daily content.
 public enum ReadingWidget {
+    /// Completion: as recorded, or as the history shows it for a member who has joined (reads
+    /// before joining count towards it, but only a joined member completes).
+    public static func completion(status: ReaderStatus, summary: StreakSummary) -> LocalDay? {
+        status.completedOn ?? (status.joinDay != nil ? summary.completedOn : nil)
+    }
+
     public static func state(campaign: Campaign, status: ReaderStatus, summary: StreakSummary, today: LocalDay) -> WidgetState {
-        let completed = status.completedOn ?? summary.completedOn
+        let completed = completion(status: status, summary: summary)
         if today > campaign.removeAfterDay { return .removed }
         if today < campaign.startDay { return .notLiveYet }
         if completed != nil { return .completed }
@@ -125,7 +131,7 @@ public enum ReadingWidget {
             illustration: variant.illustration,
             color: WidgetColor(family: state.family, background: colors.background, foreground: colors.foreground),
             ctas: ctas(state: state, campaign: campaign, status: status, today: today),
-            variant: index, today: today, completedOn: status.completedOn ?? summary.completedOn)
+            variant: index, today: today, completedOn: completion(status: status, summary: summary))
     }
 
     static func ctas(state: WidgetState, campaign: Campaign, status: ReaderStatus, today: LocalDay) -> [WidgetCTA] {

@@ -10,6 +10,9 @@ import QuestlineStore
 struct APIImplementation: APIProtocol {
     let accounts: AccountService
     let games: GameService
+    let reading: ReadingService
+    /// E-mails of members who may use the admin operations.
+    let admins: Set<String>
 
     var identity: Identity { Identity.current }
 
@@ -17,12 +20,14 @@ struct APIImplementation: APIProtocol {
         guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
         let signedIn = try await accounts.signUp(email: body.email, password: body.password,
                                                  displayName: body.displayName, timeZone: body.timeZone)
+        if let device = body.deviceId { try await reading.adoptDevice(device, member: signedIn.member) }
         return .created(.init(body: .json(.init(signedIn))))
     }
 
     func logIn(_ input: Operations.logIn.Input) async throws -> Operations.logIn.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
         let signedIn = try await accounts.logIn(login: body.login, password: body.password)
+        if let device = body.deviceId { try await reading.adoptDevice(device, member: signedIn.member) }
         return .ok(.init(body: .json(.init(signedIn))))
     }
 

@@ -1,0 +1,303 @@
+import Foundation
+import QuestlineCore
+import QuestlineStore
+
+/// A read as a client sends it, before validation.
+public struct ReadInput: Sendable {
+    public var eventId: String
+    public var articleId: String
+    public var title: String
+    public var language: String
+    public var at: Date
+    public var timeZone: String
+    public var thumbnailUrl: String?
+}
+
+/// Who is looking at the widget: a member, or a device not signed in.
+public struct ReaderIdentity: Sendable {
+    public let member: MemberRecord?
+    public let deviceID: String?
+    /// The zone "today" is computed in: the member's, else the device's own, else UTC.
+    public let timeZone: TimeZoneID
+
+    var owner: ReadOwner? {
+        if let member { return .member(member.id) }
+        return deviceID.map { .device($0) }
+    }
+
+    var subject: String? { owner?.key }
+}
+
+/// One step of the challenge funnel.
+public struct FunnelStep: Sendable, Equatable {
+    public let name: String
+    public let event: String
+    public let members: Int
+}
+
+/// Reading events, the challenge (join, claim, completion, badge), the widget, search and
+/// random over the reader's articles, instrumentation and the funnel.
+public struct ReadingService: Sendable {
+    let store: Store
+    let clock: any WallClock
+    let ids: any IDGenerator
+    let starterArticles: [SeenArticle]
+
+    /// The measurement plan's events (docs/measurement-plan.md), in funnel order where they are steps.
+    public enum Event: String, CaseIterable, Sendable {
+        case impression = "reading_widget_impression"
+        case ctaTap = "reading_cta_tap"
+        case join = "reading_challenge_join"
+        case firstRead = "reading_first_read"
+        case streak7 = "reading_streak_7"
+        case completion = "reading_challenge_complete"
+        case claim = "reading_prize_claim"
+        case share = "reading_share"
+    }
+
+    static let funnel: [(String, Event)] = [
+        ("Widget impressions", .impression), ("Joins", .join), ("First read", .firstRead),
+        ("7-day streak", .streak7), ("Completions", .completion), ("Prize claims", .claim),
+    ]
+
+    /// Events a client may report itself (the rest are recorded by the server).
+    public static let clientEvents: Set<Event> = [.ctaTap, .share]
+
+    init(store: Store, configuration: AppConfiguration) {
+        self.store = store
+        clock = configuration.clock
+        ids = configuration.ids
+        starterArticles = Self.loadStarters()
+    }
+
+    static func loadStarters() -> [SeenArticle] {
+        struct Starter: Decodable { let language: String; let title: String }
+        let url = Bundle.module.bundleURL.appendingPathComponent("Resources/starter-articles.json")
+        let list = (try? JSONDecoder().decode([Starter].self, from: Data(contentsOf: url))) ?? []
+        return list.map { SeenArticle(articleID: $0.title.replacingOccurrences(of: " ", with: "_"), title: $0.title, language: $0.language,
+                                      thumbnailURL: nil, lastReadAt: Date(timeIntervalSince1970: 0)) }
+    }
+
+    // MARK: Campaigns
+
+    /// Loads the bundled campaign files (kept if already stored) and, when asked, a demo
+    /// campaign relative to today (replaced at every start).
+    public func installCampaigns(demo: Bool) async throws {
+        let folder = Bundle.module.bundleURL.appendingPathComponent("Resources/campaigns")
+        let files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
+        for file in files where file.pathExtension == "json" {
+            try await store.reading.saveCampaign(try Campaign.decode(Data(contentsOf: file)), replace: false, now: clock.now())
+        }
+        if demo {
+            try await store.reading.saveCampaign(Campaign.demo(today: clock.today(in: .gmt)), replace: true, now: clock.now())
+        }
+    }
+
+    public func saveCampaign(_ campaign: Campaign) async throws {
+        try campaign.validate()
+        try await store.reading.saveCampaign(campaign, replace: true, now: clock.now())
+    }
+
+    public func campaign(for today: LocalDay) async throws -> Campaign? {
+        Campaign.current(try await store.reading.campaigns(), today: today)
+    }
+
+    public func campaign(id: String) async throws -> Campaign {
+        guard let campaign = try await store.reading.campaigns().first(where: { $0.id == id }) else {
+            throw DomainError.notFound("No campaign \"\(id)\".")
+        }
+        return campaign
+    }
+
+    // MARK: Reads
+
+    /// Validates reads; every problem names its field (`reads[3].timeZone`). A read more than
+    /// a few minutes in the future of the server's clock is refused.
+    public func validate(_ inputs: [ReadInput], fieldPrefix: (Int) -> String) throws(DomainError) -> [NewRead] {
+        var issues: [FieldIssue] = []
+        var reads: [NewRead] = []
+        let now = clock.now()
+        for (index, input) in inputs.enumerated() {
+            let prefix = fieldPrefix(index)
+            func issue(_ field: String, _ message: String) { issues.append(FieldIssue(field: prefix + field, message: message)) }
+            let eventID = input.eventId.trimmingCharacters(in: .whitespaces)
+            if eventID.isEmpty || eventID.count > 64 { issue("eventId", "Use 1 to 64 characters, unique per read.") }
+            let article = input.articleId.trimmingCharacters(in: .whitespaces)
+            if article.isEmpty || article.count > 300 { issue("articleId", "Give the article's id (1 to 300 characters).") }
+            let title = input.title.trimmingCharacters(in: .whitespacesAndNewlines)
+            if title.isEmpty || title.count > 300 { issue("title", "Give the article's title (1 to 300 characters).") }
+            let language = input.language.lowercased()
+            if language.isEmpty || language.count > 16 || !language.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }) {
+                issue("language", "Use a Wikipedia language code such as en or zh-hant.")
+            }
+            if input.at.timeIntervalSince(now) > ReadingHistory.allowedClockSkew {
+                issue("at", "This read is in the future; check the device clock.")
+            }
+            if let thumbnail = input.thumbnailUrl, !(thumbnail.hasPrefix("https://") || thumbnail.hasPrefix("http://")) || thumbnail.count > 2000 {
+                issue("thumbnailUrl", "Use an http(s) URL.")
+            }
+            guard let zone = TimeZoneID(input.timeZone) else {
+                issue("timeZone", "Use an IANA time zone name such as Europe/Berlin.")
+                continue
+            }
+            reads.append(NewRead(eventID: eventID, articleID: article, title: title, language: language, at: input.at,
+                                 timeZone: zone.identifier, localDay: LocalDay(input.at, in: zone.timeZone),
+                                 thumbnailURL: input.thumbnailUrl))
+        }
+        if !issues.isEmpty { throw .invalid(issues) }
+        return reads
+    }
+
+    /// Records validated reads for the reader; then records completion, badge and funnel
+    /// events that follow from them. Returns the event ids newly recorded.
+    public func record(_ reads: [NewRead], for reader: ReaderIdentity) async throws -> Set<String> {
+        guard let owner = reader.owner else {
+            throw DomainError.unauthenticated("Sign in, or send an X-Device-Id header, to record reads.")
+        }
+        let recorded = try await store.reading.record(reads, owner: owner, now: clock.now())
+        if !recorded.isEmpty, reader.member != nil { _ = try await widget(for: reader, impression: false) }
+        return recorded
+    }
+
+    // MARK: Widget
+
+    /// The widget model for a reader now. Records completion (and the badge) the first time
+    /// the history shows it, and the funnel's events; `impression` also records a view.
+    public func widget(for reader: ReaderIdentity, impression: Bool, surface: String = "api") async throws -> WidgetModel? {
+        let today = clock.today(in: reader.timeZone.timeZone)
+        guard let campaign = try await campaign(for: today) else { return nil }
+        var status = ReaderStatus(loggedIn: reader.member != nil)
+        var enrollment: Enrollment?
+        if let member = reader.member {
+            enrollment = try await store.reading.enrollment(member.id, campaign: campaign.id)
+            status.joinDay = enrollment?.joinDay
+            status.completedOn = enrollment?.completedOn
+            status.claimed = enrollment?.claimedAt != nil
+        }
+        if let owner = reader.owner, today >= campaign.startDay {
+            status.readDays = try await store.reading.readDays(owner, from: campaign.startDay, through: today)
+        }
+        let model = ReadingWidget.model(campaign: campaign, status: status, today: today)
+        if let member = reader.member, let enrollment {
+            try await recordProgress(member: member, campaign: campaign, enrollment: enrollment, status: status, model: model, today: today)
+        }
+        if impression, let subject = reader.subject {
+            try await track(.impression, subject: subject, campaign: campaign.id, ["state": model.state.rawValue, "surface": surface])
+        }
+        return model
+    }
+
+    private func recordProgress(member: MemberRecord, campaign: Campaign, enrollment: Enrollment, status: ReaderStatus,
+                                model: WidgetModel, today: LocalDay) async throws {
+        let subject = ReadOwner.member(member.id).key
+        if status.readDays.contains(where: { $0 >= enrollment.joinDay }),
+           !(try await store.reading.hasEvent(subject: subject, name: Event.firstRead.rawValue, campaign: campaign.id)) {
+            try await track(.firstRead, subject: subject, campaign: campaign.id, [:])
+        }
+        let summary = StreakSummary(campaign: campaign, readDays: status.readDays, today: today, joinDay: status.joinDay)
+        if summary.best >= 7, !(try await store.reading.hasEvent(subject: subject, name: Event.streak7.rawValue, campaign: campaign.id)) {
+            try await track(.streak7, subject: subject, campaign: campaign.id, [:])
+        }
+        if enrollment.completedOn == nil, let completedOn = model.completedOn {
+            let title = campaign.title.map { "Completed: \($0)" } ?? "Reading challenge completed"
+            if try await store.reading.recordCompletion(member.id, campaign: campaign.id, day: completedOn, badgeTitle: title, now: clock.now()) {
+                try await track(.completion, subject: subject, campaign: campaign.id, ["day": completedOn.iso])
+            }
+        }
+    }
+
+    // MARK: Join, claim
+
+    /// Joins the current campaign. Logged out: remembers the device's wish and asks to log in.
+    public func join(_ reader: ReaderIdentity, source: String = "widget") async throws -> Enrollment? {
+        let today = clock.today(in: reader.timeZone.timeZone)
+        guard let campaign = try await campaign(for: today), campaign.startDay <= today else {
+            throw DomainError.conflict(field: nil, message: "There is no reading challenge to join right now.")
+        }
+        guard today <= campaign.endDay else {
+            throw DomainError.conflict(field: nil, message: "The challenge ended on \(campaign.endDay.iso); it can no longer be joined.")
+        }
+        guard let member = reader.member else {
+            guard let device = reader.deviceID else { throw DomainError.unauthenticated("Log in to join the challenge.") }
+            try await store.reading.addPendingJoin(device: device, campaign: campaign.id, now: clock.now())
+            return nil
+        }
+        let (enrollment, created) = try await store.reading.join(member.id, campaign: campaign.id, day: today, now: clock.now())
+        if created { try await track(.join, subject: ReadOwner.member(member.id).key, campaign: campaign.id, ["source": source]) }
+        return enrollment
+    }
+
+    public func claim(_ member: MemberRecord) async throws -> Date {
+        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: TimeZoneID(member.timeZone) ?? .utc)
+        let today = clock.today(in: reader.timeZone.timeZone)
+        guard let campaign = try await campaign(for: today), let model = try await widget(for: reader, impression: false),
+              let enrollment = try await store.reading.enrollment(member.id, campaign: campaign.id)
+        else { throw DomainError.conflict(field: nil, message: "There is no challenge to claim a prize for.") }
+        if let claimed = enrollment.claimedAt {
+            throw DomainError.conflict(field: nil, message: "The prize was claimed on \(ISO8601DateFormatter().string(from: claimed)).")
+        }
+        guard model.completedOn != nil else {
+            throw DomainError.conflict(field: nil, message: "Complete the challenge (\(campaign.goalDays) days in a row) to claim the prize.")
+        }
+        guard today <= campaign.claimUntilDay else {
+            throw DomainError.conflict(field: nil, message: "Prizes could be claimed until \(campaign.claimUntilDay.iso).")
+        }
+        guard try await store.reading.claim(member.id, campaign: campaign.id, now: clock.now()) else {
+            throw DomainError.conflict(field: nil, message: "The prize was already claimed.")
+        }
+        try await track(.claim, subject: ReadOwner.member(member.id).key, campaign: campaign.id, [:])
+        return clock.now()
+    }
+
+    /// After a device signs in: its reads become the member's, and a join it asked for happens.
+    public func adoptDevice(_ deviceID: String, member: MemberRecord) async throws {
+        guard Self.validDeviceID(deviceID) else { return }
+        let pending = try await store.reading.adoptDevice(deviceID, member: member.id)
+        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: TimeZoneID(member.timeZone) ?? .utc)
+        if !pending.isEmpty {
+            _ = try? await join(reader, source: "login")
+        }
+    }
+
+    public static func validDeviceID(_ id: String) -> Bool {
+        (8...64).contains(id.count) && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+
+    // MARK: Articles
+
+    /// Articles the reader has seen, matching a query; starter articles when they have none.
+    public func search(_ reader: ReaderIdentity, query: String?, limit: Int = 50) async throws -> (articles: [SeenArticle], fromHistory: Bool) {
+        let trimmed = query?.trimmingCharacters(in: .whitespaces)
+        let q = (trimmed?.isEmpty ?? true) ? nil : trimmed
+        if let owner = reader.owner {
+            let seen = try await store.reading.seenArticles(owner, matching: q, limit: min(max(limit, 1), 100))
+            if !seen.isEmpty { return (seen, true) }
+            // A search with no match in a real history says so, rather than showing starters.
+            if q != nil, !(try await store.reading.seenArticles(owner, matching: nil, limit: 1)).isEmpty { return ([], true) }
+        }
+        let starters = starterArticles.filter { q == nil || $0.title.localizedCaseInsensitiveContains(q!) }
+        return (starters, false)
+    }
+
+    /// A random pick among the reader's articles (or the starters); `pick` is injected for tests.
+    public func random(_ reader: ReaderIdentity, pick: (Int) -> Int = { Int.random(in: 0..<$0) }) async throws -> SeenArticle? {
+        let (articles, _) = try await search(reader, query: nil, limit: 100)
+        guard !articles.isEmpty else { return nil }
+        return articles[pick(articles.count)]
+    }
+
+    // MARK: Badges, analytics
+
+    public func badges(_ member: MemberRecord) async throws -> [Badge] { try await store.reading.badges(member.id) }
+
+    public func track(_ event: Event, subject: String, campaign: String?, _ properties: [String: String]) async throws {
+        try await store.reading.track(id: ids.makeUUID().uuidString.lowercased(), subject: subject, name: event.rawValue,
+                                      campaign: campaign, properties: properties, at: clock.now())
+    }
+
+    public func funnel(campaign id: String) async throws -> [FunnelStep] {
+        _ = try await campaign(id: id)
+        let counts = try await store.reading.distinctSubjects(campaign: id)
+        return Self.funnel.map { FunnelStep(name: $0.0, event: $0.1.rawValue, members: counts[$0.1.rawValue] ?? 0) }
+    }
+}

@@ -1,0 +1,381 @@
+import Foundation
+import QuestlineCore
+import SQLKit
+
+enum ReadingSchema {
+    static let migrations: [Migration] = [
+        Migration(version: 200, name: "reading_challenge", [
+            """
+            CREATE TABLE reading_events (
+                owner TEXT NOT NULL,
+                event_id TEXT NOT NULL,
+                article_id TEXT NOT NULL,
+                title TEXT NOT NULL,
+                language TEXT NOT NULL,
+                read_at BIGINT NOT NULL,
+                time_zone TEXT NOT NULL,
+                local_day TEXT NOT NULL,
+                thumbnail_url TEXT,
+                recorded_at BIGINT NOT NULL,
+                PRIMARY KEY (owner, event_id)
+            )
+            """,
+            "CREATE INDEX reading_events_by_owner_time ON reading_events (owner, read_at)",
+            """
+            CREATE TABLE reading_days (
+                owner TEXT NOT NULL,
+                local_day TEXT NOT NULL,
+                reads BIGINT NOT NULL,
+                PRIMARY KEY (owner, local_day)
+            )
+            """,
+            """
+            CREATE TABLE campaigns (
+                id TEXT PRIMARY KEY,
+                body TEXT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE challenge_enrollments (
+                member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                campaign_id TEXT NOT NULL,
+                joined_at BIGINT NOT NULL,
+                join_day TEXT NOT NULL,
+                completed_on TEXT,
+                claimed_at BIGINT,
+                PRIMARY KEY (member_id, campaign_id)
+            )
+            """,
+            """
+            CREATE TABLE device_pending_joins (
+                device_id TEXT NOT NULL,
+                campaign_id TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (device_id, campaign_id)
+            )
+            """,
+            """
+            CREATE TABLE badges (
+                member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                badge_id TEXT NOT NULL,
+                title TEXT NOT NULL,
+                awarded_at BIGINT NOT NULL,
+                PRIMARY KEY (member_id, badge_id)
+            )
+            """,
+            """
+            CREATE TABLE analytics_events (
+                id TEXT PRIMARY KEY,
+                subject TEXT NOT NULL,
+                name TEXT NOT NULL,
+                campaign_id TEXT,
+                properties TEXT NOT NULL,
+                occurred_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX analytics_events_by_campaign ON analytics_events (campaign_id, name, subject)",
+        ]),
+    ]
+}
+
+/// Who owns reads: a member, or a device that has not signed in yet.
+public enum ReadOwner: Sendable, Hashable {
+    case member(MemberID)
+    case device(String)
+
+    public var key: String {
+        switch self {
+        case .member(let id): return id.rawValue
+        case .device(let id): return "device:" + id
+        }
+    }
+}
+
+/// One article open, validated.
+public struct NewRead: Sendable, Equatable {
+    public let eventID: String
+    public let articleID: String
+    public let title: String
+    public let language: String
+    public let at: Date
+    public let timeZone: String
+    public let localDay: LocalDay
+    public let thumbnailURL: String?
+
+    public init(eventID: String, articleID: String, title: String, language: String, at: Date, timeZone: String, localDay: LocalDay, thumbnailURL: String?) {
+        self.eventID = eventID
+        self.articleID = articleID
+        self.title = title
+        self.language = language
+        self.at = at
+        self.timeZone = timeZone
+        self.localDay = localDay
+        self.thumbnailURL = thumbnailURL
+    }
+}
+
+public struct Enrollment: Sendable, Equatable {
+    public let campaignID: String
+    public let joinedAt: Date
+    public let joinDay: LocalDay
+    public let completedOn: LocalDay?
+    public let claimedAt: Date?
+}
+
+public struct SeenArticle: Sendable, Equatable {
+    public let articleID: String
+    public let title: String
+    public let language: String
+    public let thumbnailURL: String?
+    public let lastReadAt: Date
+
+    public init(articleID: String, title: String, language: String, thumbnailURL: String?, lastReadAt: Date) {
+        self.articleID = articleID
+        self.title = title
+        self.language = language
+        self.thumbnailURL = thumbnailURL
+        self.lastReadAt = lastReadAt
+    }
+}
+
+public struct Badge: Sendable, Equatable {
+    public let id: String
+    public let title: String
+    public let awardedAt: Date
+}
+
+/// Reads, campaigns, enrollments, badges and analytics events.
+public struct ReadingStore: Sendable {
+    let database: Database
+
+    public init(_ database: Database) { self.database = database }
+
+    // MARK: Reads
+
+    /// Records reads; each event id once per owner (a retry changes nothing). Keeps the per-day
+    /// summary (`reading_days`) in the same transaction. Returns the event ids newly recorded.
+    public func record(_ reads: [NewRead], owner: ReadOwner, now: Date) async throws -> Set<String> {
+        try await database.transaction { db in
+            var recorded: Set<String> = []
+            for read in reads {
+                let inserted = try await db.raw("""
+                    INSERT INTO reading_events (owner, event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at)
+                    VALUES (\(bind: owner.key), \(bind: read.eventID), \(bind: read.articleID), \(bind: read.title), \(bind: read.language),
+                            \(bind: read.at.storedMillis), \(bind: read.timeZone), \(bind: read.localDay.iso), \(bind: read.thumbnailURL), \(bind: now.storedMillis))
+                    ON CONFLICT (owner, event_id) DO NOTHING
+                    RETURNING event_id
+                    """).first()
+                guard inserted != nil else { continue }
+                recorded.insert(read.eventID)
+                try await db.raw("""
+                    INSERT INTO reading_days (owner, local_day, reads) VALUES (\(bind: owner.key), \(bind: read.localDay.iso), 1)
+                    ON CONFLICT (owner, local_day) DO UPDATE SET reads = reading_days.reads + 1
+                    """).run()
+            }
+            return recorded
+        }
+    }
+
+    /// Local days with a read, between two days (inclusive): a short range on the summary.
+    public func readDays(_ owner: ReadOwner, from: LocalDay, through: LocalDay) async throws -> Set<LocalDay> {
+        try await database.withConnection { db in
+            Set(try await db.raw("""
+                SELECT local_day FROM reading_days
+                WHERE owner = \(bind: owner.key) AND local_day >= \(bind: from.iso) AND local_day <= \(bind: through.iso)
+                """).all().compactMap { LocalDay(iso: try $0.decode(column: "local_day", as: String.self)) })
+        }
+    }
+
+    /// Articles the owner has opened, newest first, optionally filtered by title.
+    public func seenArticles(_ owner: ReadOwner, matching query: String?, limit: Int) async throws -> [SeenArticle] {
+        let pattern = query.map { "%" + $0.lowercased().replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "") + "%" }
+        var sql: SQLQueryString = """
+            SELECT article_id, language, MAX(title) AS title, MAX(thumbnail_url) AS thumbnail_url, MAX(read_at) AS last_read
+            FROM reading_events WHERE owner = \(bind: owner.key)
+            """
+        if let pattern { sql += " AND LOWER(title) LIKE \(bind: pattern)" }
+        sql += " GROUP BY article_id, language ORDER BY last_read DESC LIMIT \(bind: limit)"
+        let query = sql
+        return try await database.withConnection { db in
+            try await db.raw(query).all().map { row in
+                SeenArticle(articleID: try row.decode(column: "article_id", as: String.self),
+                            title: try row.decode(column: "title", as: String.self),
+                            language: try row.decode(column: "language", as: String.self),
+                            thumbnailURL: try row.decode(column: "thumbnail_url", as: String?.self),
+                            lastReadAt: Date(storedMillis: try row.decode(column: "last_read", as: Int64.self)))
+            }
+        }
+    }
+
+    /// Moves a device's reads and pending joins to a member who just signed in on it.
+    /// Returns the campaign ids the device had asked to join.
+    public func adoptDevice(_ deviceID: String, member: MemberID) async throws -> [String] {
+        let device = ReadOwner.device(deviceID).key
+        return try await database.transaction { db in
+            try await db.raw("""
+                INSERT INTO reading_events (owner, event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at)
+                SELECT \(bind: member.rawValue), event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at
+                FROM reading_events WHERE owner = \(bind: device)
+                ON CONFLICT (owner, event_id) DO NOTHING
+                """).run()
+            try await db.raw("DELETE FROM reading_events WHERE owner = \(bind: device)").run()
+            try await db.raw("DELETE FROM reading_days WHERE owner = \(bind: device) OR owner = \(bind: member.rawValue)").run()
+            try await db.raw("""
+                INSERT INTO reading_days (owner, local_day, reads)
+                SELECT owner, local_day, COUNT(*) FROM reading_events WHERE owner = \(bind: member.rawValue) GROUP BY owner, local_day
+                """).run()
+            let pending = try await db.raw("SELECT campaign_id FROM device_pending_joins WHERE device_id = \(bind: deviceID)").all()
+                .map { try $0.decode(column: "campaign_id", as: String.self) }
+            try await db.raw("DELETE FROM device_pending_joins WHERE device_id = \(bind: deviceID)").run()
+            return pending
+        }
+    }
+
+    public func addPendingJoin(device: String, campaign: String, now: Date) async throws {
+        try await database.transaction { db in
+            try await db.raw("""
+                INSERT INTO device_pending_joins (device_id, campaign_id, created_at) VALUES (\(bind: device), \(bind: campaign), \(bind: now.storedMillis))
+                ON CONFLICT (device_id, campaign_id) DO NOTHING
+                """).run()
+        }
+    }
+
+    public func hasPendingJoin(device: String, campaign: String) async throws -> Bool {
+        try await database.withConnection { db in
+            try await db.raw("SELECT 1 AS one FROM device_pending_joins WHERE device_id = \(bind: device) AND campaign_id = \(bind: campaign)").first() != nil
+        }
+    }
+
+    // MARK: Campaigns
+
+    public func campaigns() async throws -> [Campaign] {
+        try await database.withConnection { db in
+            try await db.raw("SELECT body FROM campaigns ORDER BY id").all().map { row in
+                try JSONDecoder().decode(Campaign.self, from: Data(try row.decode(column: "body", as: String.self).utf8))
+            }
+        }
+    }
+
+    /// Stores a campaign; `replace: false` keeps an existing one with the same id.
+    public func saveCampaign(_ campaign: Campaign, replace: Bool, now: Date) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let body = String(decoding: try encoder.encode(campaign), as: UTF8.self)
+        try await database.transaction { db in
+            try await db.raw("""
+                INSERT INTO campaigns (id, body, updated_at) VALUES (\(bind: campaign.id), \(bind: body), \(bind: now.storedMillis))
+                ON CONFLICT (id) DO \(unsafeRaw: replace ? "UPDATE SET body = excluded.body, updated_at = excluded.updated_at" : "NOTHING")
+                """).run()
+        }
+    }
+
+    // MARK: Enrollment
+
+    public func enrollment(_ member: MemberID, campaign: String) async throws -> Enrollment? {
+        try await database.withConnection { db in
+            try await db.raw("""
+                SELECT campaign_id, joined_at, join_day, completed_on, claimed_at FROM challenge_enrollments
+                WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign)
+                """).first().map(Self.decodeEnrollment)
+        }
+    }
+
+    static func decodeEnrollment(_ row: any SQLRow) throws -> Enrollment {
+        Enrollment(campaignID: try row.decode(column: "campaign_id", as: String.self),
+                   joinedAt: Date(storedMillis: try row.decode(column: "joined_at", as: Int64.self)),
+                   joinDay: LocalDay(iso: try row.decode(column: "join_day", as: String.self))!,
+                   completedOn: try row.decode(column: "completed_on", as: String?.self).flatMap { LocalDay(iso: $0) },
+                   claimedAt: try row.decode(column: "claimed_at", as: Int64?.self).map(Date.init(storedMillis:)))
+    }
+
+    /// Joins (once; joining again keeps the first join). Returns the enrollment and whether it is new.
+    public func join(_ member: MemberID, campaign: String, day: LocalDay, now: Date) async throws -> (Enrollment, created: Bool) {
+        try await database.transaction { db in
+            let inserted = try await db.raw("""
+                INSERT INTO challenge_enrollments (member_id, campaign_id, joined_at, join_day)
+                VALUES (\(bind: member.rawValue), \(bind: campaign), \(bind: now.storedMillis), \(bind: day.iso))
+                ON CONFLICT (member_id, campaign_id) DO NOTHING
+                RETURNING member_id
+                """).first()
+            let enrollment = try await db.raw("""
+                SELECT campaign_id, joined_at, join_day, completed_on, claimed_at FROM challenge_enrollments
+                WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign)
+                """).first().map(Self.decodeEnrollment)!
+            return (enrollment, inserted != nil)
+        }
+    }
+
+    /// Records completion the first time (terminal) and awards the badge in the same
+    /// transaction. Returns true when it was recorded now.
+    public func recordCompletion(_ member: MemberID, campaign: String, day: LocalDay, badgeTitle: String, now: Date) async throws -> Bool {
+        try await database.transaction { db in
+            let updated = try await db.raw("""
+                UPDATE challenge_enrollments SET completed_on = \(bind: day.iso)
+                WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign) AND completed_on IS NULL
+                RETURNING member_id
+                """).first()
+            guard updated != nil else { return false }
+            try await db.raw("""
+                INSERT INTO badges (member_id, badge_id, title, awarded_at)
+                VALUES (\(bind: member.rawValue), \(bind: "reading-challenge-" + campaign), \(bind: badgeTitle), \(bind: now.storedMillis))
+                ON CONFLICT (member_id, badge_id) DO NOTHING
+                """).run()
+            return true
+        }
+    }
+
+    /// Claims the prize once. Returns false when it had been claimed already.
+    public func claim(_ member: MemberID, campaign: String, now: Date) async throws -> Bool {
+        try await database.transaction { db in
+            try await db.raw("""
+                UPDATE challenge_enrollments SET claimed_at = \(bind: now.storedMillis)
+                WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign)
+                  AND completed_on IS NOT NULL AND claimed_at IS NULL
+                RETURNING member_id
+                """).first() != nil
+        }
+    }
+
+    public func badges(_ member: MemberID) async throws -> [Badge] {
+        try await database.withConnection { db in
+            try await db.raw("SELECT badge_id, title, awarded_at FROM badges WHERE member_id = \(bind: member.rawValue) ORDER BY awarded_at, badge_id")
+                .all().map { row in
+                    Badge(id: try row.decode(column: "badge_id", as: String.self), title: try row.decode(column: "title", as: String.self),
+                          awardedAt: Date(storedMillis: try row.decode(column: "awarded_at", as: Int64.self)))
+                }
+        }
+    }
+
+    // MARK: Analytics
+
+    public func track(id: String, subject: String, name: String, campaign: String?, properties: [String: String], at: Date) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let body = String(decoding: try encoder.encode(properties), as: UTF8.self)
+        try await database.transaction { db in
+            try await db.raw("""
+                INSERT INTO analytics_events (id, subject, name, campaign_id, properties, occurred_at)
+                VALUES (\(bind: id), \(bind: subject), \(bind: name), \(bind: campaign), \(bind: body), \(bind: at.storedMillis))
+                """).run()
+        }
+    }
+
+    /// Distinct subjects per event name for a campaign (the funnel's raw counts).
+    public func distinctSubjects(campaign: String) async throws -> [String: Int] {
+        try await database.withConnection { db in
+            Dictionary(uniqueKeysWithValues: try await db.raw("""
+                SELECT name, COUNT(DISTINCT subject) AS n FROM analytics_events WHERE campaign_id = \(bind: campaign) GROUP BY name
+                """).all().map { (try $0.decode(column: "name", as: String.self), try $0.decode(column: "n", as: Int.self)) })
+        }
+    }
+
+    /// Whether a subject already has an event of this name for the campaign.
+    public func hasEvent(subject: String, name: String, campaign: String) async throws -> Bool {
+        try await database.withConnection { db in
+            try await db.raw("""
+                SELECT 1 AS one FROM analytics_events WHERE campaign_id = \(bind: campaign) AND name = \(bind: name) AND subject = \(bind: subject) LIMIT 1
+                """).first() != nil
+        }
+    }
+}
