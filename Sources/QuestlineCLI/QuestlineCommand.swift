@@ -39,13 +39,17 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @Option(help: "Address to listen on (0.0.0.0 for every interface).") var hostname = "127.0.0.1"
     @Option(help: "Port to listen on.") var port = 8080
-    @Flag(help: "Do not create demo accounts on first start.") var noDemoData = false
+    @Flag(help: "Do not create demo accounts on first start, nor the demo reading campaign around today.") var noDemoData = false
     @Flag(help: "Mark the session cookie Secure (set this when served over HTTPS).") var secureCookies = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Option(help: ArgumentHelp(
         "Where the game's \"On this day\" feeds come from, with {wiki}, {month} and {day}; \"none\" serves only imported and cached feeds.",
         valueName: "url-template"))
     var feedURL = WikimediaFeedClient.defaultTemplate
+    @Option(name: .customLong("admin-email"), help: ArgumentHelp(
+        "An administrator's e-mail (repeatable): may change campaigns and read the funnel. With demo data, the demo guardian is one.",
+        valueName: "email"))
+    var adminEmails: [String] = []
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
@@ -54,8 +58,10 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "questline")
         logger.logLevel = level
         let fetcher: (any FeedFetching)? = feedURL == "none" ? nil : WikimediaFeedClient(template: feedURL)
+        let admins = Set(adminEmails + (noDemoData ? [] : [DemoData.guardianEmail]))
         let configuration = AppConfiguration(hostname: hostname, port: port, store: store.location,
-                                             secureCookies: secureCookies, logLevel: level, feedFetcher: fetcher)
+                                             secureCookies: secureCookies, logLevel: level, feedFetcher: fetcher,
+                                             adminEmails: admins, demoCampaign: !noDemoData)
         let opened = try await Store.open(configuration.store, logger: logger)
         do {
             if !noDemoData {

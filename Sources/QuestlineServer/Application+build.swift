@@ -73,7 +73,9 @@ public func buildRouter(configuration: AppConfiguration, store: Store, logger: L
         .add(middleware: IdempotencyMiddleware(store: store.idempotency, clock: configuration.clock))
     try APIImplementation(accounts: accounts, games: games, reading: reading, admins: configuration.adminEmails).registerHandlers(on: api, serverURL: URL(string: "/")!)
 
-    WebRoutes(accounts: accounts, pages: pages, secureCookies: configuration.secureCookies,
+    let readingRoutes = ReadingRoutes(reading: reading, pages: pages)
+    readingRoutes.register(on: router)
+    WebRoutes(accounts: accounts, reading: readingRoutes, pages: pages, secureCookies: configuration.secureCookies,
               sessionLifetime: configuration.sessionLifetime).register(on: router)
     GameRoutes(games: games, pages: pages).register(on: router)
     return router

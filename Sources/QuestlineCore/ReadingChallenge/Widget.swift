@@ -236,7 +236,7 @@ public enum WidgetContent {
     ]
 
     /// Colour pairs (background, foreground) per family.
-    static let palette: [String: [(background: String, foreground: String)]] = [
+    public static let palette: [String: [(background: String, foreground: String)]] = [
         "readToday": [("#0b6e4f", "#ffffff"), ("#1f5fbf", "#ffffff"), ("#5b2a86", "#ffffff")],
         "notYetRead": [("#fff4d6", "#4a3200"), ("#e7f0ff", "#0d2c5a"), ("#fde8e1", "#5a1d0b")],
         "completed": [("#3a4ccf", "#ffffff"), ("#8a4b00", "#ffffff"), ("#0b6e4f", "#ffffff")],

@@ -8,12 +8,13 @@ import QuestlineStore
 /// cases as the API; a form error is shown next to its field, with the typed values kept.
 struct WebRoutes {
     let accounts: AccountService
+    let reading: ReadingRoutes
     let pages: PageRenderer
     let secureCookies: Bool
     let sessionLifetime: TimeInterval
 
     func register(on router: Router<AppRequestContext>) {
-        router.get("/") { _, context in self.home(context) }
+        router.get("/") { request, context in try await self.home(request, context) }
         router.get("/signup") { request, context in
             self.pages.page("signup", title: "Create your account",
                             data: ["values": ["timeZone": "UTC"], "next": self.next(request), "timeZones": Self.timeZoneNames],
@@ -41,8 +42,6 @@ struct WebRoutes {
 
     /// Areas whose features have not landed yet: each page says so plainly.
     static let comingSoon: [(path: String, title: String, what: String)] = [
-        ("/reading", "Reading", "Reading streaks, the reading challenge and its home-screen widget"),
-        ("/activity", "Activity", "Your reading insights and saved articles"),
         ("/family", "Family", "Family quests set by guardians for their children"),
         ("/stories", "Stories", "Track stories, selfies, points and the card shop"),
     ]
@@ -50,19 +49,24 @@ struct WebRoutes {
     /// Areas that have landed, with what they offer.
     static let available: [String: String] = [
         "/game": "Which came first? The daily history game",
+        "/reading": "Reading streaks and the reading challenge",
+        "/activity": "Your badges (reading insights are coming)",
     ]
 
     // MARK: Pages
 
-    private func home(_ context: AppRequestContext) -> Response {
+    private func home(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let (reader, newDevice) = reading.reader(request, context)
+        let widget: Any = try await reading.widgetData(reader, surface: "home") ?? false
         guard let member = context.identity.member else {
-            return pages.page("landing", title: "Questline", context: context, path: "/")
+            return ReadingRoutes.withDevice(pages.page("landing", title: "Questline", data: ["widget": widget], context: context, path: "/"), newDevice)
         }
         let zone = TimeZoneID(member.timeZone)?.timeZone ?? .gmt
         let today = LocalDay(accounts.clock.now(), in: zone)
         return pages.page("home", title: "Questline", data: [
             "today": Formatting.longDate(today, language: "en"),
             "todayISO": today.iso,
+            "widget": widget,
             "areas": PageRenderer.areas.dropFirst().map { area in
                 ["path": area.path, "title": area.title, "icon": area.icon,
                  "what": Self.comingSoon.first { $0.path == area.path }?.what ?? Self.available[area.path] ?? ""] as [String: Any]
@@ -76,6 +80,7 @@ struct WebRoutes {
         do {
             let signedIn = try await accounts.signUp(email: form["email"], password: form["password"],
                                                      displayName: form["displayName"], timeZone: form["timeZone"])
+            try await adoptDevice(request, signedIn)
             return signedInRedirect(signedIn, to: safeNext(form["next"]))
         } catch let error as DomainError {
             return formError("signup", title: "Create your account", error: error, values: values, next: form["next"], context: context, path: "/signup")
@@ -86,6 +91,7 @@ struct WebRoutes {
         let form = try await Form(request)
         do {
             let signedIn = try await accounts.logIn(login: form["login"], password: form["password"])
+            try await adoptDevice(request, signedIn)
             return signedInRedirect(signedIn, to: safeNext(form["next"]))
         } catch let error as DomainError {
             return formError("login", title: "Log in", error: error, values: ["login": form["login"]], next: form["next"], context: context, path: "/login")
@@ -163,6 +169,13 @@ struct WebRoutes {
     }
 
     // MARK: Helpers
+
+    /// This browser's reads and pending join (made before signing in) become the member's.
+    private func adoptDevice(_ request: Request, _ signedIn: SignedIn) async throws {
+        if let device = request.cookies[ReadingRoutes.deviceCookie]?.value {
+            try await reading.reading.adoptDevice(device, member: signedIn.member)
+        }
+    }
 
     /// IANA names offered by the time-zone field.
     static let timeZoneNames: [String] = (TimeZone.knownTimeZoneIdentifiers + ["UTC"]).filter { TimeZoneID($0) != nil }.sorted()

@@ -1,0 +1,203 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import QuestlineCore
+import QuestlineStore
+
+/// The reading challenge in the web app: the widget (also on the home page), join, claim,
+/// share, search and random over the reader's articles, an article page that records a read,
+/// Activity's badges, and a QA preview of any state.
+struct ReadingRoutes {
+    let reading: ReadingService
+    let pages: PageRenderer
+
+    static let deviceCookie = "ql_device"
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/reading") { request, context in try await self.overview(request, context) }
+        router.post("/reading/join") { request, context in try await self.join(request, context) }
+        router.get("/reading/join") { _, _ in Response.redirect(to: "/reading", type: .normal) }
+        router.post("/reading/claim") { request, context in try await self.claim(request, context) }
+        router.get("/reading/go/:kind") { request, context in try await self.go(request, context) }
+        router.get("/reading/search") { request, context in try await self.search(request, context) }
+        router.get("/reading/random") { request, context in try await self.random(request, context) }
+        router.get("/reading/article") { request, context in try await self.article(request, context) }
+        router.get("/reading/share.svg") { request, context in try await self.share(request, context) }
+        router.get("/reading/preview") { request, context in try await self.preview(request, context) }
+        router.get("/activity") { request, context in try await self.activity(request, context) }
+        router.get("/static/widget-colors.css") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=3600"],
+                     body: .init(byteBuffer: ByteBuffer(string: WidgetView.stylesheet)))
+        }
+    }
+
+    // MARK: Identity
+
+    /// The reader of a page: the member, else this browser's device id (made on first visit).
+    func reader(_ request: Request, _ context: AppRequestContext) -> (ReaderIdentity, newDevice: String?) {
+        if let member = context.identity.member {
+            return (ReaderIdentity(member: member, deviceID: nil, timeZone: TimeZoneID(member.timeZone) ?? .utc), nil)
+        }
+        if let id = request.cookies[Self.deviceCookie]?.value, ReadingService.validDeviceID(id) {
+            return (ReaderIdentity(member: nil, deviceID: id, timeZone: .utc), nil)
+        }
+        let id = UUID().uuidString.lowercased()
+        return (ReaderIdentity(member: nil, deviceID: id, timeZone: .utc), id)
+    }
+
+    static func withDevice(_ response: Response, _ newDevice: String?) -> Response {
+        guard let newDevice else { return response }
+        var response = response
+        response.setCookie(Cookie(name: deviceCookie, value: newDevice, maxAge: 400 * 86_400, path: "/", httpOnly: true, sameSite: .lax))
+        return response
+    }
+
+    /// The widget's template values for the home page and /reading (nil without a campaign).
+    func widgetData(_ reader: ReaderIdentity, surface: String) async throws -> [String: Any]? {
+        try await reading.widget(for: reader, impression: true, surface: surface).map { WidgetView.data($0) }
+    }
+
+    // MARK: Pages
+
+    private func overview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let (reader, newDevice) = reader(request, context)
+        var data: [String: Any] = ["widget": try await widgetData(reader, surface: "web") ?? false,
+                                   "signedIn": reader.member != nil]
+        if let model = try await reading.widget(for: reader, impression: false) {
+            data["campaign"] = ["title": try await reading.campaign(id: model.campaignId).title ?? "Reading challenge"]
+            data["canShare"] = reader.member != nil && model.streak > 0
+        }
+        if request.uri.queryParameters["claimed"] != nil { data["notice"] = "Your prize is claimed. Enjoy!" }
+        if request.uri.queryParameters["joined"] != nil { data["notice"] = "You've joined the challenge. Read an article to start your streak." }
+        return Self.withDevice(pages.page("reading", title: "Reading", data: data, context: context, path: "/reading", back: "/"), newDevice)
+    }
+
+    private func join(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let (reader, newDevice) = reader(request, context)
+        if reader.member == nil {
+            _ = try await reading.join(reader)
+            return Self.withDevice(Response.redirect(to: "/login?next=/reading", type: .normal), newDevice)
+        }
+        _ = try await reading.join(reader)
+        return Response.redirect(to: "/reading?joined=1", type: .normal)
+    }
+
+    private func claim(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/reading", type: .normal) }
+        _ = try await reading.claim(member)
+        return Response.redirect(to: "/reading?claimed=1", type: .normal)
+    }
+
+    /// A widget CTA: recorded for the funnel, then followed.
+    private func go(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let kind = try context.parameters.require("kind")
+        let targets = ["search": "/reading/search", "random": "/reading/random", "share": "/reading/share.svg"]
+        guard let target = targets[kind] else { throw DomainError.notFound("No such action.") }
+        let (reader, newDevice) = reader(request, context)
+        if let subject = reader.subject {
+            let today = LocalDay(reading.clock.now(), in: reader.timeZone.timeZone)
+            let campaign = try await reading.campaign(for: today)
+            let state = String((request.uri.queryParameters["state"] ?? "").prefix(40))
+            try await reading.track(.ctaTap, subject: subject, campaign: campaign?.id, ["cta": kind, "state": state])
+        }
+        return Self.withDevice(Response.redirect(to: target, type: .normal), newDevice)
+    }
+
+    private func search(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let (reader, newDevice) = reader(request, context)
+        let query = request.uri.queryParameters["q"].map { String($0.prefix(200)) }
+        let (articles, fromHistory) = try await reading.search(reader, query: query)
+        return Self.withDevice(pages.page("reading-search", title: "Search", data: [
+            "q": query ?? "", "articles": articles.map(Self.articleData), "fromHistory": fromHistory,
+            "none": articles.isEmpty,
+        ], context: context, path: "/reading", back: "/reading"), newDevice)
+    }
+
+    private func random(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let (reader, newDevice) = reader(request, context)
+        guard let article = try await reading.random(reader) else { return Response.redirect(to: "/reading/search", type: .normal) }
+        return Self.withDevice(Response.redirect(to: Self.articlePath(article), type: .normal), newDevice)
+    }
+
+    /// Opening an article: records the read (an article open is the event the challenge counts).
+    private func article(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let (reader, newDevice) = reader(request, context)
+        let title = String((request.uri.queryParameters["title"] ?? "").prefix(300))
+        let language = String((request.uri.queryParameters["language"] ?? "en").prefix(16))
+        guard !title.isEmpty else { throw DomainError.invalid(field: "title", "Which article?") }
+        let read = try reading.validate([ReadInput(
+            eventId: UUID().uuidString.lowercased(), articleId: title.replacingOccurrences(of: " ", with: "_"), title: title,
+            language: language, at: reading.clock.now(), timeZone: reader.timeZone.identifier, thumbnailUrl: nil)]) { _ in "" }
+        _ = try await reading.record(read, for: reader)
+        let slug = title.replacingOccurrences(of: " ", with: "_").addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? title
+        return Self.withDevice(pages.page("reading-article", title: title, data: [
+            "articleTitle": title, "url": "https://\(read[0].language).wikipedia.org/wiki/\(slug)",
+            "widget": try await widgetData(reader, surface: "web") ?? false,
+        ], context: context, path: "/reading", back: "/reading"), newDevice)
+    }
+
+    private func share(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/reading", type: .normal) }
+        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: TimeZoneID(member.timeZone) ?? .utc)
+        guard let model = try await reading.widget(for: reader, impression: false) else { throw DomainError.notFound("There is no reading challenge.") }
+        try await reading.track(.share, subject: ReadOwner.member(member.id).key, campaign: model.campaignId, ["state": model.state.rawValue])
+        return Response(status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(string: ShareCard.svg(model, name: member.displayName))))
+    }
+
+    /// QA: the widget for any campaign, date, zone and history, without waiting for the day.
+    /// `/reading/preview?campaign=2026&now=2026-05-10T08:30:00Z&timeZone=Europe/Paris&joined=2026-05-02&reads=2026-05-08,2026-05-09`
+    private func preview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let q = request.uri.queryParameters
+        let campaigns = try await reading.store.reading.campaigns()
+        let campaignID = q["campaign"].map(String.init) ?? campaigns.first?.id ?? ""
+        var validation = FieldValidation()
+        let campaign = validation.check { () throws(DomainError) in
+            guard let found = campaigns.first(where: { $0.id == campaignID }) else { throw .invalid(field: "campaign", "No campaign \"\(campaignID)\".") }
+            return found
+        }
+        let zone = validation.check { () throws(DomainError) in try AccountRules.timeZone(q["timeZone"].map(String.init) ?? "UTC") }
+        let now = validation.check { () throws(DomainError) in
+            guard let raw = q["now"] else { return reading.clock.now() }
+            guard let instant = try? Date(String(raw), strategy: .iso8601) else { throw .invalid(field: "now", "Use an instant like 2026-05-10T08:30:00Z.") }
+            return instant
+        }
+        func day(_ raw: Substring, _ field: String) -> LocalDay? {
+            validation.check { () throws(DomainError) in
+                guard let day = LocalDay(iso: raw) else { throw .invalid(field: field, "Use dates like 2026-05-08.") }
+                return day
+            }
+        }
+        let joined = q["joined"].flatMap { $0.isEmpty ? nil : day($0, "joined") }
+        let completed = q["completed"].flatMap { $0.isEmpty ? nil : day($0, "completed") }
+        let reads = (q["reads"] ?? "").split(separator: ",").compactMap { day($0, "reads") }
+        try validation.finish()
+        let status = ReaderStatus(loggedIn: q["loggedIn"] != "false", joinDay: joined, completedOn: completed,
+                                  claimed: q["claimed"] == "true", readDays: Set(reads))
+        let model = ReadingWidget.model(campaign: campaign!, status: status, today: LocalDay(now!, in: zone!.timeZone))
+        return pages.page("reading-preview", title: "Widget preview", data: [
+            "widget": WidgetView.data(model, interactive: false), "small": WidgetView.data(model, size: "small", interactive: false),
+            "state": model.state.rawValue, "today": model.today.iso, "campaigns": campaigns.map(\.id),
+        ], context: context, path: "/reading", back: "/reading")
+    }
+
+    private func activity(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/activity", type: .normal) }
+        let badges = try await reading.badges(member)
+        return pages.page("activity", title: "Activity", data: [
+            "badges": badges.map { ["title": $0.title, "day": Formatting.longDate(LocalDay($0.awardedAt, in: TimeZoneID(member.timeZone)?.timeZone ?? .gmt), language: "en")] },
+            "noBadges": badges.isEmpty,
+        ], context: context, path: "/activity", back: "/")
+    }
+
+    static func articlePath(_ article: SeenArticle) -> String {
+        var components = URLComponents()
+        components.path = "/reading/article"
+        components.queryItems = [URLQueryItem(name: "language", value: article.language), URLQueryItem(name: "title", value: article.title)]
+        return components.string ?? "/reading"
+    }
+
+    static func articleData(_ article: SeenArticle) -> [String: Any] {
+        ["title": article.title, "language": article.language, "path": articlePath(article)]
+    }
+}
