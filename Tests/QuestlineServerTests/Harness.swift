@@ -20,7 +20,7 @@ struct Harness {
     static func configuration(clock: ManualClock, maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil,
                               sessionLifetime: TimeInterval = 3600) -> AppConfiguration {
         AppConfiguration(store: .sqlite(path: ":unused:"), clock: clock, bcryptCost: 4, sessionLifetime: sessionLifetime,
-                         maxBodyBytes: maxBodyBytes, logLevel: .warning, feedFetcher: feedFetcher)
+                         maxBodyBytes: maxBodyBytes, logLevel: .warning, feedFetcher: feedFetcher, adminEmails: ["admin@example.com"])
     }
 
     static func run(maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil, sessionLifetime: TimeInterval = 3600,

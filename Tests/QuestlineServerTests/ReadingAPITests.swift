@@ -1,0 +1,195 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
+
+extension Harness {
+    static func runReading(_ body: @Sendable (Harness) async throws -> Void) async throws {
+        try await run(sessionLifetime: 120 * 86_400) { app in
+            app.clock.set(at("2026-05-01T08:00:00Z"))
+            try await body(app)
+        }
+    }
+
+    func readJSON(_ id: String, _ instant: String, zone: String = "Europe/Paris", title: String = "Octopus") -> String {
+        #"{"eventId":"\#(id)","articleId":"\#(title)","title":"\#(title)","language":"en","at":"\#(instant)","timeZone":"\#(zone)"}"#
+    }
+
+    func widget(token: String? = nil, device: String? = nil) async throws -> Reply {
+        var headers: HTTPFields = [:]
+        if let device { headers[.init("X-Device-Id")!] = device }
+        return try await send(.get, "/api/v1/reading/widget", token: token, headers: headers)
+    }
+
+    /// Reads one article on each local day from `from` (Paris noon), advancing the clock.
+    func readDaily(token: String, from: String, days: Int) async throws {
+        var instant = at(from + "T10:00:00Z")
+        for index in 0..<days {
+            clock.set(instant)
+            let reply = try await send(.post, "/api/v1/reading/reads", json: readJSON("\(from)-\(index)", ISO8601DateFormatter().string(from: instant)), token: token)
+            #expect(reply.status == .ok, "\(reply.text)")
+            instant += 86_400
+        }
+    }
+}
+
+@Suite struct ReadingAPITests {
+    @Test func joinReadAndWatchTheWidgetChange() async throws {
+        try await Harness.runReading { app in
+            let (token, _) = try await app.signUp("ada@example.com", timeZone: "Europe/Paris")
+            app.clock.set(at("2026-04-30T10:00:00Z"))
+            #expect(try await app.widget(token: token).object["state"] as? String == "notLiveYet")
+            app.clock.set(at("2026-05-02T08:00:00Z"))
+            let before = try await app.widget(token: token).object
+            #expect(before["state"] as? String == "notEnrolled")
+            #expect((before["ctas"] as? [[String: Any]])?.first?["kind"] as? String == "join")
+
+            let joined = try await app.send(.post, "/api/v1/reading/challenge/join", token: token)
+            #expect(joined.status == .ok)
+            #expect(joined.object["joinDay"] as? String == "2026-05-02")
+            #expect(try await app.widget(token: token).object["state"] as? String == "enrolledNotStarted")
+
+            let first = try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("r1", "2026-05-02T07:30:00Z"), token: token)
+            #expect(first.object["recorded"] as? Bool == true)
+            #expect(first.object["localDay"] as? String == "2026-05-02")
+            let retry = try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("r1", "2026-05-02T07:30:00Z"), token: token)
+            #expect(retry.object["recorded"] as? Bool == false)
+            let readToday = try await app.widget(token: token).object
+            #expect(readToday["state"] as? String == "streakReadToday")
+            #expect(readToday["streak"] as? Int == 1)
+            #expect((readToday["copy"] as? [String: Any])?["title"] as? String != nil)
+
+            app.clock.set(at("2026-05-03T09:00:00Z"))
+            #expect(try await app.widget(token: token).object["state"] as? String == "streakNotReadToday")
+            app.clock.set(at("2026-05-05T09:00:00Z")) // the 3rd and 4th missed, no freezes in 2026
+            #expect(try await app.widget(token: token).object["state"] as? String == "enrolledNotStarted")
+        }
+    }
+
+    @Test func completionRecordsABadgeAndThePrizeIsClaimedOnceBeforeTheDeadline() async throws {
+        try await Harness.runReading { app in
+            let (token, _) = try await app.signUp("ada@example.com", timeZone: "Europe/Paris")
+            try await app.send(.post, "/api/v1/reading/challenge/claim", token: token).expectProblem(.conflict)
+            _ = try await app.send(.post, "/api/v1/reading/challenge/join", token: token)
+            try await app.readDaily(token: token, from: "2026-05-01", days: 25)
+            let done = try await app.widget(token: token).object
+            #expect(done["state"] as? String == "completed")
+            #expect(done["completedOn"] as? String == "2026-05-25")
+            let badges = try await app.send(.get, "/api/v1/badges", token: token).object["badges"] as? [[String: Any]]
+            #expect(badges?.first?["id"] as? String == "reading-challenge-2026")
+
+            app.clock.set(at("2026-06-20T10:00:00Z")) // a long gap later: still completed
+            #expect(try await app.widget(token: token).object["state"] as? String == "completed")
+            let claimed = try await app.send(.post, "/api/v1/reading/challenge/claim", token: token)
+            #expect(claimed.status == .ok)
+            try await app.send(.post, "/api/v1/reading/challenge/claim", token: token).expectProblem(.conflict)
+            let share = try await app.send(.get, "/api/v1/reading/share.svg", token: token)
+            #expect(share.headers[.contentType] == "image/svg+xml")
+            #expect(share.text.contains("Challenge complete: 25 days in a row!"))
+        }
+    }
+
+    @Test func claimsAfterTheDeadlineAndJoinsAfterTheEndAreRefused() async throws {
+        try await Harness.runReading { app in
+            let (late, _) = try await app.signUp("late@example.com", timeZone: "UTC")
+            app.clock.set(at("2026-06-01T10:00:00Z"))
+            try await app.send(.post, "/api/v1/reading/challenge/join", token: late).expectProblem(.conflict)
+            #expect(try await app.widget(token: late).object["state"] as? String == "concludedNoStreak")
+
+            app.clock.set(at("2026-05-01T08:00:00Z"))
+            let (ada, _) = try await app.signUp("ada@example.com", timeZone: "Europe/Paris")
+            _ = try await app.send(.post, "/api/v1/reading/challenge/join", token: ada)
+            try await app.readDaily(token: ada, from: "2026-05-01", days: 25)
+            app.clock.set(at("2026-07-11T10:00:00Z"))
+            try await app.send(.post, "/api/v1/reading/challenge/claim", token: ada).expectProblem(.conflict)
+            #expect(try await app.widget(token: ada).object["state"] as? String == "removed")
+            // The badge stays after the widget is gone.
+            #expect((try await app.send(.get, "/api/v1/badges", token: ada).object["badges"] as? [[String: Any]])?.count == 1)
+        }
+    }
+
+    @Test func badReadsAreRefusedNamingTheFieldAndNothingIsRecorded() async throws {
+        try await Harness.runReading { app in
+            let (token, _) = try await app.signUp("ada@example.com", timeZone: "Europe/Paris")
+            try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("f", "2026-05-01T09:00:00Z"), token: token)
+                .expectProblem(.badRequest, field: "at") // an hour in the future of the server's clock
+            try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("z", "2026-05-01T07:00:00Z", zone: "Mars/Base"), token: token)
+                .expectProblem(.badRequest, field: "timeZone")
+            let batch = #"{"reads":[\#(app.readJSON("ok", "2026-05-01T07:00:00Z")),\#(app.readJSON("bad", "2026-05-01T07:00:00Z", zone: "GMT+5"))]}"#
+            try await app.send(.post, "/api/v1/reading/reads/batch", json: batch, token: token).expectProblem(.badRequest, field: "reads[1].timeZone")
+            #expect(try await app.widget(token: token).object["readToday"] as? Bool == false)
+            try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("anon", "2026-05-01T07:00:00Z")).expectProblem(.unauthorized)
+            try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("d", "2026-05-01T07:00:00Z"),
+                               headers: [.init("X-Device-Id")!: "x"]).expectProblem(.badRequest, field: "X-Device-Id")
+        }
+    }
+
+    @Test func batchesRecordEachReadOnce() async throws {
+        try await Harness.runReading { app in
+            let (token, _) = try await app.signUp("ada@example.com", timeZone: "Europe/Paris")
+            app.clock.set(at("2026-05-03T12:00:00Z"))
+            let reads = (0..<3).map { app.readJSON("b\($0)", "2026-05-0\($0 + 1)T10:00:00Z", title: "Article \($0)") }
+            let body = #"{"reads":[\#(reads.joined(separator: ","))]}"#
+            let first = try await app.send(.post, "/api/v1/reading/reads/batch", json: body, token: token)
+            #expect(first.object["recorded"] as? Int == 3)
+            let again = try await app.send(.post, "/api/v1/reading/reads/batch", json: body, token: token)
+            #expect(again.object["recorded"] as? Int == 0)
+            #expect(again.object["duplicates"] as? Int == 3)
+            let widget = try await app.widget(token: token).object
+            #expect(widget["state"] as? String == "notEnrolledWithStreak")
+            #expect(widget["streak"] as? Int == 3)
+            let search = try await app.send(.get, "/api/v1/reading/articles?q=article%201", token: token).object
+            #expect((search["articles"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Article 1"])
+            #expect(search["fromHistory"] as? Bool == true)
+            #expect(try await app.send(.get, "/api/v1/reading/articles/random", token: token).status == .ok)
+        }
+    }
+
+    @Test func aLoggedOutDeviceJoinsAndItsReadsMoveToTheAccountOnSignUp() async throws {
+        try await Harness.runReading { app in
+            let device: HTTPFields = [.init("X-Device-Id")!: "phone-abc-123", .init("X-Time-Zone")!: "Europe/Paris"]
+            app.clock.set(at("2026-05-02T10:00:00Z"))
+            _ = try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("p1", "2026-05-01T10:00:00Z"), headers: device)
+            _ = try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("p2", "2026-05-02T10:00:00Z"), headers: device)
+            let anonymous = try await app.send(.get, "/api/v1/reading/widget", headers: device).object
+            #expect(anonymous["state"] as? String == "notEnrolledWithStreak")
+            #expect((anonymous["ctas"] as? [[String: Any]])?.first?["kind"] as? String == "login")
+            let pending = try await app.send(.post, "/api/v1/reading/challenge/join", headers: device)
+            #expect(pending.status == .accepted)
+
+            let signUp = try await app.send(.post, "/api/v1/auth/signup",
+                                            json: #"{"email":"new@example.com","password":"password123","displayName":"New","timeZone":"Europe/Paris","deviceId":"phone-abc-123"}"#)
+            let token = signUp.object["token"] as? String
+            let widget = try await app.widget(token: token).object
+            #expect(widget["state"] as? String == "streakReadToday")
+            #expect(widget["streak"] as? Int == 2)
+        }
+    }
+
+    @Test func theFunnelIsForAdminsOnly() async throws {
+        try await Harness.runReading { app in
+            let (admin, _) = try await app.signUp("admin@example.com", timeZone: "UTC")
+            let (reader, _) = try await app.signUp("reader@example.com", timeZone: "UTC")
+            _ = try await app.widget(token: reader)
+            _ = try await app.send(.post, "/api/v1/reading/challenge/join", token: reader)
+            _ = try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("f1", "2026-05-01T07:00:00Z", zone: "UTC"), token: reader)
+            try await app.send(.get, "/api/v1/admin/reading/funnel?campaign=2026", token: reader).expectProblem(.forbidden)
+            try await app.send(.get, "/api/v1/admin/reading/funnel?campaign=2026").expectProblem(.unauthorized)
+            try await app.send(.get, "/api/v1/admin/reading/funnel?campaign=nope", token: admin).expectProblem(.notFound)
+            let funnel = try await app.send(.get, "/api/v1/admin/reading/funnel?campaign=2026", token: admin)
+            let steps = try #require(funnel.object["steps"] as? [[String: Any]])
+            #expect(steps.map { $0["event"] as? String } == ["reading_widget_impression", "reading_challenge_join", "reading_first_read",
+                                                             "reading_streak_7", "reading_challenge_complete", "reading_prize_claim"])
+            #expect(steps.map { $0["members"] as? Int } == [1, 1, 1, 0, 0, 0])
+
+            let campaign = #"{"id":"autumn","startDay":"2026-10-01","endDay":"2026-10-31","goalDays":20,"claimUntilDay":"2026-11-30","removeAfterDay":"2026-11-30","freezes":1}"#
+            try await app.send(.put, "/api/v1/admin/campaigns/autumn", json: campaign, token: reader).expectProblem(.forbidden)
+            #expect(try await app.send(.put, "/api/v1/admin/campaigns/autumn", json: campaign, token: admin).status == .ok)
+            let bad = campaign.replacingOccurrences(of: #""goalDays":20"#, with: #""goalDays":99"#)
+            try await app.send(.put, "/api/v1/admin/campaigns/autumn", json: bad, token: admin).expectProblem(.badRequest, field: "goalDays")
+            let list = try await app.send(.get, "/api/v1/reading/campaigns").object["campaigns"] as? [[String: Any]]
+            #expect(Set(list?.compactMap { $0["id"] as? String } ?? []) == ["2026", "autumn"])
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import QuestlineCore
+import QuestlineStore
+import Testing
+
+private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
+private func day(_ iso: String) -> LocalDay { LocalDay(iso: iso)! }
+
+private func read(_ id: String, _ localDay: String, title: String = "Octopus") -> NewRead {
+    NewRead(eventID: id, articleID: title.replacingOccurrences(of: " ", with: "_"), title: title, language: "en", at: t0,
+            timeZone: "UTC", localDay: day(localDay), thumbnailURL: nil)
+}
+
+private func member(_ store: Store) async throws -> MemberID {
+    let id = MemberID(UUID())
+    _ = try await store.accounts.createMember(NewMember(id: id, email: "\(id.rawValue)@example.com", username: nil, passwordHash: "h",
+                                                       displayName: "R", timeZone: TimeZoneID("UTC")!), now: t0)
+    return id
+}
+
+@Suite struct ReadingStoreTests {
+    @Test(arguments: TestDatabase.available)
+    func readsAreRecordedOnceAndSummarisedPerDay(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let ada = try await member(store)
+            let first = try await store.reading.record([read("a", "2026-05-08"), read("b", "2026-05-08"), read("c", "2026-05-09")],
+                                                       owner: .member(ada), now: t0)
+            #expect(first == ["a", "b", "c"])
+            let retry = try await store.reading.record([read("a", "2026-05-08"), read("d", "2026-05-10")], owner: .member(ada), now: t0)
+            #expect(retry == ["d"])
+            #expect(try await store.reading.readDays(.member(ada), from: day("2026-05-01"), through: day("2026-05-31"))
+                    == [day("2026-05-08"), day("2026-05-09"), day("2026-05-10")])
+            #expect(try await store.reading.readDays(.member(ada), from: day("2026-05-09"), through: day("2026-05-09")) == [day("2026-05-09")])
+            // Event ids are per owner: another reader's "a" is another read.
+            #expect(try await store.reading.record([read("a", "2026-05-08")], owner: .device("device-123"), now: t0) == ["a"])
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aDevicesReadsAndPendingJoinMoveToTheMember(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let ada = try await member(store)
+            _ = try await store.reading.record([read("x", "2026-05-08"), read("shared", "2026-05-09")], owner: .device("phone-0001"), now: t0)
+            _ = try await store.reading.record([read("shared", "2026-05-09"), read("y", "2026-05-10")], owner: .member(ada), now: t0)
+            try await store.reading.addPendingJoin(device: "phone-0001", campaign: "2026", now: t0)
+            #expect(try await store.reading.hasPendingJoin(device: "phone-0001", campaign: "2026"))
+            #expect(try await store.reading.adoptDevice("phone-0001", member: ada) == ["2026"])
+            #expect(try await store.reading.readDays(.member(ada), from: day("2026-05-01"), through: day("2026-05-31"))
+                    == [day("2026-05-08"), day("2026-05-09"), day("2026-05-10")])
+            #expect(try await store.reading.readDays(.device("phone-0001"), from: day("2026-05-01"), through: day("2026-05-31")).isEmpty)
+            #expect(try await store.reading.adoptDevice("phone-0001", member: ada).isEmpty)
+            #expect(try await store.reading.seenArticles(.member(ada), matching: "OCTO", limit: 10).count == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func joinCompletionBadgeAndClaimHappenOnce(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let ada = try await member(store)
+            let (joined, created) = try await store.reading.join(ada, campaign: "2026", day: day("2026-05-02"), now: t0)
+            #expect(created)
+            let (again, createdAgain) = try await store.reading.join(ada, campaign: "2026", day: day("2026-05-05"), now: t0 + 60)
+            #expect(!createdAgain)
+            #expect(again.joinDay == joined.joinDay)
+            #expect(try await !store.reading.claim(ada, campaign: "2026", now: t0)) // not completed
+            #expect(try await store.reading.recordCompletion(ada, campaign: "2026", day: day("2026-05-26"), badgeTitle: "Completed", now: t0))
+            #expect(try await !store.reading.recordCompletion(ada, campaign: "2026", day: day("2026-05-28"), badgeTitle: "Completed", now: t0))
+            #expect(try await store.reading.enrollment(ada, campaign: "2026")?.completedOn == day("2026-05-26"))
+            #expect(try await store.reading.badges(ada).map(\.id) == ["reading-challenge-2026"])
+            #expect(try await store.reading.claim(ada, campaign: "2026", now: t0 + 10))
+            #expect(try await !store.reading.claim(ada, campaign: "2026", now: t0 + 20))
+            #expect(try await store.reading.enrollment(ada, campaign: "2026")?.claimedAt == t0 + 10)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func campaignsAndFunnelCounts(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let may = Campaign(id: "2026", startDay: day("2026-05-01"), endDay: day("2026-05-31"), goalDays: 25,
+                               claimUntilDay: day("2026-07-10"), removeAfterDay: day("2026-07-10"))
+            try await store.reading.saveCampaign(may, replace: false, now: t0)
+            var changed = may
+            changed.goalDays = 20
+            try await store.reading.saveCampaign(changed, replace: false, now: t0)
+            #expect(try await store.reading.campaigns() == [may])
+            try await store.reading.saveCampaign(changed, replace: true, now: t0)
+            #expect(try await store.reading.campaigns() == [changed])
+            for (index, subject) in ["a", "a", "b", "c"].enumerated() {
+                try await store.reading.track(id: "i\(index)", subject: subject, name: "reading_widget_impression", campaign: "2026", properties: ["state": "notEnrolled"], at: t0)
+            }
+            try await store.reading.track(id: "j1", subject: "a", name: "reading_challenge_join", campaign: "2026", properties: [:], at: t0)
+            let counts = try await store.reading.distinctSubjects(campaign: "2026")
+            #expect(counts["reading_widget_impression"] == 3)
+            #expect(counts["reading_challenge_join"] == 1)
+            #expect(try await store.reading.hasEvent(subject: "a", name: "reading_challenge_join", campaign: "2026"))
+        }
+    }
+}
