@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import QuestlineCore
+import QuestlineServer
+import QuestlineStore
 
 /// `questline widget-preview`: the widget model for any campaign, history, time zone and
 /// instant, without a server. The interface is fixed for QA scripts.
@@ -42,4 +44,45 @@ struct WidgetPreviewCommand: ParsableCommand {
             throw ValidationError("Cannot read \(path): \(error.localizedDescription)")
         }
     }
+}
+
+/// `questline reading-funnel`: the challenge funnel for an admin, from the database.
+struct ReadingFunnelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reading-funnel",
+        abstract: "Print a reading campaign's funnel: widget impressions, joins, first read, 7-day streak, completion, claim.",
+        discussion: "Counts distinct readers (members, or devices not signed in) at each step. --json prints one JSON object.")
+
+    @OptionGroup var store: StoreOptions
+    @Option(help: "The campaign id (e.g. 2026).") var campaign: String
+    @Flag(help: "Print JSON instead of a table.") var json = false
+
+    func run() async throws {
+        let opened = try await Store.open(store.location)
+        let steps: [FunnelStep]
+        do {
+            steps = try await ReadingService(store: opened, configuration: AppConfiguration(store: store.location, feedFetcher: nil))
+                .funnel(campaign: campaign)
+        } catch {
+            await opened.shutdown()
+            throw CommandFailure(GameQuestionsCommand.message(error))
+        }
+        await opened.shutdown()
+        if json {
+            let items = steps.map { #"{"name": "\#($0.name)", "event": "\#($0.event)", "members": \#($0.members)}"# }
+            say(#"{"campaignId": "\#(campaign)", "steps": ["# + items.joined(separator: ", ") + "]}")
+        } else {
+            let top = max(steps.first?.members ?? 0, 1)
+            say("Funnel of campaign \(campaign)")
+            for step in steps {
+                let share = Double(step.members) * 100 / Double(top)
+                say("  " + step.name.padding(toLength: 20, withPad: " ", startingAt: 0) + String(step.members).leftPadded(8)
+                    + String(format: "%7.1f%%", share))
+            }
+        }
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }

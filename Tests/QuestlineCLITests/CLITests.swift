@@ -116,3 +116,42 @@ import Testing
         await #expect(throws: CommandFailure.self) { try await wrongDay.run() }
     }
 }
+
+@Suite struct ReadingCLITests {
+    private func files(_ campaign: String, _ history: String) throws -> (URL, String, String) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try Data(campaign.utf8).write(to: dir.appendingPathComponent("c.json"))
+        try Data(history.utf8).write(to: dir.appendingPathComponent("h.json"))
+        return (dir, dir.appendingPathComponent("c.json").path, dir.appendingPathComponent("h.json").path)
+    }
+
+    private let campaign = #"{"id": "2026", "startDay": "2026-05-01", "endDay": "2026-05-31", "goalDays": 25, "claimUntilDay": "2026-07-10", "removeAfterDay": "2026-07-10", "continueActiveStreakAfterEnd": false, "freezes": 1}"#
+
+    @Test func widgetPreviewPrintsTheModel() throws {
+        let (dir, c, h) = try files(campaign, #"{"joinedAt": "2026-05-02T10:00:00Z", "reads": [{"at": "2026-05-07T09:00:00Z", "timeZone": "Europe/Paris"}, {"at": "2026-05-08T09:00:00Z", "timeZone": "Europe/Paris"}]}"#)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The 9th was missed: the freeze kept the streak; the 10th is not read yet.
+        let command = try #require(try QuestlineCommand.parseAsRoot(["widget-preview", "--campaign", c, "--history", h,
+                                                                     "--now", "2026-05-10T08:30:00Z", "--time-zone", "Europe/Paris"]) as? WidgetPreviewCommand)
+        try command.run() // prints; the model itself:
+        let status = try ReadingHistory.decode(Data(contentsOf: URL(fileURLWithPath: h)))
+            .status(now: try Date("2026-05-10T08:30:00Z", strategy: .iso8601), timeZone: TimeZoneID("Europe/Paris")!)
+        let model = ReadingWidget.model(campaign: try Campaign.decode(Data(contentsOf: URL(fileURLWithPath: c))), status: status,
+                                        today: LocalDay(iso: "2026-05-10")!)
+        #expect(model.state == .freezeApplied)
+        #expect(model.streak == 2)
+        #expect(model.freezesLeft == 0)
+    }
+
+    @Test func widgetPreviewRefusesBadInput() throws {
+        let (dir, c, h) = try files(campaign, #"{"joinedAt": null, "reads": [{"at": "2026-06-01T09:00:00Z", "timeZone": "Europe/Paris"}]}"#)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for arguments in [["--now", "2026-05-10T08:30:00Z", "--time-zone", "Mars/Base"],
+                          ["--now", "yesterday", "--time-zone", "Europe/Paris"],
+                          ["--now", "2026-05-10T08:30:00Z", "--time-zone", "Europe/Paris"]] { // a read in the future
+            let command = try #require(try QuestlineCommand.parseAsRoot(["widget-preview", "--campaign", c, "--history", h] + arguments) as? WidgetPreviewCommand)
+            #expect(throws: (any Error).self) { try command.run() }
+        }
+    }
+}

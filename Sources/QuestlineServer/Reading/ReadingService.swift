@@ -63,7 +63,7 @@ public struct ReadingService: Sendable {
     /// Events a client may report itself (the rest are recorded by the server).
     public static let clientEvents: Set<Event> = [.ctaTap, .share]
 
-    init(store: Store, configuration: AppConfiguration) {
+    public init(store: Store, configuration: AppConfiguration) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
