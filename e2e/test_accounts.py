@@ -63,7 +63,7 @@ def test_sign_up_lands_on_home_with_local_day_and_navigation(browser, server, sh
     for area in ("Reading", "Activity", "Game", "Family", "Stories"):
         assert area in nav.text
     shot("home")
-    browser.find_element(By.CSS_SELECTOR, "a.tile[href='/family']").click()
+    click(browser, "a.tile[href='/family']")
     wait_text(browser, ".empty-state", "is not available yet")
     shot("family-unavailable")
 

@@ -126,6 +126,7 @@ private func model(_ campaign: Campaign = may, today: String, joined: String? = 
         // Recorded completion survives a cleared history (new device).
         let cleared = model(today: "2026-05-28", joined: "2026-05-01", reads: [], completed: "2026-05-25")
         #expect(cleared.state == .completed)
+        #expect(cleared.streak == 25)
         #expect(cleared.ctas.map(\.kind) == [.claim, .share])
         #expect(model(today: "2026-07-10", completed: "2026-05-25", claimed: true).ctas.map(\.kind) == [.share])
         #expect(model(today: "2026-07-10", joined: "2026-05-01", completed: "2026-05-25").ctas.first?.kind == .claim)

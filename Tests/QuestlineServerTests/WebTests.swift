@@ -32,8 +32,8 @@ import Testing
             #expect(home.text.contains("Asia/Kolkata"))
             #expect(home.text.contains(#"aria-label="Main""#))
 
-            let reading = try await app.send(.get, "/reading", headers: [.cookie: cookie])
-            #expect(reading.text.contains("is not available yet"))
+            let family = try await app.send(.get, "/family", headers: [.cookie: cookie])
+            #expect(family.text.contains("is not available yet"))
 
             let logout = try await app.send(.post, "/logout", headers: [.cookie: cookie])
             #expect(logout.status == .seeOther)

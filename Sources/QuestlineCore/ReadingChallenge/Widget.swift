@@ -108,7 +108,8 @@ public enum ReadingWidget {
         let shown: Int
         switch state {
         case .removed, .notLiveYet, .concludedNoStreak: shown = 0
-        case .concludedIncomplete, .completed: shown = summary.best
+        case .concludedIncomplete: shown = summary.best
+        case .completed: shown = max(summary.best, campaign.goalDays) // the goal reached, even after a cleared history
         default: shown = summary.current
         }
         let restart = state == .enrolledNotStarted && summary.best > 0

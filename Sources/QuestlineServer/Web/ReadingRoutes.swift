@@ -52,9 +52,13 @@ struct ReadingRoutes {
         return response
     }
 
-    /// The widget's template values for the home page and /reading (nil without a campaign).
+    /// The widget's template values for the home page and /reading: nil without a campaign,
+    /// and nil once the campaign is removed (the widget is gone; the badge stays in Activity).
     func widgetData(_ reader: ReaderIdentity, surface: String) async throws -> [String: Any]? {
-        try await reading.widget(for: reader, impression: true, surface: surface).map { WidgetView.data($0) }
+        guard let model = try await reading.widget(for: reader, impression: true, surface: surface), model.state != .removed else {
+            return nil
+        }
+        return WidgetView.data(model)
     }
 
     // MARK: Pages
