@@ -36,6 +36,7 @@ public func buildRouter(configuration: AppConfiguration, store: Store, logger: L
     let accounts = AccountService(store: store, configuration: configuration)
     let games = GameService(store: store, configuration: configuration)
     let reading = ReadingService(store: store, configuration: configuration)
+    let activity = ActivityService(store: store, configuration: configuration)
     try await reading.installCampaigns(demo: configuration.demoCampaign)
     let pages = try await PageRenderer.load()
     _ = Observability.registry
@@ -71,7 +72,8 @@ public func buildRouter(configuration: AppConfiguration, store: Store, logger: L
     let api = router.group("api/v1")
         .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
         .add(middleware: IdempotencyMiddleware(store: store.idempotency, clock: configuration.clock))
-    try APIImplementation(accounts: accounts, games: games, reading: reading, admins: configuration.adminEmails).registerHandlers(on: api, serverURL: URL(string: "/")!)
+    try APIImplementation(accounts: accounts, games: games, reading: reading, activity: activity,
+                          admins: configuration.adminEmails).registerHandlers(on: api, serverURL: URL(string: "/")!)
 
     let readingRoutes = ReadingRoutes(reading: reading, pages: pages)
     readingRoutes.register(on: router)

@@ -8,6 +8,7 @@ public struct Store: Sendable {
     public let idempotency: IdempotencyStore
     public let game: GameStore
     public let reading: ReadingStore
+    public let activity: ActivityStore
 
     public init(database: Database) {
         self.database = database
@@ -15,6 +16,7 @@ public struct Store: Sendable {
         idempotency = IdempotencyStore(database)
         game = GameStore(database)
         reading = ReadingStore(database)
+        activity = ActivityStore(database)
     }
 
     /// Opens the database and applies any missing migrations.

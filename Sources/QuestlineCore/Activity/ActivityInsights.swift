@@ -112,12 +112,14 @@ public struct ReadingInsights: Sendable, Equatable {
     /// - Parameters:
     ///   - reads: (article, local day of the read) pairs; a read keeps the day of where it happened.
     ///   - saves: save instants, bucketed in the viewer's zone like the Saved module.
-    public init(reads: [(article: String, day: LocalDay)], intervals: [ReadingInterval], saves: [Date], today: LocalDay, timeZone: TimeZone) {
+    ///   - streakDays: more read days for the streak, which can be longer than the 30-day window.
+    public init(reads: [(article: String, day: LocalDay)], intervals: [ReadingInterval], saves: [Date], streakDays: [LocalDay] = [],
+                today: LocalDay, timeZone: TimeZone) {
         let first30 = today.adding(days: -29)
         articlesRead30 = Set(reads.filter { $0.day >= first30 && $0.day <= today }.map(\.article)).count
         let first7 = today.adding(days: -(Self.timelineDays - 1))
         secondsRead7 = intervals.filter { $0.localDay >= first7 && $0.localDay <= today }.reduce(0) { $0 + max(0, min($1.seconds, ReadingInterval.maxSeconds)) }
-        let readDays = Set(reads.map(\.day))
+        let readDays = Set(reads.map(\.day)).union(streakDays)
         var anchor = readDays.contains(today) ? today : today.adding(days: -1)
         var streak = 0
         while readDays.contains(anchor) {

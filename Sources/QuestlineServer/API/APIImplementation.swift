@@ -11,6 +11,7 @@ struct APIImplementation: APIProtocol {
     let accounts: AccountService
     let games: GameService
     let reading: ReadingService
+    let activity: ActivityService
     /// E-mails of members who may use the admin operations.
     let admins: Set<String>
 

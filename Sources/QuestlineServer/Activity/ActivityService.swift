@@ -1,0 +1,149 @@
+import Foundation
+import QuestlineCore
+import QuestlineStore
+
+/// Everything the Activity tab shows.
+public struct ActivityView: Sendable {
+    public let saved: SavedModule
+    public let insights: ReadingInsights
+    public let badges: [Badge]
+}
+
+/// The result of one import batch.
+public struct ImportReport: Sendable {
+    public let outcome: ImportOutcome
+    /// Items with neither a saved date nor a reading-list date: reported, not imported.
+    public let needsDate: [(index: Int, title: String)]
+}
+
+/// Activity use cases: save and unsave, the insights, reading time, and saved-history import.
+public struct ActivityService: Sendable {
+    let store: Store
+    let clock: any WallClock
+    public static let maxBatch = 500
+
+    public init(store: Store, configuration: AppConfiguration) {
+        self.store = store
+        clock = configuration.clock
+    }
+
+    private func zone(_ member: MemberRecord) -> TimeZone { TimeZoneID(member.timeZone)?.timeZone ?? .gmt }
+
+    // MARK: Saving
+
+    public func save(_ member: MemberRecord, language: String, title: String, list: String?, thumbnailURL: String?) async throws -> Bool {
+        var validation = FieldValidation()
+        let language = validation.check { () throws(DomainError) in try WikiLanguage.validate(language, field: "language") }
+        let title = validation.check { () throws(DomainError) in try Self.title(title, field: "title") }
+        let list = validation.check { () throws(DomainError) in try Self.list(list, field: "readingList") }
+        validation.check { () throws(DomainError) in
+            if let thumbnailURL, !(thumbnailURL.hasPrefix("https://") || thumbnailURL.hasPrefix("http://")) || thumbnailURL.count > 2000 {
+                throw .invalid(field: "thumbnailUrl", "Use an http(s) URL.")
+            }
+        }
+        try validation.finish()
+        return try await store.activity.save(member.id, language: language!, title: title!, list: list!, thumbnailURL: thumbnailURL, at: clock.now())
+    }
+
+    public func unsave(_ member: MemberRecord, language: String, title: String, list: String?) async throws -> Int {
+        let language = try WikiLanguage.validate(language, field: "language")
+        let title = try Self.title(title, field: "title")
+        let list = try list.map { list throws(DomainError) in try Self.list(list, field: "readingList") }
+        let removed = try await store.activity.unsave(member.id, language: language, title: title, list: list)
+        guard removed > 0 else { throw DomainError.notFound("\(title) is not saved\(list.map { $0.isEmpty ? "" : " in \($0)" } ?? "").") }
+        return removed
+    }
+
+    static func title(_ raw: String, field: String) throws(DomainError) -> String {
+        let title = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty, title.count <= 300 else { throw .invalid(field: field, "Give the article's title (1 to 300 characters).") }
+        return title
+    }
+
+    static func list(_ raw: String?, field: String) throws(DomainError) -> String {
+        let list = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard list.count <= 100 else { throw .invalid(field: field, "Use at most 100 characters.") }
+        return list
+    }
+
+    // MARK: Insights
+
+    public func view(_ member: MemberRecord, locale: Locale) async throws -> ActivityView {
+        let now = clock.now()
+        let zone = zone(member)
+        let today = LocalDay(now, in: zone)
+        let owner = ReadOwner.member(member.id)
+        // 32 days back covers the 30-day window in any zone.
+        let since = now.addingTimeInterval(-32 * 86_400)
+        let entries = try await store.activity.savedEntries(member.id, since: since, newest: 20)
+        let reads = try await store.activity.reads(owner, since: since)
+        let intervals = try await store.activity.intervals(owner, from: today.adding(days: -7))
+        // The streak can be longer than the window: its days come from the per-day summary.
+        let streakDays = try await store.activity.readDays(owner, from: today.adding(days: -400))
+        return ActivityView(
+            saved: SavedModule(entries: entries, now: now, timeZone: zone, locale: locale),
+            insights: ReadingInsights(reads: reads, intervals: intervals, saves: entries.map(\.savedAt), streakDays: streakDays,
+                                      today: today, timeZone: zone),
+            badges: try await store.reading.badges(member.id))
+    }
+
+    /// Reading intervals from a client; each is capped at an hour and never negative.
+    public func recordTime(_ owner: ReadOwner, intervals: [(eventID: String, start: Date, end: Date, timeZone: String)]) async throws -> Int {
+        var issues: [FieldIssue] = []
+        var rows: [(eventID: String, start: Date, seconds: Int, day: LocalDay)] = []
+        for (index, interval) in intervals.enumerated() {
+            if interval.eventID.isEmpty || interval.eventID.count > 64 {
+                issues.append(FieldIssue(field: "intervals[\(index)].eventId", message: "Use 1 to 64 characters."))
+            }
+            if interval.end.timeIntervalSince(clock.now()) > ReadingHistory.allowedClockSkew {
+                issues.append(FieldIssue(field: "intervals[\(index)].end", message: "This interval ends in the future."))
+            }
+            guard let zone = TimeZoneID(interval.timeZone) else {
+                issues.append(FieldIssue(field: "intervals[\(index)].timeZone", message: "Use an IANA time zone name."))
+                continue
+            }
+            rows.append((interval.eventID, interval.start, ReadingInterval.clamp(start: interval.start, end: interval.end),
+                         LocalDay(interval.start, in: zone.timeZone)))
+        }
+        if !issues.isEmpty { throw DomainError.invalid(issues) }
+        return try await store.activity.recordIntervals(owner, rows)
+    }
+
+    // MARK: Import
+
+    /// Validates and commits one batch of a device's saved history. Structural problems refuse
+    /// the whole batch naming the item; items without any date are reported back, not guessed.
+    public func importBatch(_ member: MemberRecord, importID: String, total: Int, offset: Int, items: [LegacySavedItem]) async throws -> ImportReport {
+        var issues: [FieldIssue] = []
+        if importID.isEmpty || importID.count > 64 { issues.append(FieldIssue(field: "importId", message: "Use 1 to 64 characters.")) }
+        if items.count > Self.maxBatch { issues.append(FieldIssue(field: "items", message: "Send at most \(Self.maxBatch) items at once.")) }
+        if total < items.count || total > 10_000_000 { issues.append(FieldIssue(field: "total", message: "Give the number of items of the whole import.")) }
+        if offset < 0 || offset + items.count > max(total, items.count) { issues.append(FieldIssue(field: "offset", message: "The batch must lie within the import.")) }
+        let now = clock.now()
+        var valid: [ImportItem] = []
+        var needsDate: [(Int, String)] = []
+        for (index, item) in items.enumerated() where issues.count < 50 {
+            let field = "items[\(index)]"
+            var validation = FieldValidation()
+            let language = validation.check { () throws(DomainError) in try WikiLanguage.validate(item.language, field: field + ".language") }
+            let title = validation.check { () throws(DomainError) in try Self.title(item.title, field: field + ".title") }
+            let list = validation.check { () throws(DomainError) in try Self.list(item.readingList, field: field + ".readingList") }
+            for (date, name) in [(item.savedAt, "savedAt"), (item.readingListCreatedAt, "readingListCreatedAt")] {
+                if let date, date.timeIntervalSince(now) > ReadingHistory.allowedClockSkew {
+                    issues.append(FieldIssue(field: "\(field).\(name)", message: "This instant is in the future."))
+                }
+            }
+            issues += validation.issues
+            guard let language, let title, let list else { continue }
+            guard let savedAt = item.effectiveSavedAt else {
+                needsDate.append((offset + index, title))
+                continue
+            }
+            valid.append(ImportItem(language: language, title: title, list: list, savedAt: savedAt))
+        }
+        if !issues.isEmpty { throw DomainError.invalid(issues) }
+        let outcome = try await store.activity.importBatch(member.id, importID: importID, batchStart: offset, total: total, items: valid,
+                                                          batchSize: items.count, now: now)
+        return ImportReport(outcome: outcome, needsDate: needsDate)
+    }
+}
