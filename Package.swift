@@ -52,6 +52,7 @@ let package = Package(
             name: "QuestlineClient",
             dependencies: [
                 "QuestlineAPI",
+                "QuestlineCore",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -125,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "QuestlineClientTests",
             dependencies: [
-                "QuestlineClient", "QuestlineServer", "QuestlineStore",
+                "QuestlineClient", "QuestlineServer", "QuestlineStore", "QuestlineCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ],
