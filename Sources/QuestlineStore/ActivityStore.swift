@@ -77,6 +77,13 @@ public struct ImportOutcome: Sendable, Equatable {
     /// Items committed for this import so far, over all its batches.
     public let done: Int
     public let total: Int
+
+    public init(imported: Int, alreadyCommitted: Bool, done: Int, total: Int) {
+        self.imported = imported
+        self.alreadyCommitted = alreadyCommitted
+        self.done = done
+        self.total = total
+    }
 }
 
 /// Saved articles, reading intervals and imports of saved history.
