@@ -12,7 +12,7 @@ public struct QuestlineCommand: AsyncParsableCommand {
         commandName: "questline",
         abstract: "Questline: an engagement engine for reading and learning apps.",
         subcommands: [Serve.self, Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self,
-                      WidgetPreviewCommand.self, ReadingFunnelCommand.self],
+                      WidgetPreviewCommand.self, ReadingFunnelCommand.self, SavedImportCommand.self],
         defaultSubcommand: Serve.self)
 
     public init() {}

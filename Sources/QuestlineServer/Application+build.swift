@@ -77,6 +77,7 @@ public func buildRouter(configuration: AppConfiguration, store: Store, logger: L
 
     let readingRoutes = ReadingRoutes(reading: reading, pages: pages)
     readingRoutes.register(on: router)
+    ActivityRoutes(activity: activity, pages: pages).register(on: router)
     WebRoutes(accounts: accounts, reading: readingRoutes, pages: pages, secureCookies: configuration.secureCookies,
               sessionLifetime: configuration.sessionLifetime).register(on: router)
     GameRoutes(games: games, pages: pages).register(on: router)

@@ -193,6 +193,15 @@ enum Formatting {
         return formatter.string(from: day.start(in: .gmt).addingTimeInterval(12 * 3600))
     }
 
+    /// "Mon 4" for the timeline.
+    static func shortDay(_ day: LocalDay) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .gmt
+        formatter.dateFormat = "EEE d"
+        return formatter.string(from: day.start(in: .gmt).addingTimeInterval(12 * 3600))
+    }
+
     /// Years as readers know them: "1944", "44 BC".
     static func year(_ year: Int) -> String { year > 0 ? String(year) : "\(-year) BC" }
 }

@@ -24,7 +24,6 @@ struct ReadingRoutes {
         router.get("/reading/article") { request, context in try await self.article(request, context) }
         router.get("/reading/share.svg") { request, context in try await self.share(request, context) }
         router.get("/reading/preview") { request, context in try await self.preview(request, context) }
-        router.get("/activity") { request, context in try await self.activity(request, context) }
         router.get("/static/widget-colors.css") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=3600"],
                      body: .init(byteBuffer: ByteBuffer(string: WidgetView.stylesheet)))
@@ -136,6 +135,7 @@ struct ReadingRoutes {
         let slug = title.replacingOccurrences(of: " ", with: "_").addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? title
         return Self.withDevice(pages.page("reading-article", title: title, data: [
             "articleTitle": title, "url": "https://\(read[0].language).wikipedia.org/wiki/\(slug)",
+            "language": read[0].language, "signedIn": reader.member != nil, "saved": request.uri.queryParameters["saved"] != nil,
             "widget": try await widgetData(reader, surface: "web") ?? false,
         ], context: context, path: "/reading", back: "/reading"), newDevice)
     }
@@ -183,15 +183,6 @@ struct ReadingRoutes {
             "widget": WidgetView.data(model, interactive: false), "small": WidgetView.data(model, size: "small", interactive: false),
             "state": model.state.rawValue, "today": model.today.iso, "campaigns": campaigns.map(\.id),
         ], context: context, path: "/reading", back: "/reading")
-    }
-
-    private func activity(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/activity", type: .normal) }
-        let badges = try await reading.badges(member)
-        return pages.page("activity", title: "Activity", data: [
-            "badges": badges.map { ["title": $0.title, "day": Formatting.longDate(LocalDay($0.awardedAt, in: TimeZoneID(member.timeZone)?.timeZone ?? .gmt), language: "en")] },
-            "noBadges": badges.isEmpty,
-        ], context: context, path: "/activity", back: "/")
     }
 
     static func articlePath(_ article: SeenArticle) -> String {

@@ -15,7 +15,7 @@ for (const link of document.querySelectorAll("[data-leave]")) {
 document.querySelector("[data-autofocus]")?.focus({ preventScroll: false });
 
 // Card images come from Wikimedia; offline, a card shows its text without a broken image.
-for (const image of document.querySelectorAll(".game-card__image")) {
+for (const image of document.querySelectorAll(".game-card__image, .thumb")) {
   image.addEventListener("error", () => image.remove());
   if (image.complete && image.naturalWidth === 0) image.remove();
 }

@@ -1,0 +1,85 @@
+import Foundation
+import Hummingbird
+import QuestlineCore
+import QuestlineStore
+
+/// The Activity tab in the web app: the Saved module (tap leads to the Saved list), articles
+/// read, time spent, streak, badges and the last days; the Saved list with unsave.
+struct ActivityRoutes {
+    let activity: ActivityService
+    let pages: PageRenderer
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/activity") { request, context in try await self.overview(request, context) }
+        router.get("/activity/saved") { request, context in try await self.saved(request, context) }
+        router.post("/activity/saved/remove") { request, context in try await self.remove(request, context) }
+        router.post("/activity/saved/add") { request, context in try await self.add(request, context) }
+    }
+
+    private func member(_ context: AppRequestContext, next: String) throws -> MemberRecord {
+        guard let member = context.identity.member else { throw Redirect(to: "/login?next=\(next)") }
+        return member
+    }
+
+    private func overview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try member(context, next: "/activity")
+        let view = try await activity.view(member, locale: Locale(identifier: "en_US"))
+        let zone = TimeZoneID(member.timeZone)?.timeZone ?? .gmt
+        let maxReads = max(view.insights.timeline.map(\.reads).max() ?? 0, 1)
+        let maxSaves = max(view.insights.timeline.map(\.saves).max() ?? 0, 1)
+        return pages.page("activity", title: "Activity", data: [
+            "saved": ["count": view.saved.count, "lastSaved": view.saved.lastSavedText ?? false,
+                      "thumbnails": view.saved.thumbnails, "hasThumbnails": !view.saved.thumbnails.isEmpty],
+            "articlesRead": view.insights.articlesRead30,
+            "timeSpent": Self.duration(view.insights.secondsRead7),
+            "streak": view.insights.currentStreak,
+            "badges": view.badges.map { ["title": $0.title, "day": Formatting.longDate(LocalDay($0.awardedAt, in: zone), language: "en")] },
+            "noBadges": view.badges.isEmpty,
+            "timeline": view.insights.timeline.map { day in
+                ["label": Formatting.shortDay(day.day), "reads": day.reads, "saves": day.saves, "maxReads": maxReads, "maxSaves": maxSaves]
+            },
+            "quiet": view.insights.timeline.allSatisfy { $0.reads == 0 && $0.saves == 0 },
+        ], context: context, path: "/activity", back: "/")
+    }
+
+    private func saved(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try member(context, next: "/activity/saved")
+        let articles = try await activity.store.activity.savedArticles(member.id, limit: 200, offset: 0)
+        return pages.page("activity-saved", title: "Saved", data: [
+            "articles": articles.map { article -> [String: Any] in
+                ["title": article.title, "language": article.language, "image": article.thumbnailURL ?? false,
+                 "lists": article.lists.map { $0.isEmpty ? "Saved" : $0 }.joined(separator: ", "),
+                 "path": ReadingRoutes.articlePath(SeenArticle(articleID: article.title, title: article.title, language: article.language,
+                                                               thumbnailURL: nil, lastReadAt: article.savedAt))]
+            },
+            "none": articles.isEmpty,
+            "notice": request.uri.queryParameters["removed"] != nil ? "Removed from your saved articles." : "",
+        ], context: context, path: "/activity", back: "/activity")
+    }
+
+    private func remove(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try member(context, next: "/activity/saved")
+        let form = try await Form(request)
+        _ = try await activity.unsave(member, language: form["language"], title: form["title"], list: nil)
+        return Response.redirect(to: "/activity/saved?removed=1", type: .normal)
+    }
+
+    /// Save from an article page, then back to it.
+    private func add(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try member(context, next: "/reading")
+        let form = try await Form(request)
+        _ = try await activity.save(member, language: form["language"], title: form["title"],
+                                    list: form["readingList"].isEmpty ? nil : form["readingList"], thumbnailURL: nil)
+        var components = URLComponents()
+        components.path = "/reading/article"
+        components.queryItems = [URLQueryItem(name: "language", value: form["language"]), URLQueryItem(name: "title", value: form["title"]),
+                                 URLQueryItem(name: "saved", value: "1")]
+        return Response.redirect(to: components.string ?? "/reading", type: .normal)
+    }
+
+    static func duration(_ seconds: Int) -> String {
+        let minutes = seconds / 60
+        if minutes < 60 { return "\(minutes) min" }
+        return "\(minutes / 60) h \(minutes % 60) min"
+    }
+}

@@ -1,0 +1,37 @@
+"""The Activity tab with and without data, and the Saved list."""
+import uuid
+
+from selenium.webdriver.common.by import By
+
+from test_accounts import click, sign_up, wait_text
+
+
+def test_activity_empty_then_with_a_read_and_a_save(browser, server, shot):
+    sign_up(browser, server, f"active-{uuid.uuid4().hex[:8]}@example.com", name="Avery Active", zone="UTC")
+    browser.get(server.url("/activity"))
+    saved = wait_text(browser, ".module--link", "Saved")
+    assert saved.find_element(By.CSS_SELECTOR, ".module__figure").text == "0"    # the module stays, with 0
+    wait_text(browser, "#timeline-title + p", "No reading or saving")
+    wait_text(browser, "main", "No badges yet")
+    shot("activity-empty")
+
+    browser.get(server.url("/reading/search?q=Octopus"))
+    browser.find_element(By.LINK_TEXT, "Octopus").click()
+    wait_text(browser, "article", "counts as today's read")
+    click(browser, "form[action='/activity/saved/add'] button")
+    wait_text(browser, ".notice", "Saved.")
+
+    browser.get(server.url("/activity"))
+    module = wait_text(browser, ".module--link", "Last saved")
+    assert module.find_element(By.CSS_SELECTOR, ".module__figure").text == "1"
+    figures = [element.text for element in browser.find_elements(By.CSS_SELECTOR, ".modules .module__figure")]
+    assert figures[0] == "1" and figures[2] == "1"                              # one article read, a 1-day streak
+    wait_text(browser, ".timeline", "read · 1 saved")  # opens are counted (saving re-opens the page)
+    shot("activity-with-data")
+
+    click(browser, ".module--link")                                            # tapping the module opens Saved
+    wait_text(browser, ".saved-list", "Octopus")
+    shot("activity-saved-list")
+    click(browser, ".saved-list button")
+    wait_text(browser, ".notice", "Removed")
+    wait_text(browser, ".empty-state", "No saved articles")
