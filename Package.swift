@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+import Foundation
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -138,3 +139,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Benchmarks (package-benchmark) are built only when asked for, so the everyday build and CI
+// do not compile the benchmark framework: `QUESTLINE_BENCHMARKS=1 swift package benchmark`.
+if ProcessInfo.processInfo.environment["QUESTLINE_BENCHMARKS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]))
+    package.targets.append(.executableTarget(
+        name: "CoreBenchmarks",
+        dependencies: ["QuestlineCore", .product(name: "Benchmark", package: "benchmark")],
+        path: "Benchmarks/CoreBenchmarks",
+        swiftSettings: strict,
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ))
+}
