@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# HTTP load test: starts the release server on a fresh database and measures, in one run and on
+# one binary, a trivial route (/health) as the baseline, then recording a read (single and
+# batches of 100), reading the widget and answering a game question: requests/s, p50 and p99
+# at 64 connections, each route's ratio to the baseline, and the server's peak memory.
+#
+#   scripts/load.sh                     # SQLite (a temporary file)
+#   scripts/load.sh --postgres          # PostgreSQL (scripts/postgres.sh starts one when DATABASE_URL is unset)
+#   scripts/load.sh --database FILE     # an existing SQLite file (e.g. the scale run's), left in place
+#   DURATION=20 CONNECTIONS=64 scripts/load.sh
+#   READER_TOKEN=scale-token-0 scripts/load.sh --database /tmp/scale.sqlite   # a member of the scale data (scripts/scale.py)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"
+
+DURATION="${DURATION:-10}"
+CONNECTIONS="${CONNECTIONS:-64}"
+THREADS="${THREADS:-2}"
+MODE=sqlite
+DATABASE=""
+while (($#)); do
+  case "$1" in
+    --postgres) MODE=postgres ;;
+    --database) DATABASE="$2"; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+if ! command -v wrk >/dev/null; then
+  echo "Installing wrk from the system's packages"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+fi
+echo "Building the release server..."
+swift build -c release --product questline 2>&1 | { grep -E "error|warning: .*Sources" || true; }
+BIN="$(swift build -c release --show-bin-path)/questline"
+
+WORK="$(mktemp -d)"
+PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+ARGS=(serve --hostname 127.0.0.1 --port "$PORT" --no-demo-data --feed-url none --log-level error --admin-email load@example.com)
+if [[ $MODE == postgres ]]; then
+  BASE_URL="${DATABASE_URL:-$(scripts/postgres.sh | tail -n 1)}"
+  SCHEMA="load_$(date +%s)"
+  psql "${BASE_URL%%\?*}" -qc "CREATE SCHEMA $SCHEMA" >/dev/null
+  export DATABASE_URL="$BASE_URL&schema=$SCHEMA"
+  echo "Database: PostgreSQL schema $SCHEMA"
+else
+  unset DATABASE_URL
+  DATABASE="${DATABASE:-$WORK/load.sqlite}"
+  ARGS+=(--database "$DATABASE")
+  echo "Database: SQLite $DATABASE"
+fi
+TODAY_MD="$(date -u +%m-%d)"
+"$BIN" game-import --database "${DATABASE:-unused.sqlite}" --feed Tests/QuestlineCoreTests/Fixtures/onthisday-05-07-trimmed.json --date "$TODAY_MD" >/dev/null
+"$BIN" "${ARGS[@]}" > "$WORK/server.log" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
+URL="http://127.0.0.1:$PORT"
+
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+signup() {
+  curl -fs -X POST "$URL/api/v1/auth/signup" -H 'content-type: application/json' \
+    -d "{\"email\":\"$1\",\"password\":\"load-password\",\"displayName\":\"Load\",\"timeZone\":\"Europe/Berlin\"}" | json "['token']"
+}
+if [[ -n "${READER_TOKEN:-}" ]]; then
+  READER="$READER_TOKEN"   # the scale data's campaign and members
+else
+  ADMIN="$(signup load@example.com)"
+  START="$(date -u -d '-20 days' +%F)"; END="$(date -u -d '+20 days' +%F)"; LATER="$(date -u -d '+60 days' +%F)"
+  curl -fs -X PUT "$URL/api/v1/admin/campaigns/load" -H 'content-type: application/json' -H "authorization: Bearer $ADMIN" \
+    -d "{\"id\":\"load\",\"startDay\":\"$START\",\"endDay\":\"$END\",\"goalDays\":30,\"claimUntilDay\":\"$LATER\",\"removeAfterDay\":\"$LATER\",\"freezes\":2}" >/dev/null
+  READER="$(signup reader@example.com)"
+fi
+curl -fs -X POST "$URL/api/v1/reading/challenge/join" -H "authorization: Bearer $READER" >/dev/null
+PLAYER="$(signup player@example.com)"
+GAME="$(curl -fs -X POST "$URL/api/v1/game/sessions" -H 'content-type: application/json' -H "authorization: Bearer $PLAYER" -d '{}' | json "['id']")"
+curl -fs -X POST "$URL/api/v1/game/sessions/$GAME/answers" -H 'content-type: application/json' -H "authorization: Bearer $PLAYER" \
+  -d '{"questionIndex":0,"choice":"first"}' >/dev/null
+
+declare -A RPS P50 P99
+measure() { # name, script args...
+  local name="$1"; shift
+  local out
+  out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@")"
+  if grep -q "Non-2xx" <<<"$out"; then echo "$name: errors: $(grep Non-2xx <<<"$out")" >&2; fi
+  RPS[$name]="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
+  P50[$name]="$(awk '$1=="50%" {print $2}' <<<"$out")"
+  P99[$name]="$(awk '$1=="99%" {print $2}' <<<"$out")"
+  printf '  %-22s %10s req/s   p50 %9s   p99 %9s\n' "$name" "${RPS[$name]}" "${P50[$name]}" "${P99[$name]}"
+}
+echo "Measuring for ${DURATION}s each at $CONNECTIONS connections ($THREADS wrk threads)"
+measure baseline "$URL/health"
+measure widget -s scripts/load/get.lua "$URL" -- "$READER" /api/v1/reading/widget
+measure read -s scripts/load/read.lua "$URL" -- "$READER"
+measure "batch of 100" -s scripts/load/batch.lua "$URL" -- "$READER"
+measure "game answer" -s scripts/load/answer.lua "$URL" -- "$PLAYER" "$GAME"
+RSS_KB="$(awk '/VmHWM/ {print $2}' /proc/$SERVER/status)"
+
+echo
+echo "| route | requests/s | p50 | p99 | ratio to baseline |"
+echo "| --- | --- | --- | --- | --- |"
+for name in baseline widget read "batch of 100" "game answer"; do
+  ratio="$(python3 -c "print(f'{${RPS[$name]} / ${RPS[baseline]}:.2f}')")"
+  echo "| $name | ${RPS[$name]} | ${P50[$name]} | ${P99[$name]} | $ratio |"
+done
+echo
+echo "Reads per second in batches of 100: $(python3 -c "print(int(${RPS["batch of 100"]} * 100))")"
+echo "Server peak resident memory: $((RSS_KB / 1024)) MB"
