@@ -155,24 +155,38 @@ public struct ReadingStore: Sendable {
 
     /// Records reads; each event id once per owner (a retry changes nothing). Keeps the per-day
     /// summary (`reading_days`) in the same transaction. Returns the event ids newly recorded.
+    /// Multi-row statements: a batch of 100 reads is two statements, not two hundred.
     public func record(_ reads: [NewRead], owner: ReadOwner, now: Date) async throws -> Set<String> {
-        try await database.transaction { db in
+        guard !reads.isEmpty else { return [] }
+        let byID = Dictionary(reads.map { ($0.eventID, $0) }, uniquingKeysWith: { first, _ in first })
+        return try await database.transaction { db in
             var recorded: Set<String> = []
-            for read in reads {
-                let inserted = try await db.raw("""
-                    INSERT INTO reading_events (owner, event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at)
-                    VALUES (\(bind: owner.key), \(bind: read.eventID), \(bind: read.articleID), \(bind: read.title), \(bind: read.language),
-                            \(bind: read.at.storedMillis), \(bind: read.timeZone), \(bind: read.localDay.iso), \(bind: read.thumbnailURL), \(bind: now.storedMillis))
-                    ON CONFLICT (owner, event_id) DO NOTHING
-                    RETURNING event_id
-                    """).first()
-                guard inserted != nil else { continue }
-                recorded.insert(read.eventID)
-                try await db.raw("""
-                    INSERT INTO reading_days (owner, local_day, reads) VALUES (\(bind: owner.key), \(bind: read.localDay.iso), 1)
-                    ON CONFLICT (owner, local_day) DO UPDATE SET reads = reading_days.reads + 1
-                    """).run()
+            for chunk in stride(from: 0, to: reads.count, by: 500).map({ Array(reads[$0..<min($0 + 500, reads.count)]) }) {
+                var sql: SQLQueryString = """
+                    INSERT INTO reading_events (owner, event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at) VALUES
+                    """
+                for (index, read) in chunk.enumerated() {
+                    sql += index == 0 ? " " : ", "
+                    sql += """
+                        (\(bind: owner.key), \(bind: read.eventID), \(bind: read.articleID), \(bind: read.title), \(bind: read.language), \
+                        \(bind: read.at.storedMillis), \(bind: read.timeZone), \(bind: read.localDay.iso), \(bind: read.thumbnailURL), \(bind: now.storedMillis))
+                        """
+                }
+                sql += " ON CONFLICT (owner, event_id) DO NOTHING RETURNING event_id"
+                let query = sql
+                for row in try await db.raw(query).all() { recorded.insert(try row.decode(column: "event_id", as: String.self)) }
             }
+            var perDay: [String: Int] = [:]
+            for id in recorded { perDay[byID[id]!.localDay.iso, default: 0] += 1 }
+            guard !perDay.isEmpty else { return recorded }
+            var upsert: SQLQueryString = "INSERT INTO reading_days (owner, local_day, reads) VALUES"
+            for (index, (day, count)) in perDay.sorted(by: { $0.key < $1.key }).enumerated() {
+                upsert += index == 0 ? " " : ", "
+                upsert += "(\(bind: owner.key), \(bind: day), \(bind: count))"
+            }
+            upsert += " ON CONFLICT (owner, local_day) DO UPDATE SET reads = reading_days.reads + excluded.reads"
+            let summary = upsert
+            try await db.raw(summary).run()
             return recorded
         }
     }

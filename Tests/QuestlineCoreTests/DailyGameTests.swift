@@ -283,3 +283,38 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
         #expect(questions.count == 5)
     }
 }
+
+@Suite struct DigitScannerTests {
+    /// The fast scanner agrees with Android's regular expression (run by ICU) on the fixtures'
+    /// texts and on thousands of random texts built from tricky characters.
+    @Test func theScannerAgreesWithTheRegularExpression() throws {
+        let feeds = ["onthisday-10-30-trimmed.json", "onthisday-05-07-trimmed.json", "rules-feed.json"]
+        for name in feeds {
+            let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")
+            for event in try OnThisDayFeed.decode(Data(contentsOf: url)).events {
+                #expect(QuestionBuilder.fullyMatchesDigits(event.text) == QuestionBuilder.fullyMatchesDigitsWithRegex(event.text), "\(event.text)")
+            }
+        }
+        let pieces = ["1", "12", "123", "1234", "12345", "a", "Z", "é", "_", " ", ",", ".", "-", "\n", "\r", "\u{2028}", "\u{0663}", "٣٤",
+                      "\u{0301}", "\u{200D}", "日", "A1", "1a", "(", ")", "'", "\t", "\u{00A0}", "½", "²", "Ⅻ", "\u{FF11}"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            #expect(QuestionBuilder.fullyMatchesDigits(text) == QuestionBuilder.fullyMatchesDigitsWithRegex(text), "\(text.debugDescription)")
+        }
+    }
+
+    @Test func localDaysFromOffsetsMatchTheCalendar() {
+        var generator = SystemRandomNumberGenerator()
+        let zones = ["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "Pacific/Apia", "America/Santiago",
+                     "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns"].map { TimeZoneID($0)!.timeZone }
+        for _ in 0..<5_000 {
+            let instant = Date(timeIntervalSince1970: Double.random(in: 0...2_000_000_000, using: &generator))
+            let zone = zones.randomElement(using: &generator)!
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            let parts = calendar.dateComponents([.year, .month, .day], from: instant)
+            #expect(LocalDay(instant, in: zone) == LocalDay(year: parts.year!, month: parts.month!, day: parts.day!))
+        }
+    }
+}

@@ -24,7 +24,9 @@ public struct StreakSummary: Sendable, Equatable {
     /// The current streak had already begun before the join day.
     public let streakStartedBeforeJoining: Bool
 
-    public init(campaign: Campaign, readDays days: Set<LocalDay>, today: LocalDay, joinDay: LocalDay?) {
+    public init(campaign: Campaign, readDays: Set<LocalDay>, today: LocalDay, joinDay: LocalDay?) {
+        // Day numbers: integer set lookups in the loop below.
+        let days = Set(readDays.map(\.dayNumber))
         var run = 0
         var runStart: LocalDay?
         var best = 0
@@ -32,36 +34,45 @@ public struct StreakSummary: Sendable, Equatable {
         var frozen: [LocalDay] = []
         var completedOn: LocalDay?
         var readCount = 0
-        let last = today
-        var day = campaign.startDay
-        while day <= last {
+        let todayNumber = today.dayNumber
+        let endNumber = campaign.endDay.dayNumber
+        let joinNumber = joinDay?.dayNumber
+        var runStartNumber: Int?
+        var completedNumber: Int?
+        var frozenNumbers: [Int] = []
+        var day = campaign.startDay.dayNumber
+        while day <= todayNumber {
             if days.contains(day) {
                 readCount += 1
-                if run == 0 { runStart = day }
+                if run == 0 { runStartNumber = day }
                 run += 1
                 best = max(best, run)
-                if completedOn == nil, run >= campaign.goalDays, day <= campaign.endDay || campaign.continueActiveStreakAfterEnd {
-                    completedOn = day
+                if completedNumber == nil, run >= campaign.goalDays, day <= endNumber || campaign.continueActiveStreakAfterEnd {
+                    completedNumber = day
                 }
-            } else if day < today {
-                if run > 0, let joinDay, joinDay <= day, freezesLeft > 0 {
+            } else if day < todayNumber {
+                if run > 0, let joinNumber, joinNumber <= day, freezesLeft > 0 {
                     freezesLeft -= 1
-                    frozen.append(day)
+                    frozenNumbers.append(day)
                 } else {
                     run = 0
-                    runStart = nil
+                    runStartNumber = nil
                 }
             }
-            day = day.adding(days: 1)
+            day += 1
         }
+        runStart = runStartNumber.map(LocalDay.init(dayNumber:))
+        completedOn = completedNumber.map(LocalDay.init(dayNumber:))
+        frozen = frozenNumbers.map(LocalDay.init(dayNumber:))
         current = run
         self.best = best
-        readToday = today >= campaign.startDay && days.contains(today)
-        readYesterday = days.contains(today.adding(days: -1)) && today.adding(days: -1) >= campaign.startDay
-        yesterdayFrozen = frozen.last == today.adding(days: -1)
+        let start = campaign.startDay.dayNumber
+        readToday = todayNumber >= start && days.contains(todayNumber)
+        readYesterday = todayNumber - 1 >= start && days.contains(todayNumber - 1)
+        yesterdayFrozen = frozenNumbers.last == todayNumber - 1
         self.freezesLeft = freezesLeft
         frozenDays = frozen
-        readDays = readCount
+        self.readDays = readCount
         self.completedOn = completedOn
         if let joinDay, let runStart, run > 0 { streakStartedBeforeJoining = runStart < joinDay } else { streakStartedBeforeJoining = false }
     }

@@ -157,8 +157,21 @@ public enum ReadingWidget {
         }
     }
 
+    /// Replaces `{name}` placeholders in one pass (unknown names are kept as they are).
     static func fill(_ text: String, _ values: [String: String]) -> String {
-        values.reduce(text) { $0.replacingOccurrences(of: "{\($1.key)}", with: $1.value) }
+        guard text.utf8.contains(UInt8(ascii: "{")) else { return text }
+        var result = ""
+        result.reserveCapacity(text.utf8.count + 16)
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else { break }
+            let name = String(rest[rest.index(after: open)..<close])
+            result += values[name] ?? "{\(name)}"
+            rest = rest[rest.index(after: close)...]
+        }
+        result += rest
+        return result
     }
 }
 
