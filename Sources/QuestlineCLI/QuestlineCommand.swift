@@ -61,7 +61,7 @@ struct Serve: AsyncParsableCommand {
         let admins = Set(adminEmails + (noDemoData ? [] : [DemoData.guardianEmail]))
         let configuration = AppConfiguration(hostname: hostname, port: port, store: store.location,
                                              secureCookies: secureCookies, logLevel: level, feedFetcher: fetcher,
-                                             adminEmails: admins, demoCampaign: !noDemoData)
+                                             adminEmails: admins, demoCampaign: !noDemoData, bufferAnalytics: true)
         let opened = try await Store.open(configuration.store, logger: logger)
         do {
             if !noDemoData {

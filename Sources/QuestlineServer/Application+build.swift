@@ -21,11 +21,12 @@ public func buildApplication(configuration: AppConfiguration, store providedStor
     logger.logLevel = configuration.logLevel
     let store: Store
     if let providedStore { store = providedStore } else { store = try await Store.open(configuration.store, logger: logger) }
-    let router = try await buildRouter(configuration: configuration, store: store, logger: logger)
+    let (router, services) = try await buildRouterAndServices(configuration: configuration, store: store, logger: logger)
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "Questline"),
         logger: logger)
+    app.addServices(services)
     if providedStore == nil { app.addServices(StoreService(store: store)) }
     return app
 }
@@ -33,6 +34,11 @@ public func buildApplication(configuration: AppConfiguration, store providedStor
 /// The router with every route and middleware: API (from openapi.yaml), web pages, static
 /// files, health and metrics.
 public func buildRouter(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> Router<AppRequestContext> {
+    try await buildRouterAndServices(configuration: configuration, store: store, logger: logger).0
+}
+
+/// The router and the background services its routes need (the analytics flusher).
+func buildRouterAndServices(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> (Router<AppRequestContext>, [any Service]) {
     let accounts = AccountService(store: store, configuration: configuration)
     let games = GameService(store: store, configuration: configuration)
     let reading = ReadingService(store: store, configuration: configuration)
@@ -81,7 +87,8 @@ public func buildRouter(configuration: AppConfiguration, store: Store, logger: L
     WebRoutes(accounts: accounts, reading: readingRoutes, pages: pages, secureCookies: configuration.secureCookies,
               sessionLifetime: configuration.sessionLifetime).register(on: router)
     GameRoutes(games: games, pages: pages).register(on: router)
-    return router
+    let services: [any Service] = configuration.bufferAnalytics ? [AnalyticsFlushService(buffer: reading.analytics)] : []
+    return (router, services)
 }
 
 /// Closes the store when the server shuts down gracefully.

@@ -25,6 +25,9 @@ public struct AppConfiguration: Sendable {
     public var adminEmails: Set<String>
     /// Install a demo reading campaign around today, so a newcomer sees live widget states.
     public var demoCampaign: Bool
+    /// Write analytics events in batches every second rather than one by one (the server
+    /// does; tests and tools write through so they can read events back at once).
+    public var bufferAnalytics: Bool
 
     public init(
         hostname: String = "127.0.0.1",
@@ -40,7 +43,8 @@ public struct AppConfiguration: Sendable {
         logLevel: Logger.Level = .info,
         feedFetcher: (any FeedFetching)? = WikimediaFeedClient(),
         adminEmails: Set<String> = [],
-        demoCampaign: Bool = false
+        demoCampaign: Bool = false,
+        bufferAnalytics: Bool = false
     ) {
         self.hostname = hostname
         self.port = port
@@ -56,5 +60,6 @@ public struct AppConfiguration: Sendable {
         self.feedFetcher = feedFetcher
         self.adminEmails = Set(adminEmails.map { $0.lowercased() })
         self.demoCampaign = demoCampaign
+        self.bufferAnalytics = bufferAnalytics
     }
 }

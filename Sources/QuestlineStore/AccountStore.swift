@@ -225,6 +225,23 @@ public struct AccountStore: Sendable {
         }
     }
 
+    /// The session and its member in one query (the hot path of every signed-in request).
+    public func sessionMember(tokenHash: String) async throws -> (SessionRecord, MemberRecord)? {
+        try await database.withConnection { db in
+            guard let row = try await db.raw("""
+                SELECT s.expires_at, s.revoked_at, \(unsafeRaw: Self.memberColumns) FROM sessions s
+                JOIN members m ON m.id = s.member_id
+                LEFT JOIN household_members hm ON hm.member_id = m.id
+                WHERE s.token_hash = \(bind: tokenHash)
+                """).first() else { return nil }
+            let member = try Self.decodeMember(row)
+            let session = SessionRecord(memberID: member.id,
+                                        expiresAt: Date(storedMillis: try row.decode(column: "expires_at", as: Int64.self)),
+                                        revokedAt: try row.decode(column: "revoked_at", as: Int64?.self).map(Date.init(storedMillis:)))
+            return (session, member)
+        }
+    }
+
     public func revokeSession(tokenHash: String, now: Date) async throws {
         try await database.transaction { db in
             try await db.raw("""

@@ -191,6 +191,34 @@ public struct ReadingStore: Sendable {
         }
     }
 
+    /// A member's enrollment in a campaign and their read days in a range, in one round trip
+    /// (the widget's only query after authentication).
+    public func widgetFacts(_ member: MemberID, campaign: String, from: LocalDay, through: LocalDay) async throws -> (Enrollment?, Set<LocalDay>) {
+        try await database.withConnection { db in
+            let rows = try await db.raw("""
+                SELECT 'day' AS kind, local_day AS a, NULL AS b, NULL AS c, NULL AS d FROM reading_days
+                WHERE owner = \(bind: member.rawValue) AND local_day >= \(bind: from.iso) AND local_day <= \(bind: through.iso)
+                UNION ALL
+                SELECT 'enrollment' AS kind, join_day AS a, completed_on AS b, CAST(joined_at AS TEXT) AS c, CAST(claimed_at AS TEXT) AS d
+                FROM challenge_enrollments WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign)
+                """).all()
+            var days: Set<LocalDay> = []
+            var enrollment: Enrollment?
+            for row in rows {
+                let a = try row.decode(column: "a", as: String.self)
+                if try row.decode(column: "kind", as: String.self) == "day" {
+                    if let day = LocalDay(iso: a) { days.insert(day) }
+                } else {
+                    enrollment = Enrollment(
+                        campaignID: campaign, joinedAt: Date(storedMillis: Int64(try row.decode(column: "c", as: String.self)) ?? 0),
+                        joinDay: LocalDay(iso: a)!, completedOn: try row.decode(column: "b", as: String?.self).flatMap { LocalDay(iso: $0) },
+                        claimedAt: try row.decode(column: "d", as: String?.self).flatMap { Int64($0) }.map(Date.init(storedMillis:)))
+                }
+            }
+            return (enrollment, days)
+        }
+    }
+
     /// Local days with a read, between two days (inclusive): a short range on the summary.
     public func readDays(_ owner: ReadOwner, from: LocalDay, through: LocalDay) async throws -> Set<LocalDay> {
         try await database.withConnection { db in
@@ -372,6 +400,22 @@ public struct ReadingStore: Sendable {
                 INSERT INTO analytics_events (id, subject, name, campaign_id, properties, occurred_at)
                 VALUES (\(bind: id), \(bind: subject), \(bind: name), \(bind: campaign), \(bind: body), \(bind: at.storedMillis))
                 """).run()
+        }
+    }
+
+    /// Writes many events in one statement (the buffered analytics path).
+    public func trackBatch(_ events: [(id: String, subject: String, name: String, campaign: String?, properties: String, at: Date)]) async throws {
+        guard !events.isEmpty else { return }
+        try await database.transaction { db in
+            for chunk in stride(from: 0, to: events.count, by: 500).map({ Array(events[$0..<min($0 + 500, events.count)]) }) {
+                var sql: SQLQueryString = "INSERT INTO analytics_events (id, subject, name, campaign_id, properties, occurred_at) VALUES"
+                for (index, event) in chunk.enumerated() {
+                    sql += index == 0 ? " " : ", "
+                    sql += "(\(bind: event.id), \(bind: event.subject), \(bind: event.name), \(bind: event.campaign), \(bind: event.properties), \(bind: event.at.storedMillis))"
+                }
+                let query = sql
+                try await db.raw(query).run()
+            }
         }
     }
 

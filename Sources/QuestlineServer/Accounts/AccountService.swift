@@ -82,13 +82,10 @@ public struct AccountService: Sendable {
     func authenticate(token: String) async throws -> Identity {
         guard !token.isEmpty, token.count <= 128 else { return Identity(member: nil, tokenHash: nil, failure: .invalidToken) }
         let hash = Secret.digest(token)
-        guard let session = try await store.accounts.session(tokenHash: hash), session.revokedAt == nil else {
+        guard let (session, member) = try await store.accounts.sessionMember(tokenHash: hash), session.revokedAt == nil else {
             return Identity(member: nil, tokenHash: nil, failure: .invalidToken)
         }
         guard session.expiresAt > clock.now() else { return Identity(member: nil, tokenHash: nil, failure: .expired) }
-        guard let member = try await store.accounts.member(session.memberID) else {
-            return Identity(member: nil, tokenHash: nil, failure: .invalidToken)
-        }
         return Identity(member: member, tokenHash: hash, failure: nil)
     }
 

@@ -28,6 +28,25 @@ public struct ReaderIdentity: Sendable {
     var subject: String? { owner?.key }
 }
 
+/// Campaigns held in memory for a few seconds.
+actor CampaignCache {
+    private var campaigns: [Campaign]?
+    private var loadedAt = Date.distantPast
+    static let lifetime: TimeInterval = 10
+
+    func get(now: Date) -> [Campaign]? {
+        guard let campaigns, now.timeIntervalSince(loadedAt) < Self.lifetime else { return nil }
+        return campaigns
+    }
+
+    func set(_ campaigns: [Campaign], now: Date) {
+        self.campaigns = campaigns
+        loadedAt = now
+    }
+
+    func invalidate() { campaigns = nil }
+}
+
 /// One step of the challenge funnel.
 public struct FunnelStep: Sendable, Equatable {
     public let name: String
@@ -42,6 +61,9 @@ public struct ReadingService: Sendable {
     let clock: any WallClock
     let ids: any IDGenerator
     let starterArticles: [SeenArticle]
+    let campaignCache = CampaignCache()
+    let analytics: AnalyticsBuffer
+    let milestones = MilestoneMemo()
 
     /// The measurement plan's events (docs/measurement-plan.md), in funnel order where they are steps.
     public enum Event: String, CaseIterable, Sendable {
@@ -68,6 +90,7 @@ public struct ReadingService: Sendable {
         clock = configuration.clock
         ids = configuration.ids
         starterArticles = Self.loadStarters()
+        analytics = AnalyticsBuffer(store: store.reading, buffered: configuration.bufferAnalytics)
     }
 
     static func loadStarters() -> [SeenArticle] {
@@ -91,19 +114,31 @@ public struct ReadingService: Sendable {
         if demo {
             try await store.reading.saveCampaign(Campaign.demo(today: clock.today(in: .gmt)), replace: true, now: clock.now())
         }
+        await campaignCache.invalidate()
     }
 
     public func saveCampaign(_ campaign: Campaign) async throws {
         try campaign.validate()
         try await store.reading.saveCampaign(campaign, replace: true, now: clock.now())
+        await campaignCache.invalidate()
+    }
+
+    /// Every campaign, from memory for up to 10 seconds (they change rarely; each instance
+    /// re-reads them, so a change made on another instance shows within 10 seconds).
+    public func campaigns() async throws -> [Campaign] {
+        let now = Date()
+        if let cached = await campaignCache.get(now: now) { return cached }
+        let loaded = try await store.reading.campaigns()
+        await campaignCache.set(loaded, now: now)
+        return loaded
     }
 
     public func campaign(for today: LocalDay) async throws -> Campaign? {
-        Campaign.current(try await store.reading.campaigns(), today: today)
+        Campaign.current(try await campaigns(), today: today)
     }
 
     public func campaign(id: String) async throws -> Campaign {
-        guard let campaign = try await store.reading.campaigns().first(where: { $0.id == id }) else {
+        guard let campaign = try await campaigns().first(where: { $0.id == id }) else {
             throw DomainError.notFound("No campaign \"\(id)\".")
         }
         return campaign
@@ -155,48 +190,65 @@ public struct ReadingService: Sendable {
             throw DomainError.unauthenticated("Sign in, or send an X-Device-Id header, to record reads.")
         }
         let recorded = try await store.reading.record(reads, owner: owner, now: clock.now())
-        if !recorded.isEmpty, reader.member != nil { _ = try await widget(for: reader, impression: false) }
+        if !recorded.isEmpty, let member = reader.member { try await updateProgress(member) }
         return recorded
     }
 
     // MARK: Widget
 
-    /// The widget model for a reader now. Records completion (and the badge) the first time
-    /// the history shows it, and the funnel's events; `impression` also records a view.
+    /// The widget model for a reader now: one query after authentication (enrollment and the
+    /// read days since the campaign's start, from the per-day summary). It writes nothing but
+    /// the impression, when asked; milestones are recorded where the history changes.
     public func widget(for reader: ReaderIdentity, impression: Bool, surface: String = "api") async throws -> WidgetModel? {
         let today = clock.today(in: reader.timeZone.timeZone)
         guard let campaign = try await campaign(for: today) else { return nil }
-        var status = ReaderStatus(loggedIn: reader.member != nil)
-        var enrollment: Enrollment?
-        if let member = reader.member {
-            enrollment = try await store.reading.enrollment(member.id, campaign: campaign.id)
-            status.joinDay = enrollment?.joinDay
-            status.completedOn = enrollment?.completedOn
-            status.claimed = enrollment?.claimedAt != nil
-        }
-        if let owner = reader.owner, today >= campaign.startDay {
-            status.readDays = try await store.reading.readDays(owner, from: campaign.startDay, through: today)
-        }
+        let (status, _) = try await readerStatus(reader, campaign: campaign, today: today)
         let model = ReadingWidget.model(campaign: campaign, status: status, today: today)
-        if let member = reader.member, let enrollment {
-            try await recordProgress(member: member, campaign: campaign, enrollment: enrollment, status: status, model: model, today: today)
-        }
         if impression, let subject = reader.subject {
             try await track(.impression, subject: subject, campaign: campaign.id, ["state": model.state.rawValue, "surface": surface])
         }
         return model
     }
 
+    private func readerStatus(_ reader: ReaderIdentity, campaign: Campaign, today: LocalDay) async throws -> (ReaderStatus, Enrollment?) {
+        var status = ReaderStatus(loggedIn: reader.member != nil)
+        guard today >= campaign.startDay || reader.member != nil else { return (status, nil) }
+        let last = max(today, campaign.startDay)
+        if let member = reader.member {
+            let (enrollment, days) = try await store.reading.widgetFacts(member.id, campaign: campaign.id, from: campaign.startDay, through: last)
+            status.joinDay = enrollment?.joinDay
+            status.completedOn = enrollment?.completedOn
+            status.claimed = enrollment?.claimedAt != nil
+            status.readDays = days
+            return (status, enrollment)
+        }
+        if let owner = reader.owner {
+            status.readDays = try await store.reading.readDays(owner, from: campaign.startDay, through: last)
+        }
+        return (status, nil)
+    }
+
+    /// After the member's history changed (reads, a join, a device handed over): records the
+    /// first read after joining, a 7-day streak, and completion with its badge, each once.
+    func updateProgress(_ member: MemberRecord) async throws {
+        let today = clock.today(in: TimeZoneID(member.timeZone)?.timeZone ?? .gmt)
+        guard let campaign = try await campaign(for: today) else { return }
+        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: TimeZoneID(member.timeZone) ?? .utc)
+        let (status, enrollment) = try await readerStatus(reader, campaign: campaign, today: today)
+        guard let enrollment else { return }
+        let model = ReadingWidget.model(campaign: campaign, status: status, today: today)
+        try await recordProgress(member: member, campaign: campaign, enrollment: enrollment, status: status, model: model, today: today)
+    }
+
     private func recordProgress(member: MemberRecord, campaign: Campaign, enrollment: Enrollment, status: ReaderStatus,
                                 model: WidgetModel, today: LocalDay) async throws {
         let subject = ReadOwner.member(member.id).key
-        if status.readDays.contains(where: { $0 >= enrollment.joinDay }),
-           !(try await store.reading.hasEvent(subject: subject, name: Event.firstRead.rawValue, campaign: campaign.id)) {
-            try await track(.firstRead, subject: subject, campaign: campaign.id, [:])
+        if status.readDays.contains(where: { $0 >= enrollment.joinDay }) {
+            try await trackMilestone(.firstRead, subject: subject, campaign: campaign.id)
         }
         let summary = StreakSummary(campaign: campaign, readDays: status.readDays, today: today, joinDay: status.joinDay)
-        if summary.best >= 7, !(try await store.reading.hasEvent(subject: subject, name: Event.streak7.rawValue, campaign: campaign.id)) {
-            try await track(.streak7, subject: subject, campaign: campaign.id, [:])
+        if summary.best >= 7 {
+            try await trackMilestone(.streak7, subject: subject, campaign: campaign.id)
         }
         if enrollment.completedOn == nil, let completedOn = model.completedOn {
             let title = campaign.title.map { "Completed: \($0)" } ?? "Reading challenge completed"
@@ -223,7 +275,10 @@ public struct ReadingService: Sendable {
             return nil
         }
         let (enrollment, created) = try await store.reading.join(member.id, campaign: campaign.id, day: today, now: clock.now())
-        if created { try await track(.join, subject: ReadOwner.member(member.id).key, campaign: campaign.id, ["source": source]) }
+        if created {
+            try await track(.join, subject: ReadOwner.member(member.id).key, campaign: campaign.id, ["source": source])
+            try await updateProgress(member) // reads before joining may already complete it
+        }
         return enrollment
     }
 
@@ -257,6 +312,7 @@ public struct ReadingService: Sendable {
         if !pending.isEmpty {
             _ = try? await join(reader, source: "login")
         }
+        try await updateProgress(member)
     }
 
     public static func validDeviceID(_ id: String) -> Bool {
@@ -291,8 +347,27 @@ public struct ReadingService: Sendable {
     public func badges(_ member: MemberRecord) async throws -> [Badge] { try await store.reading.badges(member.id) }
 
     public func track(_ event: Event, subject: String, campaign: String?, _ properties: [String: String]) async throws {
-        try await store.reading.track(id: ids.makeUUID().uuidString.lowercased(), subject: subject, name: event.rawValue,
-                                      campaign: campaign, properties: properties, at: clock.now())
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let body = String(decoding: try encoder.encode(properties), as: UTF8.self)
+        try await analytics.add((ids.makeUUID().uuidString.lowercased(), subject, event.rawValue, campaign, body, clock.now()))
+    }
+
+    /// Whether a once-only milestone event has been recorded (memo first, then the store).
+    private func hasMilestone(_ event: Event, subject: String, campaign: String) async throws -> Bool {
+        let key = "\(subject)|\(event.rawValue)|\(campaign)"
+        if await milestones.contains(key) { return true }
+        if try await store.reading.hasEvent(subject: subject, name: event.rawValue, campaign: campaign) {
+            await milestones.insert(key)
+            return true
+        }
+        return false
+    }
+
+    private func trackMilestone(_ event: Event, subject: String, campaign: String) async throws {
+        guard !(try await hasMilestone(event, subject: subject, campaign: campaign)) else { return }
+        await milestones.insert("\(subject)|\(event.rawValue)|\(campaign)")
+        try await track(event, subject: subject, campaign: campaign, [:])
     }
 
     public func funnel(campaign id: String) async throws -> [FunnelStep] {
