@@ -42,7 +42,7 @@ let package = Package(
         // The wire contract (openapi.yaml) and the types generated from it.
         .target(
             name: "QuestlineAPI",
-            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            dependencies: ["QuestlineCore", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             resources: [.copy("openapi.yaml")],
             swiftSettings: strict,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]

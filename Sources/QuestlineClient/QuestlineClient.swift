@@ -32,6 +32,6 @@ extension Client {
     /// A client for a Questline server at `serverURL` (its root, e.g. `https://example.com`),
     /// authenticated by `auth` once it holds a token.
     public static func questline(serverURL: URL, transport: any ClientTransport, auth: BearerTokenMiddleware) -> Client {
-        Client(serverURL: serverURL.appendingPathComponent("api/v1"), transport: transport, middlewares: [auth])
+        Client(serverURL: serverURL.appendingPathComponent("api/v1"), configuration: .questline, transport: transport, middlewares: [auth])
     }
 }

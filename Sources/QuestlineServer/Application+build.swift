@@ -79,7 +79,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
         .add(middleware: IdempotencyMiddleware(store: store.idempotency, clock: configuration.clock))
     try APIImplementation(accounts: accounts, games: games, reading: reading, activity: activity,
-                          admins: configuration.adminEmails).registerHandlers(on: api, serverURL: URL(string: "/")!)
+                          admins: configuration.adminEmails).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
 
     let readingRoutes = ReadingRoutes(reading: reading, pages: pages)
     readingRoutes.register(on: router)

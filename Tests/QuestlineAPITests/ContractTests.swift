@@ -28,3 +28,28 @@ import Testing
         }
     }
 }
+
+@Suite struct RFC3339Tests {
+    @Test func parsesLikeFoundationAndPrintsUTC() throws {
+        let transcoder = RFC3339DateTranscoder()
+        for text in ["2026-05-10T08:30:00Z", "2026-05-10T10:30:00+02:00", "2026-05-10T03:00:00-05:30", "1970-01-01T00:00:00Z",
+                     "2024-02-29T23:59:59Z", "2026-12-31T23:59:59-10:00"] {
+            #expect(try transcoder.decode(text) == (try Date(text, strategy: .iso8601)), "\(text)")
+        }
+        #expect(try transcoder.decode("2026-05-10T08:30:00.250Z").timeIntervalSince1970 == 1_778_401_800.25)
+        #expect(try transcoder.encode(try transcoder.decode("2026-05-10T10:30:00+02:00")) == "2026-05-10T08:30:00Z")
+        #expect(try transcoder.encode(Date(timeIntervalSince1970: 1_778_401_800.25)) == "2026-05-10T08:30:00.250Z")
+        #expect(try transcoder.encode(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+        for bad in ["", "2026-05-10", "2026-02-30T00:00:00Z", "2026-05-10T24:00:00Z", "2026-05-10T08:30:00", "2026-05-10T08:30:00+2:00",
+                    "2026-05-10T08:30:00Zjunk", "2026-05-10T08:30:00.Z", "yesterday at noon, roughly"] {
+            #expect(throws: (any Error).self) { try transcoder.decode(bad) }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let millis = Int.random(in: -2_000_000_000_000...4_000_000_000_000, using: &generator)
+            let date = Date(timeIntervalSince1970: Double(millis) / 1000)
+            let back = try transcoder.decode(transcoder.encode(date))
+            #expect(Int((back.timeIntervalSince1970 * 1000).rounded()) == millis, "\(date)")
+        }
+    }
+}

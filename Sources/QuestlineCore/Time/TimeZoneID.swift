@@ -12,11 +12,33 @@ public struct TimeZoneID: Hashable, Sendable, CustomStringConvertible {
     public let timeZone: TimeZone
 
     public init?(_ identifier: String) {
+        if let known = TimeZoneID.cache.lookup(identifier) {
+            self = known
+            return
+        }
         guard identifier == "UTC" || TimeZoneID.looksLikeIANA(identifier),
               let zone = TimeZone(identifier: identifier), identifier == "UTC" || zone.identifier == identifier
         else { return nil }
         self.identifier = identifier
         self.timeZone = zone
+        TimeZoneID.cache.store(self)
+    }
+
+    /// Validated zones, so a hot path (every read carries a zone) does not load one again.
+    private static let cache = Cache()
+
+    /// `@unchecked Sendable` is safe: `zones` is only touched under `lock`.
+    private final class Cache: @unchecked Sendable {
+        private let lock = NSLock()
+        private var zones: [String: TimeZoneID] = [:]
+
+        func lookup(_ identifier: String) -> TimeZoneID? { lock.withLock { zones[identifier] } }
+
+        func store(_ zone: TimeZoneID) {
+            lock.withLock {
+                if zones.count < 1_000 { zones[zone.identifier] = zone } // only valid zones get here; a bound all the same
+            }
+        }
     }
 
     public static let utc = TimeZoneID("UTC")!
