@@ -40,7 +40,16 @@ enum Secret {
         return String((0..<10).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }
 
-    static func digest(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    static func digest(_ secret: String) -> String { hex(SHA256.hash(data: Data(secret.utf8))) }
+
+    /// Lowercase hex (every request hashes its token: no `String(format:)` per byte here).
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -36,7 +36,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
         var hasher = SHA256()
         hasher.update(data: Array(request.method.rawValue.utf8) + [0] + Array(request.uri.path.utf8) + [0])
         hasher.update(data: Array(buffer: body))
-        let requestHash = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let requestHash = Secret.hex(hasher.finalize())
 
         switch try await store.begin(scope: scope, key: key, requestHash: requestHash, now: clock.now()) {
         case .replay(let stored):
