@@ -177,30 +177,23 @@ struct Redirect: Error {
 
 /// Dates and years as the pages show them.
 enum Formatting {
-    static func longDate(_ day: LocalDay, language: String) -> String {
+    /// A calendar day in a fixed English pattern (the day itself, no time zone involved).
+    private static func format(_ day: LocalDay, _ pattern: String) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = .gmt
-        formatter.dateFormat = "EEEE d MMMM yyyy"
+        formatter.dateFormat = pattern
         return formatter.string(from: day.start(in: .gmt).addingTimeInterval(12 * 3600))
     }
 
-    static func monthTitle(_ day: LocalDay) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = .gmt
-        formatter.dateFormat = "MMMM yyyy"
-        return formatter.string(from: day.start(in: .gmt).addingTimeInterval(12 * 3600))
-    }
+    /// "Sunday 22 November 2026".
+    static func longDate(_ day: LocalDay, language: String) -> String { format(day, "EEEE d MMMM yyyy") }
+
+    /// "November 2026".
+    static func monthTitle(_ day: LocalDay) -> String { format(day, "MMMM yyyy") }
 
     /// "Mon 4" for the timeline.
-    static func shortDay(_ day: LocalDay) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = .gmt
-        formatter.dateFormat = "EEE d"
-        return formatter.string(from: day.start(in: .gmt).addingTimeInterval(12 * 3600))
-    }
+    static func shortDay(_ day: LocalDay) -> String { format(day, "EEE d") }
 
     /// Years as readers know them: "1944", "44 BC".
     static func year(_ year: Int) -> String { year > 0 ? String(year) : "\(-year) BC" }
