@@ -92,8 +92,8 @@ measure() { # name, script args...
 echo "Measuring for ${DURATION}s each at $CONNECTIONS connections ($THREADS wrk threads)"
 measure baseline "$URL/health"
 measure widget -s scripts/load/get.lua "$URL" -- "$READER" /api/v1/reading/widget
-measure read -s scripts/load/read.lua "$URL" -- "$READER"
-measure "batch of 100" -s scripts/load/batch.lua "$URL" -- "$READER"
+measure read -s scripts/load/reads.lua "$URL" -- "$READER" 1
+measure "batch of 100" -s scripts/load/reads.lua "$URL" -- "$READER" 100
 measure "game answer" -s scripts/load/answer.lua "$URL" -- "$PLAYER" "$GAME"
 RSS_KB="$(awk '/VmHWM/ {print $2}' /proc/$SERVER/status)"
 

@@ -212,19 +212,6 @@ public struct AccountStore: Sendable {
         }
     }
 
-    public func session(tokenHash: String) async throws -> SessionRecord? {
-        try await database.withConnection { db in
-            try await db.raw("""
-                SELECT member_id, expires_at, revoked_at FROM sessions WHERE token_hash = \(bind: tokenHash)
-                """).first().map { row in
-                SessionRecord(
-                    memberID: MemberID(try row.decode(column: "member_id", as: String.self))!,
-                    expiresAt: Date(storedMillis: try row.decode(column: "expires_at", as: Int64.self)),
-                    revokedAt: try row.decode(column: "revoked_at", as: Int64?.self).map(Date.init(storedMillis:)))
-            }
-        }
-    }
-
     /// The session and its member in one query (the hot path of every signed-in request).
     public func sessionMember(tokenHash: String) async throws -> (SessionRecord, MemberRecord)? {
         try await database.withConnection { db in

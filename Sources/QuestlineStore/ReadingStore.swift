@@ -391,18 +391,6 @@ public struct ReadingStore: Sendable {
 
     // MARK: Analytics
 
-    public func track(id: String, subject: String, name: String, campaign: String?, properties: [String: String], at: Date) async throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let body = String(decoding: try encoder.encode(properties), as: UTF8.self)
-        try await database.transaction { db in
-            try await db.raw("""
-                INSERT INTO analytics_events (id, subject, name, campaign_id, properties, occurred_at)
-                VALUES (\(bind: id), \(bind: subject), \(bind: name), \(bind: campaign), \(bind: body), \(bind: at.storedMillis))
-                """).run()
-        }
-    }
-
     /// Writes many events in one statement (the buffered analytics path).
     public func trackBatch(_ events: [(id: String, subject: String, name: String, campaign: String?, properties: String, at: Date)]) async throws {
         guard !events.isEmpty else { return }

@@ -116,6 +116,8 @@ extension Harness {
                 .expectProblem(.badRequest, field: "at") // an hour in the future of the server's clock
             try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("z", "2026-05-01T07:00:00Z", zone: "Mars/Base"), token: token)
                 .expectProblem(.badRequest, field: "timeZone")
+            let klingon = app.readJSON("k", "2026-05-01T07:00:00Z").replacingOccurrences(of: #""language":"en""#, with: #""language":"klingon""#)
+            try await app.send(.post, "/api/v1/reading/reads", json: klingon, token: token).expectProblem(.badRequest, field: "language")
             let batch = #"{"reads":[\#(app.readJSON("ok", "2026-05-01T07:00:00Z")),\#(app.readJSON("bad", "2026-05-01T07:00:00Z", zone: "GMT+5"))]}"#
             try await app.send(.post, "/api/v1/reading/reads/batch", json: batch, token: token).expectProblem(.badRequest, field: "reads[1].timeZone")
             #expect(try await app.widget(token: token).object["readToday"] as? Bool == false)

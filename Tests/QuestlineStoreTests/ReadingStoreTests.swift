@@ -85,10 +85,9 @@ private func member(_ store: Store) async throws -> MemberID {
             #expect(try await store.reading.campaigns() == [may])
             try await store.reading.saveCampaign(changed, replace: true, now: t0)
             #expect(try await store.reading.campaigns() == [changed])
-            for (index, subject) in ["a", "a", "b", "c"].enumerated() {
-                try await store.reading.track(id: "i\(index)", subject: subject, name: "reading_widget_impression", campaign: "2026", properties: ["state": "notEnrolled"], at: t0)
-            }
-            try await store.reading.track(id: "j1", subject: "a", name: "reading_challenge_join", campaign: "2026", properties: [:], at: t0)
+            try await store.reading.trackBatch(["a", "a", "b", "c"].enumerated().map { index, subject in
+                ("i\(index)", subject, "reading_widget_impression", "2026", #"{"state":"notEnrolled"}"#, t0)
+            } + [("j1", "a", "reading_challenge_join", "2026", "{}", t0)])
             let counts = try await store.reading.distinctSubjects(campaign: "2026")
             #expect(counts["reading_widget_impression"] == 3)
             #expect(counts["reading_challenge_join"] == 1)

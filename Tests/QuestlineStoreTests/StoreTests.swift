@@ -83,13 +83,13 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
         try await db.withStore { store in
             let member = try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0)
             try await store.accounts.createSession(tokenHash: "h1", member: member.id, now: t0, expiresAt: t0 + 3600)
-            let session = try await store.accounts.session(tokenHash: "h1")
-            #expect(session?.memberID == member.id)
-            #expect(session?.expiresAt == t0 + 3600)
-            #expect(session?.revokedAt == nil)
+            let found = try await store.accounts.sessionMember(tokenHash: "h1")
+            #expect(found?.1 == member)
+            #expect(found?.0.expiresAt == t0 + 3600)
+            #expect(found?.0.revokedAt == nil)
             try await store.accounts.revokeSession(tokenHash: "h1", now: t0 + 60)
-            #expect(try await store.accounts.session(tokenHash: "h1")?.revokedAt == t0 + 60)
-            #expect(try await store.accounts.session(tokenHash: "unknown") == nil)
+            #expect(try await store.accounts.sessionMember(tokenHash: "h1")?.0.revokedAt == t0 + 60)
+            #expect(try await store.accounts.sessionMember(tokenHash: "unknown") == nil)
         }
     }
 

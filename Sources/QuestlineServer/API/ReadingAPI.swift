@@ -101,8 +101,7 @@ extension APIImplementation {
         let properties = body.properties?.additionalProperties ?? [:]
         guard properties.count <= 10 else { throw DomainError.invalid(field: "properties", "Send at most 10 properties.") }
         let event = ReadingService.Event(rawValue: body.name.rawValue)!
-        let today = reader.timeZone.timeZone
-        let campaign = try await reading.campaign(for: LocalDay(Date(), in: today))
+        let campaign = try await reading.campaign(for: reading.clock.today(in: reader.timeZone.timeZone))
         try await reading.track(event, subject: subject, campaign: campaign?.id, properties)
         return .noContent(.init())
     }

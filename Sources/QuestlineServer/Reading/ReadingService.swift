@@ -161,9 +161,9 @@ public struct ReadingService: Sendable {
             if article.isEmpty || article.count > 300 { issue("articleId", "Give the article's id (1 to 300 characters).") }
             let title = input.title.trimmingCharacters(in: .whitespacesAndNewlines)
             if title.isEmpty || title.count > 300 { issue("title", "Give the article's title (1 to 300 characters).") }
-            let language = input.language.lowercased()
-            if language.isEmpty || language.count > 16 || !language.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }) {
-                issue("language", "Use a Wikipedia language code such as en or zh-hant.")
+            var language = input.language.lowercased()
+            do { language = try WikiLanguage.validate(input.language, field: prefix + "language") } catch {
+                if case .invalid(let found) = error { issues += found }
             }
             if input.at.timeIntervalSince(now) > ReadingHistory.allowedClockSkew {
                 issue("at", "This read is in the future; check the device clock.")

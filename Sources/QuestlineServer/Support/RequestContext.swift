@@ -31,6 +31,14 @@ public struct Identity: Sendable {
     @TaskLocal public static var current: Identity = .anonymous
 }
 
+extension AppRequestContext {
+    /// The signed-in member of a web page, or a redirect to the login page that comes back to `next`.
+    func requireWebMember(next: String) throws -> MemberRecord {
+        guard let member = identity.member else { throw Redirect(to: "/login?next=\(next)") }
+        return member
+    }
+}
+
 /// The per-request context of every route.
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage

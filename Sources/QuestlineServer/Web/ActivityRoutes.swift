@@ -16,13 +16,8 @@ struct ActivityRoutes {
         router.post("/activity/saved/add") { request, context in try await self.add(request, context) }
     }
 
-    private func member(_ context: AppRequestContext, next: String) throws -> MemberRecord {
-        guard let member = context.identity.member else { throw Redirect(to: "/login?next=\(next)") }
-        return member
-    }
-
     private func overview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let member = try member(context, next: "/activity")
+        let member = try context.requireWebMember(next: "/activity")
         let view = try await activity.view(member, locale: Locale(identifier: "en_US"))
         let zone = TimeZoneID(member.timeZone)?.timeZone ?? .gmt
         let maxReads = max(view.insights.timeline.map(\.reads).max() ?? 0, 1)
@@ -43,7 +38,7 @@ struct ActivityRoutes {
     }
 
     private func saved(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let member = try member(context, next: "/activity/saved")
+        let member = try context.requireWebMember(next: "/activity/saved")
         let articles = try await activity.store.activity.savedArticles(member.id, limit: 200, offset: 0)
         return pages.page("activity-saved", title: "Saved", data: [
             "articles": articles.map { article -> [String: Any] in
@@ -58,7 +53,7 @@ struct ActivityRoutes {
     }
 
     private func remove(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let member = try member(context, next: "/activity/saved")
+        let member = try context.requireWebMember(next: "/activity/saved")
         let form = try await Form(request)
         _ = try await activity.unsave(member, language: form["language"], title: form["title"], list: nil)
         return Response.redirect(to: "/activity/saved?removed=1", type: .normal)
@@ -66,7 +61,7 @@ struct ActivityRoutes {
 
     /// Save from an article page, then back to it.
     private func add(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let member = try member(context, next: "/reading")
+        let member = try context.requireWebMember(next: "/reading")
         let form = try await Form(request)
         _ = try await activity.save(member, language: form["language"], title: form["title"],
                                     list: form["readingList"].isEmpty ? nil : form["readingList"], thumbnailURL: nil)

@@ -19,11 +19,6 @@ struct GameRoutes {
         router.get("/game/archive") { request, context in try await self.archive(request, context) }
     }
 
-    private func member(_ context: AppRequestContext, next: String) throws -> MemberRecord {
-        guard let member = context.identity.member else { throw Redirect(to: "/login?next=\(next)") }
-        return member
-    }
-
     private func language(_ request: Request) throws -> GameLanguage {
         try GameLanguage(request.uri.queryParameters["language"].map(String.init) ?? "en")
     }
@@ -31,7 +26,7 @@ struct GameRoutes {
     // MARK: Splash
 
     private func splash(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let member = try member(context, next: "/game")
+        let member = try context.requireWebMember(next: "/game")
         let language = try language(request)
         let today = games.today(for: member)
         var data: [String: Any] = [
@@ -64,7 +59,7 @@ struct GameRoutes {
     // MARK: Playing
 
     private func start(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let member = try member(context, next: "/game")
+        let member = try context.requireWebMember(next: "/game")
         let form = try await Form(request)
         let language = try GameLanguage(form["language"].isEmpty ? "en" : form["language"])
         let date = try games.gameDate(form["date"], for: member)
@@ -74,7 +69,7 @@ struct GameRoutes {
 
     private func play(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
-        let member = try member(context, next: "/game/play/\(id)")
+        let member = try context.requireWebMember(next: "/game/play/\(id)")
         let record = try await games.session(id, of: member)
         let session = record.session
         var data: [String: Any] = [
@@ -106,7 +101,7 @@ struct GameRoutes {
 
     private func answer(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
-        let member = try member(context, next: "/game/play/\(id)")
+        let member = try context.requireWebMember(next: "/game/play/\(id)")
         let form = try await Form(request)
         guard let index = Int(form["questionIndex"]) else { throw DomainError.invalid(field: "questionIndex", "Missing question.") }
         guard let choice = Choice(rawValue: form["choice"]) else {
@@ -146,7 +141,7 @@ struct GameRoutes {
     // MARK: Archive
 
     private func archive(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let member = try member(context, next: "/game/archive")
+        let member = try context.requireWebMember(next: "/game/archive")
         let language = try language(request)
         let (first, days) = try await games.archive(member, language: language, month: request.uri.queryParameters["month"].map(String.init))
         let sessions = try await games.store.game.sessions(member: member.id, language: language.code, from: first, through: days.last!.date)
