@@ -1,0 +1,333 @@
+import Foundation
+
+public enum ChallengeTag {}
+public typealias ChallengeID = Identifier<ChallengeTag>
+
+/// What an app in a child's catalog is for.
+public enum AppRole: String, Sendable, CaseIterable, Codable {
+    /// Usage earns points and counts toward quests.
+    case learning
+    /// Unlocked by completing quests or redeeming points.
+    case reward
+}
+
+/// One app in a child's catalog. `token` is opaque: the device's ApplicationToken, as the
+/// device reports it.
+public struct QuestApp: Sendable, Equatable, Hashable, Codable {
+    public let token: String
+    public let name: String
+    /// An emoji drawn as the app's icon.
+    public let icon: String
+    public let role: AppRole
+    /// Points per learning minute (learning apps; reward apps earn nothing).
+    public let pointsPerMinute: Int
+
+    public init(token: String, name: String, icon: String, role: AppRole, pointsPerMinute: Int) {
+        self.token = token
+        self.name = name
+        self.icon = icon
+        self.role = role
+        self.pointsPerMinute = pointsPerMinute
+    }
+
+    /// Validates a catalog entry; field names are the API's.
+    public static func validated(token: String, name: String, icon: String?, role: String, pointsPerMinute: Int?) throws(DomainError) -> QuestApp {
+        var validation = FieldValidation()
+        let token = token.trimmingCharacters(in: .whitespaces)
+        validation.check { () throws(DomainError) in
+            guard (1...200).contains(token.utf8.count), token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+                throw .invalid(field: "token", "Use the device's app token: 1 to 200 visible ASCII characters.")
+            }
+        }
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        validation.check { () throws(DomainError) in
+            guard (1...60).contains(name.count) else { throw .invalid(field: "name", "Give the app's name (1 to 60 characters).") }
+        }
+        let icon = (icon ?? "").trimmingCharacters(in: .whitespaces)
+        validation.check { () throws(DomainError) in
+            guard icon.count <= 2, icon.utf8.count <= 32 else { throw .invalid(field: "icon", "Use one emoji as the icon.") }
+        }
+        let role = validation.check { () throws(DomainError) -> AppRole in
+            guard let role = AppRole(rawValue: role) else { throw .invalid(field: "role", "Choose learning or reward.") }
+            return role
+        }
+        let rate = pointsPerMinute ?? 1
+        validation.check { () throws(DomainError) in
+            guard (1...100).contains(rate) else { throw .invalid(field: "pointsPerMinute", "Use 1 to 100 points per minute.") }
+        }
+        try validation.finish()
+        return QuestApp(token: token, name: name, icon: icon.isEmpty ? (role == .learning ? "📘" : "🎮") : icon, role: role!,
+                        pointsPerMinute: role == .reward ? 0 : rate)
+    }
+}
+
+/// What a challenge asks for (spec "Challenges").
+public enum GoalType: String, Sendable, CaseIterable, Codable {
+    case dailyMinutes, weeklyMinutes, specificApps, streak, pointsTarget
+    case appDiversity, dailyConsistency, timeWindow, efficiency
+
+    /// The unit of the target and of progress.
+    public var unit: QuestUnit {
+        switch self {
+        case .dailyMinutes, .weeklyMinutes, .specificApps, .timeWindow: return .minutes
+        case .streak, .dailyConsistency: return .days
+        case .pointsTarget, .efficiency: return .points
+        case .appDiversity: return .apps
+        }
+    }
+
+    /// The periods a guardian may choose; the first is the default.
+    public var periods: [QuestPeriod] {
+        switch self {
+        case .dailyMinutes, .timeWindow, .efficiency: return [.day]
+        case .weeklyMinutes, .dailyConsistency: return [.week]
+        case .specificApps, .appDiversity: return [.day, .week]
+        case .streak: return [.run]
+        case .pointsTarget: return [.week, .challenge]
+        }
+    }
+
+    public var title: String {
+        switch self {
+        case .dailyMinutes: return "Daily minutes"
+        case .weeklyMinutes: return "Weekly minutes"
+        case .specificApps: return "Specific apps"
+        case .streak: return "Daily streak"
+        case .pointsTarget: return "Points target"
+        case .appDiversity: return "App diversity"
+        case .dailyConsistency: return "Daily consistency"
+        case .timeWindow: return "Time window"
+        case .efficiency: return "Efficiency"
+        }
+    }
+}
+
+public enum QuestUnit: String, Sendable {
+    case minutes, days, points, apps
+}
+
+/// How often a challenge can complete.
+public enum QuestPeriod: String, Sendable, CaseIterable, Codable {
+    /// Each local day.
+    case day
+    /// Each local week, Monday to Sunday.
+    case week
+    /// Once, from the start date to the end date.
+    case challenge
+    /// A streak: each run of consecutive days that reaches the target completes once; the count then starts again.
+    case run
+}
+
+/// A daily time window in local wall-clock minutes, `[start, end)`, within one day.
+public struct DailyWindow: Sendable, Equatable, Hashable, Codable {
+    public let startMinute: Int
+    public let endMinute: Int
+
+    public init?(startMinute: Int, endMinute: Int) {
+        guard 0 <= startMinute, startMinute < endMinute, endMinute <= 1440 else { return nil }
+        self.startMinute = startMinute
+        self.endMinute = endMinute
+    }
+
+    /// Parses "HH:MM".
+    public static func minute(_ text: String) -> Int? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let h = Int(parts[0]), let m = Int(parts[1]),
+              (0...24).contains(h), (0...59).contains(m), h * 60 + m <= 1440 else { return nil }
+        return h * 60 + m
+    }
+
+    public static func text(_ minute: Int) -> String {
+        String(format: "%02d:%02d", minute / 60, minute % 60)
+    }
+
+    public var description: String { "\(Self.text(startMinute))–\(Self.text(endMinute))" }
+}
+
+/// A reward app a challenge unlocks, and for how long.
+public struct RewardUnlock: Sendable, Equatable, Hashable, Codable {
+    public let token: String
+    public let minutes: Int
+
+    public init(token: String, minutes: Int) {
+        self.token = token
+        self.minutes = minutes
+    }
+}
+
+/// Everything a guardian sets in the challenge builder.
+public struct ChallengeSpec: Sendable, Equatable, Codable {
+    public var title: String
+    public var description: String?
+    public var goal: GoalType
+    public var target: Int
+    public var period: QuestPeriod
+    /// The daily minimum in minutes (streak, dailyConsistency).
+    public var dailyMinimumMinutes: Int?
+    /// The minutes of use within which the points must be earned (efficiency).
+    public var withinMinutes: Int?
+    /// Learning apps that count; empty means all the child's learning apps.
+    public var learningApps: [String]
+    public var rewardApps: [RewardUnlock]
+    public var bonusPercent: Int
+    /// ISO weekdays (1 = Monday) on which usage counts.
+    public var weekdays: Set<Int>
+    public var window: DailyWindow?
+    public var startDay: LocalDay
+    public var endDay: LocalDay?
+    public var assignee: MemberID
+
+    public init(title: String, description: String? = nil, goal: GoalType, target: Int, period: QuestPeriod? = nil,
+                dailyMinimumMinutes: Int? = nil, withinMinutes: Int? = nil, learningApps: [String] = [], rewardApps: [RewardUnlock] = [],
+                bonusPercent: Int = 10, weekdays: Set<Int> = Set(1...7), window: DailyWindow? = nil, startDay: LocalDay,
+                endDay: LocalDay? = nil, assignee: MemberID) {
+        self.title = title
+        self.description = description
+        self.goal = goal
+        self.target = target
+        self.period = period ?? goal.periods[0]
+        self.dailyMinimumMinutes = dailyMinimumMinutes
+        self.withinMinutes = withinMinutes
+        self.learningApps = learningApps
+        self.rewardApps = rewardApps
+        self.bonusPercent = bonusPercent
+        self.weekdays = weekdays
+        self.window = window
+        self.startDay = startDay
+        self.endDay = endDay
+        self.assignee = assignee
+    }
+
+    public static let bonusChoices = [5, 10, 15, 20, 25]
+
+    /// The target's allowed range for this goal and period.
+    public var targetRange: ClosedRange<Int> {
+        switch goal {
+        case .dailyMinutes, .timeWindow: return 1...1440
+        case .weeklyMinutes: return 1...10080
+        case .specificApps: return period == .week ? 1...10080 : 1...1440
+        case .streak: return 1...365
+        case .pointsTarget, .efficiency: return 1...100_000
+        case .appDiversity: return 1...50
+        case .dailyConsistency: return 1...7
+        }
+    }
+
+    /// Checks every field against the child's catalog; all problems are reported at once,
+    /// named as the API names them. `today` is the child's local day (a new challenge may not
+    /// end before it).
+    public func validate(catalog: [QuestApp], today: LocalDay?) throws(DomainError) {
+        var v = FieldValidation()
+        let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        v.check { () throws(DomainError) in
+            guard (1...80).contains(title.count) else { throw .invalid(field: "title", "Give the quest a title (1 to 80 characters).") }
+        }
+        v.check { () throws(DomainError) in
+            if let description, description.count > 500 { throw .invalid(field: "description", "Use at most 500 characters.") }
+        }
+        v.check { () throws(DomainError) in
+            guard goal.periods.contains(period) else {
+                throw .invalid(field: "period", "\(goal.title) runs per \(goal.periods.map(\.rawValue).joined(separator: " or ")).")
+            }
+            if period == .challenge, endDay == nil { throw .invalid(field: "endDate", "A quest that runs until its end date needs an end date.") }
+        }
+        v.check { () throws(DomainError) in
+            guard targetRange.contains(target) else {
+                throw .invalid(field: "target", "Use a target from \(targetRange.lowerBound) to \(targetRange.upperBound) \(goal.unit.rawValue).")
+            }
+        }
+        v.check { () throws(DomainError) in
+            guard ChallengeSpec.bonusChoices.contains(bonusPercent) else { throw .invalid(field: "bonusPercent", "Choose 5, 10, 15, 20 or 25 percent.") }
+        }
+        v.check { () throws(DomainError) in
+            guard !weekdays.isEmpty else { throw .invalid(field: "weekdays", "Choose at least one day of the week.") }
+            guard weekdays.allSatisfy({ (1...7).contains($0) }) else { throw .invalid(field: "weekdays", "Weekdays are 1 (Monday) to 7 (Sunday).") }
+        }
+        v.check { () throws(DomainError) in
+            if goal == .dailyConsistency, target > weekdays.count {
+                throw .invalid(field: "target", "The quest is active on \(weekdays.count) days a week; ask for at most that many.")
+            }
+        }
+        v.check { () throws(DomainError) in
+            if goal == .timeWindow, window == nil { throw .invalid(field: "window", "A time-window quest needs its daily window.") }
+        }
+        v.check { () throws(DomainError) in
+            if goal == .streak || goal == .dailyConsistency {
+                guard let minimum = dailyMinimumMinutes, (1...1440).contains(minimum) else {
+                    throw .invalid(field: "dailyMinimumMinutes", "Give the minutes a day must reach (1 to 1440).")
+                }
+            }
+        }
+        v.check { () throws(DomainError) in
+            if goal == .efficiency {
+                guard let within = withinMinutes, (1...600).contains(within) else {
+                    throw .invalid(field: "withinMinutes", "Give the minutes of use the points must be earned in (1 to 600).")
+                }
+            }
+        }
+        let byToken = Dictionary(catalog.map { ($0.token, $0) }, uniquingKeysWith: { first, _ in first })
+        v.check { () throws(DomainError) in
+            for token in learningApps where byToken[token]?.role != .learning {
+                throw .invalid(field: "learningApps", byToken[token] == nil ? "\(token) is not in this child's apps." : "\(byToken[token]!.name) is not a learning app.")
+            }
+            if Set(learningApps).count != learningApps.count { throw .invalid(field: "learningApps", "Choose each app once.") }
+            if goal == .specificApps, learningApps.isEmpty { throw .invalid(field: "learningApps", "Choose the apps this quest is about.") }
+        }
+        v.check { () throws(DomainError) in
+            if goal == .appDiversity {
+                let available = learningApps.isEmpty ? catalog.filter { $0.role == .learning }.count : learningApps.count
+                guard target <= available else {
+                    throw .invalid(field: "target", "Only \(available) learning apps can count; ask for at most that many.")
+                }
+            }
+        }
+        v.check { () throws(DomainError) in
+            for unlock in rewardApps {
+                guard byToken[unlock.token]?.role == .reward else {
+                    throw .invalid(field: "rewardApps", byToken[unlock.token] == nil ? "\(unlock.token) is not in this child's apps." : "\(byToken[unlock.token]!.name) is not a reward app.")
+                }
+                guard (1...240).contains(unlock.minutes) else { throw .invalid(field: "rewardApps", "Unlock each reward app for 1 to 240 minutes.") }
+            }
+            if Set(rewardApps.map(\.token)).count != rewardApps.count { throw .invalid(field: "rewardApps", "Choose each app once.") }
+        }
+        v.check { () throws(DomainError) in
+            if let endDay, endDay < startDay { throw .invalid(field: "endDate", "The end date is before the start date.") }
+            if let endDay, let today, endDay < today { throw .invalid(field: "endDate", "The end date has passed.") }
+        }
+        try v.finish()
+    }
+
+    /// Trims the text fields.
+    public var normalized: ChallengeSpec {
+        var copy = self
+        copy.title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        let description = description?.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.description = description?.isEmpty == false ? description : nil
+        if goal != .streak, goal != .dailyConsistency { copy.dailyMinimumMinutes = nil }
+        if goal != .efficiency { copy.withinMinutes = nil }
+        return copy
+    }
+}
+
+public enum ChallengeStatus: String, Sendable, Codable {
+    case active, paused
+}
+
+/// A stored challenge.
+public struct Challenge: Sendable, Equatable {
+    public let id: ChallengeID
+    public let householdID: HouseholdID
+    public var spec: ChallengeSpec
+    public var status: ChallengeStatus
+    public let createdBy: MemberID
+    public let createdAt: Date
+
+    public init(id: ChallengeID, householdID: HouseholdID, spec: ChallengeSpec, status: ChallengeStatus, createdBy: MemberID, createdAt: Date) {
+        self.id = id
+        self.householdID = householdID
+        self.spec = spec
+        self.status = status
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+    }
+}

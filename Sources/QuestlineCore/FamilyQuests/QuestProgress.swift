@@ -1,0 +1,293 @@
+import Foundation
+
+/// One usage report from a device: an app was in use from `start` for `seconds`, on a device
+/// whose clock was in `zone`.
+public struct UsageRecord: Sendable, Equatable {
+    public let token: String
+    public let start: Date
+    public let seconds: Int
+    public let zone: TimeZoneID
+
+    public init(token: String, start: Date, seconds: Int, zone: TimeZoneID) {
+        self.token = token
+        self.start = start
+        self.seconds = seconds
+        self.zone = zone
+    }
+
+    public var end: Date { start.addingTimeInterval(TimeInterval(seconds)) }
+}
+
+/// A stretch of use of one app within one local day (in the zone the device reported).
+public struct UsagePiece: Sendable, Equatable {
+    public let token: String
+    public let day: LocalDay
+    public let start: Date
+    public let end: Date
+    public let zone: TimeZone
+
+    public var seconds: Double { end.timeIntervalSince(start) }
+}
+
+/// Usage as progress sees it: reports merged per app (overlaps and duplicates count once,
+/// whatever order they came in) and cut at local midnight. Everything below is a pure
+/// function of the set of reports, so late, repeated or reordered reports give the result
+/// clean ones would.
+public struct UsageTimeline: Sendable {
+    public let pieces: [UsagePiece]
+
+    public init(_ records: [UsageRecord]) {
+        var pieces: [UsagePiece] = []
+        let byToken = Dictionary(grouping: records, by: \.token)
+        for token in byToken.keys.sorted() {
+            // Sort by start (then zone, so that equal starts always merge the same way).
+            let sorted = byToken[token]!.sorted { ($0.start, $0.zone.identifier) < ($1.start, $1.zone.identifier) }
+            var current: (start: Date, end: Date, zone: TimeZone)?
+            for record in sorted where record.seconds > 0 {
+                if let open = current, record.start <= open.end {
+                    current = (open.start, max(open.end, record.end), open.zone)
+                } else {
+                    if let open = current { Self.cut(token, open.start, open.end, open.zone, into: &pieces) }
+                    current = (record.start, record.end, record.zone.timeZone)
+                }
+            }
+            if let open = current { Self.cut(token, open.start, open.end, open.zone, into: &pieces) }
+        }
+        self.pieces = pieces.sorted { ($0.start, $0.token) < ($1.start, $1.token) }
+    }
+
+    private static func cut(_ token: String, _ start: Date, _ end: Date, _ zone: TimeZone, into pieces: inout [UsagePiece]) {
+        var from = start
+        while from < end {
+            let day = LocalDay(from, in: zone)
+            let next = day.adding(days: 1).start(in: zone)
+            let to = min(end, next)
+            pieces.append(UsagePiece(token: token, day: day, start: from, end: to, zone: zone))
+            from = to
+        }
+    }
+
+    /// Minutes and points per app and local day, over every learning app: what the ledger's
+    /// earn entries are credited from. Whole minutes per app and day.
+    public func earnings(catalog: [String: QuestApp]) -> [DayEarning] {
+        var seconds: [DayKey: Double] = [:]
+        for piece in pieces where catalog[piece.token]?.role == .learning {
+            seconds[DayKey(token: piece.token, day: piece.day), default: 0] += piece.seconds
+        }
+        return seconds.map { key, total in
+            let minutes = Int(total / 60)
+            return DayEarning(token: key.token, day: key.day, minutes: minutes, points: minutes * (catalog[key.token]?.pointsPerMinute ?? 0))
+        }.sorted { ($0.day, $0.token) < ($1.day, $1.token) }
+    }
+
+    struct DayKey: Hashable {
+        let token: String
+        let day: LocalDay
+    }
+}
+
+/// Learning minutes and points earned in one app on one local day.
+public struct DayEarning: Sendable, Equatable, Hashable {
+    public let token: String
+    public let day: LocalDay
+    public let minutes: Int
+    public let points: Int
+
+    public init(token: String, day: LocalDay, minutes: Int, points: Int) {
+        self.token = token
+        self.day = day
+        self.minutes = minutes
+        self.points = points
+    }
+}
+
+/// The days one period of a challenge covers, and its key (the first day).
+public struct PeriodWindow: Sendable, Equatable, Hashable {
+    public let first: LocalDay
+    public let last: LocalDay
+
+    public init(first: LocalDay, last: LocalDay) {
+        self.first = first
+        self.last = last
+    }
+
+    public var key: String { first.iso }
+
+    public func contains(_ day: LocalDay) -> Bool { first <= day && day <= last }
+}
+
+/// A challenge's progress in one period.
+public struct QuestProgress: Sendable, Equatable {
+    public let period: PeriodWindow
+    public let value: Int
+    public let target: Int
+    public let unit: QuestUnit
+    /// Points earned toward this challenge in the period: what the bonus is a percentage of.
+    public let points: Int
+
+    public var completed: Bool { value >= target }
+    /// 0 to 100.
+    public var percent: Int { target == 0 ? 100 : min(100, value * 100 / target) }
+}
+
+extension ChallengeSpec {
+    /// The period that contains `day`, clipped to the challenge's dates; nil outside them.
+    /// Streaks have no fixed periods (see `streakRuns`).
+    public func period(containing day: LocalDay) -> PeriodWindow? {
+        guard day >= startDay, endDay.map({ day <= $0 }) ?? true else { return nil }
+        let first: LocalDay, last: LocalDay
+        switch period {
+        case .day, .run: (first, last) = (day, day)
+        case .week:
+            let monday = day.adding(days: 1 - day.isoWeekday)
+            (first, last) = (monday, monday.adding(days: 6))
+        case .challenge: (first, last) = (startDay, endDay ?? day)
+        }
+        return PeriodWindow(first: max(first, startDay), last: endDay.map { min(last, $0) } ?? last)
+    }
+
+    /// The bonus a completion pays: `bonusPercent` of the points earned toward the challenge in
+    /// the period, rounded down, at least 1.
+    public func bonus(forPoints points: Int) -> Int { max(1, points * bonusPercent / 100) }
+
+    /// Whether usage of `app` can count toward this challenge.
+    func counts(_ app: QuestApp?) -> Bool {
+        guard let app, app.role == .learning else { return false }
+        return learningApps.isEmpty || learningApps.contains(app.token)
+    }
+}
+
+/// Computes challenge progress from a usage timeline. Pure; the same inputs always give the
+/// same figures, for the guardian and the child alike.
+public struct QuestEvaluator: Sendable {
+    public let catalog: [String: QuestApp]
+    public let timeline: UsageTimeline
+
+    public init(catalog: [QuestApp], timeline: UsageTimeline) {
+        self.catalog = Dictionary(catalog.map { ($0.token, $0) }, uniquingKeysWith: { first, _ in first })
+        self.timeline = timeline
+    }
+
+    /// The pieces of usage that count toward `spec` within `window`: counted apps, active
+    /// weekdays, inside the daily time window.
+    func counted(_ spec: ChallengeSpec, first: LocalDay, last: LocalDay) -> [UsagePiece] {
+        var result: [UsagePiece] = []
+        for piece in timeline.pieces where first <= piece.day && piece.day <= last {
+            guard spec.weekdays.contains(piece.day.isoWeekday), spec.counts(catalog[piece.token]) else { continue }
+            if let window = spec.window {
+                let from = Self.instant(piece.day, minute: window.startMinute, zone: piece.zone)
+                let to = Self.instant(piece.day, minute: window.endMinute, zone: piece.zone)
+                let start = max(piece.start, from), end = min(piece.end, to)
+                if start < end { result.append(UsagePiece(token: piece.token, day: piece.day, start: start, end: end, zone: piece.zone)) }
+            } else {
+                result.append(piece)
+            }
+        }
+        return result
+    }
+
+    /// The instant a local wall-clock minute of `day` falls on in `zone` (a minute skipped by
+    /// a DST change maps to the instant after the gap).
+    static func instant(_ day: LocalDay, minute: Int, zone: TimeZone) -> Date {
+        if minute >= 1440 { return day.adding(days: 1).start(in: zone) }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let components = DateComponents(year: day.year, month: day.month, day: day.day, hour: minute / 60, minute: minute % 60)
+        return calendar.date(from: components) ?? day.start(in: zone).addingTimeInterval(TimeInterval(minute * 60))
+    }
+
+    /// Seconds per (app, day) of counted usage.
+    private func secondsByAppDay(_ pieces: [UsagePiece]) -> [UsageTimeline.DayKey: Double] {
+        var seconds: [UsageTimeline.DayKey: Double] = [:]
+        for piece in pieces { seconds[.init(token: piece.token, day: piece.day), default: 0] += piece.seconds }
+        return seconds
+    }
+
+    private func points(_ byAppDay: [UsageTimeline.DayKey: Double]) -> Int {
+        byAppDay.reduce(0) { $0 + Int($1.value / 60) * (catalog[$1.key.token]?.pointsPerMinute ?? 0) }
+    }
+
+    private func minutesByDay(_ byAppDay: [UsageTimeline.DayKey: Double]) -> [LocalDay: Int] {
+        var seconds: [LocalDay: Double] = [:]
+        for (key, value) in byAppDay { seconds[key.day, default: 0] += value }
+        return seconds.mapValues { Int($0 / 60) }
+    }
+
+    /// Progress of a non-streak challenge in `window`.
+    public func progress(_ spec: ChallengeSpec, in window: PeriodWindow) -> QuestProgress {
+        let pieces = counted(spec, first: window.first, last: window.last)
+        let byAppDay = secondsByAppDay(pieces)
+        let points = points(byAppDay)
+        let value: Int
+        switch spec.goal {
+        case .dailyMinutes, .weeklyMinutes, .specificApps, .timeWindow:
+            value = Int(pieces.reduce(0) { $0 + $1.seconds } / 60)
+        case .pointsTarget:
+            value = points
+        case .appDiversity:
+            var perApp: [String: Double] = [:]
+            for piece in pieces { perApp[piece.token, default: 0] += piece.seconds }
+            value = perApp.values.filter { $0 >= 60 }.count
+        case .dailyConsistency:
+            let minimum = spec.dailyMinimumMinutes ?? 1
+            value = minutesByDay(byAppDay).values.filter { $0 >= minimum }.count
+        case .efficiency:
+            // Points earned in the first `withinMinutes` minutes of counted use, in time order.
+            var budget = Double((spec.withinMinutes ?? 0) * 60)
+            var pointSeconds = 0.0
+            for piece in pieces where budget > 0 {
+                let taken = min(piece.seconds, budget)
+                budget -= taken
+                pointSeconds += taken * Double(catalog[piece.token]?.pointsPerMinute ?? 0)
+            }
+            value = Int(pointSeconds / 60)
+        case .streak:
+            return streakRuns(spec, through: window.last).current
+        }
+        return QuestProgress(period: window, value: value, target: spec.target, unit: spec.goal.unit, points: points)
+    }
+
+    /// A streak challenge from its start to `today`: days meeting the daily minimum in a row
+    /// (inactive weekdays neither count nor break it; today not yet met does not break it).
+    /// Each run that reaches the target completes once, on that day, and the count starts
+    /// again. Returns the completed runs and the current one.
+    public func streakRuns(_ spec: ChallengeSpec, through today: LocalDay) -> (completed: [QuestProgress], current: QuestProgress) {
+        let last = spec.endDay.map { min($0, today) } ?? today
+        let byAppDay = secondsByAppDay(counted(spec, first: spec.startDay, last: last))
+        let minutes = minutesByDay(byAppDay)
+        var pointsByDay: [LocalDay: Int] = [:]
+        for (key, value) in byAppDay { pointsByDay[key.day, default: 0] += Int(value / 60) * (catalog[key.token]?.pointsPerMinute ?? 0) }
+        let minimum = spec.dailyMinimumMinutes ?? 1
+        var completed: [QuestProgress] = []
+        var run = 0, runStart = spec.startDay, runPoints = 0
+        var day = spec.startDay
+        while day <= last {
+            if spec.weekdays.contains(day.isoWeekday) {
+                if (minutes[day] ?? 0) >= minimum {
+                    if run == 0 { runStart = day; runPoints = 0 }
+                    run += 1
+                    runPoints += pointsByDay[day] ?? 0
+                    if run == spec.target {
+                        completed.append(QuestProgress(period: PeriodWindow(first: day, last: day), value: run, target: spec.target,
+                                                       unit: .days, points: runPoints))
+                        run = 0
+                    }
+                } else if day < today {
+                    run = 0
+                }
+            }
+            day = day.adding(days: 1)
+        }
+        let current = QuestProgress(period: PeriodWindow(first: run == 0 ? today : runStart, last: today), value: run,
+                                    target: spec.target, unit: .days, points: run == 0 ? 0 : runPoints)
+        return (completed, current)
+    }
+
+    /// Every completed period of `spec` among the periods containing `days`, plus all streak
+    /// completions up to `today`.
+    public func completions(_ spec: ChallengeSpec, touching days: Set<LocalDay>, today: LocalDay) -> [QuestProgress] {
+        if spec.goal == .streak { return streakRuns(spec, through: today).completed }
+        let windows = Set(days.compactMap { spec.period(containing: $0) })
+        return windows.sorted { $0.first < $1.first }.map { progress(spec, in: $0) }.filter(\.completed)
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// The kinds of entry in the append-only points ledger.
+public enum LedgerKind: String, Sendable, CaseIterable, Codable {
+    /// Learning minutes times the app's rate.
+    case earn
+    /// A completed quest's bonus.
+    case bonus
+    /// Points turned into reward minutes (negative).
+    case redeem
+    /// A guardian's correction, with a reason (either sign).
+    case adjust
+}
+
+/// How a household turns points into reward minutes.
+public struct RedemptionRules: Sendable, Equatable, Codable {
+    public let pointsPerMinute: Int
+    public let minMinutes: Int
+    public let maxMinutes: Int
+
+    public static let standard = RedemptionRules(pointsPerMinute: 5, minMinutes: 5, maxMinutes: 60)
+
+    public init(pointsPerMinute: Int, minMinutes: Int, maxMinutes: Int) {
+        self.pointsPerMinute = pointsPerMinute
+        self.minMinutes = minMinutes
+        self.maxMinutes = maxMinutes
+    }
+
+    public static func validated(pointsPerMinute: Int, minMinutes: Int, maxMinutes: Int) throws(DomainError) -> RedemptionRules {
+        var v = FieldValidation()
+        v.check { () throws(DomainError) in
+            guard (1...1000).contains(pointsPerMinute) else { throw .invalid(field: "pointsPerMinute", "Use 1 to 1000 points per reward minute.") }
+        }
+        v.check { () throws(DomainError) in
+            guard (1...240).contains(minMinutes) else { throw .invalid(field: "minMinutes", "Use 1 to 240 minutes.") }
+        }
+        v.check { () throws(DomainError) in
+            guard (1...240).contains(maxMinutes), maxMinutes >= minMinutes else {
+                throw .invalid(field: "maxMinutes", "Use up to 240 minutes, and no less than the minimum.")
+            }
+        }
+        try v.finish()
+        return RedemptionRules(pointsPerMinute: pointsPerMinute, minMinutes: minMinutes, maxMinutes: maxMinutes)
+    }
+
+    /// The points `minutes` cost, after checking the household's limits.
+    public func cost(minutes: Int) throws(DomainError) -> Int {
+        guard (minMinutes...maxMinutes).contains(minutes) else {
+            throw .invalid(field: "minutes", "Redeem \(minMinutes) to \(maxMinutes) minutes at a time.")
+        }
+        return minutes * pointsPerMinute
+    }
+}
+
+/// A reward app unlocked for a number of minutes: by a completed quest or a redemption.
+public struct UnlockGrant: Sendable, Equatable {
+    public let id: String
+    public let token: String
+    public let minutes: Int
+    public let startsAt: Date
+    public let expiresAt: Date
+    /// The challenge that paid it, or nil for a redemption.
+    public let challengeID: ChallengeID?
+
+    public init(id: String, token: String, minutes: Int, startsAt: Date, expiresAt: Date, challengeID: ChallengeID?) {
+        self.id = id
+        self.token = token
+        self.minutes = minutes
+        self.startsAt = startsAt
+        self.expiresAt = expiresAt
+        self.challengeID = challengeID
+    }
+
+    /// A grant made at `now` lasts until the end of the child's local day.
+    public static func expiry(now: Date, zone: TimeZone) -> Date {
+        LocalDay(now, in: zone).adding(days: 1).start(in: zone)
+    }
+}
+
+/// A grant with what is left of it.
+public struct GrantBalance: Sendable, Equatable {
+    public let grant: UnlockGrant
+    public let secondsLeft: Int
+
+    public var minutesLeft: Int { (secondsLeft + 59) / 60 }
+    public func isActive(at now: Date) -> Bool { secondsLeft > 0 && now < grant.expiresAt }
+}
+
+public enum UnlockLedger {
+    /// What is left of each grant once the reported use of its reward app is taken off.
+    /// Use is charged to grants oldest first; a grant only pays for use between its start and
+    /// its expiry, and for at most its minutes.
+    public static func balances(_ grants: [UnlockGrant], usage: UsageTimeline) -> [GrantBalance] {
+        var result: [GrantBalance] = []
+        let byToken = Dictionary(grouping: grants, by: \.token)
+        for (token, tokenGrants) in byToken {
+            let pieces = usage.pieces.filter { $0.token == token }
+            var cursor = Date.distantPast
+            for grant in tokenGrants.sorted(by: { ($0.startsAt, $0.id) < ($1.startsAt, $1.id) }) {
+                var budget = Double(grant.minutes * 60)
+                var from = max(cursor, grant.startsAt)
+                for piece in pieces where budget > 0 && piece.end > from && piece.start < grant.expiresAt {
+                    let start = max(piece.start, from)
+                    let end = min(piece.end, grant.expiresAt, start.addingTimeInterval(budget))
+                    guard start < end else { continue }
+                    budget -= end.timeIntervalSince(start)
+                    from = end
+                }
+                if budget < Double(grant.minutes * 60) { cursor = from }
+                result.append(GrantBalance(grant: grant, secondsLeft: Int(budget.rounded(.down))))
+            }
+        }
+        return result.sorted { ($0.grant.startsAt, $0.grant.id) < ($1.grant.startsAt, $1.grant.id) }
+    }
+}
+
+/// What a badge is awarded for.
+public enum BadgeCriterion: String, Sendable, CaseIterable, Codable {
+    case challengesCompleted, streakDays, learningMinutes, pointsEarned
+}
+
+public struct QuestBadge: Sendable, Equatable {
+    public let id: String
+    public let title: String
+    public let icon: String
+    public let criterion: BadgeCriterion
+    public let threshold: Int
+
+    public var description: String {
+        switch criterion {
+        case .challengesCompleted: return threshold == 1 ? "Complete your first quest" : "Complete \(threshold) quests"
+        case .streakDays: return "Learn \(threshold) days in a row"
+        case .learningMinutes: return "Learn for \(threshold) minutes in all"
+        case .pointsEarned: return "Earn \(threshold) points in all"
+        }
+    }
+
+    /// The six starter badges.
+    public static let all: [QuestBadge] = [
+        QuestBadge(id: "first-quest", title: "First Quest", icon: "🏁", criterion: .challengesCompleted, threshold: 1),
+        QuestBadge(id: "quest-master", title: "Quest Master", icon: "👑", criterion: .challengesCompleted, threshold: 10),
+        QuestBadge(id: "on-a-roll", title: "On a Roll", icon: "🔥", criterion: .streakDays, threshold: 3),
+        QuestBadge(id: "week-warrior", title: "Week Warrior", icon: "🗓️", criterion: .streakDays, threshold: 7),
+        QuestBadge(id: "hour-of-learning", title: "Hour of Learning", icon: "⏱️", criterion: .learningMinutes, threshold: 60),
+        QuestBadge(id: "point-collector", title: "Point Collector", icon: "💎", criterion: .pointsEarned, threshold: 500),
+    ]
+}
+
+/// A child's totals that badges are judged on.
+public struct QuestStats: Sendable, Equatable {
+    public let challengesCompleted: Int
+    /// The longest run of consecutive local days with at least one learning minute.
+    public let bestStreak: Int
+    /// The current run (ending today or yesterday).
+    public let currentStreak: Int
+    public let learningMinutes: Int
+    /// Earned and bonus points, all time (redemptions and adjustments do not count).
+    public let pointsEarned: Int
+
+    public init(challengesCompleted: Int, learningDays: [LocalDay], today: LocalDay, learningMinutes: Int, pointsEarned: Int) {
+        self.challengesCompleted = challengesCompleted
+        self.learningMinutes = learningMinutes
+        self.pointsEarned = pointsEarned
+        let numbers = Set(learningDays.map(\.dayNumber)).sorted()
+        var best = 0, run = 0, previous = Int.min
+        for number in numbers {
+            run = number == previous + 1 ? run + 1 : 1
+            best = max(best, run)
+            previous = number
+        }
+        bestStreak = best
+        let todayNumber = today.dayNumber
+        currentStreak = (previous == todayNumber || previous == todayNumber - 1) ? run : 0
+    }
+
+    public func value(_ criterion: BadgeCriterion) -> Int {
+        switch criterion {
+        case .challengesCompleted: return challengesCompleted
+        case .streakDays: return bestStreak
+        case .learningMinutes: return learningMinutes
+        case .pointsEarned: return pointsEarned
+        }
+    }
+
+    /// The badges these totals deserve.
+    public var deserved: [QuestBadge] { QuestBadge.all.filter { value($0.criterion) >= $0.threshold } }
+}
