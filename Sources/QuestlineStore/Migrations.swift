@@ -81,5 +81,5 @@ public struct Migrator: Sendable {
 /// Every migration of the product. A feature appends its own list here.
 public enum Migrations {
     public static let all: [Migration] = AccountsSchema.migrations + IdempotencySchema.migrations + GameSchema.migrations
-        + ReadingSchema.migrations + ActivitySchema.migrations
+        + ReadingSchema.migrations + ActivitySchema.migrations + QuestSchema.migrations
 }

@@ -9,6 +9,7 @@ public struct Store: Sendable {
     public let game: GameStore
     public let reading: ReadingStore
     public let activity: ActivityStore
+    public let quests: QuestStore
 
     public init(database: Database) {
         self.database = database
@@ -17,6 +18,7 @@ public struct Store: Sendable {
         game = GameStore(database)
         reading = ReadingStore(database)
         activity = ActivityStore(database)
+        quests = QuestStore(database)
     }
 
     /// Opens the database and applies any missing migrations.

@@ -331,3 +331,100 @@ public struct Challenge: Sendable, Equatable {
         self.createdAt = createdAt
     }
 }
+
+/// The builder's fields as they arrive (from the API or a web form), before parsing.
+public struct ChallengeDraft: Sendable, Equatable {
+    public var title: String
+    public var description: String?
+    public var goalType: String
+    public var target: Int?
+    public var period: String?
+    public var dailyMinimumMinutes: Int?
+    public var withinMinutes: Int?
+    public var learningApps: [String]
+    public var rewardApps: [RewardUnlock]
+    public var bonusPercent: Int?
+    public var weekdays: [Int]
+    public var windowStart: String?
+    public var windowEnd: String?
+    public var startDate: String?
+    public var endDate: String?
+
+    public init(title: String, description: String? = nil, goalType: String, target: Int?, period: String? = nil,
+                dailyMinimumMinutes: Int? = nil, withinMinutes: Int? = nil, learningApps: [String] = [], rewardApps: [RewardUnlock] = [],
+                bonusPercent: Int? = nil, weekdays: [Int] = Array(1...7), windowStart: String? = nil, windowEnd: String? = nil,
+                startDate: String? = nil, endDate: String? = nil) {
+        self.title = title
+        self.description = description
+        self.goalType = goalType
+        self.target = target
+        self.period = period
+        self.dailyMinimumMinutes = dailyMinimumMinutes
+        self.withinMinutes = withinMinutes
+        self.learningApps = learningApps
+        self.rewardApps = rewardApps
+        self.bonusPercent = bonusPercent
+        self.weekdays = weekdays
+        self.windowStart = windowStart
+        self.windowEnd = windowEnd
+        self.startDate = startDate
+        self.endDate = endDate
+    }
+
+    public init(_ spec: ChallengeSpec) {
+        self.init(title: spec.title, description: spec.description, goalType: spec.goal.rawValue, target: spec.target,
+                  period: spec.period.rawValue, dailyMinimumMinutes: spec.dailyMinimumMinutes, withinMinutes: spec.withinMinutes,
+                  learningApps: spec.learningApps, rewardApps: spec.rewardApps, bonusPercent: spec.bonusPercent,
+                  weekdays: spec.weekdays.sorted(), windowStart: spec.window.map { DailyWindow.text($0.startMinute) },
+                  windowEnd: spec.window.map { DailyWindow.text($0.endMinute) }, startDate: spec.startDay.iso, endDate: spec.endDay?.iso)
+    }
+
+    /// Parses and validates every field against the child's catalog. `today` is the child's
+    /// local day: the default start date, and a new quest may not end before it.
+    public func spec(assignee: MemberID, catalog: [QuestApp], today: LocalDay) throws(DomainError) -> ChallengeSpec {
+        var v = FieldValidation()
+        let goal = v.check { () throws(DomainError) -> GoalType in
+            guard let goal = GoalType(rawValue: goalType) else {
+                throw .invalid(field: "goalType", "Choose one of: \(GoalType.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            return goal
+        }
+        let period = v.check { () throws(DomainError) -> QuestPeriod? in
+            guard let raw = self.period, !raw.isEmpty else { return nil }
+            guard let parsed = QuestPeriod(rawValue: raw) else { throw .invalid(field: "period", "Choose day, week, challenge or run.") }
+            return parsed
+        }
+        let target = v.check { () throws(DomainError) -> Int in
+            guard let value = self.target else { throw .invalid(field: "target", "Give the target.") }
+            return value
+        }
+        let window = v.check { () throws(DomainError) -> DailyWindow? in
+            let start = windowStart.flatMap { $0.isEmpty ? nil : $0 }, end = windowEnd.flatMap { $0.isEmpty ? nil : $0 }
+            if start == nil, end == nil { return nil }
+            guard let start, let end, let from = DailyWindow.minute(start), let to = DailyWindow.minute(end) else {
+                throw .invalid(field: "window", "Give the window's start and end as HH:MM.")
+            }
+            guard let window = DailyWindow(startMinute: from, endMinute: to) else {
+                throw .invalid(field: "window", "The window must end after it starts, within one day.")
+            }
+            return window
+        }
+        let startDay = v.check { () throws(DomainError) -> LocalDay in
+            guard let startDate, !startDate.isEmpty else { return today }
+            guard let day = LocalDay(iso: startDate) else { throw .invalid(field: "startDate", "Use a date as YYYY-MM-DD.") }
+            return day
+        }
+        let endDay = v.check { () throws(DomainError) -> LocalDay? in
+            guard let endDate, !endDate.isEmpty else { return nil }
+            guard let day = LocalDay(iso: endDate) else { throw .invalid(field: "endDate", "Use a date as YYYY-MM-DD.") }
+            return day
+        }
+        try v.finish()
+        let spec = ChallengeSpec(title: title, description: description, goal: goal!, target: target!, period: period ?? nil,
+                                 dailyMinimumMinutes: dailyMinimumMinutes, withinMinutes: withinMinutes, learningApps: learningApps,
+                                 rewardApps: rewardApps, bonusPercent: bonusPercent ?? 10, weekdays: Set(weekdays), window: window ?? nil,
+                                 startDay: startDay!, endDay: endDay ?? nil, assignee: assignee).normalized
+        try spec.validate(catalog: catalog, today: today)
+        return spec
+    }
+}

@@ -82,6 +82,11 @@ public struct GrantBalance: Sendable, Equatable {
     public let grant: UnlockGrant
     public let secondsLeft: Int
 
+    public init(grant: UnlockGrant, secondsLeft: Int) {
+        self.grant = grant
+        self.secondsLeft = secondsLeft
+    }
+
     public var minutesLeft: Int { (secondsLeft + 59) / 60 }
     public func isActive(at now: Date) -> Bool { secondsLeft > 0 && now < grant.expiresAt }
 }

@@ -1,0 +1,487 @@
+import Foundation
+import QuestlineCore
+import QuestlineStore
+
+/// One quest with today's figures.
+public struct QuestView: Sendable {
+    public let challenge: Challenge
+    public let progress: QuestProgress
+    public let completedThisPeriod: Bool
+    public let card: QuestCard
+    public let completions: Int
+}
+
+/// The child's quest board; also what the guardian sees of a child.
+public struct QuestBoard: Sendable {
+    public let child: MemberRecord
+    public let quests: [QuestView]
+    public let balance: Int
+    public let stats: QuestStats
+    public let badges: [(badge: QuestBadge, awardedAt: Date?)]
+    public let grants: [GrantBalance]
+    public let apps: [QuestApp]
+    public let rules: RedemptionRules
+}
+
+/// What one usage upload did.
+public struct UsageOutcome: Sendable {
+    public let accepted: Int
+    public let duplicates: Int
+    public let pointsEarned: Int
+    public let completed: [(challenge: ChallengeID, periodKey: String, bonus: Int)]
+    public let badges: [String]
+}
+
+/// One usage report as the device sends it, before validation.
+public struct UsageReportInput: Sendable {
+    public let id: String
+    public let appToken: String
+    public let startedAt: Date
+    public let durationSeconds: Int
+    public let timeZone: String
+
+    public init(id: String, appToken: String, startedAt: Date, durationSeconds: Int, timeZone: String) {
+        self.id = id
+        self.appToken = appToken
+        self.startedAt = startedAt
+        self.durationSeconds = durationSeconds
+        self.timeZone = timeZone
+    }
+}
+
+/// Family quests: catalogs, challenges, usage, progress and completion, the ledger, unlocks,
+/// badges, and the live events that keep a family's devices in step.
+///
+/// Flow of a write: load what the rule needs and decide (core) and write, in one transaction;
+/// after the commit, tell the household's connected devices.
+public struct QuestService: Sendable {
+    public let store: Store
+    let clock: any WallClock
+    let ids: any IDGenerator
+    public let live: LiveHub
+    /// Reports older than this are refused: progress periods that long ago are settled.
+    static let lateLimitDays = 30
+    public static let maxReports = 500
+
+    public init(store: Store, configuration: AppConfiguration, live: LiveHub = LiveHub()) {
+        self.store = store
+        clock = configuration.clock
+        ids = configuration.ids
+        self.live = live
+    }
+
+    static func zone(_ member: MemberRecord) -> TimeZone { TimeZoneID(member.timeZone)?.timeZone ?? .gmt }
+
+    // MARK: Who may
+
+    /// The child `id`, after checking that `actor` may read (or, with `manage`, change) its quests.
+    public func child(_ id: MemberID, as actor: MemberRecord, manage: Bool = false) async throws -> MemberRecord {
+        guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }
+        try AccessPolicy.check(actor.actor, .readMember(target.scope))
+        guard target.role == .child, let household = target.householdID else {
+            throw DomainError.notFound("Quests belong to children in a household; this member is not one.")
+        }
+        if manage { try AccessPolicy.check(actor.actor, .manageHousehold(household)) }
+        return target
+    }
+
+    private func challengeAndChild(_ id: ChallengeID, as actor: MemberRecord, manage: Bool) async throws -> (Challenge, MemberRecord) {
+        guard let challenge = try await store.quests.read({ try await $0.challenge(id) }) else { throw DomainError.notFound("No such quest.") }
+        guard actor.householdID == challenge.householdID else { throw DomainError.notFound("No such quest.") }
+        let child = try await self.child(challenge.spec.assignee, as: actor, manage: manage)
+        return (challenge, child)
+    }
+
+    private func publish(_ kind: String, child: MemberRecord, challenge: ChallengeID? = nil) {
+        guard let household = child.householdID else { return }
+        live.publish(LiveEvent(kind: kind, childId: child.id.rawValue, challengeId: challenge?.rawValue), to: household)
+    }
+
+    // MARK: App catalog
+
+    public func apps(_ childID: MemberID, as actor: MemberRecord) async throws -> [QuestApp] {
+        let child = try await child(childID, as: actor)
+        return try await store.quests.read { try await $0.apps(child.id) }
+    }
+
+    public func putApp(_ childID: MemberID, as actor: MemberRecord, token: String, name: String, icon: String?, role: String,
+                       pointsPerMinute: Int?) async throws -> QuestApp {
+        let child = try await child(childID, as: actor, manage: true)
+        let app = try QuestApp.validated(token: token, name: name, icon: icon, role: role, pointsPerMinute: pointsPerMinute)
+        try await store.quests.write { q in
+            if let existing = try await q.apps(child.id).first(where: { $0.token == app.token }), existing.role != app.role,
+               try await q.challenges(assignee: child.id).contains(where: { Self.uses($0.spec, app.token) }) {
+                throw DomainError.conflict(field: "role", message: "\(existing.name) is used by a quest; remove it there before changing its role.")
+            }
+            try await q.putApp(child.id, app, now: clock.now())
+        }
+        publish("catalog", child: child)
+        return app
+    }
+
+    public func deleteApp(_ childID: MemberID, token: String, as actor: MemberRecord) async throws {
+        let child = try await child(childID, as: actor, manage: true)
+        try await store.quests.write { q in
+            if let quest = try await q.challenges(assignee: child.id).first(where: { Self.uses($0.spec, token) }) {
+                throw DomainError.conflict(field: "token", message: "The quest \"\(quest.spec.title)\" uses this app; change or delete it first.")
+            }
+            guard try await q.deleteApp(child.id, token: token) else { throw DomainError.notFound("No app \(token) in this child's catalog.") }
+        }
+        publish("catalog", child: child)
+    }
+
+    static func uses(_ spec: ChallengeSpec, _ token: String) -> Bool {
+        spec.learningApps.contains(token) || spec.rewardApps.contains { $0.token == token }
+    }
+
+    // MARK: Household rules
+
+    public func rules(_ household: HouseholdID, as actor: MemberRecord) async throws -> RedemptionRules {
+        try AccessPolicy.check(actor.actor, .readHousehold(household))
+        return try await store.quests.read { try await $0.rules(household) }
+    }
+
+    public func setRules(_ household: HouseholdID, as actor: MemberRecord, pointsPerMinute: Int, minMinutes: Int, maxMinutes: Int) async throws -> RedemptionRules {
+        try AccessPolicy.check(actor.actor, .manageHousehold(household))
+        let rules = try RedemptionRules.validated(pointsPerMinute: pointsPerMinute, minMinutes: minMinutes, maxMinutes: maxMinutes)
+        try await store.quests.write { try await $0.setRules(household, rules) }
+        live.publish(LiveEvent(kind: "rules"), to: household)
+        return rules
+    }
+
+    // MARK: Challenges
+
+    public func createChallenge(for childID: MemberID, draft: ChallengeDraft, as actor: MemberRecord) async throws -> Challenge {
+        let child = try await child(childID, as: actor, manage: true)
+        let now = clock.now()
+        let today = LocalDay(now, in: Self.zone(child))
+        let challenge = try await store.quests.write { q in
+            let spec = try draft.spec(assignee: child.id, catalog: try await q.apps(child.id), today: today)
+            if spec.startDay < today { throw DomainError.invalid(field: "startDate", "Start today or later.") }
+            let challenge = Challenge(id: ids.make(), householdID: child.householdID!, spec: spec, status: .active, createdBy: actor.id, createdAt: now)
+            try await q.insertChallenge(challenge)
+            _ = try await settle(q, child: child, touching: [], now: now)
+            return challenge
+        }
+        publish("challenge", child: child, challenge: challenge.id)
+        return challenge
+    }
+
+    /// Replaces a quest's fields. Progress is recomputed under the new rules from the same
+    /// usage; periods already completed stay completed and are not paid again.
+    public func updateChallenge(_ id: ChallengeID, draft: ChallengeDraft, as actor: MemberRecord) async throws -> Challenge {
+        let (existing, child) = try await challengeAndChild(id, as: actor, manage: true)
+        let now = clock.now()
+        let today = LocalDay(now, in: Self.zone(child))
+        let updated = try await store.quests.write { q in
+            let spec = try draft.spec(assignee: child.id, catalog: try await q.apps(child.id), today: today)
+            if spec.startDay < today, spec.startDay != existing.spec.startDay {
+                throw DomainError.invalid(field: "startDate", "Start today or later.")
+            }
+            var updated = existing
+            updated.spec = spec
+            try await q.updateChallenge(updated, now: now)
+            _ = try await settle(q, child: child, touching: [], now: now)
+            return updated
+        }
+        publish("challenge", child: child, challenge: id)
+        return updated
+    }
+
+    /// Pauses or resumes. A paused quest does not complete; usage keeps being recorded, and on
+    /// resume the current period counts all of its usage (progress is recomputed from usage).
+    public func setStatus(_ id: ChallengeID, _ status: ChallengeStatus, as actor: MemberRecord) async throws -> Challenge {
+        let (existing, child) = try await challengeAndChild(id, as: actor, manage: true)
+        let now = clock.now()
+        let updated = try await store.quests.write { q in
+            var updated = existing
+            updated.status = status
+            try await q.updateChallenge(updated, now: now)
+            if status == .active { _ = try await settle(q, child: child, touching: [], now: now) }
+            return updated
+        }
+        publish("challenge", child: child, challenge: id)
+        return updated
+    }
+
+    /// Deletes a quest: it leaves both screens and stops counting. Points and unlocks it already
+    /// paid stay (the ledger is append-only), and so do badges.
+    public func deleteChallenge(_ id: ChallengeID, as actor: MemberRecord) async throws {
+        let (_, child) = try await challengeAndChild(id, as: actor, manage: true)
+        _ = try await store.quests.write { try await $0.deleteChallenge(id, now: clock.now()) }
+        publish("challenge", child: child, challenge: id)
+    }
+
+    public func challenge(_ id: ChallengeID, as actor: MemberRecord) async throws -> (QuestView, MemberRecord, [QuestApp]) {
+        let (_, child) = try await challengeAndChild(id, as: actor, manage: false)
+        let board = try await board(child.id, as: actor)
+        guard let view = board.quests.first(where: { $0.challenge.id == id }) else { throw DomainError.notFound("No such quest.") }
+        return (view, child, board.apps)
+    }
+
+    // MARK: Usage
+
+    /// Records usage reports and settles what they change. Reports are validated first (all
+    /// or nothing); a report id seen before is a duplicate and changes nothing.
+    public func reportUsage(_ childID: MemberID, reports: [UsageReportInput], as actor: MemberRecord) async throws -> UsageOutcome {
+        let child = try await child(childID, as: actor)
+        if actor.id != child.id { try AccessPolicy.check(actor.actor, .updateMember(child.scope)) }
+        guard !reports.isEmpty, reports.count <= Self.maxReports else {
+            throw DomainError.invalid(field: "reports", "Send 1 to \(Self.maxReports) reports at a time.")
+        }
+        let now = clock.now()
+        let records = try await store.quests.read { q in try Self.validate(reports, catalog: try await q.apps(child.id), now: now) }
+        let (outcome, changed) = try await store.quests.write { q -> (UsageOutcome, Bool) in
+            let (new, conflicting) = try await q.insertReports(child.id, records, now: now)
+            if let id = conflicting.first, let index = reports.firstIndex(where: { $0.id == id }) {
+                throw DomainError.conflict(field: "reports[\(index)].id", message: "Report \(id) was sent before with different content.")
+            }
+            guard !new.isEmpty else {
+                return (UsageOutcome(accepted: 0, duplicates: reports.count, pointsEarned: 0, completed: [], badges: []), false)
+            }
+            var days = Set<LocalDay>()
+            for report in records where new.contains(report.id) {
+                let r = report.record
+                var day = LocalDay(r.start, in: r.zone.timeZone)
+                let last = LocalDay(r.end.addingTimeInterval(-0.001), in: r.zone.timeZone)
+                while day <= last { days.insert(day); day = day.adding(days: 1) }
+            }
+            let settlement = try await settle(q, child: child, touching: days, now: now)
+            return (UsageOutcome(accepted: new.count, duplicates: reports.count - new.count, pointsEarned: settlement.earned,
+                                 completed: settlement.completed, badges: settlement.badges), true)
+        }
+        if changed { publish("progress", child: child) }
+        return outcome
+    }
+
+    static func validate(_ reports: [UsageReportInput], catalog: [QuestApp], now: Date) throws(DomainError) -> [StoredUsageReport] {
+        let tokens = Set(catalog.map(\.token))
+        var v = FieldValidation()
+        var records: [StoredUsageReport] = []
+        var seen = Set<String>()
+        for (index, report) in reports.enumerated() {
+            let field = "reports[\(index)]"
+            v.check { () throws(DomainError) in
+                guard (1...128).contains(report.id.utf8.count), report.id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                    throw .invalid(field: "\(field).id", "Give each report an id (1 to 128 visible ASCII characters).")
+                }
+            }
+            v.check { () throws(DomainError) in
+                guard tokens.contains(report.appToken) else { throw .invalid(field: "\(field).appToken", "This app is not in the child's catalog.") }
+            }
+            v.check { () throws(DomainError) in
+                guard (1...43_200).contains(report.durationSeconds) else {
+                    throw .invalid(field: "\(field).durationSeconds", "Use 1 to 43200 seconds (12 hours).")
+                }
+            }
+            let zone = v.check { () throws(DomainError) -> TimeZoneID in
+                guard let zone = TimeZoneID(report.timeZone) else { throw .invalid(field: "\(field).timeZone", "Use an IANA time zone such as Europe/Berlin.") }
+                return zone
+            }
+            v.check { () throws(DomainError) in
+                let end = report.startedAt.addingTimeInterval(TimeInterval(max(report.durationSeconds, 0)))
+                if end > now.addingTimeInterval(300) { throw .invalid(field: "\(field).startedAt", "This usage ends in the future; check the device clock.") }
+                if report.startedAt < now.addingTimeInterval(-Double(lateLimitDays) * 86_400) {
+                    throw .invalid(field: "\(field).startedAt", "Usage more than \(lateLimitDays) days old is not accepted.")
+                }
+            }
+            if let zone, seen.insert(report.id).inserted {
+                records.append(StoredUsageReport(id: report.id, record: UsageRecord(token: report.appToken, start: report.startedAt,
+                                                                                      seconds: report.durationSeconds, zone: zone)))
+            }
+        }
+        try v.finish()
+        return records
+    }
+
+    struct Settlement {
+        var earned = 0
+        var completed: [(challenge: ChallengeID, periodKey: String, bonus: Int)] = []
+        var badges: [String] = []
+    }
+
+    /// Brings the ledger, completions, grants and badges in line with the usage, for the days
+    /// `touching` (and today). Idempotent: run twice, it changes nothing the second time.
+    func settle(_ q: QuestQueries, child: MemberRecord, touching days: Set<LocalDay>, now: Date) async throws -> Settlement {
+        var result = Settlement()
+        let zone = Self.zone(child)
+        let today = LocalDay(now, in: zone)
+        let catalog = try await q.apps(child.id)
+        let quests = try await q.challenges(assignee: child.id).filter { $0.status == .active }
+        let considered = days.union([today])
+        var earliest = days.min() ?? today
+        for quest in quests {
+            if quest.spec.goal == .streak { earliest = min(earliest, quest.spec.startDay); continue }
+            for day in considered { if let window = quest.spec.period(containing: day) { earliest = min(earliest, window.first) } }
+        }
+        let records = try await q.reports(child.id, from: earliest.start(in: zone).addingTimeInterval(-2 * 86_400),
+                                          to: now.addingTimeInterval(86_400))
+        let evaluator = QuestEvaluator(catalog: catalog, timeline: UsageTimeline(records))
+
+        // Earn: whole learning minutes per app and day, credited once; later reports for the
+        // same day credit only the difference.
+        let stored = Dictionary(try await q.earnings(child.id, days: days).map { ("\($0.token)|\($0.day.iso)", $0) }, uniquingKeysWith: { a, _ in a })
+        for earning in evaluator.timeline.earnings(catalog: evaluator.catalog) where days.contains(earning.day) {
+            let before = stored["\(earning.token)|\(earning.day.iso)"]
+            guard before?.minutes != earning.minutes || before?.points != earning.points else { continue }
+            try await q.putEarning(child.id, earning)
+            let delta = earning.points - (before?.points ?? 0)
+            if delta > 0 {
+                let name = evaluator.catalog[earning.token]?.name ?? earning.token
+                try await q.append(child.id, kind: .earn, points: delta, reason: "\(name), \(earning.day.iso)", id: ids.makeUUID().uuidString.lowercased(), now: now)
+                result.earned += delta
+            }
+        }
+
+        // Completions: once per period, each paying its bonus and unlocking its reward apps.
+        for quest in quests {
+            for progress in evaluator.completions(quest.spec, touching: considered, today: today) {
+                let bonus = quest.spec.bonus(forPoints: progress.points)
+                guard try await q.insertCompletion(quest.id, child: child.id, periodKey: progress.period.key, value: progress.value,
+                                                   bonus: bonus, now: now) else { continue }
+                try await q.append(child.id, kind: .bonus, points: bonus, reason: "Quest completed: \(quest.spec.title)", challenge: quest.id,
+                                   id: ids.makeUUID().uuidString.lowercased(), now: now)
+                for unlock in quest.spec.rewardApps {
+                    try await q.insertGrant(child.id, UnlockGrant(id: ids.makeUUID().uuidString.lowercased(), token: unlock.token, minutes: unlock.minutes,
+                                                                  startsAt: now, expiresAt: UnlockGrant.expiry(now: now, zone: zone), challengeID: quest.id), now: now)
+                }
+                result.completed.append((quest.id, progress.period.key, bonus))
+            }
+        }
+        result.badges = try await awardBadges(q, child: child, today: today, now: now)
+        return result
+    }
+
+    private func awardBadges(_ q: QuestQueries, child: MemberRecord, today: LocalDay, now: Date) async throws -> [String] {
+        let stats = try await stats(q, child: child, today: today)
+        var awarded: [String] = []
+        for badge in stats.deserved where try await q.award(child.id, badge: badge.id, now: now) { awarded.append(badge.id) }
+        return awarded
+    }
+
+    private func stats(_ q: QuestQueries, child: MemberRecord, today: LocalDay) async throws -> QuestStats {
+        let (days, minutes) = try await q.learningDays(child.id)
+        return QuestStats(challengesCompleted: try await q.completionCount(child.id), learningDays: days, today: today,
+                          learningMinutes: minutes, pointsEarned: try await q.balance(child.id).earned)
+    }
+
+    // MARK: Points
+
+    /// Turns points into minutes of a reward app, at the household's rate; the balance never
+    /// goes below zero, however many requests arrive at once.
+    public func redeem(_ childID: MemberID, token: String, minutes: Int, as actor: MemberRecord) async throws -> (GrantBalance, Int) {
+        let child = try await child(childID, as: actor)
+        guard actor.id == child.id else { throw DomainError.forbidden("Only the child redeems their own points.") }
+        let now = clock.now()
+        let result = try await store.quests.write { q -> (GrantBalance, Int) in
+            let rules = try await q.rules(child.householdID!)
+            guard let app = try await q.apps(child.id).first(where: { $0.token == token }), app.role == .reward else {
+                throw DomainError.invalid(field: "appToken", "Choose one of your reward apps.")
+            }
+            let cost = try rules.cost(minutes: minutes)
+            let balance: Int
+            do {
+                balance = try await q.append(child.id, kind: .redeem, points: -cost, reason: "\(minutes) minutes of \(app.name)",
+                                             by: actor.id, id: ids.makeUUID().uuidString.lowercased(), now: now)
+            } catch QuestStoreError.insufficientPoints(let have) {
+                throw DomainError.conflict(field: "minutes", message: "Not enough points: \(minutes) minutes cost \(cost) and you have \(have).")
+            }
+            let grant = UnlockGrant(id: ids.makeUUID().uuidString.lowercased(), token: token, minutes: minutes, startsAt: now,
+                                    expiresAt: UnlockGrant.expiry(now: now, zone: Self.zone(child)), challengeID: nil)
+            try await q.insertGrant(child.id, grant, now: now)
+            return (GrantBalance(grant: grant, secondsLeft: minutes * 60), balance)
+        }
+        publish("points", child: child)
+        return result
+    }
+
+    /// A guardian's correction, with a reason.
+    public func adjust(_ childID: MemberID, points: Int, reason: String, as actor: MemberRecord) async throws -> Int {
+        let child = try await child(childID, as: actor, manage: true)
+        var v = FieldValidation()
+        v.check { () throws(DomainError) in
+            guard points != 0, (-100_000...100_000).contains(points) else { throw .invalid(field: "points", "Use -100000 to 100000, not 0.") }
+        }
+        let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        v.check { () throws(DomainError) in
+            guard (1...200).contains(reason.count) else { throw .invalid(field: "reason", "Say why (1 to 200 characters).") }
+        }
+        try v.finish()
+        let now = clock.now()
+        let balance = try await store.quests.write { q in
+            do {
+                return try await q.append(child.id, kind: .adjust, points: points, reason: reason, by: actor.id,
+                                          id: ids.makeUUID().uuidString.lowercased(), now: now)
+            } catch QuestStoreError.insufficientPoints(let have) {
+                throw DomainError.conflict(field: "points", message: "The balance is \(have); it cannot go below zero.")
+            }
+        }
+        publish("points", child: child)
+        return balance
+    }
+
+    public func ledger(_ childID: MemberID, as actor: MemberRecord, limit: Int, offset: Int) async throws -> (entries: [LedgerEntry], balance: Int) {
+        let child = try await child(childID, as: actor)
+        return try await store.quests.read { q in
+            (try await q.ledger(child.id, limit: limit, offset: offset), try await q.balance(child.id).balance)
+        }
+    }
+
+    /// The reward apps a child may open now, with the minutes left: what the device enforces.
+    public func grants(_ childID: MemberID, as actor: MemberRecord) async throws -> [GrantBalance] {
+        let child = try await child(childID, as: actor)
+        return try await store.quests.read { q in try await activeGrants(q, child: child, now: clock.now()) }
+    }
+
+    private func activeGrants(_ q: QuestQueries, child: MemberRecord, now: Date) async throws -> [GrantBalance] {
+        let grants = try await q.grants(child.id, unexpiredAt: now)
+        guard let first = grants.map(\.startsAt).min() else { return [] }
+        let usage = try await q.reports(child.id, from: first.addingTimeInterval(-43_200), to: now.addingTimeInterval(86_400))
+            .filter { record in grants.contains { $0.token == record.token } }
+        return UnlockLedger.balances(grants, usage: UsageTimeline(usage)).filter { $0.isActive(at: now) }
+    }
+
+    // MARK: Screens
+
+    /// Everything the child's board shows (the guardian's view of a child uses the same).
+    public func board(_ childID: MemberID, as actor: MemberRecord) async throws -> QuestBoard {
+        let child = try await child(childID, as: actor)
+        let now = clock.now()
+        let zone = Self.zone(child)
+        let today = LocalDay(now, in: zone)
+        return try await store.quests.read { q in
+            let apps = try await q.apps(child.id)
+            let quests = try await q.challenges(assignee: child.id)
+            var earliest = today
+            for quest in quests {
+                earliest = min(earliest, quest.spec.goal == .streak ? quest.spec.startDay : quest.spec.period(containing: today)?.first ?? today)
+            }
+            let records = try await q.reports(child.id, from: earliest.start(in: zone).addingTimeInterval(-2 * 86_400), to: now.addingTimeInterval(86_400))
+            let evaluator = QuestEvaluator(catalog: apps, timeline: UsageTimeline(records))
+            let completions = try await q.completions(child: child.id)
+            let names = Dictionary(apps.map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
+            let views = quests.map { quest -> QuestView in
+                let spec = quest.spec
+                let day = min(max(today, spec.startDay), spec.endDay ?? today)
+                let window = spec.period(containing: day) ?? PeriodWindow(first: day, last: day)
+                let progress = spec.goal == .streak ? evaluator.streakRuns(spec, through: today).current : evaluator.progress(spec, in: window)
+                let mine = completions.filter { $0.challengeID == quest.id }
+                let done = spec.goal == .streak ? mine.contains { $0.periodKey == today.iso } : mine.contains { $0.periodKey == window.key }
+                return QuestView(challenge: quest, progress: progress, completedThisPeriod: done,
+                                 card: QuestCard(spec: spec, status: quest.status, progress: progress, completedThisPeriod: done, today: today, appNames: names),
+                                 completions: mine.count)
+            }
+            let awarded = Dictionary(try await q.badges(child.id).map { ($0.id, $0.awardedAt) }, uniquingKeysWith: { a, _ in a })
+            return QuestBoard(child: child, quests: views, balance: try await q.balance(child.id).balance,
+                              stats: try await stats(q, child: child, today: today),
+                              badges: QuestBadge.all.map { ($0, awarded[$0.id]) }, grants: try await activeGrants(q, child: child, now: now),
+                              apps: apps, rules: try await q.rules(child.householdID!))
+        }
+    }
+
+    /// The children of the actor's household (guardians and children alike may list them).
+    public func children(as actor: MemberRecord) async throws -> [MemberRecord] {
+        guard let household = actor.householdID else { return [] }
+        return try await store.accounts.household(household)?.members.filter { $0.role == .child } ?? []
+    }
+}

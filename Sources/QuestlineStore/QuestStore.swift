@@ -1,0 +1,505 @@
+import Foundation
+import QuestlineCore
+import SQLKit
+
+enum QuestSchema {
+    static let migrations: [Migration] = [
+        Migration(version: 400, name: "family_quests", [
+            """
+            CREATE TABLE quest_apps (
+                child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                token TEXT NOT NULL,
+                name TEXT NOT NULL,
+                icon TEXT NOT NULL,
+                role TEXT NOT NULL CHECK (role IN ('learning', 'reward')),
+                points_per_minute BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (child_id, token)
+            )
+            """,
+            """
+            CREATE TABLE quest_settings (
+                household_id TEXT PRIMARY KEY REFERENCES households(id) ON DELETE CASCADE,
+                points_per_minute BIGINT NOT NULL,
+                min_minutes BIGINT NOT NULL,
+                max_minutes BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE challenges (
+                id TEXT PRIMARY KEY,
+                household_id TEXT NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+                assignee_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                spec TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('active', 'paused')),
+                created_by TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                deleted_at BIGINT
+            )
+            """,
+            "CREATE INDEX challenges_by_assignee ON challenges (assignee_id)",
+            "CREATE INDEX challenges_by_household ON challenges (household_id)",
+            """
+            CREATE TABLE usage_reports (
+                child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                report_id TEXT NOT NULL,
+                token TEXT NOT NULL,
+                started_at BIGINT NOT NULL,
+                seconds BIGINT NOT NULL,
+                time_zone TEXT NOT NULL,
+                received_at BIGINT NOT NULL,
+                PRIMARY KEY (child_id, report_id)
+            )
+            """,
+            "CREATE INDEX usage_reports_by_child_time ON usage_reports (child_id, started_at)",
+            """
+            CREATE TABLE quest_earnings (
+                child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                token TEXT NOT NULL,
+                local_day TEXT NOT NULL,
+                minutes BIGINT NOT NULL,
+                points BIGINT NOT NULL,
+                PRIMARY KEY (child_id, token, local_day)
+            )
+            """,
+            """
+            CREATE TABLE quest_balances (
+                child_id TEXT PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
+                balance BIGINT NOT NULL CHECK (balance >= 0),
+                earned BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE quest_ledger (
+                id TEXT PRIMARY KEY,
+                child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL CHECK (kind IN ('earn', 'bonus', 'redeem', 'adjust')),
+                points BIGINT NOT NULL,
+                balance_after BIGINT NOT NULL CHECK (balance_after >= 0),
+                reason TEXT NOT NULL,
+                challenge_id TEXT,
+                created_by TEXT,
+                created_at BIGINT NOT NULL,
+                seq BIGINT NOT NULL
+            )
+            """,
+            "CREATE UNIQUE INDEX quest_ledger_by_child ON quest_ledger (child_id, seq)",
+            """
+            CREATE TABLE quest_completions (
+                challenge_id TEXT NOT NULL REFERENCES challenges(id) ON DELETE CASCADE,
+                period_key TEXT NOT NULL,
+                child_id TEXT NOT NULL,
+                value BIGINT NOT NULL,
+                bonus BIGINT NOT NULL,
+                completed_at BIGINT NOT NULL,
+                PRIMARY KEY (challenge_id, period_key)
+            )
+            """,
+            "CREATE INDEX quest_completions_by_child ON quest_completions (child_id)",
+            """
+            CREATE TABLE unlock_grants (
+                id TEXT PRIMARY KEY,
+                child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                token TEXT NOT NULL,
+                minutes BIGINT NOT NULL,
+                starts_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                challenge_id TEXT,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX unlock_grants_by_child ON unlock_grants (child_id, expires_at)",
+            """
+            CREATE TABLE quest_badges (
+                child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                badge_id TEXT NOT NULL,
+                awarded_at BIGINT NOT NULL,
+                PRIMARY KEY (child_id, badge_id)
+            )
+            """,
+        ]),
+    ]
+}
+
+/// A usage report as stored: its device-chosen id (the per-report idempotency key) and content.
+public struct StoredUsageReport: Sendable, Equatable {
+    public let id: String
+    public let record: UsageRecord
+
+    public init(id: String, record: UsageRecord) {
+        self.id = id
+        self.record = record
+    }
+}
+
+public struct LedgerEntry: Sendable, Equatable {
+    public let id: String
+    public let kind: LedgerKind
+    public let points: Int
+    public let balanceAfter: Int
+    public let reason: String
+    public let challengeID: ChallengeID?
+    public let createdAt: Date
+}
+
+public struct QuestCompletion: Sendable, Equatable {
+    public let challengeID: ChallengeID
+    public let periodKey: String
+    public let value: Int
+    public let bonus: Int
+    public let completedAt: Date
+}
+
+public enum QuestStoreError: Error, Equatable {
+    /// The balance would go below zero.
+    case insufficientPoints(balance: Int)
+}
+
+/// Family quests: catalogs, challenges, usage reports, the points ledger, completions,
+/// unlock grants and badges. Writes go through `write`, one transaction per use case.
+public struct QuestStore: Sendable {
+    let database: Database
+
+    public init(_ database: Database) { self.database = database }
+
+    public func read<T: Sendable>(_ body: (QuestQueries) async throws -> T) async throws -> T {
+        try await database.withConnection { db in try await body(QuestQueries(db: db)) }
+    }
+
+    public func write<T: Sendable>(_ body: (QuestQueries) async throws -> T) async throws -> T {
+        try await database.transaction { db in try await body(QuestQueries(db: db)) }
+    }
+}
+
+/// The queries, on one connection (inside a transaction when obtained from `write`).
+public struct QuestQueries: Sendable {
+    let db: any SQLDatabase
+
+    // MARK: Catalog
+
+    public func apps(_ child: MemberID) async throws -> [QuestApp] {
+        try await db.raw("""
+            SELECT token, name, icon, role, points_per_minute FROM quest_apps WHERE child_id = \(bind: child.rawValue) ORDER BY role, name, token
+            """).all().map { row in
+            QuestApp(token: try row.decode(column: "token", as: String.self), name: try row.decode(column: "name", as: String.self),
+                     icon: try row.decode(column: "icon", as: String.self),
+                     role: AppRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .learning,
+                     pointsPerMinute: Int(try row.decode(column: "points_per_minute", as: Int64.self)))
+        }
+    }
+
+    /// Adds an app or replaces the one with the same token.
+    public func putApp(_ child: MemberID, _ app: QuestApp, now: Date) async throws {
+        try await db.raw("""
+            INSERT INTO quest_apps (child_id, token, name, icon, role, points_per_minute, created_at)
+            VALUES (\(bind: child.rawValue), \(bind: app.token), \(bind: app.name), \(bind: app.icon), \(bind: app.role.rawValue), \(bind: Int64(app.pointsPerMinute)), \(bind: now.storedMillis))
+            ON CONFLICT (child_id, token) DO UPDATE SET name = excluded.name, icon = excluded.icon, role = excluded.role,
+                points_per_minute = excluded.points_per_minute
+            """).run()
+    }
+
+    public func deleteApp(_ child: MemberID, token: String) async throws -> Bool {
+        try await db.raw("""
+            DELETE FROM quest_apps WHERE child_id = \(bind: child.rawValue) AND token = \(bind: token) RETURNING token
+            """).first() != nil
+    }
+
+    // MARK: Settings
+
+    public func rules(_ household: HouseholdID) async throws -> RedemptionRules {
+        guard let row = try await db.raw("""
+            SELECT points_per_minute, min_minutes, max_minutes FROM quest_settings WHERE household_id = \(bind: household.rawValue)
+            """).first() else { return .standard }
+        return RedemptionRules(pointsPerMinute: Int(try row.decode(column: "points_per_minute", as: Int64.self)),
+                               minMinutes: Int(try row.decode(column: "min_minutes", as: Int64.self)),
+                               maxMinutes: Int(try row.decode(column: "max_minutes", as: Int64.self)))
+    }
+
+    public func setRules(_ household: HouseholdID, _ rules: RedemptionRules) async throws {
+        try await db.raw("""
+            INSERT INTO quest_settings (household_id, points_per_minute, min_minutes, max_minutes)
+            VALUES (\(bind: household.rawValue), \(bind: Int64(rules.pointsPerMinute)), \(bind: Int64(rules.minMinutes)), \(bind: Int64(rules.maxMinutes)))
+            ON CONFLICT (household_id) DO UPDATE SET points_per_minute = excluded.points_per_minute,
+                min_minutes = excluded.min_minutes, max_minutes = excluded.max_minutes
+            """).run()
+    }
+
+    // MARK: Challenges
+
+    static let specEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
+    public func insertChallenge(_ challenge: Challenge) async throws {
+        let spec = String(decoding: try Self.specEncoder.encode(challenge.spec), as: UTF8.self)
+        try await db.raw("""
+            INSERT INTO challenges (id, household_id, assignee_id, spec, status, created_by, created_at, updated_at)
+            VALUES (\(bind: challenge.id.rawValue), \(bind: challenge.householdID.rawValue), \(bind: challenge.spec.assignee.rawValue),
+                    \(bind: spec), \(bind: challenge.status.rawValue), \(bind: challenge.createdBy.rawValue),
+                    \(bind: challenge.createdAt.storedMillis), \(bind: challenge.createdAt.storedMillis))
+            """).run()
+    }
+
+    public func updateChallenge(_ challenge: Challenge, now: Date) async throws {
+        let spec = String(decoding: try Self.specEncoder.encode(challenge.spec), as: UTF8.self)
+        try await db.raw("""
+            UPDATE challenges SET spec = \(bind: spec), status = \(bind: challenge.status.rawValue),
+                assignee_id = \(bind: challenge.spec.assignee.rawValue), updated_at = \(bind: now.storedMillis)
+            WHERE id = \(bind: challenge.id.rawValue) AND deleted_at IS NULL
+            """).run()
+    }
+
+    /// Marks a challenge deleted: it leaves every list and stops counting; its completions,
+    /// ledger entries and grants stay (the ledger is append-only).
+    public func deleteChallenge(_ id: ChallengeID, now: Date) async throws -> Bool {
+        try await db.raw("""
+            UPDATE challenges SET deleted_at = \(bind: now.storedMillis) WHERE id = \(bind: id.rawValue) AND deleted_at IS NULL RETURNING id
+            """).first() != nil
+    }
+
+    private static let challengeColumns = "id, household_id, spec, status, created_by, created_at"
+
+    private func decodeChallenge(_ row: any SQLRow) throws -> Challenge {
+        let spec = try JSONDecoder().decode(ChallengeSpec.self, from: Data(try row.decode(column: "spec", as: String.self).utf8))
+        return Challenge(id: ChallengeID(try row.decode(column: "id", as: String.self))!,
+                         householdID: HouseholdID(try row.decode(column: "household_id", as: String.self))!, spec: spec,
+                         status: ChallengeStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .paused,
+                         createdBy: MemberID(try row.decode(column: "created_by", as: String.self))!,
+                         createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
+    }
+
+    public func challenge(_ id: ChallengeID) async throws -> Challenge? {
+        try await db.raw("""
+            SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE id = \(bind: id.rawValue) AND deleted_at IS NULL
+            """).first().map(decodeChallenge)
+    }
+
+    /// A child's live challenges (active and paused), oldest first.
+    public func challenges(assignee: MemberID) async throws -> [Challenge] {
+        try await db.raw("""
+            SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE assignee_id = \(bind: assignee.rawValue) AND deleted_at IS NULL
+            ORDER BY created_at, id
+            """).all().map(decodeChallenge)
+    }
+
+    public func challenges(household: HouseholdID) async throws -> [Challenge] {
+        try await db.raw("""
+            SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE household_id = \(bind: household.rawValue) AND deleted_at IS NULL
+            ORDER BY created_at, id
+            """).all().map(decodeChallenge)
+    }
+
+    // MARK: Usage
+
+    /// Stores the reports not seen before; returns the ids that were new. A known id with
+    /// different content is returned in `conflicting` (and nothing is stored for it).
+    public func insertReports(_ child: MemberID, _ reports: [StoredUsageReport], now: Date) async throws -> (new: Set<String>, conflicting: [String]) {
+        var new = Set<String>()
+        var conflicting: [String] = []
+        for report in reports {
+            let r = report.record
+            let inserted = try await db.raw("""
+                INSERT INTO usage_reports (child_id, report_id, token, started_at, seconds, time_zone, received_at)
+                VALUES (\(bind: child.rawValue), \(bind: report.id), \(bind: r.token), \(bind: r.start.storedMillis), \(bind: Int64(r.seconds)),
+                        \(bind: r.zone.identifier), \(bind: now.storedMillis))
+                ON CONFLICT (child_id, report_id) DO NOTHING RETURNING report_id
+                """).first() != nil
+            if inserted { new.insert(report.id); continue }
+            guard let row = try await db.raw("""
+                SELECT token, started_at, seconds, time_zone FROM usage_reports WHERE child_id = \(bind: child.rawValue) AND report_id = \(bind: report.id)
+                """).first() else { continue }
+            let same = try row.decode(column: "token", as: String.self) == r.token
+                && row.decode(column: "started_at", as: Int64.self) == r.start.storedMillis
+                && row.decode(column: "seconds", as: Int64.self) == Int64(r.seconds)
+                && row.decode(column: "time_zone", as: String.self) == r.zone.identifier
+            if !same { conflicting.append(report.id) }
+        }
+        return (new, conflicting)
+    }
+
+    /// Reports that started in `[from, to)`, oldest first.
+    public func reports(_ child: MemberID, from: Date, to: Date) async throws -> [UsageRecord] {
+        try await db.raw("""
+            SELECT token, started_at, seconds, time_zone FROM usage_reports
+            WHERE child_id = \(bind: child.rawValue) AND started_at >= \(bind: from.storedMillis) AND started_at < \(bind: to.storedMillis)
+            ORDER BY started_at
+            """).all().map { row in
+            UsageRecord(token: try row.decode(column: "token", as: String.self),
+                        start: Date(storedMillis: try row.decode(column: "started_at", as: Int64.self)),
+                        seconds: Int(try row.decode(column: "seconds", as: Int64.self)),
+                        zone: TimeZoneID(try row.decode(column: "time_zone", as: String.self)) ?? .utc)
+        }
+    }
+
+    public func reportCount(_ child: MemberID) async throws -> Int {
+        Int(try await db.raw("SELECT COUNT(*) AS n FROM usage_reports WHERE child_id = \(bind: child.rawValue)").first()?
+            .decode(column: "n", as: Int64.self) ?? 0)
+    }
+
+    // MARK: Earnings (per app and local day, recomputed from the reports)
+
+    public func earnings(_ child: MemberID, days: Set<LocalDay>) async throws -> [DayEarning] {
+        guard !days.isEmpty else { return [] }
+        let list = SQLList(days.sorted().map { SQLBind($0.iso) })
+        return try await db.raw("""
+            SELECT token, local_day, minutes, points FROM quest_earnings WHERE child_id = \(bind: child.rawValue) AND local_day IN \(list)
+            """).all().map { row in
+            DayEarning(token: try row.decode(column: "token", as: String.self),
+                       day: LocalDay(iso: try row.decode(column: "local_day", as: String.self))!,
+                       minutes: Int(try row.decode(column: "minutes", as: Int64.self)), points: Int(try row.decode(column: "points", as: Int64.self)))
+        }
+    }
+
+    public func putEarning(_ child: MemberID, _ earning: DayEarning) async throws {
+        try await db.raw("""
+            INSERT INTO quest_earnings (child_id, token, local_day, minutes, points)
+            VALUES (\(bind: child.rawValue), \(bind: earning.token), \(bind: earning.day.iso), \(bind: Int64(earning.minutes)), \(bind: Int64(earning.points)))
+            ON CONFLICT (child_id, token, local_day) DO UPDATE SET minutes = excluded.minutes, points = excluded.points
+            """).run()
+    }
+
+    /// Local days with at least one learning minute, and the total learning minutes.
+    public func learningDays(_ child: MemberID) async throws -> (days: [LocalDay], minutes: Int) {
+        let rows = try await db.raw("""
+            SELECT local_day, CAST(SUM(minutes) AS BIGINT) AS minutes FROM quest_earnings WHERE child_id = \(bind: child.rawValue)
+            GROUP BY local_day HAVING SUM(minutes) > 0 ORDER BY local_day
+            """).all()
+        var days: [LocalDay] = []
+        var total = 0
+        for row in rows {
+            days.append(LocalDay(iso: try row.decode(column: "local_day", as: String.self))!)
+            total += Int(try row.decode(column: "minutes", as: Int64.self))
+        }
+        return (days, total)
+    }
+
+    // MARK: Ledger
+
+    public func balance(_ child: MemberID) async throws -> (balance: Int, earned: Int) {
+        guard let row = try await db.raw("SELECT balance, earned FROM quest_balances WHERE child_id = \(bind: child.rawValue)").first() else {
+            return (0, 0)
+        }
+        return (Int(try row.decode(column: "balance", as: Int64.self)), Int(try row.decode(column: "earned", as: Int64.self)))
+    }
+
+    /// Appends one ledger entry and moves the balance with it, atomically: the balance row is
+    /// updated only if it stays at or above zero (a conditional UPDATE, which also serializes
+    /// concurrent spends on PostgreSQL), otherwise `QuestStoreError.insufficientPoints`.
+    @discardableResult
+    public func append(_ child: MemberID, kind: LedgerKind, points: Int, reason: String, challenge: ChallengeID? = nil,
+                       by creator: MemberID? = nil, id: String, now: Date) async throws -> Int {
+        try await db.raw("""
+            INSERT INTO quest_balances (child_id, balance, earned) VALUES (\(bind: child.rawValue), 0, 0) ON CONFLICT (child_id) DO NOTHING
+            """).run()
+        let earned = (kind == .earn || kind == .bonus) ? points : 0
+        guard let row = try await db.raw("""
+            UPDATE quest_balances SET balance = balance + \(bind: Int64(points)), earned = earned + \(bind: Int64(earned))
+            WHERE child_id = \(bind: child.rawValue) AND balance + \(bind: Int64(points)) >= 0
+            RETURNING balance
+            """).first() else {
+            throw QuestStoreError.insufficientPoints(balance: try await balance(child).balance)
+        }
+        let balance = Int(try row.decode(column: "balance", as: Int64.self))
+        let seq = try await db.raw("""
+            SELECT CAST(COALESCE(MAX(seq), 0) + 1 AS BIGINT) AS next FROM quest_ledger WHERE child_id = \(bind: child.rawValue)
+            """).first()!.decode(column: "next", as: Int64.self)
+        try await db.raw("""
+            INSERT INTO quest_ledger (id, child_id, kind, points, balance_after, reason, challenge_id, created_by, created_at, seq)
+            VALUES (\(bind: id), \(bind: child.rawValue), \(bind: kind.rawValue), \(bind: Int64(points)), \(bind: Int64(balance)), \(bind: reason),
+                    \(bind: challenge?.rawValue), \(bind: creator?.rawValue), \(bind: now.storedMillis), \(bind: seq))
+            """).run()
+        return balance
+    }
+
+    /// The newest entries first.
+    public func ledger(_ child: MemberID, limit: Int, offset: Int) async throws -> [LedgerEntry] {
+        try await db.raw("""
+            SELECT id, kind, points, balance_after, reason, challenge_id, created_at FROM quest_ledger WHERE child_id = \(bind: child.rawValue)
+            ORDER BY seq DESC LIMIT \(bind: limit) OFFSET \(bind: offset)
+            """).all().map { row in
+            LedgerEntry(id: try row.decode(column: "id", as: String.self),
+                        kind: LedgerKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .adjust,
+                        points: Int(try row.decode(column: "points", as: Int64.self)),
+                        balanceAfter: Int(try row.decode(column: "balance_after", as: Int64.self)),
+                        reason: try row.decode(column: "reason", as: String.self),
+                        challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { ChallengeID($0) },
+                        createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
+        }
+    }
+
+    /// The ledger's sum, to check against the balance (integrity checks).
+    public func ledgerSum(_ child: MemberID) async throws -> Int {
+        Int(try await db.raw("""
+            SELECT CAST(COALESCE(SUM(points), 0) AS BIGINT) AS total FROM quest_ledger WHERE child_id = \(bind: child.rawValue)
+            """).first()!.decode(column: "total", as: Int64.self))
+    }
+
+    // MARK: Completions, grants, badges
+
+    /// Records a completion; false when this period had already completed.
+    public func insertCompletion(_ challenge: ChallengeID, child: MemberID, periodKey: String, value: Int, bonus: Int, now: Date) async throws -> Bool {
+        try await db.raw("""
+            INSERT INTO quest_completions (challenge_id, period_key, child_id, value, bonus, completed_at)
+            VALUES (\(bind: challenge.rawValue), \(bind: periodKey), \(bind: child.rawValue), \(bind: Int64(value)), \(bind: Int64(bonus)), \(bind: now.storedMillis))
+            ON CONFLICT (challenge_id, period_key) DO NOTHING RETURNING period_key
+            """).first() != nil
+    }
+
+    public func completions(child: MemberID) async throws -> [QuestCompletion] {
+        try await db.raw("""
+            SELECT challenge_id, period_key, value, bonus, completed_at FROM quest_completions WHERE child_id = \(bind: child.rawValue)
+            ORDER BY completed_at
+            """).all().map { row in
+            QuestCompletion(challengeID: ChallengeID(try row.decode(column: "challenge_id", as: String.self))!,
+                            periodKey: try row.decode(column: "period_key", as: String.self),
+                            value: Int(try row.decode(column: "value", as: Int64.self)), bonus: Int(try row.decode(column: "bonus", as: Int64.self)),
+                            completedAt: Date(storedMillis: try row.decode(column: "completed_at", as: Int64.self)))
+        }
+    }
+
+    public func insertGrant(_ child: MemberID, _ grant: UnlockGrant, now: Date) async throws {
+        try await db.raw("""
+            INSERT INTO unlock_grants (id, child_id, token, minutes, starts_at, expires_at, challenge_id, created_at)
+            VALUES (\(bind: grant.id), \(bind: child.rawValue), \(bind: grant.token), \(bind: Int64(grant.minutes)), \(bind: grant.startsAt.storedMillis),
+                    \(bind: grant.expiresAt.storedMillis), \(bind: grant.challengeID?.rawValue), \(bind: now.storedMillis))
+            """).run()
+    }
+
+    /// Grants not yet expired at `now`.
+    public func grants(_ child: MemberID, unexpiredAt now: Date) async throws -> [UnlockGrant] {
+        try await db.raw("""
+            SELECT id, token, minutes, starts_at, expires_at, challenge_id FROM unlock_grants
+            WHERE child_id = \(bind: child.rawValue) AND expires_at > \(bind: now.storedMillis) ORDER BY starts_at, id
+            """).all().map { row in
+            UnlockGrant(id: try row.decode(column: "id", as: String.self), token: try row.decode(column: "token", as: String.self),
+                        minutes: Int(try row.decode(column: "minutes", as: Int64.self)),
+                        startsAt: Date(storedMillis: try row.decode(column: "starts_at", as: Int64.self)),
+                        expiresAt: Date(storedMillis: try row.decode(column: "expires_at", as: Int64.self)),
+                        challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { ChallengeID($0) })
+        }
+    }
+
+    public func badges(_ child: MemberID) async throws -> [(id: String, awardedAt: Date)] {
+        try await db.raw("""
+            SELECT badge_id, awarded_at FROM quest_badges WHERE child_id = \(bind: child.rawValue) ORDER BY awarded_at, badge_id
+            """).all().map { row in
+            (try row.decode(column: "badge_id", as: String.self), Date(storedMillis: try row.decode(column: "awarded_at", as: Int64.self)))
+        }
+    }
+
+    /// Awards a badge; false when it had been awarded before.
+    public func award(_ child: MemberID, badge: String, now: Date) async throws -> Bool {
+        try await db.raw("""
+            INSERT INTO quest_badges (child_id, badge_id, awarded_at) VALUES (\(bind: child.rawValue), \(bind: badge), \(bind: now.storedMillis))
+            ON CONFLICT (child_id, badge_id) DO NOTHING RETURNING badge_id
+            """).first() != nil
+    }
+
+    public func completionCount(_ child: MemberID) async throws -> Int {
+        Int(try await db.raw("SELECT COUNT(*) AS n FROM quest_completions WHERE child_id = \(bind: child.rawValue)").first()?
+            .decode(column: "n", as: Int64.self) ?? 0)
+    }
+}
