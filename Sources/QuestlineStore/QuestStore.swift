@@ -35,7 +35,8 @@ enum QuestSchema {
                 created_by TEXT NOT NULL,
                 created_at BIGINT NOT NULL,
                 updated_at BIGINT NOT NULL,
-                deleted_at BIGINT
+                deleted_at BIGINT,
+                position BIGINT NOT NULL
             )
             """,
             "CREATE INDEX challenges_by_assignee ON challenges (assignee_id)",
@@ -236,10 +237,11 @@ public struct QuestQueries: Sendable {
     public func insertChallenge(_ challenge: Challenge) async throws {
         let spec = String(decoding: try Self.specEncoder.encode(challenge.spec), as: UTF8.self)
         try await db.raw("""
-            INSERT INTO challenges (id, household_id, assignee_id, spec, status, created_by, created_at, updated_at)
+            INSERT INTO challenges (id, household_id, assignee_id, spec, status, created_by, created_at, updated_at, position)
             VALUES (\(bind: challenge.id.rawValue), \(bind: challenge.householdID.rawValue), \(bind: challenge.spec.assignee.rawValue),
                     \(bind: spec), \(bind: challenge.status.rawValue), \(bind: challenge.createdBy.rawValue),
-                    \(bind: challenge.createdAt.storedMillis), \(bind: challenge.createdAt.storedMillis))
+                    \(bind: challenge.createdAt.storedMillis), \(bind: challenge.createdAt.storedMillis),
+                    (SELECT COALESCE(MAX(position), 0) + 1 FROM challenges WHERE household_id = \(bind: challenge.householdID.rawValue)))
             """).run()
     }
 
@@ -281,14 +283,14 @@ public struct QuestQueries: Sendable {
     public func challenges(assignee: MemberID) async throws -> [Challenge] {
         try await db.raw("""
             SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE assignee_id = \(bind: assignee.rawValue) AND deleted_at IS NULL
-            ORDER BY created_at, id
+            ORDER BY position
             """).all().map(decodeChallenge)
     }
 
     public func challenges(household: HouseholdID) async throws -> [Challenge] {
         try await db.raw("""
             SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE household_id = \(bind: household.rawValue) AND deleted_at IS NULL
-            ORDER BY created_at, id
+            ORDER BY position
             """).all().map(decodeChallenge)
     }
 
@@ -345,7 +347,7 @@ public struct QuestQueries: Sendable {
         guard !days.isEmpty else { return [] }
         let list = SQLList(days.sorted().map { SQLBind($0.iso) })
         return try await db.raw("""
-            SELECT token, local_day, minutes, points FROM quest_earnings WHERE child_id = \(bind: child.rawValue) AND local_day IN \(list)
+            SELECT token, local_day, minutes, points FROM quest_earnings WHERE child_id = \(bind: child.rawValue) AND local_day IN (\(list))
             """).all().map { row in
             DayEarning(token: try row.decode(column: "token", as: String.self),
                        day: LocalDay(iso: try row.decode(column: "local_day", as: String.self))!,

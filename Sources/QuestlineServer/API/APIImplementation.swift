@@ -12,6 +12,7 @@ struct APIImplementation: APIProtocol {
     let games: GameService
     let reading: ReadingService
     let activity: ActivityService
+    let quests: QuestService
     /// E-mails of members who may use the admin operations.
     let admins: Set<String>
 
@@ -106,7 +107,7 @@ struct APIImplementation: APIProtocol {
         return id
     }
 
-    private func householdID(_ raw: String) throws -> HouseholdID {
+    func householdID(_ raw: String) throws -> HouseholdID {
         guard let id = HouseholdID(raw) else { throw DomainError.invalid(field: "householdId", "Expected a household id (a UUID).") }
         return id
     }

@@ -1,0 +1,251 @@
+import Foundation
+import OpenAPIRuntime
+import QuestlineAPI
+import QuestlineCore
+import QuestlineStore
+
+/// Family quests over the API.
+extension APIImplementation {
+    func getQuestRules(_ input: Operations.getQuestRules.Input) async throws -> Operations.getQuestRules.Output {
+        let me = try identity.requireMember()
+        let rules = try await quests.rules(try householdID(input.path.householdId), as: me)
+        return .ok(.init(body: .json(.init(rules))))
+    }
+
+    func setQuestRules(_ input: Operations.setQuestRules.Input) async throws -> Operations.setQuestRules.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        let rules = try await quests.setRules(try householdID(input.path.householdId), as: me, pointsPerMinute: body.pointsPerMinute,
+                                              minMinutes: body.minMinutes, maxMinutes: body.maxMinutes)
+        return .ok(.init(body: .json(.init(rules))))
+    }
+
+    func householdEvents(_ input: Operations.householdEvents.Input) async throws -> Operations.householdEvents.Output {
+        let me = try identity.requireMember()
+        let household = try householdID(input.path.householdId)
+        try AccessPolicy.check(me.actor, .readHousehold(household))
+        let events = quests.live.subscribe(household)
+        return .ok(.init(body: .text_event_hyphen_stream(HTTPBody(LiveStream(events: events), length: .unknown, iterationBehavior: .single))))
+    }
+
+    func listQuestApps(_ input: Operations.listQuestApps.Input) async throws -> Operations.listQuestApps.Output {
+        let me = try identity.requireMember()
+        let apps = try await quests.apps(try childID(input.path.childId), as: me)
+        return .ok(.init(body: .json(apps.map(Components.Schemas.QuestApp.init))))
+    }
+
+    func putQuestApp(_ input: Operations.putQuestApp.Input) async throws -> Operations.putQuestApp.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        let app = try await quests.putApp(try childID(input.path.childId), as: me, token: input.path.appToken, name: body.name,
+                                          icon: body.icon, role: body.role.rawValue, pointsPerMinute: body.pointsPerMinute)
+        return .ok(.init(body: .json(.init(app))))
+    }
+
+    func deleteQuestApp(_ input: Operations.deleteQuestApp.Input) async throws -> Operations.deleteQuestApp.Output {
+        let me = try identity.requireMember()
+        try await quests.deleteApp(try childID(input.path.childId), token: input.path.appToken, as: me)
+        return .noContent(.init())
+    }
+
+    func getQuestBoard(_ input: Operations.getQuestBoard.Input) async throws -> Operations.getQuestBoard.Output {
+        let me = try identity.requireMember()
+        let board = try await quests.board(try childID(input.path.childId), as: me)
+        return .ok(.init(body: .json(.init(board))))
+    }
+
+    func createChallenge(_ input: Operations.createChallenge.Input) async throws -> Operations.createChallenge.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        let challenge = try await quests.createChallenge(for: try childID(input.path.childId), draft: .init(body), as: me)
+        return .created(.init(body: .json(try await quest(challenge.id, as: me))))
+    }
+
+    func getChallenge(_ input: Operations.getChallenge.Input) async throws -> Operations.getChallenge.Output {
+        let me = try identity.requireMember()
+        return .ok(.init(body: .json(try await quest(try challengeID(input.path.challengeId), as: me))))
+    }
+
+    func updateChallenge(_ input: Operations.updateChallenge.Input) async throws -> Operations.updateChallenge.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        let id = try challengeID(input.path.challengeId)
+        _ = try await quests.updateChallenge(id, draft: .init(body), as: me)
+        return .ok(.init(body: .json(try await quest(id, as: me))))
+    }
+
+    func deleteChallenge(_ input: Operations.deleteChallenge.Input) async throws -> Operations.deleteChallenge.Output {
+        let me = try identity.requireMember()
+        try await quests.deleteChallenge(try challengeID(input.path.challengeId), as: me)
+        return .noContent(.init())
+    }
+
+    func setChallengeStatus(_ input: Operations.setChallengeStatus.Input) async throws -> Operations.setChallengeStatus.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        let id = try challengeID(input.path.challengeId)
+        _ = try await quests.setStatus(id, body.status == .paused ? .paused : .active, as: me)
+        return .ok(.init(body: .json(try await quest(id, as: me))))
+    }
+
+    func reportUsage(_ input: Operations.reportUsage.Input) async throws -> Operations.reportUsage.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        let reports = body.reports.map {
+            UsageReportInput(id: $0.id, appToken: $0.appToken, startedAt: $0.startedAt, durationSeconds: $0.durationSeconds, timeZone: $0.timeZone)
+        }
+        let outcome = try await quests.reportUsage(try childID(input.path.childId), reports: reports, as: me)
+        return .ok(.init(body: .json(.init(
+            accepted: outcome.accepted, duplicates: outcome.duplicates, pointsEarned: outcome.pointsEarned,
+            completed: outcome.completed.map { .init(challengeId: $0.challenge.rawValue, period: $0.periodKey, bonus: $0.bonus) },
+            badges: outcome.badges))))
+    }
+
+    func listGrants(_ input: Operations.listGrants.Input) async throws -> Operations.listGrants.Output {
+        let me = try identity.requireMember()
+        let id = try childID(input.path.childId)
+        let grants = try await quests.grants(id, as: me)
+        let names = Dictionary(try await quests.apps(id, as: me).map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
+        return .ok(.init(body: .json(grants.map { .init($0, names: names) })))
+    }
+
+    func redeemPoints(_ input: Operations.redeemPoints.Input) async throws -> Operations.redeemPoints.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        let (grant, balance) = try await quests.redeem(try childID(input.path.childId), token: body.appToken, minutes: body.minutes, as: me)
+        return .created(.init(body: .json(.init(grant: .init(grant, names: [:]), balance: balance))))
+    }
+
+    func adjustPoints(_ input: Operations.adjustPoints.Input) async throws -> Operations.adjustPoints.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        let balance = try await quests.adjust(try childID(input.path.childId), points: body.points, reason: body.reason, as: me)
+        return .created(.init(body: .json(.init(balance: balance))))
+    }
+
+    func getLedger(_ input: Operations.getLedger.Input) async throws -> Operations.getLedger.Output {
+        let me = try identity.requireMember()
+        let limit = min(max(input.query.limit ?? 50, 1), 200)
+        let offset = max(input.query.offset ?? 0, 0)
+        let (entries, balance) = try await quests.ledger(try childID(input.path.childId), as: me, limit: limit, offset: offset)
+        return .ok(.init(body: .json(.init(balance: balance, entries: entries.map {
+            .init(id: $0.id, kind: .init(rawValue: $0.kind.rawValue) ?? .adjust, points: $0.points, balanceAfter: $0.balanceAfter,
+                  reason: $0.reason, challengeId: $0.challengeID?.rawValue, createdAt: $0.createdAt)
+        }))))
+    }
+
+    // MARK: Helpers
+
+    private func quest(_ id: ChallengeID, as me: MemberRecord) async throws -> Components.Schemas.Quest {
+        let (view, child, _) = try await quests.challenge(id, as: me)
+        return .init(view, childID: child.id)
+    }
+
+    private func childID(_ raw: String) throws -> MemberID {
+        guard let id = MemberID(raw) else { throw DomainError.invalid(field: "childId", "Expected a member id (a UUID).") }
+        return id
+    }
+
+    private func challengeID(_ raw: String) throws -> ChallengeID {
+        guard let id = ChallengeID(raw) else { throw DomainError.invalid(field: "challengeId", "Expected a quest id (a UUID).") }
+        return id
+    }
+}
+
+/// Server-sent events from the live hub, with a keep-alive comment every 15 seconds.
+struct LiveStream: AsyncSequence, Sendable {
+    typealias Element = ArraySlice<UInt8>
+    let events: AsyncStream<LiveEvent>
+
+    func makeAsyncIterator() -> AsyncStream<ArraySlice<UInt8>>.Iterator {
+        let events = events
+        let (stream, continuation) = AsyncStream.makeStream(of: ArraySlice<UInt8>.self)
+        let task = Task {
+            continuation.yield(ArraySlice(": connected\n\n".utf8))
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await event in events {
+                        let data = (try? JSONEncoder().encode(event)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                        continuation.yield(ArraySlice("event: quests\ndata: \(data)\n\n".utf8))
+                    }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(15))
+                        continuation.yield(ArraySlice(": keep-alive\n\n".utf8))
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream.makeAsyncIterator()
+    }
+}
+
+// MARK: Core values to wire types
+
+extension ChallengeDraft {
+    init(_ body: Components.Schemas.ChallengeInput) {
+        self.init(title: body.title, description: body.description, goalType: body.goalType, target: body.target, period: body.period,
+                  dailyMinimumMinutes: body.dailyMinimumMinutes, withinMinutes: body.withinMinutes, learningApps: body.learningApps ?? [],
+                  rewardApps: (body.rewardApps ?? []).map { RewardUnlock(token: $0.appToken, minutes: $0.minutes) },
+                  bonusPercent: body.bonusPercent, weekdays: body.weekdays ?? Array(1...7), windowStart: body.windowStart,
+                  windowEnd: body.windowEnd, startDate: body.startDate, endDate: body.endDate)
+    }
+}
+
+extension Components.Schemas.QuestRules {
+    init(_ rules: RedemptionRules) {
+        self.init(pointsPerMinute: rules.pointsPerMinute, minMinutes: rules.minMinutes, maxMinutes: rules.maxMinutes)
+    }
+}
+
+extension Components.Schemas.QuestApp {
+    init(_ app: QuestApp) {
+        self.init(token: app.token, name: app.name, icon: app.icon, role: .init(rawValue: app.role.rawValue) ?? .learning,
+                  pointsPerMinute: app.pointsPerMinute)
+    }
+}
+
+extension Components.Schemas.Grant {
+    init(_ balance: GrantBalance, names: [String: String]) {
+        self.init(id: balance.grant.id, appToken: balance.grant.token, appName: names[balance.grant.token], minutes: balance.grant.minutes,
+                  minutesLeft: balance.minutesLeft, startsAt: balance.grant.startsAt, expiresAt: balance.grant.expiresAt,
+                  challengeId: balance.grant.challengeID?.rawValue)
+    }
+}
+
+extension Components.Schemas.Quest {
+    init(_ view: QuestView, childID: MemberID) {
+        let spec = view.challenge.spec
+        let draft = ChallengeDraft(spec)
+        self.init(
+            id: view.challenge.id.rawValue, childId: childID.rawValue, status: view.challenge.status == .paused ? .paused : .active,
+            state: .init(rawValue: view.card.state.rawValue) ?? .inProgress, summary: view.card.summary,
+            challenge: .init(title: draft.title, description: draft.description, goalType: draft.goalType, target: spec.target,
+                             period: draft.period, dailyMinimumMinutes: draft.dailyMinimumMinutes, withinMinutes: draft.withinMinutes,
+                             learningApps: draft.learningApps, rewardApps: draft.rewardApps.map { .init(appToken: $0.token, minutes: $0.minutes) },
+                             bonusPercent: draft.bonusPercent, weekdays: draft.weekdays, windowStart: draft.windowStart, windowEnd: draft.windowEnd,
+                             startDate: draft.startDate, endDate: draft.endDate),
+            progress: .init(value: view.progress.value, target: view.progress.target, unit: .init(rawValue: view.progress.unit.rawValue) ?? .minutes,
+                            percent: view.card.percent, periodStart: view.progress.period.first.iso, periodEnd: view.progress.period.last.iso,
+                            completed: view.completedThisPeriod, text: view.card.progressText),
+            completions: view.completions)
+    }
+}
+
+extension Components.Schemas.QuestBoard {
+    init(_ board: QuestBoard) {
+        let names = Dictionary(board.apps.map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
+        self.init(childId: board.child.id.rawValue, displayName: board.child.displayName, balance: board.balance,
+                  currentStreak: board.stats.currentStreak, learningMinutes: board.stats.learningMinutes,
+                  quests: board.quests.map { .init($0, childID: board.child.id) },
+                  badges: board.badges.map { .init(id: $0.badge.id, title: $0.badge.title, icon: $0.badge.icon, description: $0.badge.description,
+                                                   awardedAt: $0.awardedAt) },
+                  grants: board.grants.map { .init($0, names: names) }, apps: board.apps.map(Components.Schemas.QuestApp.init),
+                  rules: .init(board.rules))
+    }
+}
