@@ -88,6 +88,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     WebRoutes(accounts: accounts, reading: readingRoutes, pages: pages, secureCookies: configuration.secureCookies,
               sessionLifetime: configuration.sessionLifetime).register(on: router)
     GameRoutes(games: games, pages: pages).register(on: router)
+    FamilyRoutes(quests: quests, pages: pages).register(on: router)
     let services: [any Service] = configuration.bufferAnalytics ? [AnalyticsFlushService(buffer: reading.analytics)] : []
     return (router, services)
 }

@@ -42,7 +42,6 @@ struct WebRoutes {
 
     /// Areas whose features have not landed yet: each page says so plainly.
     static let comingSoon: [(path: String, title: String, what: String)] = [
-        ("/family", "Family", "Family quests set by guardians for their children"),
         ("/stories", "Stories", "Track stories, selfies, points and the card shop"),
     ]
 
@@ -51,6 +50,7 @@ struct WebRoutes {
         "/game": "Which came first? The daily history game",
         "/reading": "Reading streaks and the reading challenge",
         "/activity": "Your badges (reading insights are coming)",
+        "/family": "Family quests: guardians set challenges, children earn points and unlock apps",
     ]
 
     // MARK: Pages
@@ -222,22 +222,31 @@ struct WebRoutes {
 /// A URL-encoded form body. Missing fields read as empty strings.
 struct Form {
     private let fields: [String: String]
+    /// Every value, in order, for fields sent more than once (checkboxes).
+    private let pairs: [(String, String)]
 
     init(_ request: Request) async throws {
         var request = request
         let buffer = try await request.collectBody(upTo: 64 * 1024)
         let text = String(buffer: buffer)
         var fields: [String: String] = [:]
+        var pairs: [(String, String)] = []
         for pair in text.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ part: Substring) -> String {
                 String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
             }
             let key = decode(parts[0])
-            if fields[key] == nil { fields[key] = parts.count > 1 ? decode(parts[1]) : "" }
+            let value = parts.count > 1 ? decode(parts[1]) : ""
+            if fields[key] == nil { fields[key] = value }
+            pairs.append((key, value))
         }
         self.fields = fields
+        self.pairs = pairs
     }
+
+    /// All values of a field sent several times, in order.
+    func values(_ name: String) -> [String] { pairs.filter { $0.0 == name }.map(\.1) }
 
     subscript(_ name: String) -> String { fields[name] ?? "" }
 }

@@ -1,0 +1,51 @@
+// Live updates for family pages: listen to the household's server-sent events and, when
+// something changes, fetch this page again and swap the parts marked data-live-part (forms
+// being filled in are left alone). The page works without this file; it just needs a reload.
+const root = document.querySelector("[data-live]");
+if (root && root.dataset.live && "EventSource" in window) {
+  let timer = null;
+  let updates = 0;
+  const refresh = async () => {
+    try {
+      const response = await fetch(location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } });
+      if (!response.ok) return;
+      const next = new DOMParser().parseFromString(await response.text(), "text/html");
+      for (const part of document.querySelectorAll("[data-live-part]")) {
+        const fresh = next.querySelector(`[data-live-part="${part.dataset.livePart}"]`);
+        if (fresh) part.replaceWith(fresh);
+      }
+      updates += 1;
+      document.body.dataset.liveUpdates = String(updates);
+    } catch (_) { /* try again on the next event */ }
+  };
+  const source = new EventSource(root.dataset.live);
+  source.addEventListener("open", () => { document.body.dataset.live = "connected"; });
+  source.addEventListener("quests", () => {
+    clearTimeout(timer);
+    timer = setTimeout(refresh, 150);
+  });
+}
+
+// The builder: show the fields that fit the goal type, and its unit.
+const builder = document.querySelector("[data-builder]");
+if (builder) {
+  const goal = builder.querySelector("[data-goal-select]");
+  const sync = () => {
+    const option = goal.selectedOptions[0];
+    builder.querySelector("[data-target-unit]").textContent = option.dataset.unit;
+    for (const field of builder.querySelectorAll("[data-for-goals]")) {
+      field.hidden = !field.dataset.forGoals.split(" ").includes(goal.value);
+    }
+    const periods = option.dataset.periods.split(" ");
+    const period = builder.querySelector("[data-period-select]");
+    for (const choice of period.options) choice.hidden = choice.value !== "" && !periods.includes(choice.value);
+    if (period.selectedOptions[0]?.hidden) period.value = "";
+  };
+  goal.addEventListener("change", sync);
+  sync();
+}
+
+// Ask before destructive forms.
+for (const form of document.querySelectorAll("form[data-confirm]")) {
+  form.addEventListener("submit", (event) => { if (!confirm(form.dataset.confirm)) event.preventDefault(); });
+}

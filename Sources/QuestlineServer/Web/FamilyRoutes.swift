@@ -1,0 +1,349 @@
+import Foundation
+import Hummingbird
+import QuestlineCore
+import QuestlineStore
+
+/// Family quests in the web app: the guardian's console (children, app catalogs, the
+/// challenge builder, quest detail) and the child's quest board. Pages listen to the
+/// household's live events and refresh themselves when something changes.
+struct FamilyRoutes {
+    let quests: QuestService
+    let pages: PageRenderer
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/family") { request, context in try await self.console(request, context) }
+        router.post("/family/rules") { request, context in try await self.setRules(request, context) }
+        router.get("/family/children/:child") { request, context in try await self.childPage(request, context) }
+        router.post("/family/children/:child/apps") { request, context in try await self.putApp(request, context) }
+        router.post("/family/children/:child/apps/delete") { request, context in try await self.deleteApp(request, context) }
+        router.post("/family/children/:child/adjust") { request, context in try await self.adjust(request, context) }
+        router.get("/family/children/:child/quests/new") { request, context in try await self.builder(request, context) }
+        router.post("/family/children/:child/quests") { request, context in try await self.create(request, context) }
+        router.get("/family/quests/:quest") { request, context in try await self.detail(request, context) }
+        router.get("/family/quests/:quest/edit") { request, context in try await self.editor(request, context) }
+        router.post("/family/quests/:quest") { request, context in try await self.update(request, context) }
+        router.post("/family/quests/:quest/status") { request, context in try await self.status(request, context) }
+        router.post("/family/quests/:quest/delete") { request, context in try await self.delete(request, context) }
+        router.get("/quests") { request, context in try await self.board(request, context) }
+        router.post("/quests/redeem") { request, context in try await self.redeem(request, context) }
+    }
+
+    private func childID(_ context: AppRequestContext) throws -> MemberID {
+        guard let raw = context.parameters.get("child"), let id = MemberID(raw) else { throw DomainError.notFound("No such child.") }
+        return id
+    }
+
+    private func questID(_ context: AppRequestContext) throws -> ChallengeID {
+        guard let raw = context.parameters.get("quest"), let id = ChallengeID(raw) else { throw DomainError.notFound("No such quest.") }
+        return id
+    }
+
+    private func live(_ member: MemberRecord) -> Any {
+        member.householdID.map { "/api/v1/households/\($0.rawValue)/events" } ?? false
+    }
+
+    // MARK: Guardian console
+
+    private func console(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:]) async throws -> Response {
+        let me = try context.requireWebMember(next: "/family")
+        if me.role == .child { return Response.redirect(to: "/quests", type: .normal) }
+        guard let household = me.householdID else {
+            return pages.page("family", title: "Family", data: ["noHousehold": true], context: context, path: "/family", back: "/")
+        }
+        var children: [[String: Any]] = []
+        for child in try await quests.children(as: me) {
+            let board = try await quests.board(child.id, as: me)
+            children.append(["id": child.id.rawValue, "name": child.displayName, "balance": board.balance,
+                             "quests": board.quests.count, "done": board.quests.filter { $0.card.state == .completed }.count,
+                             "streak": board.stats.currentStreak, "apps": board.apps.count])
+        }
+        let rules = try await quests.rules(household, as: me)
+        return pages.page("family", title: "Family", data: [
+            "live": live(me), "guardian": me.role == .guardian, "children": children, "noChildren": children.isEmpty,
+            "rules": ["pointsPerMinute": rules.pointsPerMinute, "minMinutes": rules.minMinutes, "maxMinutes": rules.maxMinutes],
+            "errors": errors, "notice": request.uri.queryParameters["saved"] != nil ? "Saved." : "",
+        ], context: context, path: "/family", status: errors.isEmpty ? .ok : .badRequest, back: "/")
+    }
+
+    private func setRules(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/family")
+        let form = try await Form(request)
+        guard let household = me.householdID else { throw DomainError.notFound("Create a household first.") }
+        do {
+            _ = try await quests.setRules(household, as: me, pointsPerMinute: Int(form["pointsPerMinute"]) ?? 0,
+                                          minMinutes: Int(form["minMinutes"]) ?? 0, maxMinutes: Int(form["maxMinutes"]) ?? 0)
+            return Response.redirect(to: "/family?saved=1", type: .normal)
+        } catch let error as DomainError {
+            return try await console(request, context, errors: WebRoutes.fieldErrors(error))
+        }
+    }
+
+    // MARK: A child, seen by a guardian
+
+    private func childPage(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:],
+                           values: [String: String] = [:]) async throws -> Response {
+        let me = try context.requireWebMember(next: request.uri.path)
+        let board = try await quests.board(try childID(context), as: me)
+        let child = board.child
+        return pages.page("family-child", title: child.displayName, data: [
+            "live": live(me), "child": ["id": child.id.rawValue, "name": child.displayName], "balance": board.balance,
+            "guardian": me.role == .guardian,
+            "learningApps": board.apps.filter { $0.role == .learning }.map(Self.app),
+            "rewardApps": board.apps.filter { $0.role == .reward }.map(Self.app),
+            "noApps": board.apps.isEmpty, "hasLearning": board.apps.contains { $0.role == .learning },
+            "quests": board.quests.map { Self.card($0, apps: board.apps) }, "noQuests": board.quests.isEmpty,
+            "grants": Self.grants(board), "hasGrants": !board.grants.isEmpty,
+            "errors": errors, "values": values,
+            "notice": request.uri.queryParameters["deleted"] != nil ? "The quest is deleted. Points and unlocks it paid stay." : "",
+        ], context: context, path: "/family", status: errors.isEmpty ? .ok : .badRequest, back: "/family")
+    }
+
+    private func putApp(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/family")
+        let id = try childID(context)
+        let form = try await Form(request)
+        do {
+            _ = try await quests.putApp(id, as: me, token: form["token"], name: form["name"], icon: form["icon"], role: form["role"],
+                                        pointsPerMinute: form["pointsPerMinute"].isEmpty ? nil : Int(form["pointsPerMinute"]) ?? 0)
+            return Response.redirect(to: "/family/children/\(id.rawValue)", type: .normal)
+        } catch let error as DomainError {
+            return try await childPage(request, context, errors: WebRoutes.fieldErrors(error),
+                                       values: ["token": form["token"], "name": form["name"], "icon": form["icon"], "pointsPerMinute": form["pointsPerMinute"]])
+        }
+    }
+
+    private func deleteApp(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/family")
+        let id = try childID(context)
+        let form = try await Form(request)
+        do {
+            try await quests.deleteApp(id, token: form["token"], as: me)
+            return Response.redirect(to: "/family/children/\(id.rawValue)", type: .normal)
+        } catch let error as DomainError {
+            return try await childPage(request, context, errors: WebRoutes.fieldErrors(error))
+        }
+    }
+
+    private func adjust(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/family")
+        let id = try childID(context)
+        let form = try await Form(request)
+        do {
+            _ = try await quests.adjust(id, points: Int(form["points"]) ?? 0, reason: form["reason"], as: me)
+            return Response.redirect(to: "/family/children/\(id.rawValue)", type: .normal)
+        } catch let error as DomainError {
+            return try await childPage(request, context, errors: WebRoutes.fieldErrors(error),
+                                       values: ["points": form["points"], "reason": form["reason"]])
+        }
+    }
+
+    // MARK: Builder
+
+    private func builder(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: request.uri.path)
+        let child = try await quests.child(try childID(context), as: me, manage: true)
+        let today = LocalDay(quests.clock.now(), in: QuestService.zone(child))
+        let draft = ChallengeDraft(title: "", goalType: GoalType.dailyMinutes.rawValue, target: 30, bonusPercent: 10, startDate: today.iso)
+        return try await builderPage(context, child: child, draft: draft, action: "/family/children/\(child.id.rawValue)/quests", editing: false)
+    }
+
+    private func editor(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: request.uri.path)
+        let (view, child, _) = try await quests.challenge(try questID(context), as: me)
+        _ = try await quests.child(child.id, as: me, manage: true)
+        return try await builderPage(context, child: child, draft: ChallengeDraft(view.challenge.spec),
+                                     action: "/family/quests/\(view.challenge.id.rawValue)", editing: true)
+    }
+
+    private func builderPage(_ context: AppRequestContext, child: MemberRecord, draft: ChallengeDraft, action: String, editing: Bool,
+                             errors: [String: String] = [:]) async throws -> Response {
+        let me = try context.requireWebMember(next: "/family")
+        let apps = try await quests.apps(child.id, as: me)
+        let rewardMinutes = Dictionary(draft.rewardApps.map { ($0.token, $0.minutes) }, uniquingKeysWith: { a, _ in a })
+        return pages.page("quest-builder", title: editing ? "Edit quest" : "New quest", data: [
+            "action": action, "editing": editing, "child": ["id": child.id.rawValue, "name": child.displayName],
+            "values": [
+                "title": draft.title, "description": draft.description ?? "", "target": draft.target.map(String.init) ?? "",
+                "dailyMinimumMinutes": draft.dailyMinimumMinutes.map(String.init) ?? "15", "withinMinutes": draft.withinMinutes.map(String.init) ?? "30",
+                "windowStart": draft.windowStart ?? "", "windowEnd": draft.windowEnd ?? "", "startDate": draft.startDate ?? "", "endDate": draft.endDate ?? "",
+            ],
+            "goals": GoalType.allCases.map { goal in
+                ["value": goal.rawValue, "title": goal.title, "unit": goal.unit.rawValue, "periods": goal.periods.map(\.rawValue).joined(separator: " "),
+                 "selected": goal.rawValue == draft.goalType] as [String: Any]
+            },
+            "periods": [("day", "Each day"), ("week", "Each week (Monday to Sunday)"), ("challenge", "Once, by the end date"), ("run", "Each streak")].map {
+                ["value": $0.0, "title": $0.1, "selected": $0.0 == (draft.period ?? "")] as [String: Any]
+            },
+            "bonuses": ChallengeSpec.bonusChoices.map { ["value": $0, "selected": $0 == (draft.bonusPercent ?? 10)] as [String: Any] },
+            "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].enumerated().map { index, name in
+                ["value": index + 1, "name": name, "checked": draft.weekdays.contains(index + 1)] as [String: Any]
+            },
+            "learningApps": apps.filter { $0.role == .learning }.map { app -> [String: Any] in
+                var item = Self.app(app)
+                item["checked"] = draft.learningApps.contains(app.token)
+                return item
+            },
+            "rewardApps": apps.filter { $0.role == .reward }.map { app -> [String: Any] in
+                var item = Self.app(app)
+                item["checked"] = rewardMinutes[app.token] != nil
+                item["minutes"] = rewardMinutes[app.token] ?? 30
+                return item
+            },
+            "noLearningApps": !apps.contains { $0.role == .learning }, "noRewardApps": !apps.contains { $0.role == .reward },
+            "errors": errors,
+        ], context: context, path: "/family", status: errors.isEmpty ? .ok : .badRequest,
+           back: editing ? action : "/family/children/\(child.id.rawValue)")
+    }
+
+    static func draft(_ form: Form) -> ChallengeDraft {
+        let rewards = form.values("rewardApps").map { token in
+            RewardUnlock(token: token, minutes: Int(form["unlock-\(token)"]) ?? 0)
+        }
+        func number(_ name: String) -> Int? { form[name].isEmpty ? nil : Int(form[name]) ?? -1 }
+        return ChallengeDraft(title: form["title"], description: form["description"], goalType: form["goalType"], target: number("target"),
+                              period: form["period"], dailyMinimumMinutes: number("dailyMinimumMinutes"), withinMinutes: number("withinMinutes"),
+                              learningApps: form.values("learningApps"), rewardApps: rewards, bonusPercent: number("bonusPercent"),
+                              weekdays: form.values("weekdays").compactMap { Int($0) }, windowStart: form["windowStart"], windowEnd: form["windowEnd"],
+                              startDate: form["startDate"], endDate: form["endDate"])
+    }
+
+    private func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/family")
+        let child = try await quests.child(try childID(context), as: me, manage: true)
+        let form = try await Form(request)
+        let draft = Self.draft(form)
+        do {
+            let challenge = try await quests.createChallenge(for: child.id, draft: draft, as: me)
+            return Response.redirect(to: "/family/quests/\(challenge.id.rawValue)?created=1", type: .normal)
+        } catch let error as DomainError {
+            return try await builderPage(context, child: child, draft: draft, action: "/family/children/\(child.id.rawValue)/quests", editing: false,
+                                         errors: WebRoutes.fieldErrors(error))
+        }
+    }
+
+    private func update(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/family")
+        let id = try questID(context)
+        let form = try await Form(request)
+        let draft = Self.draft(form)
+        do {
+            _ = try await quests.updateChallenge(id, draft: draft, as: me)
+            return Response.redirect(to: "/family/quests/\(id.rawValue)?saved=1", type: .normal)
+        } catch let error as DomainError {
+            let (_, child, _) = try await quests.challenge(id, as: me)
+            return try await builderPage(context, child: child, draft: draft, action: "/family/quests/\(id.rawValue)", editing: true,
+                                         errors: WebRoutes.fieldErrors(error))
+        }
+    }
+
+    // MARK: Quest detail
+
+    private func detail(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: request.uri.path)
+        let (view, child, apps) = try await quests.challenge(try questID(context), as: me)
+        let spec = view.challenge.spec
+        let byToken = Dictionary(apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
+        let notice = request.uri.queryParameters["created"] != nil ? "Quest created. \(child.displayName) sees it now."
+            : request.uri.queryParameters["saved"] != nil ? "Saved." : ""
+        return pages.page("quest-detail", title: spec.title, data: [
+            "live": live(me), "quest": Self.card(view, apps: apps), "child": ["id": child.id.rawValue, "name": child.displayName],
+            "guardian": me.role == .guardian, "paused": view.challenge.status == .paused,
+            "description": spec.description ?? false,
+            "rewards": spec.rewardApps.map { ["name": byToken[$0.token]?.name ?? $0.token, "icon": byToken[$0.token]?.icon ?? "🎮", "minutes": $0.minutes] },
+            "hasRewards": !spec.rewardApps.isEmpty,
+            "countedApps": spec.learningApps.isEmpty ? "All learning apps" : spec.learningApps.map { byToken[$0]?.name ?? $0 }.joined(separator: ", "),
+            "days": spec.weekdays.count == 7 ? "Every day" : spec.weekdays.sorted().map { ["", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][$0] }.joined(separator: ", "),
+            "window": spec.window?.description ?? false,
+            "dates": spec.endDay.map { "\(spec.startDay.iso) to \($0.iso)" } ?? "From \(spec.startDay.iso)",
+            "bonus": spec.bonusPercent, "completions": view.completions, "notice": notice,
+        ], context: context, path: "/family", back: me.role == .guardian ? "/family/children/\(child.id.rawValue)" : "/quests")
+    }
+
+    private func status(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/family")
+        let id = try questID(context)
+        let form = try await Form(request)
+        _ = try await quests.setStatus(id, form["status"] == "paused" ? .paused : .active, as: me)
+        return Response.redirect(to: "/family/quests/\(id.rawValue)", type: .normal)
+    }
+
+    private func delete(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/family")
+        let id = try questID(context)
+        let (_, child, _) = try await quests.challenge(id, as: me)
+        try await quests.deleteChallenge(id, as: me)
+        return Response.redirect(to: "/family/children/\(child.id.rawValue)?deleted=1", type: .normal)
+    }
+
+    // MARK: The child's board
+
+    private func board(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:]) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests")
+        guard me.role == .child else { return Response.redirect(to: "/family", type: .normal) }
+        let board = try await quests.board(me.id, as: me)
+        let notice = request.uri.queryParameters["redeemed"] != nil ? "Unlocked! Enjoy your reward time." : ""
+        return pages.page("quests", title: "Your quests", data: [
+            "live": live(me), "balance": board.balance, "streak": board.stats.currentStreak, "minutes": board.stats.learningMinutes,
+            "quests": board.quests.filter { $0.challenge.status == .active }.map { Self.card($0, apps: board.apps) },
+            "noQuests": !board.quests.contains { $0.challenge.status == .active },
+            "badges": board.badges.map { ["title": $0.badge.title, "icon": $0.badge.icon, "description": $0.badge.description, "earned": $0.awardedAt != nil] },
+            "grants": Self.grants(board), "hasGrants": !board.grants.isEmpty,
+            "rewardApps": board.apps.filter { $0.role == .reward }.map(Self.app), "canRedeem": board.apps.contains { $0.role == .reward },
+            "rules": ["pointsPerMinute": board.rules.pointsPerMinute, "minMinutes": board.rules.minMinutes, "maxMinutes": board.rules.maxMinutes],
+            "errors": errors, "notice": notice,
+        ], context: context, path: "/family", status: errors.isEmpty ? .ok : .badRequest, back: "/")
+    }
+
+    private func redeem(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests")
+        let form = try await Form(request)
+        do {
+            _ = try await quests.redeem(me.id, token: form["appToken"], minutes: Int(form["minutes"]) ?? 0, as: me)
+            return Response.redirect(to: "/quests?redeemed=1", type: .normal)
+        } catch let error as DomainError {
+            return try await board(request, context, errors: WebRoutes.fieldErrors(error))
+        }
+    }
+
+    // MARK: View data
+
+    static func app(_ app: QuestApp) -> [String: Any] {
+        ["token": app.token, "name": app.name, "icon": app.icon, "role": app.role.rawValue, "pointsPerMinute": app.pointsPerMinute,
+         "learning": app.role == .learning]
+    }
+
+    static func card(_ view: QuestView, apps: [QuestApp]) -> [String: Any] {
+        let names = Dictionary(apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
+        return [
+            "id": view.challenge.id.rawValue, "title": view.challenge.spec.title, "summary": view.card.summary,
+            "progress": view.card.progressText, "percent": view.card.percent, "state": view.card.state.rawValue,
+            "completed": view.card.state == .completed, "paused": view.card.state == .paused, "period": view.card.periodText,
+            "stateText": ["notStarted": "Starts \(view.challenge.spec.startDay.iso)", "inProgress": "In progress", "completed": "Completed!",
+                          "paused": "Paused", "ended": "Ended"][view.card.state.rawValue] ?? "",
+            "goal": view.challenge.spec.goal.title, "bonus": view.challenge.spec.bonusPercent,
+            "rewards": view.challenge.spec.rewardApps.map { "\(names[$0.token]?.icon ?? "🎮") \(names[$0.token]?.name ?? $0.token) · \($0.minutes) min" }
+                .joined(separator: ", "),
+        ]
+    }
+
+    static func grants(_ board: QuestBoard) -> [[String: Any]] {
+        let names = Dictionary(board.apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
+        let zone = QuestService.zone(board.child)
+        return board.grants.map { grant in
+            let end = grant.grant.expiresAt.addingTimeInterval(-1)
+            let time = String(format: "%02d:%02d", Calendar.hm(end, zone).0, Calendar.hm(end, zone).1)
+            return ["name": names[grant.grant.token]?.name ?? grant.grant.token, "icon": names[grant.grant.token]?.icon ?? "🎮",
+                    "minutesLeft": grant.minutesLeft, "until": time]
+        }
+    }
+}
+
+extension Calendar {
+    /// Hour and minute of `date` in `zone`.
+    static func hm(_ date: Date, _ zone: TimeZone) -> (Int, Int) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        return (parts.hour ?? 0, parts.minute ?? 0)
+    }
+}
