@@ -86,8 +86,8 @@ def server():
     shutil.rmtree(workdir, ignore_errors=True)
 
 
-@pytest.fixture
-def browser():
+def make_driver():
+    """A headless Chromium the size of a phone."""
     options = webdriver.ChromeOptions()
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=390,844"):
         options.add_argument(arg)
@@ -98,6 +98,12 @@ def browser():
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     driver.set_window_size(390, 844)
     driver.implicitly_wait(3)
+    return driver
+
+
+@pytest.fixture
+def browser():
+    driver = make_driver()
     yield driver
     driver.quit()
 

@@ -63,9 +63,11 @@ def test_sign_up_lands_on_home_with_local_day_and_navigation(browser, server, sh
     for area in ("Reading", "Activity", "Game", "Family", "Stories"):
         assert area in nav.text
     shot("home")
-    click(browser, "a.tile[href='/family']")
+    click(browser, "a.tile[href='/stories']")
     wait_text(browser, ".empty-state", "is not available yet")
-    shot("family-unavailable")
+    shot("stories-unavailable")
+    browser.get(server.url("/family"))
+    wait_text(browser, ".empty-state", "Set up your family")
 
 
 def test_sign_up_errors_show_next_to_fields_and_keep_values(browser, server, shot):

@@ -61,7 +61,7 @@ struct FamilyRoutes {
         return pages.page("family", title: "Family", data: [
             "live": live(me), "guardian": me.role == .guardian, "children": children, "noChildren": children.isEmpty,
             "rules": ["pointsPerMinute": rules.pointsPerMinute, "minMinutes": rules.minMinutes, "maxMinutes": rules.maxMinutes],
-            "errors": errors, "notice": request.uri.queryParameters["saved"] != nil ? "Saved." : "",
+            "errors": errors, "notice": request.uri.queryParameters["saved"] != nil ? "Saved." : false,
         ], context: context, path: "/family", status: errors.isEmpty ? .ok : .badRequest, back: "/")
     }
 
@@ -94,7 +94,7 @@ struct FamilyRoutes {
             "quests": board.quests.map { Self.card($0, apps: board.apps) }, "noQuests": board.quests.isEmpty,
             "grants": Self.grants(board), "hasGrants": !board.grants.isEmpty,
             "errors": errors, "values": values,
-            "notice": request.uri.queryParameters["deleted"] != nil ? "The quest is deleted. Points and unlocks it paid stay." : "",
+            "notice": request.uri.queryParameters["deleted"] != nil ? "The quest is deleted. Points and unlocks it paid stay." : false,
         ], context: context, path: "/family", status: errors.isEmpty ? .ok : .badRequest, back: "/family")
     }
 
@@ -255,7 +255,7 @@ struct FamilyRoutes {
             "days": spec.weekdays.count == 7 ? "Every day" : spec.weekdays.sorted().map { ["", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][$0] }.joined(separator: ", "),
             "window": spec.window?.description ?? false,
             "dates": spec.endDay.map { "\(spec.startDay.iso) to \($0.iso)" } ?? "From \(spec.startDay.iso)",
-            "bonus": spec.bonusPercent, "completions": view.completions, "notice": notice,
+            "bonus": spec.bonusPercent, "completions": view.completions, "notice": notice.isEmpty ? false : notice,
         ], context: context, path: "/family", back: me.role == .guardian ? "/family/children/\(child.id.rawValue)" : "/quests")
     }
 
@@ -290,7 +290,7 @@ struct FamilyRoutes {
             "grants": Self.grants(board), "hasGrants": !board.grants.isEmpty,
             "rewardApps": board.apps.filter { $0.role == .reward }.map(Self.app), "canRedeem": board.apps.contains { $0.role == .reward },
             "rules": ["pointsPerMinute": board.rules.pointsPerMinute, "minMinutes": board.rules.minMinutes, "maxMinutes": board.rules.maxMinutes],
-            "errors": errors, "notice": notice,
+            "errors": errors, "notice": notice.isEmpty ? false : notice,
         ], context: context, path: "/family", status: errors.isEmpty ? .ok : .badRequest, back: "/")
     }
 

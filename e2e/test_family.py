@@ -1,0 +1,136 @@
+"""Family quests: a guardian builds a quest with real apps, usage arrives through the API, and
+both the child's board and the guardian's page show the completion and the unlock without a
+reload."""
+import datetime
+import json
+import urllib.request
+import uuid
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from conftest import SHOTS, make_driver
+from test_accounts import click, fill, sign_up, wait_text
+
+
+def midday_zone():
+    """A fixed-offset zone where it is the middle of the day now, so 20 minutes of usage
+    never straddle a local midnight whenever the test runs."""
+    hour = datetime.datetime.now(datetime.timezone.utc).hour
+    offset = max(-12, min(14, 12 - hour))
+    return "Etc/GMT" + ("-" if offset > 0 else "+") + str(abs(offset)) if offset else "UTC"
+
+
+def api(server, method, path, body=None, token=None):
+    request = urllib.request.Request(server.url(path), method=method, data=json.dumps(body).encode() if body is not None else None)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request) as response:
+        return json.loads(response.read() or b"null")
+
+
+def test_guardian_builds_a_quest_and_usage_completes_it_live(browser, server, shot):
+    zone = midday_zone()
+    sign_up(browser, server, f"parent-{uuid.uuid4().hex[:8]}@example.com", name="Gail Guardian", zone=zone)
+    browser.get(server.url("/family"))
+    wait_text(browser, ".empty-state", "Set up your family")
+    browser.get(server.url("/profile"))
+    fill(browser, "household-name", "Quest family")
+    click(browser, "form[action='/household'] button")
+    username = f"kid{uuid.uuid4().hex[:6]}"
+    fill(browser, "child-displayName", "Kim")
+    fill(browser, "child-username", username)
+    fill(browser, "child-password", "kidpass123")
+    click(browser, "form[action='/household/children'] button")
+    wait_text(browser, ".list", "Kim")
+
+    # The console lists the child; the child's page holds the app catalog.
+    browser.get(server.url("/family"))
+    click(browser, ".child-card")
+    wait_text(browser, "#apps-title", "Kim's apps")
+    for name, token, icon, role, rate in [("Khan Kids", "e2e.khan", "📘", "learning", "2"), ("Minecraft", "e2e.minecraft", "🎮", "reward", "")]:
+        fill(browser, "app-name", name)
+        fill(browser, "app-token", token)
+        browser.find_element(By.ID, "app-icon").clear()
+        browser.execute_script("arguments[0].value = arguments[1]", browser.find_element(By.ID, "app-icon"), icon)
+        click(browser, f"input[name=role][value={role}]")
+        fill(browser, "app-rate", rate)
+        click(browser, "form[action$='/apps'] button")
+        wait_text(browser, ".list", name)
+    shot("family-child-apps")
+
+    # The builder shows the real apps and the fields the goal type needs.
+    click(browser, "a[href$='/quests/new']")
+    wait_text(browser, "form[data-builder]", "Khan Kids")
+    goal = Select(browser.find_element(By.ID, "goalType"))
+    assert len(goal.options) == 9
+    goal.select_by_value("streak")
+    assert browser.find_element(By.ID, "dailyMinimumMinutes").is_displayed()
+    assert browser.find_element(By.CSS_SELECTOR, "[data-target-unit]").text == "days"
+    goal.select_by_value("dailyMinutes")
+    assert not browser.find_element(By.ID, "dailyMinimumMinutes").is_displayed()
+    # A bad target first: the error names the field and keeps the values.
+    fill(browser, "title", "Learn 20 minutes")
+    fill(browser, "target", "5000")
+    click(browser, "input[name=learningApps][value='e2e.khan']")
+    click(browser, "input[name=rewardApps][value='e2e.minecraft']")
+    browser.find_element(By.NAME, "unlock-e2e.minecraft").clear()
+    browser.find_element(By.NAME, "unlock-e2e.minecraft").send_keys("15")
+    Select(browser.find_element(By.ID, "bonusPercent")).select_by_value("20")
+    click(browser, "form[data-builder] button[type=submit]")
+    wait_text(browser, ".field--invalid", "Use a target from 1 to 1440 minutes")
+    assert browser.find_element(By.ID, "title").get_attribute("value") == "Learn 20 minutes"
+    assert browser.find_element(By.CSS_SELECTOR, "input[name=rewardApps][value='e2e.minecraft']").is_selected()
+    fill(browser, "target", "20")
+    shot("family-builder")
+    click(browser, "form[data-builder] button[type=submit]")
+    wait_text(browser, ".notice", "Quest created")
+    wait_text(browser, "#rewards-title + ul", "Minecraft")
+    wait_text(browser, "[data-progress]", "0 / 20 minutes")
+    shot("family-quest-detail")
+
+    # The child signs in on another device and opens the quest board.
+    child = make_driver()
+    try:
+        child.get(server.url("/login"))
+        fill(child, "login", username)
+        fill(child, "password", "kidpass123").send_keys(Keys.ENTER)
+        wait_text(child, ".greeting", "Hello, Kim")
+        child.get(server.url("/quests"))
+        wait_text(child, "[data-progress]", "0 / 20 minutes")
+        wait_text(child, "#unlocks-title + p", "Finish a quest")
+        for driver in (browser, child):
+            WebDriverWait(driver, 10).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "connected")
+
+        # Usage arrives from the child's device through the API.
+        session = api(server, "POST", "/api/v1/auth/login", {"login": username, "password": "kidpass123"})
+        start = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=22)
+        result = api(server, "POST", f"/api/v1/children/{session['member']['id']}/usage", {"reports": [
+            {"id": "e2e-1", "appToken": "e2e.khan", "startedAt": start.strftime("%Y-%m-%dT%H:%M:%SZ"), "durationSeconds": 21 * 60, "timeZone": zone},
+        ]}, token=session["token"])
+        assert result["accepted"] == 1 and len(result["completed"]) == 1
+
+        # Both screens update without a reload.
+        wait_text(child, ".quest-card__state", "Completed!")
+        wait_text(child, "[data-progress]", "21 / 20 minutes")
+        wait_text(child, ".grant", "Minecraft")
+        wait_text(child, ".badge-tile:not(.badge-tile--locked)", "First Quest")
+        assert child.find_element(By.TAG_NAME, "body").get_attribute("data-live-updates")
+        child.save_screenshot(str(SHOTS / "family-child-board-completed.png"))
+        wait_text(browser, ".quest-card__state", "Completed!")
+        shot("family-quest-completed-live")
+
+        # The child redeems points for more reward time: 42 earned + 20% bonus (8) = 50.
+        wait_text(child, "[data-balance]", "50")
+        fill(child, "redeem-minutes", "10")
+        click(child, "form[action='/quests/redeem'] button")
+        wait_text(child, ".notice", "Unlocked!")
+        wait_text(child, "[data-balance]", "0")
+        fill(child, "redeem-minutes", "10")
+        click(child, "form[action='/quests/redeem'] button")
+        wait_text(child, ".field__error", "Not enough points")
+    finally:
+        child.quit()
+
