@@ -380,6 +380,16 @@ public struct QuestQueries: Sendable {
 
     // MARK: Ledger
 
+    /// Takes the child's row lock for the rest of the transaction, so two settlements of the
+    /// same child (two devices uploading at once) run one after the other on PostgreSQL too.
+    /// (SQLite write transactions are serialized already.)
+    public func lockChild(_ child: MemberID) async throws {
+        try await db.raw("""
+            INSERT INTO quest_balances (child_id, balance, earned) VALUES (\(bind: child.rawValue), 0, 0) ON CONFLICT (child_id) DO NOTHING
+            """).run()
+        try await db.raw("UPDATE quest_balances SET balance = balance WHERE child_id = \(bind: child.rawValue)").run()
+    }
+
     public func balance(_ child: MemberID) async throws -> (balance: Int, earned: Int) {
         guard let row = try await db.raw("SELECT balance, earned FROM quest_balances WHERE child_id = \(bind: child.rawValue)").first() else {
             return (0, 0)

@@ -33,7 +33,9 @@ import Testing
             #expect(home.text.contains(#"aria-label="Main""#))
 
             let family = try await app.send(.get, "/family", headers: [.cookie: cookie])
-            #expect(family.text.contains("is not available yet"))
+            #expect(family.text.contains("Set up your family"))
+            let stories = try await app.send(.get, "/stories", headers: [.cookie: cookie])
+            #expect(stories.text.contains("is not available yet"))
 
             let logout = try await app.send(.post, "/logout", headers: [.cookie: cookie])
             #expect(logout.status == .seeOther)

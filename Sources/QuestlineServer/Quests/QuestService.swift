@@ -304,6 +304,7 @@ public struct QuestService: Sendable {
     /// `touching` (and today). Idempotent: run twice, it changes nothing the second time.
     func settle(_ q: QuestQueries, child: MemberRecord, touching days: Set<LocalDay>, now: Date) async throws -> Settlement {
         var result = Settlement()
+        try await q.lockChild(child.id)
         let zone = Self.zone(child)
         let today = LocalDay(now, in: zone)
         let catalog = try await q.apps(child.id)

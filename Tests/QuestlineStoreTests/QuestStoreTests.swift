@@ -1,0 +1,82 @@
+import Foundation
+import QuestlineCore
+import QuestlineStore
+import Testing
+
+private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
+
+private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
+    let guardian = MemberID(UUID()), kid = MemberID(UUID()), household = HouseholdID(UUID())
+    _ = try await store.accounts.createMember(NewMember(id: guardian, email: "\(guardian.rawValue)@example.com", username: nil, passwordHash: "h",
+                                                       displayName: "G", timeZone: TimeZoneID("UTC")!), now: t0)
+    _ = try await store.accounts.createHousehold(id: household, name: "Home", guardian: guardian, now: t0)
+    _ = try await store.accounts.createChild(NewMember(id: kid, email: nil, username: "k\(kid.rawValue.prefix(8))", passwordHash: "h",
+                                                       displayName: "K", timeZone: TimeZoneID("UTC")!), household: household, now: t0)
+    return (kid, household)
+}
+
+@Suite struct QuestStoreTests {
+    @Test(arguments: TestDatabase.available)
+    func concurrentSpendsNeverOverdrawAndTheLedgerAddsUp(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let (kid, _) = try await child(store)
+            try await store.quests.write { try await $0.append(kid, kind: .adjust, points: 250, reason: "start", id: UUID().uuidString, now: t0) }
+            let results = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<100 {
+                    group.addTask {
+                        do {
+                            try await store.quests.write { try await $0.append(kid, kind: .redeem, points: -25, reason: "spend", id: UUID().uuidString, now: t0) }
+                            return true
+                        } catch { return false }
+                    }
+                }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(results.filter { $0 }.count == 10)
+            let (balance, earned) = try await store.quests.read { try await $0.balance(kid) }
+            #expect(balance == 0 && earned == 0)
+            #expect(try await store.quests.read { try await $0.ledgerSum(kid) } == 0)
+            let entries = try await store.quests.read { try await $0.ledger(kid, limit: 200, offset: 0) }
+            #expect(entries.count == 11 && entries.allSatisfy { $0.balanceAfter >= 0 })
+            #expect(entries.map(\.balanceAfter) == [0, 25, 50, 75, 100, 125, 150, 175, 200, 225, 250])
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func reportsAreStoredOnceAndAReusedIdWithOtherContentIsReported(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let (kid, _) = try await child(store)
+            let berlin = TimeZoneID("Europe/Berlin")!
+            let a = StoredUsageReport(id: "a", record: UsageRecord(token: "khan", start: t0, seconds: 600, zone: berlin))
+            let b = StoredUsageReport(id: "b", record: UsageRecord(token: "khan", start: t0 + 3600, seconds: 60, zone: berlin))
+            let first = try await store.quests.write { try await $0.insertReports(kid, [a, b], now: t0) }
+            #expect(first.new == ["a", "b"] && first.conflicting.isEmpty)
+            let changed = StoredUsageReport(id: "b", record: UsageRecord(token: "khan", start: t0, seconds: 61, zone: berlin))
+            let again = try await store.quests.write { try await $0.insertReports(kid, [a, changed], now: t0) }
+            #expect(again.new.isEmpty && again.conflicting == ["b"])
+            let stored = try await store.quests.read { try await $0.reports(kid, from: t0, to: t0 + 3601) }
+            #expect(stored == [a.record, b.record])
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func challengesRoundTripAndCompletionsAndBadgesHappenOnce(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let (kid, household) = try await child(store)
+            let spec = ChallengeSpec(title: "After school", description: "Math", goal: .timeWindow, target: 30, learningApps: ["khan"],
+                                     rewardApps: [RewardUnlock(token: "game", minutes: 15)], bonusPercent: 15, weekdays: [1, 3, 5],
+                                     window: DailyWindow(startMinute: 960, endMinute: 1080), startDay: LocalDay(iso: "2026-05-10")!,
+                                     endDay: LocalDay(iso: "2026-06-01")!, assignee: kid)
+            let challenge = Challenge(id: ChallengeID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
+            try await store.quests.write { try await $0.insertChallenge(challenge) }
+            #expect(try await store.quests.read { try await $0.challenge(challenge.id) } == challenge)
+            #expect(try await store.quests.write { try await $0.insertCompletion(challenge.id, child: kid, periodKey: "2026-05-11", value: 30, bonus: 3, now: t0) })
+            #expect(try await !store.quests.write { try await $0.insertCompletion(challenge.id, child: kid, periodKey: "2026-05-11", value: 31, bonus: 3, now: t0) })
+            #expect(try await store.quests.write { try await $0.award(kid, badge: "first-quest", now: t0) })
+            #expect(try await !store.quests.write { try await $0.award(kid, badge: "first-quest", now: t0) })
+            #expect(try await store.quests.write { try await $0.deleteChallenge(challenge.id, now: t0) })
+            #expect(try await store.quests.read { try await $0.challenge(challenge.id) } == nil)
+            #expect(try await store.quests.read { try await $0.completionCount(kid) } == 1) // what was completed stays
+        }
+    }
+}
