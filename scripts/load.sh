@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # HTTP load test: starts the release server on a fresh database and measures, in one run and on
 # one binary, a trivial route (/health) as the baseline, then recording a read (single and
-# batches of 100), reading the widget and answering a game question: requests/s, p50 and p99
-# at 64 connections, each route's ratio to the baseline, and the server's peak memory.
+# batches of 100), reading the widget, answering a game question, a child's usage report (32
+# children, each with a daily quest) and a points redemption: requests/s, p50 and p99 at 64
+# connections, each route's ratio to the baseline, and the server's peak memory.
 #
 #   scripts/load.sh                     # SQLite (a temporary file)
 #   scripts/load.sh --postgres          # PostgreSQL (scripts/postgres.sh starts one when DATABASE_URL is unset)
@@ -78,6 +79,32 @@ GAME="$(curl -fs -X POST "$URL/api/v1/game/sessions" -H 'content-type: applicati
 curl -fs -X POST "$URL/api/v1/game/sessions/$GAME/answers" -H 'content-type: application/json' -H "authorization: Bearer $PLAYER" \
   -d '{"questionIndex":0,"choice":"first"}' >/dev/null
 
+# Family quests: a guardian, 32 children each with a learning and a reward app and a daily quest;
+# the first child gets points to spend at one point per reward minute.
+GUARDIAN="$(signup guardian@example.com)"
+HOUSEHOLD="$(curl -fs -X POST "$URL/api/v1/households" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" -d '{"name":"Load"}' | json "['id']")"
+curl -fs -X PUT "$URL/api/v1/households/$HOUSEHOLD/quest-rules" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
+  -d '{"pointsPerMinute":1,"minMinutes":1,"maxMinutes":60}' >/dev/null
+CHILDREN=""
+for i in $(seq 1 32); do
+  KID="$(curl -fs -X POST "$URL/api/v1/households/$HOUSEHOLD/children" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
+    -d "{\"username\":\"loadkid$i\",\"password\":\"load-password\",\"displayName\":\"Kid $i\"}" | json "['id']")"
+  for app in '"load.learn" "Learn" "learning"' '"load.reward" "Reward" "reward"'; do
+    set -- $app
+    curl -fs -X PUT "$URL/api/v1/children/$KID/apps/${1//\"/}" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
+      -d "{\"name\":$2,\"role\":$3}" >/dev/null
+  done
+  curl -fs -X POST "$URL/api/v1/children/$KID/quests" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
+    -d '{"title":"Learn","goalType":"dailyMinutes","target":600,"rewardApps":[{"appToken":"load.reward","minutes":30}]}' >/dev/null
+  TOKEN="$(curl -fs -X POST "$URL/api/v1/auth/login" -H 'content-type: application/json' -d "{\"login\":\"loadkid$i\",\"password\":\"load-password\"}" | json "['token']")"
+  CHILDREN="$CHILDREN${CHILDREN:+,}$TOKEN:$KID"
+  if [[ $i == 1 ]]; then SPENDER="$TOKEN"; SPENDER_ID="$KID"; fi
+done
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  curl -fs -X POST "$URL/api/v1/children/$SPENDER_ID/adjustments" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
+    -d '{"points":100000,"reason":"Load test"}' >/dev/null
+done
+
 declare -A RPS P50 P99
 measure() { # name, script args...
   local name="$1"; shift
@@ -95,12 +122,15 @@ measure widget -s scripts/load/get.lua "$URL" -- "$READER" /api/v1/reading/widge
 measure read -s scripts/load/reads.lua "$URL" -- "$READER" 1
 measure "batch of 100" -s scripts/load/reads.lua "$URL" -- "$READER" 100
 measure "game answer" -s scripts/load/answer.lua "$URL" -- "$PLAYER" "$GAME"
+measure "usage report" -s scripts/load/usage.lua "$URL" -- "$CHILDREN"
+measure "redemption" -s scripts/load/redeem.lua "$URL" -- "$SPENDER" "$SPENDER_ID"
+measure "quest board" -s scripts/load/get.lua "$URL" -- "$SPENDER" "/api/v1/children/$SPENDER_ID/quests"
 RSS_KB="$(awk '/VmHWM/ {print $2}' /proc/$SERVER/status)"
 
 echo
 echo "| route | requests/s | p50 | p99 | ratio to baseline |"
 echo "| --- | --- | --- | --- | --- |"
-for name in baseline widget read "batch of 100" "game answer"; do
+for name in baseline widget read "batch of 100" "game answer" "usage report" "redemption" "quest board"; do
   ratio="$(python3 -c "print(f'{${RPS[$name]} / ${RPS[baseline]}:.2f}')")"
   echo "| $name | ${RPS[$name]} | ${P50[$name]} | ${P99[$name]} | $ratio |"
 done

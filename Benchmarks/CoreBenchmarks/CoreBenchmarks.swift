@@ -50,4 +50,37 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(SavedModule(entries: saves, now: now, timeZone: berlin, locale: locale))
         }
     }
+
+    // Quest progress for a child with 10,000 usage reports (about 27 a day over a year, some
+    // overlapping): the timeline, then every goal type's current period and a streak from its start.
+    let kid = MemberID(UUID())
+    let apps = [QuestApp(token: "khan", name: "Khan", icon: "K", role: .learning, pointsPerMinute: 2),
+                QuestApp(token: "duo", name: "Duo", icon: "D", role: .learning, pointsPerMinute: 1),
+                QuestApp(token: "math", name: "Math", icon: "M", role: .learning, pointsPerMinute: 3),
+                QuestApp(token: "game", name: "Game", icon: "G", role: .reward, pointsPerMinute: 0)]
+    let tokens = ["khan", "duo", "math", "game"]
+    let questNow = Date(timeIntervalSince1970: 1_795_000_000)
+    let usage = (0..<10_000).map { index in
+        UsageRecord(token: tokens[index % 4], start: questNow.addingTimeInterval(-Double(index) * 3_150), seconds: 600 + (index % 7) * 300,
+                    zone: TimeZoneID("Europe/Berlin")!)
+    }
+    let questToday = LocalDay(questNow, in: berlin)
+    let specs = GoalType.allCases.map { goal in
+        ChallengeSpec(title: goal.rawValue, goal: goal, target: 30, period: goal == .pointsTarget ? .week : nil, dailyMinimumMinutes: 10,
+                      withinMinutes: 20, learningApps: goal == .specificApps ? ["khan"] : [],
+                      window: goal == .timeWindow ? DailyWindow(startMinute: 960, endMinute: 1080) : nil,
+                      startDay: questToday.adding(days: -364), assignee: kid)
+    }
+    Benchmark("Quest progress, 10,000 usage reports, nine goal types") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let evaluator = QuestEvaluator(catalog: apps, timeline: UsageTimeline(usage))
+            for spec in specs {
+                if spec.goal == .streak {
+                    blackHole(evaluator.streakRuns(spec, through: questToday))
+                } else {
+                    blackHole(evaluator.progress(spec, in: spec.period(containing: questToday)!))
+                }
+            }
+        }
+    }
 }

@@ -1,0 +1,25 @@
+-- POST one usage report per request, each with a new report id, rotating over children:
+-- wrk -s usage.lua URL -- "TOKEN:CHILD_ID,TOKEN:CHILD_ID,..."
+local counter = 0
+local thread_id = 0
+function setup(thread)
+  thread_id = thread_id + 1
+  thread:set("id", thread_id)
+end
+function init(args)
+  children = {}
+  for pair in string.gmatch(args[1], "[^,]+") do
+    local token, child = string.match(pair, "([^:]+):(.+)")
+    children[#children + 1] = {token = token, child = child}
+  end
+  prefix = "u" .. id .. "-" .. math.random(1, 1e9)
+end
+function request()
+  counter = counter + 1
+  local who = children[(counter % #children) + 1]
+  local started = os.date("!%Y-%m-%dT%H:%M:%SZ", os.time() - 120)
+  local body = string.format('{"reports":[{"id":"%s-%d","appToken":"load.learn","startedAt":"%s","durationSeconds":30,"timeZone":"Europe/Berlin"}]}',
+    prefix, counter, started)
+  local headers = {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. who.token}
+  return wrk.format("POST", "/api/v1/children/" .. who.child .. "/usage", headers, body)
+end
