@@ -38,6 +38,7 @@ public struct UsageTimeline: Sendable {
 
     public init(_ records: [UsageRecord]) {
         var pieces: [UsagePiece] = []
+        var midnights = DayStarts()
         let byToken = Dictionary(grouping: records, by: \.token)
         for token in byToken.keys.sorted() {
             // Sort by start (then zone, so that equal starts always merge the same way).
@@ -47,20 +48,21 @@ public struct UsageTimeline: Sendable {
                 if let open = current, record.start <= open.end {
                     current = (open.start, max(open.end, record.end), open.zone)
                 } else {
-                    if let open = current { Self.cut(token, open.start, open.end, open.zone, into: &pieces) }
+                    if let open = current { Self.cut(token, open.start, open.end, open.zone, into: &pieces, midnights: &midnights) }
                     current = (record.start, record.end, record.zone.timeZone)
                 }
             }
-            if let open = current { Self.cut(token, open.start, open.end, open.zone, into: &pieces) }
+            if let open = current { Self.cut(token, open.start, open.end, open.zone, into: &pieces, midnights: &midnights) }
         }
         self.pieces = pieces.sorted { ($0.start, $0.token) < ($1.start, $1.token) }
     }
 
-    private static func cut(_ token: String, _ start: Date, _ end: Date, _ zone: TimeZone, into pieces: inout [UsagePiece]) {
+    private static func cut(_ token: String, _ start: Date, _ end: Date, _ zone: TimeZone, into pieces: inout [UsagePiece],
+                            midnights: inout DayStarts) {
         var from = start
         while from < end {
             let day = LocalDay(from, in: zone)
-            let next = day.adding(days: 1).start(in: zone)
+            let next = midnights.start(of: day.adding(days: 1), in: zone)
             let to = min(end, next)
             pieces.append(UsagePiece(token: token, day: day, start: from, end: to, zone: zone))
             from = to
@@ -83,6 +85,42 @@ public struct UsageTimeline: Sendable {
     struct DayKey: Hashable {
         let token: String
         let day: LocalDay
+    }
+}
+
+/// Local midnights already computed (a Calendar computation each), per zone and day: usage
+/// has many reports a day, so each day's start is computed once.
+struct DayStarts {
+    private var cache: [Key: Date] = [:]
+
+    private struct Key: Hashable {
+        let zone: String
+        let day: Int
+        let minute: Int
+    }
+
+    mutating func start(of day: LocalDay, in zone: TimeZone) -> Date {
+        instant(day, minute: 0, zone: zone)
+    }
+
+    /// The instant a local wall-clock minute of `day` falls on in `zone` (a minute skipped by
+    /// a DST change maps to the instant after the gap).
+    mutating func instant(_ day: LocalDay, minute: Int, zone: TimeZone) -> Date {
+        let key = Key(zone: zone.identifier, day: day.dayNumber, minute: minute)
+        if let known = cache[key] { return known }
+        let value: Date
+        if minute == 0 {
+            value = day.start(in: zone)
+        } else if minute >= 1440 {
+            value = instant(day.adding(days: 1), minute: 0, zone: zone)
+        } else {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            let components = DateComponents(year: day.year, month: day.month, day: day.day, hour: minute / 60, minute: minute % 60)
+            value = calendar.date(from: components) ?? day.start(in: zone).addingTimeInterval(TimeInterval(minute * 60))
+        }
+        cache[key] = value
+        return value
     }
 }
 
@@ -172,11 +210,12 @@ public struct QuestEvaluator: Sendable {
     /// weekdays, inside the daily time window.
     func counted(_ spec: ChallengeSpec, first: LocalDay, last: LocalDay) -> [UsagePiece] {
         var result: [UsagePiece] = []
+        var instants = DayStarts()
         for piece in timeline.pieces where first <= piece.day && piece.day <= last {
             guard spec.weekdays.contains(piece.day.isoWeekday), spec.counts(catalog[piece.token]) else { continue }
             if let window = spec.window {
-                let from = Self.instant(piece.day, minute: window.startMinute, zone: piece.zone)
-                let to = Self.instant(piece.day, minute: window.endMinute, zone: piece.zone)
+                let from = instants.instant(piece.day, minute: window.startMinute, zone: piece.zone)
+                let to = instants.instant(piece.day, minute: window.endMinute, zone: piece.zone)
                 let start = max(piece.start, from), end = min(piece.end, to)
                 if start < end { result.append(UsagePiece(token: piece.token, day: piece.day, start: start, end: end, zone: piece.zone)) }
             } else {
@@ -184,16 +223,6 @@ public struct QuestEvaluator: Sendable {
             }
         }
         return result
-    }
-
-    /// The instant a local wall-clock minute of `day` falls on in `zone` (a minute skipped by
-    /// a DST change maps to the instant after the gap).
-    static func instant(_ day: LocalDay, minute: Int, zone: TimeZone) -> Date {
-        if minute >= 1440 { return day.adding(days: 1).start(in: zone) }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let components = DateComponents(year: day.year, month: day.month, day: day.day, hour: minute / 60, minute: minute % 60)
-        return calendar.date(from: components) ?? day.start(in: zone).addingTimeInterval(TimeInterval(minute * 60))
     }
 
     /// Seconds per (app, day) of counted usage.
