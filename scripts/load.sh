@@ -38,7 +38,7 @@ BIN="$(swift build -c release --show-bin-path)/questline"
 
 WORK="$(mktemp -d)"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-ARGS=(serve --hostname 127.0.0.1 --port "$PORT" --no-demo-data --feed-url none --log-level error --admin-email load@example.com)
+ARGS=(serve --hostname 127.0.0.1 --port "$PORT" --no-demo-data --no-rate-limits --feed-url none --log-level error --admin-email load@example.com)
 if [[ $MODE == postgres ]]; then
   BASE_URL="${DATABASE_URL:-$(scripts/postgres.sh | tail -n 1)}"
   SCHEMA="load_$(date +%s)"
@@ -99,6 +99,7 @@ for i in $(seq 1 32); do
   TOKEN="$(curl -fs -X POST "$URL/api/v1/auth/login" -H 'content-type: application/json' -d "{\"login\":\"loadkid$i\",\"password\":\"load-password\"}" | json "['token']")"
   CHILDREN="$CHILDREN${CHILDREN:+,}$TOKEN:$KID"
   if [[ $i == 1 ]]; then SPENDER="$TOKEN"; SPENDER_ID="$KID"; fi
+  if [[ $i == 2 ]]; then VIEWER="$TOKEN"; VIEWER_ID="$KID"; fi
 done
 for _ in 1 2 3 4 5 6 7 8 9 10; do
   curl -fs -X POST "$URL/api/v1/children/$SPENDER_ID/adjustments" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
@@ -124,7 +125,7 @@ measure "batch of 100" -s scripts/load/reads.lua "$URL" -- "$READER" 100
 measure "game answer" -s scripts/load/answer.lua "$URL" -- "$PLAYER" "$GAME"
 measure "usage report" -s scripts/load/usage.lua "$URL" -- "$CHILDREN"
 measure "redemption" -s scripts/load/redeem.lua "$URL" -- "$SPENDER" "$SPENDER_ID"
-measure "quest board" -s scripts/load/get.lua "$URL" -- "$SPENDER" "/api/v1/children/$SPENDER_ID/quests"
+measure "quest board" -s scripts/load/get.lua "$URL" -- "$VIEWER" "/api/v1/children/$VIEWER_ID/quests"
 RSS_KB="$(awk '/VmHWM/ {print $2}' /proc/$SERVER/status)"
 
 echo

@@ -41,6 +41,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on.") var port = 8080
     @Flag(help: "Do not create demo accounts on first start, nor the demo reading campaign around today.") var noDemoData = false
     @Flag(help: "Mark the session cookie Secure (set this when served over HTTPS).") var secureCookies = false
+    @Flag(help: "Turn off the request limits and the login backoff (for load tests only).") var noRateLimits = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Option(help: ArgumentHelp(
         "Where the game's \"On this day\" feeds come from, with {wiki}, {month} and {day}; \"none\" serves only imported and cached feeds.",
@@ -61,7 +62,8 @@ struct Serve: AsyncParsableCommand {
         let admins = Set(adminEmails + (noDemoData ? [] : [DemoData.guardianEmail]))
         let configuration = AppConfiguration(hostname: hostname, port: port, store: store.location,
                                              secureCookies: secureCookies, logLevel: level, feedFetcher: fetcher,
-                                             adminEmails: admins, demoCampaign: !noDemoData, bufferAnalytics: true)
+                                             adminEmails: admins, demoCampaign: !noDemoData, bufferAnalytics: true,
+                                             rateLimits: noRateLimits ? .off : .standard)
         let opened = try await Store.open(configuration.store, logger: logger)
         do {
             if !noDemoData {

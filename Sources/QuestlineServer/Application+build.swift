@@ -59,6 +59,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         FileMiddleware(ServerResources.path("public"), urlBasePath: "/static", cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),
                        logger: logger)
         AuthMiddleware(accounts: accounts)
+        RateLimitMiddleware(limiter: RateLimiter(clock: configuration.clock), limits: configuration.rateLimits)
     }
 
     router.get("/health") { _, _ in

@@ -28,6 +28,8 @@ public struct AppConfiguration: Sendable {
     /// Write analytics events in batches every second rather than one by one (the server
     /// does; tests and tools write through so they can read events back at once).
     public var bufferAnalytics: Bool
+    /// Request limits and the login backoff (`RateLimits.off` for load tests).
+    public var rateLimits: RateLimits
 
     public init(
         hostname: String = "127.0.0.1",
@@ -44,7 +46,8 @@ public struct AppConfiguration: Sendable {
         feedFetcher: (any FeedFetching)? = WikimediaFeedClient(),
         adminEmails: Set<String> = [],
         demoCampaign: Bool = false,
-        bufferAnalytics: Bool = false
+        bufferAnalytics: Bool = false,
+        rateLimits: RateLimits = .standard
     ) {
         self.hostname = hostname
         self.port = port
@@ -61,5 +64,6 @@ public struct AppConfiguration: Sendable {
         self.adminEmails = Set(adminEmails.map { $0.lowercased() })
         self.demoCampaign = demoCampaign
         self.bufferAnalytics = bufferAnalytics
+        self.rateLimits = rateLimits
     }
 }

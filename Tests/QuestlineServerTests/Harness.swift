@@ -18,13 +18,14 @@ struct Harness {
     static let start = try! Date("2026-05-07T10:00:00Z", strategy: .iso8601)
 
     static func configuration(clock: ManualClock, maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil,
-                              sessionLifetime: TimeInterval = 3600) -> AppConfiguration {
+                              sessionLifetime: TimeInterval = 3600, rateLimits: RateLimits = .standard) -> AppConfiguration {
         AppConfiguration(store: .sqlite(path: ":unused:"), clock: clock, bcryptCost: 4, sessionLifetime: sessionLifetime,
-                         maxBodyBytes: maxBodyBytes, logLevel: .warning, feedFetcher: feedFetcher, adminEmails: ["admin@example.com"])
+                         maxBodyBytes: maxBodyBytes, logLevel: .warning, feedFetcher: feedFetcher, adminEmails: ["admin@example.com"],
+                         rateLimits: rateLimits)
     }
 
     static func run(maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil, sessionLifetime: TimeInterval = 3600,
-                    _ body: @Sendable (Harness) async throws -> Void) async throws {
+                    rateLimits: RateLimits = .standard, _ body: @Sendable (Harness) async throws -> Void) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -34,7 +35,7 @@ struct Harness {
         logger.logLevel = .warning
         do {
             let app = try await buildApplication(configuration: configuration(clock: clock, maxBodyBytes: maxBodyBytes, feedFetcher: feedFetcher,
-                                                                                 sessionLifetime: sessionLifetime),
+                                                                                 sessionLifetime: sessionLifetime, rateLimits: rateLimits),
                                                  store: store, logger: logger)
             try await app.test(.router) { client in
                 try await body(Harness(client: client, store: store, clock: clock))

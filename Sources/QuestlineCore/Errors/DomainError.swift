@@ -24,6 +24,8 @@ public enum DomainError: Error, Hashable, Sendable {
     case conflict(field: String?, message: String)
     /// Something the answer depends on cannot be reached right now (503); retry later.
     case unavailable(String)
+    /// Too many requests, or too many failed logins: retry after this many seconds (429).
+    case tooManyRequests(retryAfter: Int, String)
 
     public static func invalid(field: String, _ message: String) -> DomainError {
         .invalid([FieldIssue(field: field, message: message)])

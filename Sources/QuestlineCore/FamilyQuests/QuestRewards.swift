@@ -119,6 +119,20 @@ public enum UnlockLedger {
     }
 }
 
+extension UnlockLedger {
+    /// Active grants summed per reward app: the minutes left over all of them and the latest
+    /// expiry; what a screen shows ("Minecraft · 45 min left").
+    public static func perApp(_ balances: [GrantBalance]) -> [GrantBalance] {
+        Dictionary(grouping: balances, by: \.grant.token).values.compactMap { group -> GrantBalance? in
+            guard let first = group.min(by: { $0.grant.startsAt < $1.grant.startsAt }) else { return nil }
+            let merged = UnlockGrant(id: first.grant.id, token: first.grant.token, minutes: group.reduce(0) { $0 + $1.grant.minutes },
+                                     startsAt: first.grant.startsAt, expiresAt: group.map(\.grant.expiresAt).max()!,
+                                     challengeID: group.count == 1 ? first.grant.challengeID : nil)
+            return GrantBalance(grant: merged, secondsLeft: group.reduce(0) { $0 + $1.secondsLeft })
+        }.sorted { ($0.grant.startsAt, $0.grant.token) < ($1.grant.startsAt, $1.grant.token) }
+    }
+}
+
 /// What a badge is awarded for.
 public enum BadgeCriterion: String, Sendable, CaseIterable, Codable {
     case challengesCompleted, streakDays, learningMinutes, pointsEarned

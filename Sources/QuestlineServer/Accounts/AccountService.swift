@@ -18,6 +18,8 @@ public struct AccountService: Sendable {
     let passwords: PasswordHasher
     let sessionLifetime: TimeInterval
     let invitationLifetime: TimeInterval
+    /// Failed logins per account and the lock that follows them.
+    let loginGuard: LoginGuard
 
     init(store: Store, configuration: AppConfiguration) {
         self.store = store
@@ -26,6 +28,7 @@ public struct AccountService: Sendable {
         passwords = PasswordHasher(cost: configuration.bcryptCost)
         sessionLifetime = configuration.sessionLifetime
         invitationLifetime = configuration.invitationLifetime
+        loginGuard = LoginGuard(clock: configuration.clock, limits: configuration.rateLimits)
     }
 
     // MARK: Sign-up, login, logout
@@ -53,14 +56,26 @@ public struct AccountService: Sendable {
             if password.isEmpty { throw .invalid(field: "password", "Enter your password.") }
         }
         try validation.finish()
+        // After repeated failures the account is locked for a while, doubling each time: the
+        // same answer whether or not the account exists, so it reveals nothing.
+        if let seconds = loginGuard.lockedFor(login) {
+            throw DomainError.tooManyRequests(retryAfter: seconds, "Too many failed attempts. Try again in \(Self.wait(seconds)).")
+        }
         guard let (member, hash) = try await store.accounts.credentials(login: login) else {
             _ = try await passwords.verify(password, hash: try await passwords.decoyHash())
+            loginGuard.failed(login)
             throw DomainError.unauthenticated("The e-mail or username and password do not match an account.")
         }
         guard try await passwords.verify(password, hash: hash) else {
+            loginGuard.failed(login)
             throw DomainError.unauthenticated("The e-mail or username and password do not match an account.")
         }
+        loginGuard.succeeded(login)
         return try await startSession(for: member)
+    }
+
+    static func wait(_ seconds: Int) -> String {
+        seconds < 60 ? "\(seconds) seconds" : "\((seconds + 59) / 60) minutes"
     }
 
     private func startSession(for member: MemberRecord) async throws -> SignedIn {

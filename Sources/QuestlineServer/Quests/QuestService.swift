@@ -18,6 +18,7 @@ public struct QuestBoard: Sendable {
     public let balance: Int
     public let stats: QuestStats
     public let badges: [(badge: QuestBadge, awardedAt: Date?)]
+    /// Active unlocks, summed per reward app.
     public let grants: [GrantBalance]
     public let apps: [QuestApp]
     public let rules: RedemptionRules
@@ -349,7 +350,10 @@ public struct QuestService: Sendable {
                 result.completed.append((quest.id, progress.period.key, bonus))
             }
         }
-        result.badges = try await awardBadges(q, child: child, today: today, now: now)
+        // Badges follow earnings and completions; nothing new of either, nothing to award.
+        if result.earned > 0 || !result.completed.isEmpty {
+            result.badges = try await awardBadges(q, child: child, today: today, now: now)
+        }
         return result
     }
 
@@ -475,7 +479,8 @@ public struct QuestService: Sendable {
             let awarded = Dictionary(try await q.badges(child.id).map { ($0.id, $0.awardedAt) }, uniquingKeysWith: { a, _ in a })
             return QuestBoard(child: child, quests: views, balance: try await q.balance(child.id).balance,
                               stats: try await stats(q, child: child, today: today),
-                              badges: QuestBadge.all.map { ($0, awarded[$0.id]) }, grants: try await activeGrants(q, child: child, now: now),
+                              badges: QuestBadge.all.map { ($0, awarded[$0.id]) },
+                              grants: UnlockLedger.perApp(try await activeGrants(q, child: child, now: now)),
                               apps: apps, rules: try await q.rules(child.householdID!))
         }
     }

@@ -15,6 +15,8 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     public var field: String?
     public var errors: [Issue]?
     public var requestId: String?
+    /// Seconds to wait before retrying (429), also sent as `Retry-After`.
+    public var retryAfter: Int?
 
     public struct Issue: Codable, Sendable, Equatable {
         public var field: String
@@ -80,6 +82,10 @@ public struct Problem: Codable, Sendable, Equatable, Error {
                            errors: field.map { [Issue(field: $0, message: message)] })
         case .unavailable(let message):
             return Problem(status: .serviceUnavailable, type: "unavailable", title: "Temporarily unavailable", detail: message)
+        case .tooManyRequests(let seconds, let message):
+            var problem = Problem(status: .tooManyRequests, type: "too-many-requests", title: "Too many requests", detail: message)
+            problem.retryAfter = seconds
+            return problem
         }
     }
 
@@ -176,6 +182,7 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         headers[.contentType] = Problem.contentType
         if status == 401 { headers[.wwwAuthenticate] = "Bearer" }
         if status == 503 { headers[.retryAfter] = "60" }
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: httpStatus, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

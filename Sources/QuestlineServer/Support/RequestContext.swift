@@ -1,3 +1,4 @@
+import NIOCore
 import HTTPTypes
 import Hummingbird
 import QuestlineCore
@@ -44,8 +45,11 @@ public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: Identity = .anonymous
     public var requestID: String = ""
+    /// The client's address (the connection's peer; no proxy headers are trusted).
+    public let remoteAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 }

@@ -205,7 +205,8 @@ struct WebRoutes {
             return Dictionary(issues.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
         case .conflict(let field, let message):
             return [field ?? "form": message]
-        case .unauthenticated(let message), .forbidden(let message), .notFound(let message), .unavailable(let message):
+        case .unauthenticated(let message), .forbidden(let message), .notFound(let message), .unavailable(let message),
+             .tooManyRequests(_, let message):
             return ["form": message]
         }
     }

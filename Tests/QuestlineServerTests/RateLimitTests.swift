@@ -1,0 +1,55 @@
+import Foundation
+import HTTPTypes
+import QuestlineServer
+import Testing
+
+/// Limits: login backoff per account, login attempts per address, writes per member (429 with
+/// Retry-After, as problem+json).
+@Suite struct RateLimitTests {
+    @Test func repeatedFailedLoginsLockTheAccountWithADoublingBackoff() async throws {
+        try await Harness.run { app in
+            _ = try await app.signUp("lock@example.com")
+            let wrong = #"{"login":"lock@example.com","password":"wrong-password"}"#
+            let right = #"{"login":"lock@example.com","password":"password123"}"#
+            for _ in 0..<4 { try await app.send(.post, "/api/v1/auth/login", json: wrong).expectProblem(.unauthorized) }
+            try await app.send(.post, "/api/v1/auth/login", json: wrong).expectProblem(.unauthorized) // the 5th locks
+            let locked = try await app.send(.post, "/api/v1/auth/login", json: right)
+            locked.expectProblem(.tooManyRequests)
+            #expect(locked.headers[.retryAfter] == "60")
+            // An account that does not exist answers the same way (nothing is revealed).
+            for _ in 0..<5 { _ = try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"nobody@example.com","password":"x-password"}"#) }
+            try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"nobody@example.com","password":"x-password"}"#)
+                .expectProblem(.tooManyRequests)
+            app.clock.advance(by: 61)
+            try await app.send(.post, "/api/v1/auth/login", json: wrong).expectProblem(.unauthorized) // 6th failure: 120 s
+            #expect(try await app.send(.post, "/api/v1/auth/login", json: right).headers[.retryAfter] == "120")
+            app.clock.advance(by: 121)
+            #expect(try await app.send(.post, "/api/v1/auth/login", json: right).status == .ok)
+            // Success resets the count.
+            try await app.send(.post, "/api/v1/auth/login", json: wrong).expectProblem(.unauthorized)
+            #expect(try await app.send(.post, "/api/v1/auth/login", json: right).status == .ok)
+        }
+    }
+
+    @Test func loginAttemptsAndWritesAreLimitedPerAddressAndPerMember() async throws {
+        let limits = RateLimits(loginsPerAddress: 3, writesPerMember: 4, writesPerAddress: 100, failuresBeforeLock: 0, lockSeconds: 0,
+                                maxLockSeconds: 0)
+        try await Harness.run(rateLimits: limits) { app in
+            let (token, _) = try await app.signUp("busy@example.com")
+            let login = #"{"login":"busy@example.com","password":"password123"}"#
+            for _ in 0..<3 { #expect(try await app.send(.post, "/api/v1/auth/login", json: login).status == .ok) }
+            let refused = try await app.send(.post, "/api/v1/auth/login", json: login)
+            refused.expectProblem(.tooManyRequests)
+            #expect(Int(refused.headers[.retryAfter] ?? "") == 20) // 3 a minute: one every 20 s
+            // Writes per member: 4 a minute; reads are not limited.
+            for index in 0..<4 {
+                let saved = try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"Article \#(index)"}"#, token: token)
+                #expect(saved.status == .ok, "\(saved.text)")
+            }
+            try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"One more"}"#, token: token).expectProblem(.tooManyRequests)
+            #expect(try await app.send(.get, "/api/v1/saved", token: token).status == .ok)
+            app.clock.advance(by: 15)
+            #expect(try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"Later"}"#, token: token).status == .ok)
+        }
+    }
+}
