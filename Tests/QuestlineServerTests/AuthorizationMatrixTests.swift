@@ -1,0 +1,238 @@
+import Foundation
+import HTTPTypes
+import QuestlineAPI
+import Testing
+
+/// Who is asking, in the authorization matrix.
+enum Asker: String, CaseIterable, Sendable {
+    /// No credentials (and no device id).
+    case anonymous
+    /// The member who owns the resource in the path: the child for a child's data, the
+    /// household's guardian for the household, the administrator for admin operations and
+    /// for member-scoped operations without an id in the path (their own data).
+    case owner
+    /// A signed-in member with no household.
+    case stranger
+    /// The guardian of the household the resource belongs to.
+    case guardian
+    /// A child of that household.
+    case child
+    /// The guardian of another household.
+    case otherGuardian
+}
+
+/// The members and resources each matrix cell starts from (a fresh database per cell).
+struct World: Sendable {
+    var tokens: [Asker: String] = [:]
+    var adminID = "", childID = "", guardianID = "", household = "", quest = "", session = "", invitation = ""
+
+    static func make(_ app: Harness) async throws -> World {
+        var world = World()
+        let (admin, adminID) = try await app.signUp("admin@example.com", name: "Admin")
+        let (guardian, guardianID) = try await app.signUp("guardian@example.com", name: "Grace")
+        let (stranger, _) = try await app.signUp("stranger@example.com", name: "Sam")
+        let (other, _) = try await app.signUp("other@example.com", name: "Olga")
+        world.adminID = adminID
+        world.guardianID = guardianID
+        world.household = try await app.send(.post, "/api/v1/households", json: #"{"name":"Home"}"#, token: guardian).object["id"] as? String ?? ""
+        _ = try await app.send(.post, "/api/v1/households", json: #"{"name":"Other"}"#, token: other)
+        world.childID = try await app.send(.post, "/api/v1/households/\(world.household)/children",
+                                           json: #"{"username":"kid","password":"kidpass123","displayName":"Kid"}"#, token: guardian)
+            .object["id"] as? String ?? ""
+        let child = try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"kid","password":"kidpass123"}"#).object["token"] as? String ?? ""
+        world.tokens = [.owner: admin, .stranger: stranger, .guardian: guardian, .child: child, .otherGuardian: other]
+        for (token, body) in [("khan", #"{"name":"Khan","role":"learning"}"#), ("game", #"{"name":"Game","role":"reward"}"#),
+                              ("spare", #"{"name":"Spare","role":"reward"}"#)] {
+            _ = try await app.send(.put, "/api/v1/children/\(world.childID)/apps/\(token)", json: body, token: guardian)
+        }
+        world.quest = try await app.send(.post, "/api/v1/children/\(world.childID)/quests",
+                                         json: #"{"title":"Learn","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"game","minutes":10}]}"#,
+                                         token: guardian).object["id"] as? String ?? ""
+        _ = try await app.send(.post, "/api/v1/children/\(world.childID)/adjustments", json: #"{"points":100,"reason":"Start"}"#, token: guardian)
+        world.invitation = try await app.send(.post, "/api/v1/households/\(world.household)/invitations", json: #"{"role":"guardian"}"#,
+                                              token: guardian).object["code"] as? String ?? ""
+        world.session = try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: admin).object["id"] as? String ?? ""
+        for token in world.tokens.values {
+            _ = try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"Octopus"}"#, token: token)
+        }
+        return world
+    }
+}
+
+struct Cell: Sendable {
+    let method: HTTPRequest.Method
+    let path: String
+    let json: String?
+}
+
+/// One operation of the contract: how to call it, and the status each asker gets.
+struct MatrixRow: Sendable, CustomTestStringConvertible {
+    let operation: String
+    let request: @Sendable (World) -> Cell
+    let expected: [Asker: Int]
+    /// Who "owner" is for this operation when not the administrator: the child for a child's
+    /// data, the guardian for a household's.
+    var owner: Asker = .owner
+    /// A server-sent event stream: allowed askers are not called (the stream does not end).
+    var streams = false
+
+    var testDescription: String { operation }
+}
+
+private let now = "2026-05-07T09:00:00Z"
+private let read = #"{"eventId":"e-1","articleId":"Octopus","title":"Octopus","language":"en","at":"\#(now)","timeZone":"Europe/Berlin"}"#
+private let quest = #"{"title":"Learn more","goalType":"weeklyMinutes","target":100}"#
+
+/// Statuses: every member for their own data; in a household, guardians manage and children
+/// read and report; outside it, 404.
+private func all(_ status: Int, anonymous: Int = 401) -> [Asker: Int] {
+    [.anonymous: anonymous, .owner: status, .stranger: status, .guardian: status, .child: status, .otherGuardian: status]
+}
+/// Child-scoped: the owner is the child.
+private func childData(child: Int, guardian: Int) -> [Asker: Int] {
+    [.anonymous: 401, .owner: child, .stranger: 404, .guardian: guardian, .child: child, .otherGuardian: 404]
+}
+private func householdData(guardian: Int, child: Int) -> [Asker: Int] {
+    [.anonymous: 401, .owner: guardian, .stranger: 404, .guardian: guardian, .child: child, .otherGuardian: 404]
+}
+private func adminOnly(_ status: Int) -> [Asker: Int] {
+    [.anonymous: 401, .owner: status, .stranger: 403, .guardian: 403, .child: 403, .otherGuardian: 403]
+}
+
+let matrix: [MatrixRow] = [
+    MatrixRow(operation: "signUp", request: { _ in Cell(method: .post, path: "/api/v1/auth/signup",
+              json: #"{"email":"new-\#(UUID().uuidString.prefix(8))@example.com","password":"password123","displayName":"New","timeZone":"UTC"}"#) },
+              expected: all(201, anonymous: 201)),
+    MatrixRow(operation: "logIn", request: { _ in Cell(method: .post, path: "/api/v1/auth/login", json: #"{"login":"stranger@example.com","password":"password123"}"#) },
+              expected: all(200, anonymous: 200)),
+    MatrixRow(operation: "logOut", request: { _ in Cell(method: .post, path: "/api/v1/auth/logout", json: nil) }, expected: all(204)),
+    MatrixRow(operation: "getMe", request: { _ in Cell(method: .get, path: "/api/v1/me", json: nil) }, expected: all(200)),
+    MatrixRow(operation: "updateMe", request: { _ in Cell(method: .patch, path: "/api/v1/me", json: #"{"displayName":"Renamed"}"#) }, expected: all(200)),
+    MatrixRow(operation: "getMember", request: { w in Cell(method: .get, path: "/api/v1/members/\(w.childID)", json: nil) },
+              expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(operation: "updateMember", request: { w in Cell(method: .patch, path: "/api/v1/members/\(w.childID)", json: #"{"displayName":"Kiddo"}"#) },
+              expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(operation: "createHousehold", request: { _ in Cell(method: .post, path: "/api/v1/households", json: #"{"name":"Another"}"#) },
+              expected: [.anonymous: 401, .owner: 201, .stranger: 201, .guardian: 409, .child: 409, .otherGuardian: 409]),
+    MatrixRow(operation: "getHousehold", request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)", json: nil) },
+              expected: householdData(guardian: 200, child: 200), owner: .guardian),
+    MatrixRow(operation: "createChild", request: { w in Cell(method: .post, path: "/api/v1/households/\(w.household)/children",
+                                                             json: #"{"username":"kid2","password":"kidpass123","displayName":"Kid 2"}"#) },
+              expected: householdData(guardian: 201, child: 403), owner: .guardian),
+    MatrixRow(operation: "createInvitation", request: { w in Cell(method: .post, path: "/api/v1/households/\(w.household)/invitations", json: #"{"role":"child"}"#) },
+              expected: householdData(guardian: 201, child: 403), owner: .guardian),
+    MatrixRow(operation: "acceptInvitation", request: { w in Cell(method: .post, path: "/api/v1/invitations/accept", json: #"{"code":"\#(w.invitation)"}"#) },
+              expected: [.anonymous: 401, .owner: 200, .stranger: 200, .guardian: 409, .child: 409, .otherGuardian: 409]),
+    MatrixRow(operation: "getTodaysGame", request: { _ in Cell(method: .get, path: "/api/v1/game/today", json: nil) }, expected: all(200)),
+    MatrixRow(operation: "getGameDay", request: { _ in Cell(method: .get, path: "/api/v1/game/days/2026-05-06", json: nil) }, expected: all(200)),
+    MatrixRow(operation: "startGame", request: { _ in Cell(method: .post, path: "/api/v1/game/sessions", json: "{}") },
+              expected: [.anonymous: 401, .owner: 200, .stranger: 201, .guardian: 201, .child: 201, .otherGuardian: 201]),
+    MatrixRow(operation: "getGameSession", request: { w in Cell(method: .get, path: "/api/v1/game/sessions/\(w.session)", json: nil) },
+              expected: [.anonymous: 401, .owner: 200, .stranger: 404, .guardian: 404, .child: 404, .otherGuardian: 404]),
+    MatrixRow(operation: "answerQuestion", request: { w in Cell(method: .post, path: "/api/v1/game/sessions/\(w.session)/answers",
+                                                                json: #"{"questionIndex":0,"choice":"first"}"#) },
+              expected: [.anonymous: 401, .owner: 200, .stranger: 404, .guardian: 404, .child: 404, .otherGuardian: 404]),
+    MatrixRow(operation: "getGameStats", request: { _ in Cell(method: .get, path: "/api/v1/game/stats", json: nil) }, expected: all(200)),
+    MatrixRow(operation: "getGameArchive", request: { _ in Cell(method: .get, path: "/api/v1/game/archive", json: nil) }, expected: all(200)),
+    MatrixRow(operation: "recordRead", request: { _ in Cell(method: .post, path: "/api/v1/reading/reads", json: read) }, expected: all(200)),
+    MatrixRow(operation: "recordReads", request: { _ in Cell(method: .post, path: "/api/v1/reading/reads/batch", json: #"{"reads":[\#(read)]}"#) },
+              expected: all(200)),
+    MatrixRow(operation: "getReadingWidget", request: { _ in Cell(method: .get, path: "/api/v1/reading/widget", json: nil) }, expected: all(200, anonymous: 200)),
+    MatrixRow(operation: "joinChallenge", request: { _ in Cell(method: .post, path: "/api/v1/reading/challenge/join", json: nil) }, expected: all(200)),
+    MatrixRow(operation: "claimPrize", request: { _ in Cell(method: .post, path: "/api/v1/reading/challenge/claim", json: nil) }, expected: all(409)),
+    MatrixRow(operation: "getShareCard", request: { _ in Cell(method: .get, path: "/api/v1/reading/share.svg", json: nil) }, expected: all(200)),
+    MatrixRow(operation: "searchArticles", request: { _ in Cell(method: .get, path: "/api/v1/reading/articles?q=Octopus", json: nil) }, expected: all(200, anonymous: 200)),
+    MatrixRow(operation: "randomArticle", request: { _ in Cell(method: .get, path: "/api/v1/reading/articles/random", json: nil) }, expected: all(200, anonymous: 200)),
+    MatrixRow(operation: "trackReadingEvent", request: { _ in Cell(method: .post, path: "/api/v1/reading/events", json: #"{"name":"reading_share"}"#) },
+              expected: all(204)),
+    MatrixRow(operation: "listCampaigns", request: { _ in Cell(method: .get, path: "/api/v1/reading/campaigns", json: nil) },
+              expected: all(200, anonymous: 200)),
+    MatrixRow(operation: "listBadges", request: { _ in Cell(method: .get, path: "/api/v1/badges", json: nil) }, expected: all(200)),
+    MatrixRow(operation: "putCampaign", request: { _ in Cell(method: .put, path: "/api/v1/admin/campaigns/matrix", json: #"""
+        {"id":"matrix","startDay":"2026-05-01","endDay":"2026-05-30","goalDays":10,"claimUntilDay":"2026-06-30","removeAfterDay":"2026-06-30","freezes":1}
+        """#) }, expected: adminOnly(200)),
+    MatrixRow(operation: "getReadingFunnel", request: { _ in Cell(method: .get, path: "/api/v1/admin/reading/funnel?campaign=2026", json: nil) },
+              expected: adminOnly(200)),
+    MatrixRow(operation: "listSaved", request: { _ in Cell(method: .get, path: "/api/v1/saved", json: nil) }, expected: all(200)),
+    MatrixRow(operation: "saveArticle", request: { _ in Cell(method: .post, path: "/api/v1/saved", json: #"{"language":"en","title":"Squid"}"#) },
+              expected: all(200)),
+    MatrixRow(operation: "unsaveArticle", request: { _ in Cell(method: .delete, path: "/api/v1/saved?language=en&title=Octopus", json: nil) },
+              expected: all(204)),
+    MatrixRow(operation: "importSaved", request: { _ in Cell(method: .post, path: "/api/v1/saved/import", json: #"""
+        {"importId":"matrix-import","total":1,"offset":0,"items":[{"language":"en","title":"Squid","savedAt":"2026-05-01T10:00:00Z"}]}
+        """#) }, expected: all(200)),
+    MatrixRow(operation: "getActivity", request: { _ in Cell(method: .get, path: "/api/v1/activity", json: nil) }, expected: all(200)),
+    MatrixRow(operation: "recordReadingTime", request: { _ in Cell(method: .post, path: "/api/v1/activity/reading-time", json: #"""
+        {"intervals":[{"eventId":"t-1","start":"2026-05-07T08:00:00Z","end":"2026-05-07T08:05:00Z","timeZone":"UTC"}]}
+        """#) }, expected: all(200)),
+    MatrixRow(operation: "getQuestRules", request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/quest-rules", json: nil) },
+              expected: householdData(guardian: 200, child: 200), owner: .guardian),
+    MatrixRow(operation: "setQuestRules", request: { w in Cell(method: .put, path: "/api/v1/households/\(w.household)/quest-rules",
+                                                               json: #"{"pointsPerMinute":2,"minMinutes":5,"maxMinutes":30}"#) },
+              expected: householdData(guardian: 200, child: 403), owner: .guardian),
+    MatrixRow(operation: "householdEvents", request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/events", json: nil) },
+              expected: householdData(guardian: 200, child: 200), owner: .guardian, streams: true),
+    MatrixRow(operation: "listQuestApps", request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/apps", json: nil) },
+              expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(operation: "putQuestApp", request: { w in Cell(method: .put, path: "/api/v1/children/\(w.childID)/apps/new-app", json: #"{"name":"New","role":"learning"}"#) },
+              expected: childData(child: 403, guardian: 200), owner: .child),
+    MatrixRow(operation: "deleteQuestApp", request: { w in Cell(method: .delete, path: "/api/v1/children/\(w.childID)/apps/spare", json: nil) },
+              expected: childData(child: 403, guardian: 204), owner: .child),
+    MatrixRow(operation: "getQuestBoard", request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/quests", json: nil) },
+              expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(operation: "createChallenge", request: { w in Cell(method: .post, path: "/api/v1/children/\(w.childID)/quests", json: quest) },
+              expected: childData(child: 403, guardian: 201), owner: .child),
+    MatrixRow(operation: "getChallenge", request: { w in Cell(method: .get, path: "/api/v1/challenges/\(w.quest)", json: nil) },
+              expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(operation: "updateChallenge", request: { w in Cell(method: .put, path: "/api/v1/challenges/\(w.quest)", json: quest) },
+              expected: childData(child: 403, guardian: 200), owner: .child),
+    MatrixRow(operation: "deleteChallenge", request: { w in Cell(method: .delete, path: "/api/v1/challenges/\(w.quest)", json: nil) },
+              expected: childData(child: 403, guardian: 204), owner: .child),
+    MatrixRow(operation: "setChallengeStatus", request: { w in Cell(method: .put, path: "/api/v1/challenges/\(w.quest)/status", json: #"{"status":"paused"}"#) },
+              expected: childData(child: 403, guardian: 200), owner: .child),
+    MatrixRow(operation: "reportUsage", request: { w in Cell(method: .post, path: "/api/v1/children/\(w.childID)/usage", json: #"""
+        {"reports":[{"id":"m-1","appToken":"khan","startedAt":"2026-05-07T09:00:00Z","durationSeconds":600,"timeZone":"Europe/Berlin"}]}
+        """#) }, expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(operation: "listGrants", request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/grants", json: nil) },
+              expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(operation: "redeemPoints", request: { w in Cell(method: .post, path: "/api/v1/children/\(w.childID)/redemptions", json: #"{"appToken":"game","minutes":5}"#) },
+              expected: childData(child: 201, guardian: 403), owner: .child),
+    MatrixRow(operation: "adjustPoints", request: { w in Cell(method: .post, path: "/api/v1/children/\(w.childID)/adjustments", json: #"{"points":5,"reason":"Well done"}"#) },
+              expected: childData(child: 403, guardian: 201), owner: .child),
+    MatrixRow(operation: "getLedger", request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/ledger", json: nil) },
+              expected: childData(child: 200, guardian: 200), owner: .child),
+]
+
+@Suite struct AuthorizationMatrixTests {
+    /// Every operation in openapi.yaml has a row, and every row is an operation: a new
+    /// operation without a row fails here.
+    @Test func everyOperationOfTheContractHasARow() throws {
+        let yaml = String(decoding: try QuestlineContract.yaml(), as: UTF8.self)
+        let operations = Set(yaml.split(separator: "\n").compactMap { line -> String? in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("operationId:") else { return nil }
+            return trimmed.dropFirst("operationId:".count).trimmingCharacters(in: .whitespaces)
+        })
+        let rows = matrix.map(\.operation)
+        #expect(Set(rows).count == rows.count, "an operation has two rows")
+        #expect(operations.subtracting(rows).sorted() == [], "operations without a row in the authorization matrix")
+        #expect(Set(rows).subtracting(operations).sorted() == [], "rows for operations the contract does not have")
+        #expect(matrix.allSatisfy { Set($0.expected.keys) == Set(Asker.allCases) })
+    }
+
+    @Test(arguments: matrix)
+    func eachAskerGetsTheExpectedStatus(_ row: MatrixRow) async throws {
+        for asker in Asker.allCases {
+            let expected = row.expected[asker]!
+            if row.streams, (200..<300).contains(expected) { continue }
+            try await Harness.run(feedFetcher: try FixtureFeeds(), sessionLifetime: 7 * 86_400) { app in
+                let world = try await World.make(app)
+                let cell = row.request(world)
+                let token = world.tokens[asker == .owner ? row.owner : asker]
+                let reply = try await app.send(cell.method, cell.path, json: cell.json, token: token)
+                #expect(reply.status.code == expected, "\(row.operation) as \(asker.rawValue): \(reply.status.code) \(reply.text.prefix(300))")
+                if reply.status.code >= 400 { #expect(reply.headers[.contentType] == "application/problem+json") }
+            }
+        }
+    }
+}
