@@ -460,6 +460,20 @@ public struct QuestQueries: Sendable {
             """).first() != nil
     }
 
+    /// The bonus paid so far for a completed period, or nil if it has not completed.
+    public func completionBonus(_ challenge: ChallengeID, periodKey: String) async throws -> Int? {
+        try await db.raw("""
+            SELECT bonus FROM quest_completions WHERE challenge_id = \(bind: challenge.rawValue) AND period_key = \(bind: periodKey)
+            """).first().map { Int(try $0.decode(column: "bonus", as: Int64.self)) }
+    }
+
+    public func raiseCompletionBonus(_ challenge: ChallengeID, periodKey: String, to bonus: Int, value: Int) async throws {
+        try await db.raw("""
+            UPDATE quest_completions SET bonus = \(bind: Int64(bonus)), value = \(bind: Int64(value))
+            WHERE challenge_id = \(bind: challenge.rawValue) AND period_key = \(bind: periodKey) AND bonus < \(bind: Int64(bonus))
+            """).run()
+    }
+
     public func completions(child: MemberID) async throws -> [QuestCompletion] {
         try await db.raw("""
             SELECT challenge_id, period_key, value, bonus, completed_at FROM quest_completions WHERE child_id = \(bind: child.rawValue)

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -45,6 +46,16 @@ struct Harness {
             throw error
         }
         await store.shutdown()
+    }
+
+    /// Runs `body` on a fresh server and returns what it returns.
+    static func runReturning<T: Sendable>(rateLimits: RateLimits = .standard, _ body: @escaping @Sendable (Harness) async throws -> T) async throws -> T {
+        let result = NIOLockedValueBox<T?>(nil)
+        try await run(rateLimits: rateLimits) { app in
+            let value = try await body(app)
+            result.withLockedValue { $0 = value }
+        }
+        return result.withLockedValue { $0 }!
     }
 
     /// Sends a request; `json` is sent as the body with `Content-Type: application/json`.

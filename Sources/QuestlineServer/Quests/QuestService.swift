@@ -340,7 +340,17 @@ public struct QuestService: Sendable {
             for progress in evaluator.completions(quest.spec, touching: considered, today: today) {
                 let bonus = quest.spec.bonus(forPoints: progress.points)
                 guard try await q.insertCompletion(quest.id, child: child.id, periodKey: progress.period.key, value: progress.value,
-                                                   bonus: bonus, now: now) else { continue }
+                                                   bonus: bonus, now: now) else {
+                    // Completed before: usage that arrived since (late, or out of order) can only
+                    // raise the period's points, so the bonus is topped up to bonus% of them. The
+                    // total paid is then the same whatever order the reports came in.
+                    if let paid = try await q.completionBonus(quest.id, periodKey: progress.period.key), bonus > paid {
+                        try await q.raiseCompletionBonus(quest.id, periodKey: progress.period.key, to: bonus, value: progress.value)
+                        try await q.append(child.id, kind: .bonus, points: bonus - paid, reason: "Quest bonus grew: \(quest.spec.title)",
+                                           challenge: quest.id, id: ids.makeUUID().uuidString.lowercased(), now: now)
+                    }
+                    continue
+                }
                 try await q.append(child.id, kind: .bonus, points: bonus, reason: "Quest completed: \(quest.spec.title)", challenge: quest.id,
                                    id: ids.makeUUID().uuidString.lowercased(), now: now)
                 for unlock in quest.spec.rewardApps {
