@@ -43,6 +43,10 @@ swift build --build-tests 2>&1 | drop '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Wr
 step "Swift tests: core, store on SQLite and PostgreSQL, HTTP, client, CLI"
 swift test --skip-build 2>&1 | drop '^(◇ Test .* started\.|Test Case .* started)' 
 
+step "Crash safety: SIGKILL under write load, 20 times on SQLite and 20 on PostgreSQL"
+python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20
+python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20 --postgres "$QUESTLINE_TEST_POSTGRES_URL"
+
 step "Browser tests: the real server in headless Chromium"
 rm -rf e2e/screenshots && mkdir -p e2e/screenshots
 QUESTLINE_BIN="$(swift build --show-bin-path)/questline" python3 -m pytest e2e -q -p no:cacheprovider
