@@ -23,9 +23,9 @@ if ((${#missing[@]})); then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-if ! python3 -c 'import pytest, selenium' 2>/dev/null; then
-  echo "Installing pytest and selenium from PyPI"
-  python3 -m pip install -q --disable-pip-version-check pytest selenium
+if ! python3 -c 'import pytest, selenium, schemathesis' 2>/dev/null; then
+  echo "Installing pytest, selenium and schemathesis from PyPI"
+  python3 -m pip install -q --disable-pip-version-check pytest selenium schemathesis
 fi
 
 if [[ -n "${QUESTLINE_TEST_POSTGRES_URL:-}" ]]; then
@@ -46,6 +46,9 @@ swift test --skip-build 2>&1 | drop '^(◇ Test .* started\.|Test Case .* starte
 step "Crash safety: SIGKILL under write load, 20 times on SQLite and 20 on PostgreSQL"
 python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20
 python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20 --postgres "$QUESTLINE_TEST_POSTGRES_URL"
+
+step "Fuzzing the contract: schemathesis against /openapi.yaml of a running server"
+QUESTLINE_BIN="$(swift build --show-bin-path)/questline" EXAMPLES=25 scripts/fuzz.sh
 
 step "Browser tests: the real server in headless Chromium"
 rm -rf e2e/screenshots && mkdir -p e2e/screenshots

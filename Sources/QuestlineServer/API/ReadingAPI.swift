@@ -37,7 +37,7 @@ extension APIImplementation {
     func recordRead(_ input: Operations.recordRead.Input) async throws -> Operations.recordRead.Output {
         let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: nil)
         guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
-        let read = try reading.validate([self.input(body)]) { _ in "" }[0]
+        let read = try reading.validate([self.input(body)], readerZone: reader.member.map { _ in reader.timeZone }) { _ in "" }[0]
         let recorded = try await reading.record([read], for: reader)
         return .ok(.init(body: .json(.init(eventId: read.eventID, localDay: read.localDay.iso, recorded: recorded.contains(read.eventID)))))
     }
@@ -46,7 +46,7 @@ extension APIImplementation {
         let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: nil)
         guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
         guard body.reads.count <= 500 else { throw DomainError.invalid(field: "reads", "Send at most 500 reads at once.") }
-        let reads = try reading.validate(body.reads.map(self.input)) { "reads[\($0)]." }
+        let reads = try reading.validate(body.reads.map(self.input), readerZone: reader.member.map { _ in reader.timeZone }) { "reads[\($0)]." }
         let recorded = try await reading.record(reads, for: reader)
         return .ok(.init(body: .json(.init(
             recorded: recorded.count, duplicates: reads.count - recorded.count,

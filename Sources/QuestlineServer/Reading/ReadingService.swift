@@ -147,11 +147,15 @@ public struct ReadingService: Sendable {
     // MARK: Reads
 
     /// Validates reads; every problem names its field (`reads[3].timeZone`). A read more than
-    /// a few minutes in the future of the server's clock is refused.
-    public func validate(_ inputs: [ReadInput], fieldPrefix: (Int) -> String) throws(DomainError) -> [NewRead] {
+    /// a few minutes in the future of the server's clock is refused, and so is a read whose
+    /// zone puts it on a local day more than one day ahead of the reader's own today (in
+    /// `readerZone`, the member's profile zone): travel moves a day by at most one, a device
+    /// claiming a far zone to bank tomorrow's streak day does not.
+    public func validate(_ inputs: [ReadInput], readerZone: TimeZoneID? = nil, fieldPrefix: (Int) -> String) throws(DomainError) -> [NewRead] {
         var issues: [FieldIssue] = []
         var reads: [NewRead] = []
         let now = clock.now()
+        let latestDay = readerZone.map { LocalDay(now, in: $0.timeZone).adding(days: 1) }
         for (index, input) in inputs.enumerated() {
             let prefix = fieldPrefix(index)
             func issue(_ field: String, _ message: String) { issues.append(FieldIssue(field: prefix + field, message: message)) }
@@ -175,8 +179,13 @@ public struct ReadingService: Sendable {
                 issue("timeZone", "Use an IANA time zone name such as Europe/Berlin.")
                 continue
             }
+            let localDay = LocalDay(input.at, in: zone.timeZone)
+            if let latestDay, localDay > latestDay {
+                issue("timeZone", "This time zone puts the read on \(localDay.iso), ahead of your day; check the device's time zone.")
+                continue
+            }
             reads.append(NewRead(eventID: eventID, articleID: article, title: title, language: language, at: input.at,
-                                 timeZone: zone.identifier, localDay: LocalDay(input.at, in: zone.timeZone),
+                                 timeZone: zone.identifier, localDay: localDay,
                                  thumbnailURL: input.thumbnailUrl))
         }
         if !issues.isEmpty { throw .invalid(issues) }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import OpenAPIRuntime
+import QuestlineAPI
 import QuestlineCore
 
 /// An RFC 9457 problem document, the body of every error response.
@@ -54,6 +55,8 @@ public struct Problem: Codable, Sendable, Equatable, Error {
             return from(server)
         case let decoding as DecodingError:
             return from(decoding)
+        case let date as RFC3339DateTranscoder.InvalidDate:
+            return from(date)
         case let http as HTTPError:
             return from(httpStatus: http.status, message: http.body)
         case let response as any HTTPResponseError:
@@ -94,12 +97,20 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         case let domain as DomainError: return from(domain)
         case let problem as Problem: return problem
         case let decoding as DecodingError: return from(decoding)
+        case let date as RFC3339DateTranscoder.InvalidDate: return from(date)
         default: break
         }
         let status = error.httpStatus
         guard (400..<500).contains(status.code) else { return from(error.underlyingError) }
         return Problem(status: status, type: status == .unsupportedMediaType ? "unsupported-media-type" : "bad-request",
                        title: status.reasonPhrase, detail: error.causeDescription, field: fieldName(in: error.causeDescription))
+    }
+
+    /// A malformed date-time anywhere in a request. The runtime hands the date transcoder the
+    /// text without its place in the document, so the problem quotes the value instead.
+    static func from(_ error: RFC3339DateTranscoder.InvalidDate) -> Problem {
+        Problem(status: .badRequest, type: "invalid-input", title: "Invalid input", detail: "A date-time field: \(error.description).",
+                errors: [Issue(field: "date-time", message: error.description)])
     }
 
     static func from(_ error: DecodingError) -> Problem {
