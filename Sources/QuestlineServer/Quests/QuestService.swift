@@ -63,6 +63,9 @@ public struct QuestService: Sendable {
     /// Reports older than this are refused: progress periods that long ago are settled.
     static let lateLimitDays = 30
     public static let maxReports = 500
+    /// Caps that keep every list a screen shows bounded.
+    public static let maxApps = 100
+    public static let maxQuests = 100
 
     public init(store: Store, configuration: AppConfiguration, live: LiveHub = LiveHub()) {
         self.store = store
@@ -110,7 +113,11 @@ public struct QuestService: Sendable {
         let child = try await child(childID, as: actor, manage: true)
         let app = try QuestApp.validated(token: token, name: name, icon: icon, role: role, pointsPerMinute: pointsPerMinute)
         try await store.quests.write { q in
-            if let existing = try await q.apps(child.id).first(where: { $0.token == app.token }), existing.role != app.role,
+            let apps = try await q.apps(child.id)
+            if apps.count >= Self.maxApps, !apps.contains(where: { $0.token == app.token }) {
+                throw DomainError.conflict(field: "token", message: "A child can have at most \(Self.maxApps) apps; remove one first.")
+            }
+            if let existing = apps.first(where: { $0.token == app.token }), existing.role != app.role,
                try await q.challenges(assignee: child.id).contains(where: { Self.uses($0.spec, app.token) }) {
                 throw DomainError.conflict(field: "role", message: "\(existing.name) is used by a quest; remove it there before changing its role.")
             }
@@ -159,6 +166,9 @@ public struct QuestService: Sendable {
         let challenge = try await store.quests.write { q in
             let spec = try draft.spec(assignee: child.id, catalog: try await q.apps(child.id), today: today)
             if spec.startDay < today { throw DomainError.invalid(field: "startDate", "Start today or later.") }
+            if try await q.challenges(assignee: child.id).count >= Self.maxQuests {
+                throw DomainError.conflict(field: nil, message: "A child can have at most \(Self.maxQuests) quests; delete one first.")
+            }
             let challenge = Challenge(id: ids.make(), householdID: child.householdID!, spec: spec, status: .active, createdBy: actor.id, createdAt: now)
             try await q.insertChallenge(challenge)
             _ = try await settle(q, child: child, touching: [], now: now)
