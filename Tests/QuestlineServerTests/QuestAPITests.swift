@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import QuestlineCore
+import QuestlineServer
 import QuestlineStore
 import Testing
 
@@ -255,6 +256,24 @@ import Testing
             try await app.send(.put, "/api/v1/children/\(f.childID)/apps/new", json: #"{"name":"","role":"toy"}"#, token: f.guardian)
                 .expectProblem(.badRequest)
             try await app.send(.delete, "/api/v1/children/\(f.childID)/apps/nope", token: f.guardian).expectProblem(.notFound)
+        }
+    }
+
+    @Test func catalogsAndQuestListsAreCapped() async throws {
+        try await Harness.run { app in
+            let f = try await family(app)
+            for index in 3..<QuestService.maxApps { // the family already has 3 apps
+                let put = try await app.send(.put, "/api/v1/children/\(f.childID)/apps/app-\(index)", json: #"{"name":"App \#(index)","role":"learning"}"#,
+                                             token: f.guardian)
+                #expect(put.status == .ok)
+            }
+            try await app.send(.put, "/api/v1/children/\(f.childID)/apps/one-more", json: #"{"name":"One more","role":"learning"}"#, token: f.guardian)
+                .expectProblem(.conflict, field: "token")
+            // Changing an app that is there is still fine.
+            #expect(try await app.send(.put, "/api/v1/children/\(f.childID)/apps/app-3", json: #"{"name":"Renamed","role":"learning"}"#,
+                                       token: f.guardian).status == .ok)
+            #expect((try JSONSerialization.jsonObject(with: Data(try await app.send(.get, "/api/v1/children/\(f.childID)/apps", token: f.child).text.utf8))
+                     as? [Any])?.count == QuestService.maxApps)
         }
     }
 
