@@ -30,6 +30,8 @@ public struct AppConfiguration: Sendable {
     public var bufferAnalytics: Bool
     /// Request limits and the login backoff (`RateLimits.off` for load tests).
     public var rateLimits: RateLimits
+    /// How long a looked-up session is reused without asking the database (0: never).
+    public var sessionCacheSeconds: TimeInterval
 
     public init(
         hostname: String = "127.0.0.1",
@@ -47,7 +49,8 @@ public struct AppConfiguration: Sendable {
         adminEmails: Set<String> = [],
         demoCampaign: Bool = false,
         bufferAnalytics: Bool = false,
-        rateLimits: RateLimits = .standard
+        rateLimits: RateLimits = .standard,
+        sessionCacheSeconds: TimeInterval = 5
     ) {
         self.hostname = hostname
         self.port = port
@@ -65,5 +68,6 @@ public struct AppConfiguration: Sendable {
         self.demoCampaign = demoCampaign
         self.bufferAnalytics = bufferAnalytics
         self.rateLimits = rateLimits
+        self.sessionCacheSeconds = sessionCacheSeconds
     }
 }

@@ -53,3 +53,20 @@ import Testing
         }
     }
 }
+
+/// The session cache never outlives a change on this server: logout, a new household, a
+/// profile change are seen by the very next request.
+@Suite struct SessionCacheTests {
+    @Test func changesToTheMemberAreSeenByTheNextRequest() async throws {
+        try await Harness.run { app in
+            let (token, _) = try await app.signUp("cached@example.com", name: "Cache")
+            #expect(try await app.send(.get, "/api/v1/me", token: token).object["displayName"] as? String == "Cache")
+            _ = try await app.send(.patch, "/api/v1/me", json: #"{"displayName":"Renamed"}"#, token: token)
+            #expect(try await app.send(.get, "/api/v1/me", token: token).object["displayName"] as? String == "Renamed")
+            let home = try await app.send(.post, "/api/v1/households", json: #"{"name":"Cached home"}"#, token: token)
+            #expect(try await app.send(.get, "/api/v1/me", token: token).object["householdId"] as? String == home.object["id"] as? String)
+            #expect(try await app.send(.post, "/api/v1/auth/logout", token: token).status == .noContent)
+            try await app.send(.get, "/api/v1/me", token: token).expectProblem(.unauthorized)
+        }
+    }
+}

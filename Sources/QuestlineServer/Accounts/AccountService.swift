@@ -20,6 +20,8 @@ public struct AccountService: Sendable {
     let invitationLifetime: TimeInterval
     /// Failed logins per account and the lock that follows them.
     let loginGuard: LoginGuard
+    /// Recently authenticated sessions (a few seconds), dropped on every change to the member.
+    let sessions: SessionCache
 
     init(store: Store, configuration: AppConfiguration) {
         self.store = store
@@ -29,6 +31,7 @@ public struct AccountService: Sendable {
         sessionLifetime = configuration.sessionLifetime
         invitationLifetime = configuration.invitationLifetime
         loginGuard = LoginGuard(clock: configuration.clock, limits: configuration.rateLimits)
+        sessions = SessionCache(lifetime: configuration.sessionCacheSeconds)
     }
 
     // MARK: Sign-up, login, logout
@@ -90,6 +93,7 @@ public struct AccountService: Sendable {
         _ = try identity.requireMember()
         if let hash = identity.tokenHash {
             try await store.accounts.revokeSession(tokenHash: hash, now: clock.now())
+            sessions.forget(tokenHash: hash)
         }
     }
 
@@ -97,10 +101,18 @@ public struct AccountService: Sendable {
     func authenticate(token: String) async throws -> Identity {
         guard !token.isEmpty, token.count <= 128 else { return Identity(member: nil, tokenHash: nil, failure: .invalidToken) }
         let hash = Secret.digest(token)
-        guard let (session, member) = try await store.accounts.sessionMember(tokenHash: hash), session.revokedAt == nil else {
+        let now = clock.now()
+        let found: (SessionRecord, MemberRecord)?
+        if let cached = sessions.lookup(hash, now: now) {
+            found = cached
+        } else {
+            found = try await store.accounts.sessionMember(tokenHash: hash)
+            if let (session, member) = found { sessions.remember(hash, session: session, member: member, now: now) }
+        }
+        guard let (session, member) = found, session.revokedAt == nil else {
             return Identity(member: nil, tokenHash: nil, failure: .invalidToken)
         }
-        guard session.expiresAt > clock.now() else { return Identity(member: nil, tokenHash: nil, failure: .expired) }
+        guard session.expiresAt > now else { return Identity(member: nil, tokenHash: nil, failure: .expired) }
         return Identity(member: member, tokenHash: hash, failure: nil)
     }
 
@@ -122,6 +134,7 @@ public struct AccountService: Sendable {
         guard let updated = try await store.accounts.updateProfile(id, displayName: name, timeZone: zone, now: clock.now()) else {
             throw DomainError.notFound("No such member.")
         }
+        sessions.forget(members: [id])
         return updated
     }
 
@@ -132,7 +145,9 @@ public struct AccountService: Sendable {
         guard actor.householdID == nil else {
             throw DomainError.conflict(field: nil, message: "You already belong to a household.")
         }
-        return try await store.accounts.createHousehold(id: ids.make(), name: name, guardian: actor.id, now: clock.now())
+        let household = try await store.accounts.createHousehold(id: ids.make(), name: name, guardian: actor.id, now: clock.now())
+        sessions.forget(members: [actor.id])
+        return household
     }
 
     public func household(_ id: HouseholdID, as actor: MemberRecord) async throws -> HouseholdRecord {
@@ -173,6 +188,8 @@ public struct AccountService: Sendable {
         guard actor.householdID == nil else {
             throw DomainError.conflict(field: "code", message: "You already belong to a household.")
         }
-        return try await store.accounts.acceptInvitation(codeHash: Secret.digest(normalized), member: actor.id, now: clock.now())
+        let household = try await store.accounts.acceptInvitation(codeHash: Secret.digest(normalized), member: actor.id, now: clock.now())
+        sessions.forget(members: [actor.id])
+        return household
     }
 }
