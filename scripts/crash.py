@@ -177,7 +177,7 @@ def main():
             failures.append(f"integrity_check: {integrity}")
     stored_reads = {row[0] for row in query("SELECT event_id FROM reading_events")}
     stored_usage = {row[0] for row in query("SELECT report_id FROM usage_reports")}
-    stored_adjust = [row[0] for row in query("SELECT reason FROM quest_ledger WHERE kind = 'adjust'")]
+    stored_adjust = [row[0] for row in query("SELECT reason FROM points_ledger WHERE kind = 'adjust'")]
     missing = {"read": acked["read"] - stored_reads, "usage": acked["usage"] - stored_usage,
                "adjust": acked["adjust"] - set(stored_adjust)}
     for kind, ids in missing.items():
@@ -186,10 +186,10 @@ def main():
     if len(stored_adjust) != len(set(stored_adjust)):
         failures.append("an adjustment was applied twice")
     for child_row, balance, total in query(
-            "SELECT b.child_id, b.balance, COALESCE(SUM(l.points), 0) FROM quest_balances b LEFT JOIN quest_ledger l ON l.child_id = b.child_id GROUP BY b.child_id, b.balance"):
+            "SELECT b.member_id, b.balance, COALESCE(SUM(l.points), 0) FROM points_balances b LEFT JOIN points_ledger l ON l.member_id = b.member_id GROUP BY b.member_id, b.balance"):
         if int(balance) != int(total):
             failures.append(f"ledger of {child_row} sums to {total}, balance is {balance}")
-    if query("SELECT COUNT(*) FROM quest_ledger WHERE balance_after < 0")[0][0] != "0":
+    if query("SELECT COUNT(*) FROM points_ledger WHERE balance_after < 0")[0][0] != "0":
         failures.append("a ledger entry left the balance negative")
     mismatched = query("""SELECT d.owner, d.local_day FROM reading_days d
                           LEFT JOIN (SELECT owner, local_day, COUNT(*) AS n FROM reading_events GROUP BY owner, local_day) e

@@ -65,17 +65,17 @@ enum QuestSchema {
             )
             """,
             """
-            CREATE TABLE quest_balances (
-                child_id TEXT PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
+            CREATE TABLE points_balances (
+                member_id TEXT PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
                 balance BIGINT NOT NULL CHECK (balance >= 0),
                 earned BIGINT NOT NULL
             )
             """,
             """
-            CREATE TABLE quest_ledger (
+            CREATE TABLE points_ledger (
                 id TEXT PRIMARY KEY,
-                child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                kind TEXT NOT NULL CHECK (kind IN ('earn', 'bonus', 'redeem', 'adjust')),
+                member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL CHECK (kind IN ('earn', 'bonus', 'redeem', 'adjust', 'story', 'task', 'purchase')),
                 points BIGINT NOT NULL,
                 balance_after BIGINT NOT NULL CHECK (balance_after >= 0),
                 reason TEXT NOT NULL,
@@ -85,7 +85,7 @@ enum QuestSchema {
                 seq BIGINT NOT NULL
             )
             """,
-            "CREATE UNIQUE INDEX quest_ledger_by_child ON quest_ledger (child_id, seq)",
+            "CREATE UNIQUE INDEX points_ledger_by_member ON points_ledger (member_id, seq)",
             """
             CREATE TABLE quest_completions (
                 challenge_id TEXT NOT NULL REFERENCES challenges(id) ON DELETE CASCADE,
@@ -134,27 +134,12 @@ public struct StoredUsageReport: Sendable, Equatable {
     }
 }
 
-public struct LedgerEntry: Sendable, Equatable {
-    public let id: String
-    public let kind: LedgerKind
-    public let points: Int
-    public let balanceAfter: Int
-    public let reason: String
-    public let challengeID: ChallengeID?
-    public let createdAt: Date
-}
-
 public struct QuestCompletion: Sendable, Equatable {
     public let challengeID: ChallengeID
     public let periodKey: String
     public let value: Int
     public let bonus: Int
     public let completedAt: Date
-}
-
-public enum QuestStoreError: Error, Equatable {
-    /// The balance would go below zero.
-    case insufficientPoints(balance: Int)
 }
 
 /// Family quests: catalogs, challenges, usage reports, the points ledger, completions,
@@ -378,76 +363,25 @@ public struct QuestQueries: Sendable {
         return (days, total)
     }
 
-    // MARK: Ledger
+    // MARK: Points (the member's ledger; see PointsLedger)
 
-    /// Takes the child's row lock for the rest of the transaction, so two settlements of the
-    /// same child (two devices uploading at once) run one after the other on PostgreSQL too.
-    /// (SQLite write transactions are serialized already.)
-    public func lockChild(_ child: MemberID) async throws {
-        try await db.raw("""
-            INSERT INTO quest_balances (child_id, balance, earned) VALUES (\(bind: child.rawValue), 0, 0) ON CONFLICT (child_id) DO NOTHING
-            """).run()
-        try await db.raw("UPDATE quest_balances SET balance = balance WHERE child_id = \(bind: child.rawValue)").run()
-    }
+    public var points: PointsLedger { PointsLedger(db: db) }
 
-    public func balance(_ child: MemberID) async throws -> (balance: Int, earned: Int) {
-        guard let row = try await db.raw("SELECT balance, earned FROM quest_balances WHERE child_id = \(bind: child.rawValue)").first() else {
-            return (0, 0)
-        }
-        return (Int(try row.decode(column: "balance", as: Int64.self)), Int(try row.decode(column: "earned", as: Int64.self)))
-    }
+    public func lockChild(_ child: MemberID) async throws { try await points.lock(child) }
 
-    /// Appends one ledger entry and moves the balance with it, atomically: the balance row is
-    /// updated only if it stays at or above zero (a conditional UPDATE, which also serializes
-    /// concurrent spends on PostgreSQL), otherwise `QuestStoreError.insufficientPoints`.
+    public func balance(_ child: MemberID) async throws -> (balance: Int, earned: Int) { try await points.balance(child) }
+
     @discardableResult
-    public func append(_ child: MemberID, kind: LedgerKind, points: Int, reason: String, challenge: ChallengeID? = nil,
+    public func append(_ child: MemberID, kind: LedgerKind, points amount: Int, reason: String, challenge: ChallengeID? = nil,
                        by creator: MemberID? = nil, id: String, now: Date) async throws -> Int {
-        try await db.raw("""
-            INSERT INTO quest_balances (child_id, balance, earned) VALUES (\(bind: child.rawValue), 0, 0) ON CONFLICT (child_id) DO NOTHING
-            """).run()
-        let earned = (kind == .earn || kind == .bonus) ? points : 0
-        guard let row = try await db.raw("""
-            UPDATE quest_balances SET balance = balance + \(bind: Int64(points)), earned = earned + \(bind: Int64(earned))
-            WHERE child_id = \(bind: child.rawValue) AND balance + \(bind: Int64(points)) >= 0
-            RETURNING balance
-            """).first() else {
-            throw QuestStoreError.insufficientPoints(balance: try await balance(child).balance)
-        }
-        let balance = Int(try row.decode(column: "balance", as: Int64.self))
-        let seq = try await db.raw("""
-            SELECT CAST(COALESCE(MAX(seq), 0) + 1 AS BIGINT) AS next FROM quest_ledger WHERE child_id = \(bind: child.rawValue)
-            """).first()!.decode(column: "next", as: Int64.self)
-        try await db.raw("""
-            INSERT INTO quest_ledger (id, child_id, kind, points, balance_after, reason, challenge_id, created_by, created_at, seq)
-            VALUES (\(bind: id), \(bind: child.rawValue), \(bind: kind.rawValue), \(bind: Int64(points)), \(bind: Int64(balance)), \(bind: reason),
-                    \(bind: challenge?.rawValue), \(bind: creator?.rawValue), \(bind: now.storedMillis), \(bind: seq))
-            """).run()
-        return balance
+        try await points.append(child, kind: kind, points: amount, reason: reason, challenge: challenge, by: creator, id: id, now: now)
     }
 
-    /// The newest entries first.
     public func ledger(_ child: MemberID, limit: Int, offset: Int) async throws -> [LedgerEntry] {
-        try await db.raw("""
-            SELECT id, kind, points, balance_after, reason, challenge_id, created_at FROM quest_ledger WHERE child_id = \(bind: child.rawValue)
-            ORDER BY seq DESC LIMIT \(bind: limit) OFFSET \(bind: offset)
-            """).all().map { row in
-            LedgerEntry(id: try row.decode(column: "id", as: String.self),
-                        kind: LedgerKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .adjust,
-                        points: Int(try row.decode(column: "points", as: Int64.self)),
-                        balanceAfter: Int(try row.decode(column: "balance_after", as: Int64.self)),
-                        reason: try row.decode(column: "reason", as: String.self),
-                        challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { ChallengeID($0) },
-                        createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
-        }
+        try await points.entries(child, limit: limit, offset: offset)
     }
 
-    /// The ledger's sum, to check against the balance (integrity checks).
-    public func ledgerSum(_ child: MemberID) async throws -> Int {
-        Int(try await db.raw("""
-            SELECT CAST(COALESCE(SUM(points), 0) AS BIGINT) AS total FROM quest_ledger WHERE child_id = \(bind: child.rawValue)
-            """).first()!.decode(column: "total", as: Int64.self))
-    }
+    public func ledgerSum(_ child: MemberID) async throws -> Int { try await points.sum(child) }
 
     // MARK: Completions, grants, badges
 

@@ -10,6 +10,12 @@ public enum LedgerKind: String, Sendable, CaseIterable, Codable {
     case redeem
     /// A guardian's correction, with a reason (either sign).
     case adjust
+    /// A story's rewards, collected after a selfie at the track.
+    case story
+    /// A daily task, once per local day.
+    case task
+    /// A trading card bought in the card shop (negative).
+    case purchase
 }
 
 /// How a household turns points into reward minutes.

@@ -408,7 +408,7 @@ public struct QuestService: Sendable {
             do {
                 balance = try await q.append(child.id, kind: .redeem, points: -cost, reason: "\(minutes) minutes of \(app.name)",
                                              by: actor.id, id: ids.makeUUID().uuidString.lowercased(), now: now)
-            } catch QuestStoreError.insufficientPoints(let have) {
+            } catch PointsError.insufficientPoints(let have) {
                 throw DomainError.conflict(field: "minutes", message: "Not enough points: \(minutes) minutes cost \(cost) and you have \(have).")
             }
             let grant = UnlockGrant(id: ids.makeUUID().uuidString.lowercased(), token: token, minutes: minutes, startsAt: now,
@@ -437,7 +437,7 @@ public struct QuestService: Sendable {
             do {
                 return try await q.append(child.id, kind: .adjust, points: points, reason: reason, by: actor.id,
                                           id: ids.makeUUID().uuidString.lowercased(), now: now)
-            } catch QuestStoreError.insufficientPoints(let have) {
+            } catch PointsError.insufficientPoints(let have) {
                 throw DomainError.conflict(field: "points", message: "The balance is \(have); it cannot go below zero.")
             }
         }
