@@ -228,7 +228,7 @@ public struct StoryContent: Sendable, Equatable, Codable {
                 return nil
             }
             do { return try JSONDecoder().decode(T.self, from: data) } catch let error as DecodingError {
-                issues.append(ContentIssue(file: file, path: Self.path(of: error), message: Self.message(of: error)))
+                issues.append(ContentIssue(file: file, path: error.fieldPath, message: Self.message(of: error)))
             } catch {
                 issues.append(ContentIssue(file: file, path: "", message: "\(error)"))
             }
@@ -353,18 +353,6 @@ public struct StoryContent: Sendable, Equatable, Codable {
             text(topic.answer, "help.json", "[\(i)].answer", max: 4000)
         }
         return issues
-    }
-
-    static func path(of error: DecodingError) -> String {
-        let codingPath: [any CodingKey]
-        switch error {
-        case .keyNotFound(let key, let context): codingPath = context.codingPath + [key]
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): codingPath = context.codingPath
-        @unknown default: codingPath = []
-        }
-        return codingPath.reduce(into: "") { result, key in
-            if let index = key.intValue { result += "[\(index)]" } else { result += result.isEmpty ? key.stringValue : "." + key.stringValue }
-        }
     }
 
     static func message(of error: DecodingError) -> String {

@@ -114,30 +114,18 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     }
 
     static func from(_ error: DecodingError) -> Problem {
-        func path(_ codingPath: [any CodingKey]) -> String {
-            codingPath.reduce(into: "") { result, key in
-                if let index = key.intValue { result += "[\(index)]" } else {
-                    result += result.isEmpty ? key.stringValue : "." + key.stringValue
-                }
-            }
-        }
-        let field: String?
+        let field: String? = error.fieldPath
         let message: String
         switch error {
-        case .keyNotFound(let key, let context):
-            field = path(context.codingPath + [key])
+        case .keyNotFound:
             message = "This field is required."
-        case .typeMismatch(let type, let context):
-            field = path(context.codingPath)
+        case .typeMismatch(let type, _):
             message = "Expected \(describe(type))."
-        case .valueNotFound(let type, let context):
-            field = path(context.codingPath)
+        case .valueNotFound(let type, _):
             message = "Expected \(describe(type)), got null."
         case .dataCorrupted(let context):
-            field = context.codingPath.isEmpty ? nil : path(context.codingPath)
             message = context.codingPath.isEmpty ? "The request body is not valid JSON." : context.debugDescription
         @unknown default:
-            field = nil
             message = "The request body could not be read."
         }
         let named = field.flatMap { $0.isEmpty ? nil : $0 }
