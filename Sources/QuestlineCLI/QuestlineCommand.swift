@@ -12,7 +12,8 @@ public struct QuestlineCommand: AsyncParsableCommand {
         commandName: "questline",
         abstract: "Questline: an engagement engine for reading and learning apps.",
         subcommands: [Serve.self, Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self,
-                      WidgetPreviewCommand.self, ReadingFunnelCommand.self, SavedImportCommand.self],
+                      WidgetPreviewCommand.self, ReadingFunnelCommand.self, SavedImportCommand.self,
+                      ContentImportCommand.self],
         defaultSubcommand: Serve.self)
 
     public init() {}
@@ -70,6 +71,8 @@ struct Serve: AsyncParsableCommand {
                 let created = try await DemoData.ensure(store: opened, configuration: configuration)
                 printDemoAccounts(created)
             }
+            // The track stories content: the bundled set until another is imported (`content-import`).
+            try await StoryService(store: opened, configuration: configuration).installBundledContentIfEmpty()
             let app = try await buildApplication(configuration: configuration, store: opened, logger: logger)
             say("Questline is running at http://\(hostname == "0.0.0.0" ? "localhost" : hostname):\(port)/ on \(configuration.store)")
             try await app.runService()

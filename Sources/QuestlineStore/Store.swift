@@ -10,6 +10,7 @@ public struct Store: Sendable {
     public let reading: ReadingStore
     public let activity: ActivityStore
     public let quests: QuestStore
+    public let stories: StoryStore
 
     public init(database: Database) {
         self.database = database
@@ -19,6 +20,7 @@ public struct Store: Sendable {
         reading = ReadingStore(database)
         activity = ActivityStore(database)
         quests = QuestStore(database)
+        stories = StoryStore(database)
     }
 
     /// Opens the database and applies any missing migrations.

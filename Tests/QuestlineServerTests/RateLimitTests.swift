@@ -70,3 +70,18 @@ import Testing
         }
     }
 }
+
+/// The stories content's assets are served from the store.
+@Suite struct StoryAssetTests {
+    @Test func bundledAssetsAreServedWithTheirTypeAndAScriptlessPolicy() async throws {
+        try await Harness.run { app in
+            _ = try await StoryService(store: app.store, configuration: AppConfiguration(store: .sqlite(path: ":unused:"))).installBundledContentIfEmpty()
+            let cover = try await app.send(.get, "/content/stories/covers/indianapolis.svg")
+            #expect(cover.status == .ok && cover.headers[.contentType] == "image/svg+xml")
+            #expect(cover.headers[.contentSecurityPolicy]?.contains("sandbox") == true)
+            #expect(cover.text.hasPrefix("<svg"))
+            try await app.send(.get, "/content/stories/covers/nowhere.svg").expectProblem(.notFound)
+            try await app.send(.get, "/content/stories/../stories.json").expectProblem(.notFound)
+        }
+    }
+}

@@ -80,3 +80,26 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
         }
     }
 }
+
+@Suite struct StoryStoreTests {
+    @Test(arguments: TestDatabase.available)
+    func contentAndBinaryAssetsAreReplacedAsAWhole(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            #expect(try await store.stories.content() == nil)
+            var content = StoryContent.empty
+            content.states = [StoryState(code: "CA", name: "California")]
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF, 0x10]
+            try await store.stories.replaceContent(content, assets: [StoryAsset(path: "a/b.png", contentType: "image/png", bytes: png),
+                                                                     StoryAsset(path: "old.svg", contentType: "image/svg+xml", bytes: Array("<svg/>".utf8))],
+                                                   now: t0)
+            #expect(try await store.stories.content()?.content == content)
+            #expect(try await store.stories.asset("a/b.png")?.bytes == png)
+            content.states.append(StoryState(code: "TX", name: "Texas"))
+            try await store.stories.replaceContent(content, assets: [StoryAsset(path: "a/b.png", contentType: "image/png", bytes: [1, 2, 3])], now: t0)
+            #expect(try await store.stories.content()?.content.states.count == 2)
+            #expect(try await store.stories.asset("old.svg") == nil)
+            #expect(try await store.stories.asset("a/b.png")?.bytes == [1, 2, 3])
+            #expect(try await store.stories.assetCount() == 1)
+        }
+    }
+}

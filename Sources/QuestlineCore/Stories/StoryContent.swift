@@ -185,6 +185,7 @@ public struct ContentIssue: Sendable, Equatable, CustomStringConvertible {
 /// Everything wrong with a set of content files.
 public struct ContentIssues: Error, Sendable, Equatable, CustomStringConvertible {
     public let issues: [ContentIssue]
+    public init(issues: [ContentIssue]) { self.issues = issues }
     public var description: String { issues.map(\.description).joined(separator: "\n") }
 }
 

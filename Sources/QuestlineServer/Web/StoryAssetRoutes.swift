@@ -1,0 +1,25 @@
+import Foundation
+import Hummingbird
+import QuestlineCore
+import QuestlineStore
+
+/// The track-stories content's images and videos, served from the store under
+/// `/content/stories/<path>`: the pages need no external URL.
+struct StoryAssetRoutes {
+    let stories: StoryService
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/content/stories/**") { request, context in try await self.asset(request, context) }
+    }
+
+    private func asset(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let path = context.parameters.getCatchAll().joined(separator: "/")
+        guard !path.isEmpty, !path.contains(".."), let asset = try await stories.store.stories.asset(path) else {
+            throw DomainError.notFound("There is no such image or video.")
+        }
+        var headers: HTTPFields = [.contentType: asset.contentType, .cacheControl: "public, max-age=3600"]
+        // An SVG opened on its own must not run anything.
+        if asset.contentType == "image/svg+xml" { headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox" }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+    }
+}
