@@ -82,5 +82,5 @@ public struct Migrator: Sendable {
 public enum Migrations {
     public static let all: [Migration] = AccountsSchema.migrations + IdempotencySchema.migrations + GameSchema.migrations
         + ReadingSchema.migrations + ActivitySchema.migrations + QuestSchema.migrations
-        + StorySchema.migrations
+        + StorySchema.migrations + StoryMemberSchema.migrations
 }
