@@ -93,12 +93,17 @@ public struct StoryBadge: Sendable, Equatable, Codable {
     public let title: String
     public let description: String
     public let image: String
+    /// Awarded by itself when this count reaches `target`; without one, a story's reward gives it.
+    public let metric: AchievementMetric?
+    public let target: Int?
 
-    public init(id: String, title: String, description: String, image: String) {
+    public init(id: String, title: String, description: String, image: String, metric: AchievementMetric? = nil, target: Int? = nil) {
         self.id = id
         self.title = title
         self.description = description
         self.image = image
+        self.metric = metric
+        self.target = target
     }
 }
 
@@ -309,6 +314,10 @@ public struct StoryContent: Sendable, Equatable, Codable {
             text(badge.title, "badges.json", "[\(i)].title", max: 80)
             text(badge.description, "badges.json", "[\(i)].description", max: 400)
             asset(badge.image, "badges.json", "[\(i)].image")
+            if badge.metric != nil || badge.target != nil {
+                check(badge.metric != nil && (1...1_000_000).contains(badge.target ?? 0), "badges.json", "[\(i)].target",
+                      "A badge awarded by a count needs both metric and a target from 1 to 1000000.")
+            }
         }
         let cardIDs = Set(cards.map(\.id)), badgeIDs = Set(badges.map(\.id))
         unique(stories, \.id, "stories.json", "id")
