@@ -44,6 +44,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let reading = ReadingService(store: store, configuration: configuration)
     let activity = ActivityService(store: store, configuration: configuration)
     let quests = QuestService(store: store, configuration: configuration)
+    let stories = StoryMemberService(store: store, configuration: configuration)
     try await reading.installCampaigns(demo: configuration.demoCampaign)
     let pages = try await PageRenderer.load()
     _ = Observability.registry
@@ -80,7 +81,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let api = router.group("api/v1")
         .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
         .add(middleware: IdempotencyMiddleware(store: store.idempotency, clock: configuration.clock))
-    try APIImplementation(accounts: accounts, games: games, reading: reading, activity: activity, quests: quests,
+    try APIImplementation(accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
                           admins: configuration.adminEmails).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
 
     let readingRoutes = ReadingRoutes(reading: reading, pages: pages)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import QuestlineAPI
+import QuestlineServer
 import Testing
 
 /// Who is asking, in the authorization matrix.
@@ -24,9 +25,12 @@ enum Asker: String, CaseIterable, Sendable {
 /// The members and resources each matrix cell starts from (a fresh database per cell).
 struct World: Sendable {
     var tokens: [Asker: String] = [:]
-    var adminID = "", childID = "", guardianID = "", household = "", quest = "", session = "", invitation = ""
+    var adminID = "", childID = "", guardianID = "", household = "", quest = "", session = "", invitation = "", comment = ""
 
-    static func make(_ app: Harness) async throws -> World {
+    /// A tiny valid PNG: the signature and nothing else an image sniffer needs.
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
+
+    static func make(_ app: Harness, stories: Bool = false) async throws -> World {
         var world = World()
         let (admin, adminID) = try await app.signUp("admin@example.com", name: "Admin")
         let (guardian, guardianID) = try await app.signUp("guardian@example.com", name: "Grace")
@@ -55,6 +59,19 @@ struct World: Sendable {
         for token in world.tokens.values {
             _ = try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"Octopus"}"#, token: token)
         }
+        if stories {
+            // The owner (the administrator) has a comment, a profile photo, selfies at Daytona and
+            // Homestead, and Daytona's rewards collected (100 points).
+            try await StoryService(store: app.store, configuration: AppConfiguration(store: .sqlite(path: ":unused:"))).installBundledContentIfEmpty()
+            world.comment = try await app.send(.post, "/api/v1/stories/daytona/chapters/0/comments", json: #"{"text":"Great lap"}"#, token: admin)
+                .object["id"] as? String ?? ""
+            for story in ["daytona", "homestead"] {
+                _ = try await app.sendBytes(.put, "/api/v1/stories/\(story)/selfie", bytes: png, token: admin)
+            }
+            _ = try await app.sendBytes(.put, "/api/v1/profile/photo", bytes: png, token: admin)
+            let collected = try await app.send(.post, "/api/v1/stories/daytona/rewards", token: admin)
+            #expect(collected.status == .created, "\(collected.text)")
+        }
         return world
     }
 }
@@ -63,6 +80,7 @@ struct Cell: Sendable {
     let method: HTTPRequest.Method
     let path: String
     let json: String?
+    var bytes: [UInt8]? = nil
 }
 
 /// One operation of the contract: how to call it, and the status each asker gets.
@@ -75,6 +93,8 @@ struct MatrixRow: Sendable, CustomTestStringConvertible {
     var owner: Asker = .owner
     /// A server-sent event stream: allowed askers are not called (the stream does not end).
     var streams = false
+    /// The world needs the stories content.
+    var stories = false
 
     var testDescription: String { operation }
 }
@@ -94,6 +114,9 @@ private func childData(child: Int, guardian: Int) -> [Asker: Int] {
 }
 private func householdData(guardian: Int, child: Int) -> [Asker: Int] {
     [.anonymous: 401, .owner: guardian, .stranger: 404, .guardian: guardian, .child: child, .otherGuardian: 404]
+}
+private func ownerOnly(_ status: Int, others: Int) -> [Asker: Int] {
+    [.anonymous: 401, .owner: status, .stranger: others, .guardian: others, .child: others, .otherGuardian: others]
 }
 private func adminOnly(_ status: Int) -> [Asker: Int] {
     [.anonymous: 401, .owner: status, .stranger: 403, .guardian: 403, .child: 403, .otherGuardian: 403]
@@ -201,6 +224,48 @@ let matrix: [MatrixRow] = [
               expected: childData(child: 403, guardian: 201), owner: .child),
     MatrixRow(operation: "getLedger", request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/ledger", json: nil) },
               expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(operation: "listStories", request: { _ in Cell(method: .get, path: "/api/v1/stories?q=speedway", json: nil) }, expected: all(200), stories: true),
+    MatrixRow(operation: "getStoryCatalog", request: { _ in Cell(method: .get, path: "/api/v1/stories/catalog", json: nil) }, expected: all(200), stories: true),
+    MatrixRow(operation: "getStoryPreferences", request: { _ in Cell(method: .get, path: "/api/v1/stories/preferences", json: nil) }, expected: all(200), stories: true),
+    MatrixRow(operation: "setStoryPreferences", request: { _ in Cell(method: .put, path: "/api/v1/stories/preferences", json: #"{"states":["FL"],"tracks":["daytona"]}"#) },
+              expected: all(200), stories: true),
+    MatrixRow(operation: "finishOnboarding", request: { _ in Cell(method: .post, path: "/api/v1/stories/onboarding", json: nil) }, expected: all(204), stories: true),
+    MatrixRow(operation: "getStory", request: { _ in Cell(method: .get, path: "/api/v1/stories/daytona", json: nil) }, expected: all(200), stories: true),
+    MatrixRow(operation: "setStoryBookmark", request: { _ in Cell(method: .put, path: "/api/v1/stories/daytona/bookmark", json: #"{"bookmarked":true}"#) },
+              expected: all(204), stories: true),
+    MatrixRow(operation: "getStoryPage", request: { _ in Cell(method: .get, path: "/api/v1/stories/daytona/chapters/0/pages/1", json: nil) },
+              expected: all(200), stories: true),
+    MatrixRow(operation: "listStoryComments", request: { _ in Cell(method: .get, path: "/api/v1/stories/daytona/chapters/0/comments", json: nil) },
+              expected: all(200), stories: true),
+    MatrixRow(operation: "addStoryComment", request: { _ in Cell(method: .post, path: "/api/v1/stories/daytona/chapters/0/comments", json: #"{"text":"Hi"}"#) },
+              expected: all(201), stories: true),
+    // Comments are visible to every member; only the author deletes one.
+    MatrixRow(operation: "deleteStoryComment", request: { w in Cell(method: .delete, path: "/api/v1/comments/\(w.comment)", json: nil) },
+              expected: adminOnly(204), stories: true),
+    MatrixRow(operation: "uploadSelfie", request: { _ in Cell(method: .put, path: "/api/v1/stories/texas/selfie", json: nil, bytes: World.png) },
+              expected: all(204), stories: true),
+    // Selfies and photos are served to their owner only: the others have none of their own.
+    MatrixRow(operation: "getSelfie", request: { _ in Cell(method: .get, path: "/api/v1/stories/daytona/selfie", json: nil) },
+              expected: ownerOnly(200, others: 404), stories: true),
+    MatrixRow(operation: "collectStoryRewards", request: { _ in Cell(method: .post, path: "/api/v1/stories/homestead/rewards", json: nil) },
+              expected: ownerOnly(201, others: 409), stories: true),
+    MatrixRow(operation: "getStoryProfile", request: { _ in Cell(method: .get, path: "/api/v1/profile/stories", json: nil) }, expected: all(200), stories: true),
+    MatrixRow(operation: "setProfileDetails", request: { _ in Cell(method: .put, path: "/api/v1/profile/details", json: #"{"location":"Austin"}"#) },
+              expected: all(200), stories: true),
+    MatrixRow(operation: "uploadProfilePhoto", request: { _ in Cell(method: .put, path: "/api/v1/profile/photo", json: nil, bytes: World.png) },
+              expected: all(204), stories: true),
+    MatrixRow(operation: "getProfilePhoto", request: { _ in Cell(method: .get, path: "/api/v1/profile/photo", json: nil) },
+              expected: ownerOnly(200, others: 404), stories: true),
+    MatrixRow(operation: "getPoints", request: { _ in Cell(method: .get, path: "/api/v1/points", json: nil) }, expected: all(200), stories: true),
+    MatrixRow(operation: "listDailyTasks", request: { _ in Cell(method: .get, path: "/api/v1/points/tasks", json: nil) }, expected: all(200), stories: true),
+    MatrixRow(operation: "completeDailyTask", request: { _ in Cell(method: .post, path: "/api/v1/points/tasks/check-in", json: nil) },
+              expected: all(201), stories: true),
+    MatrixRow(operation: "listShopCards", request: { _ in Cell(method: .get, path: "/api/v1/shop/cards?q=flag", json: nil) }, expected: all(200), stories: true),
+    // Points are one balance per member: the owner has a story's rewards, the child its quest
+    // adjustment; the others have nothing to spend.
+    MatrixRow(operation: "buyCard", request: { _ in Cell(method: .post, path: "/api/v1/shop/cards/pit-crew/purchase", json: nil) },
+              expected: [.anonymous: 401, .owner: 201, .stranger: 409, .guardian: 409, .child: 201, .otherGuardian: 409], stories: true),
+    MatrixRow(operation: "listHelpTopics", request: { _ in Cell(method: .get, path: "/api/v1/help", json: nil) }, expected: all(200), stories: true),
 ]
 
 @Suite struct AuthorizationMatrixTests {
@@ -226,10 +291,15 @@ let matrix: [MatrixRow] = [
             let expected = row.expected[asker]!
             if row.streams, (200..<300).contains(expected) { continue }
             try await Harness.run(feedFetcher: try FixtureFeeds(), sessionLifetime: 7 * 86_400) { app in
-                let world = try await World.make(app)
+                let world = try await World.make(app, stories: row.stories)
                 let cell = row.request(world)
                 let token = world.tokens[asker == .owner ? row.owner : asker]
-                let reply = try await app.send(cell.method, cell.path, json: cell.json, token: token)
+                let reply: Reply
+                if let bytes = cell.bytes {
+                    reply = try await app.sendBytes(cell.method, cell.path, bytes: bytes, token: token)
+                } else {
+                    reply = try await app.send(cell.method, cell.path, json: cell.json, token: token)
+                }
                 #expect(reply.status.code == expected, "\(row.operation) as \(asker.rawValue): \(reply.status.code) \(reply.text.prefix(300))")
                 if reply.status.code >= 400 { #expect(reply.headers[.contentType] == "application/problem+json") }
             }

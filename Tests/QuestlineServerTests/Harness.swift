@@ -70,6 +70,14 @@ struct Harness {
         return Reply(response)
     }
 
+    /// Sends raw bytes (`application/octet-stream`), as a device uploads a photo.
+    @discardableResult
+    func sendBytes(_ method: HTTPRequest.Method, _ uri: String, bytes: [UInt8], token: String? = nil) async throws -> Reply {
+        var headers: HTTPFields = [.contentType: "application/octet-stream"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return Reply(try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(bytes: bytes)))
+    }
+
     /// Signs up a member through the API; returns its token and id.
     func signUp(_ email: String, name: String = "Member", timeZone: String = "Europe/Berlin") async throws -> (token: String, id: String) {
         let reply = try await send(.post, "/api/v1/auth/signup",

@@ -13,6 +13,7 @@ struct APIImplementation: APIProtocol {
     let reading: ReadingService
     let activity: ActivityService
     let quests: QuestService
+    let stories: StoryMemberService
     /// E-mails of members who may use the admin operations.
     let admins: Set<String>
 

@@ -128,10 +128,7 @@ extension APIImplementation {
         let limit = min(max(input.query.limit ?? 50, 1), 200)
         let offset = max(input.query.offset ?? 0, 0)
         let (entries, balance) = try await quests.ledger(try childID(input.path.childId), as: me, limit: limit, offset: offset)
-        return .ok(.init(body: .json(.init(balance: balance, entries: entries.map {
-            .init(id: $0.id, kind: .init(rawValue: $0.kind.rawValue) ?? .adjust, points: $0.points, balanceAfter: $0.balanceAfter,
-                  reason: $0.reason, challengeId: $0.challengeID?.rawValue, createdAt: $0.createdAt)
-        }))))
+        return .ok(.init(body: .json(.init(balance: balance, entries: entries.map(Components.Schemas.LedgerEntry.init)))))
     }
 
     // MARK: Helpers

@@ -1,13 +1,21 @@
 import HTTPTypes
 import Hummingbird
+import QuestlineCore
 
 /// Refuses bodies over the limit with 413 (declared length or counted while reading) and
 /// leaves the collected body in the request for the handlers after it.
 struct BodyLimitMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    let maxBytes: Int
+    let defaultMaxBytes: Int
+    /// Photo uploads (selfies, profile photos) may be larger: 5 MiB and a little framing.
+    static let uploadMaxBytes = UploadedImage.maxBytes + 1024
+
+    init(maxBytes: Int) { defaultMaxBytes = maxBytes }
+
+    static func isUpload(_ path: String) -> Bool { path.hasSuffix("/selfie") || path.hasSuffix("/profile/photo") }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let maxBytes = Self.isUpload(request.uri.path) ? max(defaultMaxBytes, Self.uploadMaxBytes) : defaultMaxBytes
         var request = request
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maxBytes {
             throw tooLarge
@@ -22,6 +30,6 @@ struct BodyLimitMiddleware: RouterMiddleware {
 
     private var tooLarge: Problem {
         Problem(status: .contentTooLarge, type: "body-too-large", title: "Request body too large",
-                detail: "The request body is larger than \(maxBytes) bytes.", field: "body")
+                detail: "The request body is larger than this endpoint accepts.", field: "body")
     }
 }

@@ -47,6 +47,8 @@ public struct AppRequestContext: RequestContext {
     public var requestID: String = ""
     /// The client's address (the connection's peer; no proxy headers are trusted).
     public let remoteAddress: SocketAddress?
+    /// Large enough for a photo upload; `BodyLimitMiddleware` sets the real limit per route.
+    public var maxUploadSize: Int { 6 << 20 }
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
