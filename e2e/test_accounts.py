@@ -64,8 +64,7 @@ def test_sign_up_lands_on_home_with_local_day_and_navigation(browser, server, sh
         assert area in nav.text
     shot("home")
     click(browser, "a.tile[href='/stories']")
-    wait_text(browser, ".empty-state", "is not available yet")
-    shot("stories-unavailable")
+    wait_text(browser, "[data-slide='0']", "Stories from the track")  # first visit: the onboarding
     browser.get(server.url("/family"))
     wait_text(browser, ".empty-state", "Set up your family")
 

@@ -92,6 +92,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     GameRoutes(games: games, pages: pages).register(on: router)
     FamilyRoutes(quests: quests, pages: pages).register(on: router)
     StoryAssetRoutes(stories: StoryService(store: store, configuration: configuration)).register(on: router)
+    StoryRoutes(stories: stories, pages: pages).register(on: router)
     let services: [any Service] = configuration.bufferAnalytics ? [AnalyticsFlushService(buffer: reading.analytics)] : []
     return (router, services)
 }

@@ -23,7 +23,8 @@ struct WebRoutes {
         router.post("/signup") { request, context in try await self.signUp(request, context) }
         router.get("/login") { request, context in
             self.pages.page("login", title: "Log in",
-                            data: ["next": self.next(request), "signedOut": request.uri.queryParameters["signedOut"] != nil],
+                            data: ["next": self.next(request), "signedOut": request.uri.queryParameters["signedOut"] != nil,
+                                   "notice": Self.loginNotices[request.uri.queryParameters["notice"].map(String.init) ?? ""] ?? false],
                             context: context, path: "/login", back: "/")
         }
         router.post("/login") { request, context in try await self.logIn(request, context) }
@@ -40,9 +41,15 @@ struct WebRoutes {
         }
     }
 
+    /// What the login page's secondary buttons answer: there is no password reset by e-mail or
+    /// social sign-in, and the page says so rather than pretending.
+    static let loginNotices = [
+        "forgot": "Password reset by e-mail is not available. A guardian can set a new password for a child; otherwise create a new account.",
+        "facebook": "Signing in with Facebook is not available. Log in with your e-mail or username and password.",
+    ]
+
     /// Areas whose features have not landed yet: each page says so plainly.
     static let comingSoon: [(path: String, title: String, what: String)] = [
-        ("/stories", "Stories", "Track stories, selfies, points and the card shop"),
     ]
 
     /// Areas that have landed, with what they offer.
@@ -51,6 +58,7 @@ struct WebRoutes {
         "/reading": "Reading streaks and the reading challenge",
         "/activity": "Your badges (reading insights are coming)",
         "/family": "Family quests: guardians set challenges, children earn points and unlock apps",
+        "/stories": "Track stories: chapters, selfies at the track, points and the card shop",
     ]
 
     // MARK: Pages

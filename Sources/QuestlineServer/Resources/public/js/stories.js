@@ -1,0 +1,119 @@
+// Track stories: progressive enhancements. Every page works without this file except the
+// camera/photo upload, which needs it to send the picture's bytes.
+
+// A spinner while a slow page loads (after 300 ms).
+const spinner = document.createElement("div");
+spinner.className = "spinner";
+spinner.setAttribute("role", "status");
+spinner.setAttribute("aria-label", "Loading");
+spinner.hidden = true;
+document.body.append(spinner);
+let spinnerTimer = null;
+const showSpinnerSoon = () => { clearTimeout(spinnerTimer); spinnerTimer = setTimeout(() => { spinner.hidden = false; }, 300); };
+window.addEventListener("pageshow", () => { clearTimeout(spinnerTimer); spinner.hidden = true; });
+for (const link of document.querySelectorAll("main a[href^='/stories'], .story-nav a")) link.addEventListener("click", showSpinnerSoon);
+for (const form of document.querySelectorAll("main form[method='post'], main form[method='get']")) form.addEventListener("submit", showSpinnerSoon);
+
+// The welcome carousel: dots and swipes.
+const carousel = document.querySelector("[data-carousel]");
+if (carousel) {
+  const slides = [...carousel.querySelectorAll("[data-slide]")];
+  const dots = [...carousel.querySelectorAll("[data-dot]")];
+  let current = 0;
+  const show = (index) => {
+    current = Math.max(0, Math.min(slides.length - 1, index));
+    slides.forEach((slide, i) => { slide.hidden = i !== current; });
+    dots.forEach((dot, i) => { dot.classList.toggle("dot--on", i === current); dot.toggleAttribute("aria-current", i === current); });
+    carousel.dataset.current = String(current);
+  };
+  dots.forEach((dot, i) => dot.addEventListener("click", () => show(i)));
+  let startX = null;
+  carousel.addEventListener("pointerdown", (event) => { startX = event.clientX; });
+  carousel.addEventListener("pointerup", (event) => {
+    if (startX === null) return;
+    const dx = event.clientX - startX;
+    if (Math.abs(dx) > 40) show(current + (dx < 0 ? 1 : -1));
+    startX = null;
+  });
+  carousel.addEventListener("keydown", (event) => {
+    if (event.key === "ArrowRight") show(current + 1);
+    if (event.key === "ArrowLeft") show(current - 1);
+  });
+}
+
+// The pre-story choice: two steps with < > and dots; Finish needs a state and a track.
+const choose = document.querySelector("[data-choose]");
+if (choose) {
+  const steps = [...choose.querySelectorAll("[data-step]")];
+  const dots = [...choose.querySelectorAll("[data-step-dot]")];
+  const hasErrors = choose.querySelector(".field__error");
+  let step = 0;
+  const show = (index) => {
+    step = Math.max(0, Math.min(steps.length - 1, index));
+    steps.forEach((section, i) => { section.hidden = i !== step && !hasErrors; });
+    dots.forEach((dot, i) => dot.classList.toggle("dot--on", i === step));
+  };
+  choose.querySelector("[data-step-prev]").addEventListener("click", () => show(step - 1));
+  choose.querySelector("[data-step-next]").addEventListener("click", () => show(step + 1));
+  show(0);
+}
+
+// The stories map: a pin shows its track's stories and is highlighted.
+const map = document.querySelector("[data-story-map]");
+if (map) {
+  const pins = [...map.querySelectorAll("[data-pin]")];
+  const tiles = [...map.querySelectorAll("[data-track]")];
+  const select = (pin) => {
+    pins.forEach((other) => other.classList.toggle("pin--active", other === pin));
+    tiles.forEach((tile) => { tile.hidden = tile.dataset.track !== pin.dataset.pin; });
+  };
+  pins.forEach((pin) => {
+    pin.addEventListener("click", () => select(pin));
+    pin.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); select(pin); } });
+  });
+  if (pins.length) select(pins[0]);
+}
+
+// Photo uploads (a selfie at the track, the profile photo): the bytes go to the API.
+async function upload(input, url, errorBox, done) {
+  const file = input.files[0];
+  if (!file) return;
+  errorBox.hidden = true;
+  showSpinnerSoon();
+  try {
+    const response = await fetch(url, { method: "PUT", credentials: "same-origin", headers: { "Content-Type": "application/octet-stream" }, body: file });
+    if (response.ok) { location.href = done; return; }
+    const problem = await response.json().catch(() => ({}));
+    errorBox.textContent = problem.detail || "The photo could not be uploaded.";
+  } catch (_) {
+    errorBox.textContent = "The photo could not be uploaded. Check the connection and try again.";
+  }
+  clearTimeout(spinnerTimer);
+  spinner.hidden = true;
+  errorBox.hidden = false;
+}
+const selfieForm = document.querySelector("[data-selfie-form]");
+if (selfieForm) {
+  const input = selfieForm.querySelector("[data-selfie-input]");
+  input.addEventListener("change", () => upload(input, selfieForm.dataset.upload, selfieForm.querySelector("[data-selfie-error]"), selfieForm.dataset.done));
+}
+const photoInput = document.querySelector("[data-photo-input]");
+if (photoInput) {
+  photoInput.addEventListener("change", () => upload(photoInput, photoInput.dataset.upload, document.querySelector("[data-photo-error]"), "/stories/profile?saved=1"));
+}
+
+// Badge and card popups.
+for (const button of document.querySelectorAll("[data-popup]")) {
+  button.addEventListener("click", () => document.getElementById(button.dataset.popup)?.showModal());
+}
+
+// The comments overlay opens in place.
+const comments = document.querySelector("[data-comments]");
+const opener = document.querySelector("[data-open-comments]");
+if (comments && opener) {
+  opener.addEventListener("click", (event) => {
+    event.preventDefault();
+    comments.classList.remove("comments--closed");
+    comments.querySelector("textarea")?.focus();
+  });
+}

@@ -1,0 +1,115 @@
+"""Track stories end to end: onboarding, a failed then a good login, the pre-story choice,
+a story, a comment, a selfie, the rewards, the card shop and the profile."""
+import struct
+import tempfile
+import uuid
+import zlib
+from pathlib import Path
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from test_accounts import click, fill, sign_up, wait_text
+
+
+def png_file():
+    """A real 8x8 PNG, as a phone's camera would hand over (smaller)."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    raw = b"".join(b"\x00" + bytes([200, 60, 40]) * 8 for _ in range(8))
+    data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 8, 8, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    path = Path(tempfile.mkdtemp()) / "selfie.png"
+    path.write_bytes(data)
+    return str(path)
+
+
+def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card(browser, server, shot):
+    email = f"fan-{uuid.uuid4().hex[:8]}@example.com"
+    sign_up(browser, server, email, name="Frankie Fan", zone="America/Chicago")
+    browser.get(server.url("/profile"))
+    click(browser, "form.logout button")
+    wait_text(browser, ".notice", "signed out")
+
+    # Login: the seed's notices, a failure, then success.
+    click(browser, "a[href='/login?notice=forgot']")
+    wait_text(browser, ".notice", "Password reset by e-mail is not available")
+    fill(browser, "login", email)
+    fill(browser, "password", "not-the-password").send_keys(Keys.ENTER)
+    wait_text(browser, ".form__error", "do not match")
+    shot("stories-login-error")
+    fill(browser, "password", "password123").send_keys(Keys.ENTER)
+    wait_text(browser, ".greeting", "Hello, Frankie Fan")
+
+    # First visit: the onboarding carousel, dots and a swipe.
+    browser.get(server.url("/stories"))
+    WebDriverWait(browser, 10).until(lambda d: "/stories/welcome" in d.current_url)
+    wait_text(browser, "[data-slide='0']", "Stories from the track")
+    click(browser, "[data-dot='2']")
+    wait_text(browser, "[data-slide='2']", "Collect and trade")
+    assert not browser.find_element(By.CSS_SELECTOR, "[data-slide='0']").is_displayed()
+    shot("stories-onboarding")
+    click(browser, "[data-finish-welcome]")
+
+    # The pre-story choice: Finish with nothing chosen is refused; then a state and a track.
+    WebDriverWait(browser, 10).until(lambda d: "/stories/choose" in d.current_url)
+    click(browser, "[data-finish]")
+    wait_text(browser, ".field__error", "Choose at least one state")
+    click(browser, "input[name=states][value=IN]")
+    click(browser, "input[name=tracks][value=indianapolis]")
+    shot("stories-choose")
+    click(browser, "[data-finish]")
+    WebDriverWait(browser, 10).until(lambda d: d.current_url.rstrip("/").endswith("/stories"))
+    first = browser.find_element(By.CSS_SELECTOR, ".story-list .story-tile")
+    assert first.get_attribute("data-story") == "indianapolis"            # the chosen track first
+    wait_text(browser, "[data-story-count]", "8 stories")
+    shot("stories-list")
+
+    # Search (accent-insensitive) and the map with pins.
+    fill(browser, "story-search", "elan").send_keys(Keys.ENTER)
+    wait_text(browser, "[data-story-count]", "1 story")
+    browser.get(server.url("/stories?view=map"))
+    pins = browser.find_elements(By.CSS_SELECTOR, "[data-pin]")
+    assert len(pins) == 8
+    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", pins[3])
+    WebDriverWait(browser, 5).until(lambda d: "pin--active" in (pins[3].get_attribute("class") or ""))
+    shot("stories-map")
+
+    # A story: chapters, a page with its dots, a comment.
+    browser.get(server.url("/stories/read/indianapolis"))
+    wait_text(browser, ".story-hero", "The Brickyard")
+    assert browser.find_element(By.CSS_SELECTOR, "form[action$='/rewards'] button").get_attribute("disabled") is not None
+    click(browser, ".chapter-link")
+    wait_text(browser, ".story-page", "Bricks and mortar")
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".page-dots .dot")) == 3
+    click(browser, "[data-open-comments]")
+    fill(browser, "comment-text", "What a place to race!")
+    click(browser, "#comments form button[type=submit]")
+    wait_text(browser, ".comment-list", "What a place to race!")
+    shot("stories-page-comments")
+
+    # A selfie at the track enables Collect Rewards; collecting shows the rewards and two ways on.
+    browser.get(server.url("/stories/read/indianapolis"))
+    browser.find_element(By.CSS_SELECTOR, "[data-selfie-input]").send_keys(png_file())
+    wait_text(browser, ".notice", "Selfie saved")
+    click(browser, "form[action$='/rewards'] button")
+    wait_text(browser, ".rewards", "Rewards collected!")
+    wait_text(browser, ".rewards", "+140 points")
+    wait_text(browser, ".rewards", "Brickyard Fan")
+    assert browser.find_element(By.LINK_TEXT, "Back to Story") and browser.find_element(By.LINK_TEXT, "Main Menu")
+    shot("stories-rewards")
+
+    # Points and the card shop: buy a card, see it on the profile.
+    browser.get(server.url("/stories/points"))
+    wait_text(browser, "[data-balance]", "140")
+    click(browser, "a[href='/stories/shop']")
+    wait_text(browser, ".card-grid", "Pit Crew")
+    click(browser, "form[action='/stories/shop/pit-crew'] button")
+    wait_text(browser, ".notice", "You bought Pit Crew!")
+    wait_text(browser, "[data-balance]", "40")
+    shot("stories-shop")
+    browser.get(server.url("/stories/profile?tab=cards"))
+    wait_text(browser, ".card-grid", "Pit Crew")
+    click(browser, "[data-popup='card-pit-crew']")
+    wait_text(browser, "#card-pit-crew", "common")
+    shot("stories-profile-cards")
