@@ -17,7 +17,7 @@ def test_logged_out_join_sign_up_and_read(browser, server, shot):
     shot("widget-logged-out")
     click(browser, ".widget [data-cta=login]")                    # remembered for this browser
     wait_text(browser, "h1", "Log in")
-    browser.find_element(By.LINK_TEXT, "Create an account").click()
+    browser.find_element(By.LINK_TEXT, "Sign Up").click()
     wait_text(browser, "h1", "Create your account")
     fill(browser, "email", f"widget-{uuid.uuid4().hex[:8]}@example.com")
     fill(browser, "password", "password123")
