@@ -363,25 +363,8 @@ public struct QuestQueries: Sendable {
         return (days, total)
     }
 
-    // MARK: Points (the member's ledger; see PointsLedger)
-
+    /// The member's points (one ledger for the whole product), on this connection.
     public var points: PointsLedger { PointsLedger(db: db) }
-
-    public func lockChild(_ child: MemberID) async throws { try await points.lock(child) }
-
-    public func balance(_ child: MemberID) async throws -> (balance: Int, earned: Int) { try await points.balance(child) }
-
-    @discardableResult
-    public func append(_ child: MemberID, kind: LedgerKind, points amount: Int, reason: String, challenge: ChallengeID? = nil,
-                       by creator: MemberID? = nil, id: String, now: Date) async throws -> Int {
-        try await points.append(child, kind: kind, points: amount, reason: reason, challenge: challenge, by: creator, id: id, now: now)
-    }
-
-    public func ledger(_ child: MemberID, limit: Int, offset: Int) async throws -> [LedgerEntry] {
-        try await points.entries(child, limit: limit, offset: offset)
-    }
-
-    public func ledgerSum(_ child: MemberID) async throws -> Int { try await points.sum(child) }
 
     // MARK: Completions, grants, badges
 

@@ -248,7 +248,7 @@ public struct MemberDetails: Sendable, Equatable {
 }
 
 /// What a member has done with the stories: the figures achievements and screens need.
-public struct StoryActivity: Sendable, Equatable {
+public struct StoryActivity: Sendable {
     public var progress: [String: (chapter: Int, page: Int)] = [:]
     public var bookmarks: Set<String> = []
     public var selfies: Set<String> = []
@@ -258,12 +258,6 @@ public struct StoryActivity: Sendable, Equatable {
     public var chaptersRead = 0
     public var comments = 0
     public var tasksDone = 0
-
-    public static func == (a: StoryActivity, b: StoryActivity) -> Bool {
-        a.bookmarks == b.bookmarks && a.selfies == b.selfies && a.collected == b.collected && a.cards == b.cards && a.badges == b.badges
-            && a.chaptersRead == b.chaptersRead && a.comments == b.comments && a.tasksDone == b.tasksDone
-            && a.progress.mapValues { [$0.chapter, $0.page] } == b.progress.mapValues { [$0.chapter, $0.page] }
-    }
 }
 
 /// A member's side of the stories, on one connection (in a transaction when from `write`).

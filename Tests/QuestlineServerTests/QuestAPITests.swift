@@ -7,28 +7,16 @@ import Testing
 
 /// Family quests through the real router: a guardian, a child, another household, a stranger.
 @Suite struct QuestAPITests {
-    struct Family {
-        let guardian: String, household: String
-        let child: String, childID: String
-        let otherGuardian: String, stranger: String
-    }
+    typealias Family = HouseholdAPITests.Family
 
+    /// The household fixture (guardian, child, another household's guardian, a stranger), with
+    /// the child's apps: two learning apps and a reward app.
     func family(_ app: Harness) async throws -> Family {
-        let (guardian, _) = try await app.signUp("grace@example.com", name: "Grace")
-        let home = try await app.send(.post, "/api/v1/households", json: #"{"name":"Hopper home"}"#, token: guardian)
-        let household = home.object["id"] as? String ?? ""
-        let child = try await app.send(.post, "/api/v1/households/\(household)/children",
-                                       json: #"{"username":"kid1","password":"kidpass123","displayName":"Kid"}"#, token: guardian)
-        let login = try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"kid1","password":"kidpass123"}"#)
-        let (other, _) = try await app.signUp("olga@example.com")
-        _ = try await app.send(.post, "/api/v1/households", json: #"{"name":"Other"}"#, token: other)
-        let (stranger, _) = try await app.signUp("sam@example.com")
-        let f = Family(guardian: guardian, household: household, child: login.object["token"] as? String ?? "",
-                       childID: child.object["id"] as? String ?? "", otherGuardian: other, stranger: stranger)
+        let f = try await HouseholdAPITests().family(app)
         for (token, body) in [("khan", #"{"name":"Khan Kids","icon":"📘","role":"learning","pointsPerMinute":2}"#),
                               ("duo", #"{"name":"Duolingo","role":"learning"}"#),
                               ("game", #"{"name":"Minecraft","icon":"🎮","role":"reward"}"#)] {
-            let put = try await app.send(.put, "/api/v1/children/\(f.childID)/apps/\(token)", json: body, token: guardian)
+            let put = try await app.send(.put, "/api/v1/children/\(f.childID)/apps/\(token)", json: body, token: f.guardian)
             #expect(put.status == .ok, "\(put.text)")
         }
         return f
@@ -151,7 +139,7 @@ import Testing
             let entries = ledger.object["entries"] as? [[String: Any]] ?? []
             #expect(entries.count == 11 && entries.reduce(0) { $0 + ($1["points"] as? Int ?? 0) } == 0)
             let child = try #require(try await app.store.accounts.member(MemberIDFrom(f.childID)))
-            #expect(try await app.store.quests.read { try await $0.ledgerSum(child.id) } == 0)
+            #expect(try await app.store.quests.read { try await $0.points.sum(child.id) } == 0)
             let grants = try await app.send(.get, "/api/v1/children/\(f.childID)/grants", token: f.child)
             #expect((try JSONSerialization.jsonObject(with: Data(grants.text.utf8)) as? [Any])?.count == 10)
             // Out of the household's limits, and guardians do not spend a child's points.

@@ -20,12 +20,12 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
     func concurrentSpendsNeverOverdrawAndTheLedgerAddsUp(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let (kid, _) = try await child(store)
-            try await store.quests.write { try await $0.append(kid, kind: .adjust, points: 250, reason: "start", id: UUID().uuidString, now: t0) }
+            try await store.quests.write { try await $0.points.append(kid, kind: .adjust, points: 250, reason: "start", id: UUID().uuidString, now: t0) }
             let results = await withTaskGroup(of: Bool.self) { group in
                 for _ in 0..<100 {
                     group.addTask {
                         do {
-                            try await store.quests.write { try await $0.append(kid, kind: .redeem, points: -25, reason: "spend", id: UUID().uuidString, now: t0) }
+                            try await store.quests.write { try await $0.points.append(kid, kind: .redeem, points: -25, reason: "spend", id: UUID().uuidString, now: t0) }
                             return true
                         } catch { return false }
                     }
@@ -33,10 +33,10 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
                 return await group.reduce(into: [Bool]()) { $0.append($1) }
             }
             #expect(results.filter { $0 }.count == 10)
-            let (balance, earned) = try await store.quests.read { try await $0.balance(kid) }
+            let (balance, earned) = try await store.quests.read { try await $0.points.balance(kid) }
             #expect(balance == 0 && earned == 0)
-            #expect(try await store.quests.read { try await $0.ledgerSum(kid) } == 0)
-            let entries = try await store.quests.read { try await $0.ledger(kid, limit: 200, offset: 0) }
+            #expect(try await store.quests.read { try await $0.points.sum(kid) } == 0)
+            let entries = try await store.quests.read { try await $0.points.entries(kid, limit: 200, offset: 0) }
             #expect(entries.count == 11 && entries.allSatisfy { $0.balanceAfter >= 0 })
             #expect(entries.map(\.balanceAfter) == [0, 25, 50, 75, 100, 125, 150, 175, 200, 225, 250])
         }

@@ -28,7 +28,7 @@ public struct QuestCard: Sendable, Equatable {
         summary = Self.summary(spec, appNames: appNames)
         progressText = Self.progressText(spec, progress)
         percent = completedThisPeriod ? 100 : progress.percent
-        periodText = Self.periodText(spec, progress.period, today: today)
+        periodText = Self.periodText(spec, progress.period)
     }
 
     /// One sentence for what the quest asks.
@@ -52,7 +52,7 @@ public struct QuestCard: Sendable, Equatable {
     }
 
     public static func progressText(_ spec: ChallengeSpec, _ progress: QuestProgress) -> String {
-        let value = min(progress.value, max(progress.target, progress.value))
+        let value = progress.value
         switch spec.goal.unit {
         case .minutes: return "\(value) / \(progress.target) minutes"
         case .days: return "\(value) / \(progress.target) days"
@@ -63,7 +63,7 @@ public struct QuestCard: Sendable, Equatable {
         }
     }
 
-    static func periodText(_ spec: ChallengeSpec, _ window: PeriodWindow, today: LocalDay) -> String {
+    static func periodText(_ spec: ChallengeSpec, _ window: PeriodWindow) -> String {
         switch spec.period {
         case .day: return "Today"
         case .week: return "This week, until Sunday"

@@ -43,6 +43,4 @@ public final class LiveHub: Sendable {
         let targets = subscribers.withLockedValue { $0.values.filter { $0.household == household }.map(\.continuation) }
         for continuation in targets { continuation.yield(event) }
     }
-
-    public var subscriberCount: Int { subscribers.withLockedValue { $0.count } }
 }

@@ -315,7 +315,7 @@ public struct QuestService: Sendable {
     /// `touching` (and today). Idempotent: run twice, it changes nothing the second time.
     func settle(_ q: QuestQueries, child: MemberRecord, touching days: Set<LocalDay>, now: Date) async throws -> Settlement {
         var result = Settlement()
-        try await q.lockChild(child.id)
+        try await q.points.lock(child.id)
         let zone = Self.zone(child)
         let today = LocalDay(now, in: zone)
         let catalog = try await q.apps(child.id)
@@ -340,7 +340,7 @@ public struct QuestService: Sendable {
             let delta = earning.points - (before?.points ?? 0)
             if delta > 0 {
                 let name = evaluator.catalog[earning.token]?.name ?? earning.token
-                try await q.append(child.id, kind: .earn, points: delta, reason: "\(name), \(earning.day.iso)", id: ids.makeUUID().uuidString.lowercased(), now: now)
+                try await q.points.append(child.id, kind: .earn, points: delta, reason: "\(name), \(earning.day.iso)", id: ids.makeUUID().uuidString.lowercased(), now: now)
                 result.earned += delta
             }
         }
@@ -356,12 +356,12 @@ public struct QuestService: Sendable {
                     // total paid is then the same whatever order the reports came in.
                     if let paid = try await q.completionBonus(quest.id, periodKey: progress.period.key), bonus > paid {
                         try await q.raiseCompletionBonus(quest.id, periodKey: progress.period.key, to: bonus, value: progress.value)
-                        try await q.append(child.id, kind: .bonus, points: bonus - paid, reason: "Quest bonus grew: \(quest.spec.title)",
+                        try await q.points.append(child.id, kind: .bonus, points: bonus - paid, reason: "Quest bonus grew: \(quest.spec.title)",
                                            challenge: quest.id, id: ids.makeUUID().uuidString.lowercased(), now: now)
                     }
                     continue
                 }
-                try await q.append(child.id, kind: .bonus, points: bonus, reason: "Quest completed: \(quest.spec.title)", challenge: quest.id,
+                try await q.points.append(child.id, kind: .bonus, points: bonus, reason: "Quest completed: \(quest.spec.title)", challenge: quest.id,
                                    id: ids.makeUUID().uuidString.lowercased(), now: now)
                 for unlock in quest.spec.rewardApps {
                     try await q.insertGrant(child.id, UnlockGrant(id: ids.makeUUID().uuidString.lowercased(), token: unlock.token, minutes: unlock.minutes,
@@ -387,7 +387,7 @@ public struct QuestService: Sendable {
     private func stats(_ q: QuestQueries, child: MemberRecord, today: LocalDay) async throws -> QuestStats {
         let (days, minutes) = try await q.learningDays(child.id)
         return QuestStats(challengesCompleted: try await q.completionCount(child.id), learningDays: days, today: today,
-                          learningMinutes: minutes, pointsEarned: try await q.balance(child.id).earned)
+                          learningMinutes: minutes, pointsEarned: try await q.points.balance(child.id).earned)
     }
 
     // MARK: Points
@@ -406,7 +406,7 @@ public struct QuestService: Sendable {
             let cost = try rules.cost(minutes: minutes)
             let balance: Int
             do {
-                balance = try await q.append(child.id, kind: .redeem, points: -cost, reason: "\(minutes) minutes of \(app.name)",
+                balance = try await q.points.append(child.id, kind: .redeem, points: -cost, reason: "\(minutes) minutes of \(app.name)",
                                              by: actor.id, id: ids.makeUUID().uuidString.lowercased(), now: now)
             } catch PointsError.insufficientPoints(let have) {
                 throw DomainError.conflict(field: "minutes", message: "Not enough points: \(minutes) minutes cost \(cost) and you have \(have).")
@@ -435,7 +435,7 @@ public struct QuestService: Sendable {
         let now = clock.now()
         let balance = try await store.quests.write { q in
             do {
-                return try await q.append(child.id, kind: .adjust, points: points, reason: reason, by: actor.id,
+                return try await q.points.append(child.id, kind: .adjust, points: points, reason: reason, by: actor.id,
                                           id: ids.makeUUID().uuidString.lowercased(), now: now)
             } catch PointsError.insufficientPoints(let have) {
                 throw DomainError.conflict(field: "points", message: "The balance is \(have); it cannot go below zero.")
@@ -448,7 +448,7 @@ public struct QuestService: Sendable {
     public func ledger(_ childID: MemberID, as actor: MemberRecord, limit: Int, offset: Int) async throws -> (entries: [LedgerEntry], balance: Int) {
         let child = try await child(childID, as: actor)
         return try await store.quests.read { q in
-            (try await q.ledger(child.id, limit: limit, offset: offset), try await q.balance(child.id).balance)
+            (try await q.points.entries(child.id, limit: limit, offset: offset), try await q.points.balance(child.id).balance)
         }
     }
 
@@ -497,7 +497,7 @@ public struct QuestService: Sendable {
                                  completions: mine.count)
             }
             let awarded = Dictionary(try await q.badges(child.id).map { ($0.id, $0.awardedAt) }, uniquingKeysWith: { a, _ in a })
-            return QuestBoard(child: child, quests: views, balance: try await q.balance(child.id).balance,
+            return QuestBoard(child: child, quests: views, balance: try await q.points.balance(child.id).balance,
                               stats: try await stats(q, child: child, today: today),
                               badges: QuestBadge.all.map { ($0, awarded[$0.id]) },
                               grants: UnlockLedger.perApp(try await activeGrants(q, child: child, now: now)),

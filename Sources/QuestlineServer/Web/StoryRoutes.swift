@@ -51,6 +51,22 @@ struct StoryRoutes {
 
     static func asset(_ path: String) -> String { "/content/stories/" + path }
 
+    /// Back to `path` with a message shown on the page (`key` = error or notice).
+    static func redirect(_ path: String, _ key: String, _ message: String) -> Response {
+        let separator = path.contains("?") ? "&" : "?"
+        return Response.redirect(to: path + separator + key + "=" + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+                                 type: .normal)
+    }
+
+    /// The first message of a domain error, for a redirect.
+    static func message(_ error: DomainError) -> String { WebRoutes.fieldErrors(error).values.first ?? "That did not work." }
+
+    /// A member's own image (a selfie, the profile photo): never cached by anyone else.
+    static func image(_ image: MemberImage) -> Response {
+        Response(status: .ok, headers: [.contentType: image.contentType, .cacheControl: "private, no-store"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
+    }
+
     private func render(_ template: String, _ title: String, _ data: [String: Any], _ context: AppRequestContext, back: String? = "/stories",
                         status: HTTPResponse.Status = .ok) -> Response {
         var data = data
@@ -214,8 +230,7 @@ struct StoryRoutes {
             _ = try await stories.addComment(me, story: id, chapter: chapterIndex, text: form["text"])
             return Response.redirect(to: here + "?comments=1", type: .normal)
         } catch let error as DomainError {
-            let message = WebRoutes.fieldErrors(error).values.first ?? "The comment could not be posted."
-            return Response.redirect(to: here + "?comments=1&error=" + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), type: .normal)
+            return Self.redirect(here + "?comments=1", "error", Self.message(error))
         }
     }
 
@@ -230,9 +245,7 @@ struct StoryRoutes {
     // MARK: Selfie and rewards
 
     private func selfie(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let image = try await stories.selfie(try member(context, request), story: try param(context, "story"))
-        return Response(status: .ok, headers: [.contentType: image.contentType, .cacheControl: "private, no-store"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
+        Self.image(try await stories.selfie(try member(context, request), story: try param(context, "story")))
     }
 
     private func collect(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -247,8 +260,7 @@ struct StoryRoutes {
                 "badge": reward.badge.map { ["title": $0.title, "image": Self.asset($0.image), "description": $0.description] } ?? false,
             ], context, back: "/stories/read/\(id)")
         } catch let error as DomainError {
-            let message = WebRoutes.fieldErrors(error).values.first ?? ""
-            return Response.redirect(to: "/stories/read/\(id)?error=" + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), type: .normal)
+            return Self.redirect("/stories/read/\(id)", "error", Self.message(error))
         }
     }
 
@@ -287,9 +299,7 @@ struct StoryRoutes {
     }
 
     private func photo(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let image = try await stories.photo(try member(context, request))
-        return Response(status: .ok, headers: [.contentType: image.contentType, .cacheControl: "private, no-store"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
+        Self.image(try await stories.photo(try member(context, request)))
     }
 
     // MARK: Points, tasks, shop
@@ -313,10 +323,9 @@ struct StoryRoutes {
         let me = try member(context, request)
         do {
             _ = try await stories.completeTask(me, task: try param(context, "task"))
-            return Response.redirect(to: "/stories/points?tab=tasks&notice=Task%20done%21", type: .normal)
+            return Self.redirect("/stories/points?tab=tasks", "notice", "Task done!")
         } catch let error as DomainError {
-            let message = WebRoutes.fieldErrors(error).values.first ?? ""
-            return Response.redirect(to: "/stories/points?tab=tasks&notice=" + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), type: .normal)
+            return Self.redirect("/stories/points?tab=tasks", "notice", Self.message(error))
         }
     }
 
@@ -337,11 +346,9 @@ struct StoryRoutes {
         let me = try member(context, request)
         do {
             let (card, _) = try await stories.buy(me, card: try param(context, "card"))
-            return Response.redirect(to: "/stories/shop?notice=" + ("You bought \(card.name)!".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
-                                     type: .normal)
+            return Self.redirect("/stories/shop", "notice", "You bought \(card.name)!")
         } catch let error as DomainError {
-            let message = WebRoutes.fieldErrors(error).values.first ?? ""
-            return Response.redirect(to: "/stories/shop?notice=" + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), type: .normal)
+            return Self.redirect("/stories/shop", "notice", Self.message(error))
         }
     }
 

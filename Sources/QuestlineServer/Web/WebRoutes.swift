@@ -33,12 +33,6 @@ struct WebRoutes {
         router.post("/profile") { request, context in try await self.updateProfile(request, context) }
         router.post("/household") { request, context in try await self.createHousehold(request, context) }
         router.post("/household/children") { request, context in try await self.createChild(request, context) }
-        for area in Self.comingSoon {
-            router.get(RouterPath(area.path)) { _, context in
-                self.pages.page("unavailable", title: area.title, data: ["area": area.title, "what": area.what],
-                                context: context, path: area.path, back: "/")
-            }
-        }
     }
 
     /// What the login page's secondary buttons answer: there is no password reset by e-mail or
@@ -48,15 +42,11 @@ struct WebRoutes {
         "facebook": "Signing in with Facebook is not available. Log in with your e-mail or username and password.",
     ]
 
-    /// Areas whose features have not landed yet: each page says so plainly.
-    static let comingSoon: [(path: String, title: String, what: String)] = [
-    ]
-
-    /// Areas that have landed, with what they offer.
+    /// What each area offers, as the home page's tiles say it.
     static let available: [String: String] = [
         "/game": "Which came first? The daily history game",
         "/reading": "Reading streaks and the reading challenge",
-        "/activity": "Your badges (reading insights are coming)",
+        "/activity": "What you read and saved: the Saved module, reading time, streak and badges",
         "/family": "Family quests: guardians set challenges, children earn points and unlock apps",
         "/stories": "Track stories: chapters, selfies at the track, points and the card shop",
     ]
@@ -77,7 +67,7 @@ struct WebRoutes {
             "widget": widget,
             "areas": PageRenderer.areas.dropFirst().map { area in
                 ["path": area.path, "title": area.title, "icon": area.icon,
-                 "what": Self.comingSoon.first { $0.path == area.path }?.what ?? Self.available[area.path] ?? ""] as [String: Any]
+                 "what": Self.available[area.path] ?? ""] as [String: Any]
             },
         ], context: context, path: "/")
     }
