@@ -36,6 +36,20 @@ def fill(browser, field_id, text):
     return element
 
 
+def log_in(browser, server, login, password, name):
+    """Logs in through the login page, from the keyboard, and waits for the home page."""
+    browser.get(server.url("/login"))
+    fill(browser, "login", login)
+    fill(browser, "password", password).send_keys(Keys.ENTER)
+    wait_text(browser, ".greeting", f"Hello, {name}")
+
+
+def log_out(browser, server):
+    browser.get(server.url("/profile"))
+    click(browser, "form.logout button")
+    wait_text(browser, ".notice", "You are signed out")
+
+
 def sign_up(browser, server, email, name="Rita Reader", zone="Asia/Kolkata", password="password123"):
     browser.get(server.url("/signup"))
     fill(browser, "email", email)
@@ -89,10 +103,7 @@ def test_sign_up_errors_show_next_to_fields_and_keep_values(browser, server, sho
 def test_log_out_then_log_in_again_with_keyboard_only(browser, server, shot):
     email = unique_email()
     sign_up(browser, server, email, name="Kay Board")
-    browser.get(server.url("/profile"))
-    wait_text(browser, "h2", "Your profile")
-    click(browser, "form.logout button")
-    wait_text(browser, ".notice", "You are signed out")
+    log_out(browser, server)
     # Wrong password: a clear message, no session.
     fill(browser, "login", email)
     fill(browser, "password", "wrong-password").send_keys(Keys.ENTER)
@@ -120,10 +131,7 @@ def test_profile_changes_name_and_time_zone(browser, server, shot):
 
 def test_demo_guardian_sees_the_household_and_adds_a_child(browser, server, shot):
     assert "demo.guardian@questline.example" in server.demo_accounts, "serve did not print the demo accounts"
-    browser.get(server.url("/login"))
-    fill(browser, "login", "demo.guardian@questline.example")
-    fill(browser, "password", server.demo_accounts["demo.guardian@questline.example"]).send_keys(Keys.ENTER)
-    wait_text(browser, ".greeting", "Hello, Demo Guardian")
+    log_in(browser, server, "demo.guardian@questline.example", server.demo_accounts["demo.guardian@questline.example"], "Demo Guardian")
     browser.get(server.url("/profile"))
     household = browser.find_element(By.CSS_SELECTOR, "section[aria-labelledby=household-title]")
     assert "Demo family" in household.text
@@ -137,7 +145,4 @@ def test_demo_guardian_sees_the_household_and_adds_a_child(browser, server, shot
 
 
 def test_demo_child_can_log_in_with_a_username(browser, server):
-    browser.get(server.url("/login"))
-    fill(browser, "login", "demo-kid")
-    fill(browser, "password", server.demo_accounts["demo-kid"]).send_keys(Keys.ENTER)
-    wait_text(browser, ".greeting", "Hello, Demo Kid")
+    log_in(browser, server, "demo-kid", server.demo_accounts["demo-kid"], "Demo Kid")

@@ -7,11 +7,10 @@ import urllib.request
 import uuid
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import SHOTS, make_driver
-from test_accounts import click, fill, sign_up, wait_text
+from test_accounts import click, fill, log_in, sign_up, wait_text
 
 
 def midday_zone():
@@ -94,10 +93,7 @@ def test_guardian_builds_a_quest_and_usage_completes_it_live(browser, server, sh
     # The child signs in on another device and opens the quest board.
     child = make_driver()
     try:
-        child.get(server.url("/login"))
-        fill(child, "login", username)
-        fill(child, "password", "kidpass123").send_keys(Keys.ENTER)
-        wait_text(child, ".greeting", "Hello, Kim")
+        log_in(child, server, username, "kidpass123", "Kim")
         child.get(server.url("/quests"))
         wait_text(child, "[data-progress]", "0 / 20 minutes")
         wait_text(child, "#unlocks-title + p", "Finish a quest")

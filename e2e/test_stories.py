@@ -10,7 +10,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from test_accounts import click, fill, sign_up, wait_text
+from test_accounts import click, fill, log_out, sign_up, wait_text
 
 
 def png_file():
@@ -27,9 +27,7 @@ def png_file():
 def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card(browser, server, shot):
     email = f"fan-{uuid.uuid4().hex[:8]}@example.com"
     sign_up(browser, server, email, name="Frankie Fan", zone="America/Chicago")
-    browser.get(server.url("/profile"))
-    click(browser, "form.logout button")
-    wait_text(browser, ".notice", "signed out")
+    log_out(browser, server)
 
     # Login: the seed's notices, a failure, then success.
     click(browser, "a[href='/login?notice=forgot']")

@@ -247,6 +247,29 @@ import Testing
         }
     }
 
+    @Test func theWebPagesAskTheSamePolicy() async throws {
+        try await Harness.run { app in
+            let f = try await family(app)
+            let id = try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian).object["id"] as? String ?? ""
+            func cookie(_ token: String) -> HTTPFields { [.cookie: "ql_session=\(token)", .accept: "text/html"] }
+            #expect(try await app.send(.get, "/family/children/\(f.childID)", headers: cookie(f.guardian)).status == .ok)
+            #expect(try await app.send(.get, "/family/quests/\(id)", headers: cookie(f.child)).status == .ok)
+            for token in [f.otherGuardian, f.stranger] {
+                for path in ["/family/children/\(f.childID)", "/family/quests/\(id)", "/family/children/\(f.childID)/quests/new", "/family/quests/\(id)/edit"] {
+                    #expect(try await app.send(.get, path, headers: cookie(token)).status == .notFound, "\(path)")
+                }
+                #expect(try await app.send(.post, "/family/quests/\(id)/delete", headers: cookie(token)).status == .notFound)
+            }
+            // A child's own board, but not the guardian's tools.
+            #expect(try await app.send(.get, "/family/children/\(f.childID)/quests/new", headers: cookie(f.child)).status == .forbidden)
+            var form = cookie(f.child)
+            form[.contentType] = "application/x-www-form-urlencoded"
+            #expect(try await app.send(.post, "/family/children/\(f.childID)/adjust", json: "points=500&reason=Me", headers: form).status == .forbidden)
+            #expect(try await app.send(.post, "/family/quests/\(id)/delete", headers: cookie(f.child)).status == .forbidden)
+            #expect(try await app.send(.get, "/api/v1/challenges/\(id)", token: f.guardian).status == .ok) // still there
+        }
+    }
+
     @Test func catalogsAndQuestListsAreCapped() async throws {
         try await Harness.run { app in
             let f = try await family(app)

@@ -73,7 +73,7 @@ struct FamilyRoutes {
             _ = try await quests.setRules(household, as: me, pointsPerMinute: Int(form["pointsPerMinute"]) ?? 0,
                                           minMinutes: Int(form["minMinutes"]) ?? 0, maxMinutes: Int(form["maxMinutes"]) ?? 0)
             return Response.redirect(to: "/family?saved=1", type: .normal)
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             return try await console(request, context, errors: WebRoutes.fieldErrors(error))
         }
     }
@@ -106,7 +106,7 @@ struct FamilyRoutes {
             _ = try await quests.putApp(id, as: me, token: form["token"], name: form["name"], icon: form["icon"], role: form["role"],
                                         pointsPerMinute: form["pointsPerMinute"].isEmpty ? nil : Int(form["pointsPerMinute"]) ?? 0)
             return Response.redirect(to: "/family/children/\(id.rawValue)", type: .normal)
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             return try await childPage(request, context, errors: WebRoutes.fieldErrors(error),
                                        values: ["token": form["token"], "name": form["name"], "icon": form["icon"], "pointsPerMinute": form["pointsPerMinute"]])
         }
@@ -119,7 +119,7 @@ struct FamilyRoutes {
         do {
             try await quests.deleteApp(id, token: form["token"], as: me)
             return Response.redirect(to: "/family/children/\(id.rawValue)", type: .normal)
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             return try await childPage(request, context, errors: WebRoutes.fieldErrors(error))
         }
     }
@@ -131,7 +131,7 @@ struct FamilyRoutes {
         do {
             _ = try await quests.adjust(id, points: Int(form["points"]) ?? 0, reason: form["reason"], as: me)
             return Response.redirect(to: "/family/children/\(id.rawValue)", type: .normal)
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             return try await childPage(request, context, errors: WebRoutes.fieldErrors(error),
                                        values: ["points": form["points"], "reason": form["reason"]])
         }
@@ -215,7 +215,7 @@ struct FamilyRoutes {
         do {
             let challenge = try await quests.createChallenge(for: child.id, draft: draft, as: me)
             return Response.redirect(to: "/family/quests/\(challenge.id.rawValue)?created=1", type: .normal)
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             return try await builderPage(context, child: child, draft: draft, action: "/family/children/\(child.id.rawValue)/quests", editing: false,
                                          errors: WebRoutes.fieldErrors(error))
         }
@@ -229,7 +229,7 @@ struct FamilyRoutes {
         do {
             _ = try await quests.updateChallenge(id, draft: draft, as: me)
             return Response.redirect(to: "/family/quests/\(id.rawValue)?saved=1", type: .normal)
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             let (_, child, _) = try await quests.challenge(id, as: me)
             return try await builderPage(context, child: child, draft: draft, action: "/family/quests/\(id.rawValue)", editing: true,
                                          errors: WebRoutes.fieldErrors(error))
@@ -300,7 +300,7 @@ struct FamilyRoutes {
         do {
             _ = try await quests.redeem(me.id, token: form["appToken"], minutes: Int(form["minutes"]) ?? 0, as: me)
             return Response.redirect(to: "/quests?redeemed=1", type: .normal)
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             return try await board(request, context, errors: WebRoutes.fieldErrors(error))
         }
     }

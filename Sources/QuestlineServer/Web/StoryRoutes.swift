@@ -115,7 +115,7 @@ struct StoryRoutes {
         do {
             _ = try await stories.setPreferences(me, states: form.values("states"), tracks: form.values("tracks"), skip: form["skip"] == "1")
             return Response.redirect(to: "/stories", type: .normal)
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             return try await choose(request, context, errors: WebRoutes.fieldErrors(error), chosen: (form.values("states"), form.values("tracks")))
         }
     }
@@ -229,7 +229,7 @@ struct StoryRoutes {
         do {
             _ = try await stories.addComment(me, story: id, chapter: chapterIndex, text: form["text"])
             return Response.redirect(to: here + "?comments=1", type: .normal)
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             return Self.redirect(here + "?comments=1", "error", Self.message(error))
         }
     }
@@ -259,7 +259,7 @@ struct StoryRoutes {
                 "card": reward.card.map { ["name": $0.name, "image": Self.asset($0.image), "rarity": $0.rarity.rawValue] } ?? false,
                 "badge": reward.badge.map { ["title": $0.title, "image": Self.asset($0.image), "description": $0.description] } ?? false,
             ], context, back: "/stories/read/\(id)")
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             return Self.redirect("/stories/read/\(id)", "error", Self.message(error))
         }
     }
@@ -293,7 +293,7 @@ struct StoryRoutes {
         do {
             _ = try await stories.setDetails(me, location: form["location"], favouriteTrack: form["favouriteTrack"], bio: form["bio"])
             return Response.redirect(to: "/stories/profile?saved=1", type: .normal)
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             return try await profile(request, context, errors: WebRoutes.fieldErrors(error))
         }
     }
@@ -324,7 +324,7 @@ struct StoryRoutes {
         do {
             _ = try await stories.completeTask(me, task: try param(context, "task"))
             return Self.redirect("/stories/points?tab=tasks", "notice", "Task done!")
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             return Self.redirect("/stories/points?tab=tasks", "notice", Self.message(error))
         }
     }
@@ -347,7 +347,7 @@ struct StoryRoutes {
         do {
             let (card, _) = try await stories.buy(me, card: try param(context, "card"))
             return Self.redirect("/stories/shop", "notice", "You bought \(card.name)!")
-        } catch let error as DomainError {
+        } catch let error as DomainError where error.isFormProblem {
             return Self.redirect("/stories/shop", "notice", Self.message(error))
         }
     }

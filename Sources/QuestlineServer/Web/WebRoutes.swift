@@ -249,3 +249,15 @@ struct Form {
 
     subscript(_ name: String) -> String { fields[name] ?? "" }
 }
+
+extension DomainError {
+    /// A problem with what the form said (shown next to its fields, on the same page), as
+    /// opposed to who is asking (not signed in, forbidden, not found: the error page, with its
+    /// status).
+    var isFormProblem: Bool {
+        switch self {
+        case .invalid, .conflict, .tooManyRequests: return true
+        case .unauthenticated, .forbidden, .notFound, .unavailable: return false
+        }
+    }
+}
