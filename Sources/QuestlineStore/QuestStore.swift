@@ -120,6 +120,51 @@ enum QuestSchema {
             )
             """,
         ]),
+        // Per-child summaries kept in the same transaction as the usage that changes them, so
+        // a board reads totals and streaks with point lookups instead of the child's history.
+        Migration(version: 401, name: "quest_summaries") { flavor in
+            // Day numbers for the gaps-and-islands backfill of learning runs.
+            let dayNumber = flavor == .postgres ? "(CAST(local_day AS DATE) - DATE '1970-01-01')" : "CAST(julianday(local_day) - 2440587.5 AS INTEGER)"
+            let runLength = flavor == .postgres ? "(CAST(last_day AS DATE) - CAST(first_day AS DATE) + 1)"
+                : "CAST(julianday(last_day) - julianday(first_day) + 1 AS INTEGER)"
+            return [
+                """
+                CREATE TABLE quest_learning_runs (
+                    child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    first_day TEXT NOT NULL,
+                    last_day TEXT NOT NULL,
+                    PRIMARY KEY (child_id, first_day)
+                )
+                """,
+                """
+                CREATE TABLE quest_stats (
+                    child_id TEXT PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
+                    learning_minutes BIGINT NOT NULL,
+                    completions BIGINT NOT NULL,
+                    best_streak BIGINT NOT NULL
+                )
+                """,
+                "ALTER TABLE challenges ADD COLUMN completions BIGINT NOT NULL DEFAULT 0",
+                """
+                UPDATE challenges SET completions = (SELECT COUNT(*) FROM quest_completions c WHERE c.challenge_id = challenges.id)
+                """,
+                """
+                INSERT INTO quest_learning_runs (child_id, first_day, last_day)
+                SELECT child_id, MIN(local_day), MAX(local_day) FROM (
+                    SELECT child_id, local_day, \(dayNumber) - ROW_NUMBER() OVER (PARTITION BY child_id ORDER BY local_day) AS island
+                    FROM (SELECT child_id, local_day FROM quest_earnings GROUP BY child_id, local_day HAVING SUM(minutes) > 0) learning
+                ) days GROUP BY child_id, island
+                """,
+                """
+                INSERT INTO quest_stats (child_id, learning_minutes, completions, best_streak)
+                SELECT child_id,
+                    COALESCE((SELECT SUM(minutes) FROM quest_earnings e WHERE e.child_id = children.child_id), 0),
+                    (SELECT COUNT(*) FROM quest_completions c WHERE c.child_id = children.child_id),
+                    COALESCE((SELECT MAX(\(runLength)) FROM quest_learning_runs r WHERE r.child_id = children.child_id), 0)
+                FROM (SELECT child_id FROM quest_earnings UNION SELECT child_id FROM quest_completions) children
+                """,
+            ]
+        },
     ]
 }
 
@@ -134,12 +179,31 @@ public struct StoredUsageReport: Sendable, Equatable {
     }
 }
 
-public struct QuestCompletion: Sendable, Equatable {
-    public let challengeID: ChallengeID
+/// A quest period that has completed.
+public struct CompletedPeriod: Sendable, Hashable {
+    public let challenge: ChallengeID
     public let periodKey: String
-    public let value: Int
-    public let bonus: Int
-    public let completedAt: Date
+
+    public init(challenge: ChallengeID, periodKey: String) {
+        self.challenge = challenge
+        self.periodKey = periodKey
+    }
+}
+
+/// A child's learning totals as kept by the store (see `QuestQueries.addLearningDay`).
+public struct LearningSummary: Sendable, Equatable {
+    public let learningMinutes: Int
+    public let completions: Int
+    public let bestStreak: Int
+    /// The latest run of learning days starting on or before the day asked about.
+    public let latestRun: DayRun?
+
+    public init(learningMinutes: Int, completions: Int, bestStreak: Int, latestRun: DayRun?) {
+        self.learningMinutes = learningMinutes
+        self.completions = completions
+        self.bestStreak = bestStreak
+        self.latestRun = latestRun
+    }
 }
 
 /// Family quests: catalogs, challenges, usage reports, the points ledger, completions,
@@ -247,7 +311,7 @@ public struct QuestQueries: Sendable {
             """).first() != nil
     }
 
-    private static let challengeColumns = "id, household_id, spec, status, created_by, created_at"
+    private static let challengeColumns = "id, household_id, spec, status, created_by, created_at, completions"
 
     private func decodeChallenge(_ row: any SQLRow) throws -> Challenge {
         let spec = try JSONDecoder().decode(ChallengeSpec.self, from: Data(try row.decode(column: "spec", as: String.self).utf8))
@@ -255,7 +319,8 @@ public struct QuestQueries: Sendable {
                          householdID: HouseholdID(try row.decode(column: "household_id", as: String.self))!, spec: spec,
                          status: ChallengeStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .paused,
                          createdBy: MemberID(try row.decode(column: "created_by", as: String.self))!,
-                         createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
+                         createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)),
+                         completions: Int(try row.decode(column: "completions", as: Int64.self)))
     }
 
     public func challenge(_ id: ChallengeID) async throws -> Challenge? {
@@ -348,19 +413,72 @@ public struct QuestQueries: Sendable {
             """).run()
     }
 
-    /// Local days with at least one learning minute, and the total learning minutes.
-    public func learningDays(_ child: MemberID) async throws -> (days: [LocalDay], minutes: Int) {
-        let rows = try await db.raw("""
-            SELECT local_day, CAST(SUM(minutes) AS BIGINT) AS minutes FROM quest_earnings WHERE child_id = \(bind: child.rawValue)
-            GROUP BY local_day HAVING SUM(minutes) > 0 ORDER BY local_day
-            """).all()
-        var days: [LocalDay] = []
-        var total = 0
-        for row in rows {
-            days.append(LocalDay(iso: try row.decode(column: "local_day", as: String.self))!)
-            total += Int(try row.decode(column: "minutes", as: Int64.self))
+    // MARK: Learning totals and streaks (kept as the usage is settled)
+
+    /// Adds learning minutes (the change in a day's stored earnings) to the child's total.
+    public func addLearningMinutes(_ child: MemberID, _ minutes: Int) async throws {
+        guard minutes != 0 else { return }
+        try await db.raw("""
+            INSERT INTO quest_stats (child_id, learning_minutes, completions, best_streak) VALUES (\(bind: child.rawValue), \(bind: Int64(minutes)), 0, 0)
+            ON CONFLICT (child_id) DO UPDATE SET learning_minutes = quest_stats.learning_minutes + excluded.learning_minutes
+            """).run()
+    }
+
+    /// The latest learning run starting on or before `day` (one index step back from `day`).
+    private func run(startingOnOrBefore day: LocalDay, _ child: MemberID) async throws -> DayRun? {
+        try await db.raw("""
+            SELECT first_day, last_day FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue) AND first_day <= \(bind: day.iso)
+            ORDER BY first_day DESC LIMIT 1
+            """).first().map(Self.decodeRun)
+    }
+
+    private static func decodeRun(_ row: any SQLRow) throws -> DayRun {
+        DayRun(first: LocalDay(iso: try row.decode(column: "first_day", as: String.self))!,
+               last: LocalDay(iso: try row.decode(column: "last_day", as: String.self))!)
+    }
+
+    /// Marks a day as a learning day: it joins the runs of the days before and after, and the
+    /// best streak grows when the joined run is the longest. Idempotent; days come in any order.
+    /// Call with the child's points lock held (usage is settled under it).
+    public func addLearningDay(_ child: MemberID, _ day: LocalDay) async throws {
+        let before = try await run(startingOnOrBefore: day, child)
+        if let before, before.contains(day) { return }
+        let left = before.flatMap { $0.last == day.adding(days: -1) ? $0 : nil }
+        let right = try await db.raw("""
+            SELECT first_day, last_day FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue) AND first_day = \(bind: day.adding(days: 1).iso)
+            """).first().map(Self.decodeRun)
+        let joined = DayRun.adding(day, left: left, right: right)
+        if let right {
+            try await db.raw("""
+                DELETE FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue) AND first_day = \(bind: right.first.iso)
+                """).run()
         }
-        return (days, total)
+        if let left {
+            try await db.raw("""
+                UPDATE quest_learning_runs SET last_day = \(bind: joined.last.iso) WHERE child_id = \(bind: child.rawValue) AND first_day = \(bind: left.first.iso)
+                """).run()
+        } else {
+            try await db.raw("""
+                INSERT INTO quest_learning_runs (child_id, first_day, last_day) VALUES (\(bind: child.rawValue), \(bind: joined.first.iso), \(bind: joined.last.iso))
+                """).run()
+        }
+        try await db.raw("""
+            INSERT INTO quest_stats (child_id, learning_minutes, completions, best_streak) VALUES (\(bind: child.rawValue), 0, 0, \(bind: Int64(joined.length)))
+            ON CONFLICT (child_id) DO UPDATE SET best_streak = CASE WHEN excluded.best_streak > quest_stats.best_streak
+                THEN excluded.best_streak ELSE quest_stats.best_streak END
+            """).run()
+    }
+
+    /// The child's totals: learning minutes, completed periods, best streak, and the learning
+    /// run that makes today's streak (two point lookups).
+    public func learningSummary(_ child: MemberID, today: LocalDay) async throws -> LearningSummary {
+        let row = try await db.raw("""
+            SELECT learning_minutes, completions, best_streak FROM quest_stats WHERE child_id = \(bind: child.rawValue)
+            """).first()
+        return LearningSummary(learningMinutes: Int(try row?.decode(column: "learning_minutes", as: Int64.self) ?? 0),
+                               completions: Int(try row?.decode(column: "completions", as: Int64.self) ?? 0),
+                               bestStreak: Int(try row?.decode(column: "best_streak", as: Int64.self) ?? 0),
+                               latestRun: try await run(startingOnOrBefore: today, child))
     }
 
     /// The member's points (one ledger for the whole product), on this connection.
@@ -368,13 +486,20 @@ public struct QuestQueries: Sendable {
 
     // MARK: Completions, grants, badges
 
-    /// Records a completion; false when this period had already completed.
+    /// Records a completion, counted on the challenge and in the child's totals; false when
+    /// this period had already completed.
     public func insertCompletion(_ challenge: ChallengeID, child: MemberID, periodKey: String, value: Int, bonus: Int, now: Date) async throws -> Bool {
-        try await db.raw("""
+        guard try await db.raw("""
             INSERT INTO quest_completions (challenge_id, period_key, child_id, value, bonus, completed_at)
             VALUES (\(bind: challenge.rawValue), \(bind: periodKey), \(bind: child.rawValue), \(bind: Int64(value)), \(bind: Int64(bonus)), \(bind: now.storedMillis))
             ON CONFLICT (challenge_id, period_key) DO NOTHING RETURNING period_key
-            """).first() != nil
+            """).first() != nil else { return false }
+        try await db.raw("UPDATE challenges SET completions = completions + 1 WHERE id = \(bind: challenge.rawValue)").run()
+        try await db.raw("""
+            INSERT INTO quest_stats (child_id, learning_minutes, completions, best_streak) VALUES (\(bind: child.rawValue), 0, 1, 0)
+            ON CONFLICT (child_id) DO UPDATE SET completions = quest_stats.completions + 1
+            """).run()
+        return true
     }
 
     /// The bonus paid so far for a completed period, or nil if it has not completed.
@@ -391,16 +516,20 @@ public struct QuestQueries: Sendable {
             """).run()
     }
 
-    public func completions(child: MemberID) async throws -> [QuestCompletion] {
-        try await db.raw("""
-            SELECT challenge_id, period_key, value, bonus, completed_at FROM quest_completions WHERE child_id = \(bind: child.rawValue)
-            ORDER BY completed_at
+    /// Which of the given periods have completed, as (challenge, period key) pairs: a point
+    /// lookup per pair on the primary key.
+    public func completedPeriods(_ periods: [(challenge: ChallengeID, periodKey: String)]) async throws -> Set<CompletedPeriod> {
+        guard !periods.isEmpty else { return [] }
+        let challenges = SQLList(Set(periods.map(\.challenge.rawValue)).sorted().map { SQLBind($0) })
+        let keys = SQLList(Set(periods.map(\.periodKey)).sorted().map { SQLBind($0) })
+        let found = try await db.raw("""
+            SELECT challenge_id, period_key FROM quest_completions WHERE challenge_id IN (\(challenges)) AND period_key IN (\(keys))
             """).all().map { row in
-            QuestCompletion(challengeID: ChallengeID(try row.decode(column: "challenge_id", as: String.self))!,
-                            periodKey: try row.decode(column: "period_key", as: String.self),
-                            value: Int(try row.decode(column: "value", as: Int64.self)), bonus: Int(try row.decode(column: "bonus", as: Int64.self)),
-                            completedAt: Date(storedMillis: try row.decode(column: "completed_at", as: Int64.self)))
+            CompletedPeriod(challenge: ChallengeID(try row.decode(column: "challenge_id", as: String.self))!,
+                            periodKey: try row.decode(column: "period_key", as: String.self))
         }
+        let asked = Set(periods.map { CompletedPeriod(challenge: $0.challenge, periodKey: $0.periodKey) })
+        return Set(found).intersection(asked)
     }
 
     public func insertGrant(_ child: MemberID, _ grant: UnlockGrant, now: Date) async throws {
@@ -439,10 +568,4 @@ public struct QuestQueries: Sendable {
             INSERT INTO quest_badges (child_id, badge_id, awarded_at) VALUES (\(bind: child.rawValue), \(bind: badge), \(bind: now.storedMillis))
             ON CONFLICT (child_id, badge_id) DO NOTHING RETURNING badge_id
             """).first() != nil
-    }
-
-    public func completionCount(_ child: MemberID) async throws -> Int {
-        Int(try await db.raw("SELECT COUNT(*) AS n FROM quest_completions WHERE child_id = \(bind: child.rawValue)").first()?
-            .decode(column: "n", as: Int64.self) ?? 0)
-    }
-}
+    }}

@@ -39,7 +39,7 @@ import Testing
     @Test func migrateCreatesTheSchemaOnce() async throws {
         let (dir, path) = try temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: dir) }
-        var migrate = try #require(try QuestlineCommand.parseAsRoot(["migrate", "--database", path]) as? Migrate)
+        let migrate = try #require(try QuestlineCommand.parseAsRoot(["migrate", "--database", path]) as? Migrate)
         try await migrate.run()
         try await migrate.run()
         let database = try Database(.sqlite(path: path))

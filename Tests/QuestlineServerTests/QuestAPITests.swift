@@ -94,6 +94,16 @@ import Testing
             #expect(tomorrow.object["state"] as? String == "inProgress")
             let ledger = try await app.send(.get, "/api/v1/children/\(f.childID)/ledger", token: f.guardian)
             #expect((ledger.object["entries"] as? [[String: Any]])?.map { $0["kind"] as? String ?? "" } == ["bonus", "earn", "earn"])
+
+            // The board's totals: yesterday's learning still counts as today's streak; a late
+            // report for the day before joins it into a streak of two and adds its minutes.
+            let next = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
+            #expect(next.object["currentStreak"] as? Int == 1 && next.object["learningMinutes"] as? Int == 30, "\(next.text)")
+            #expect((next.object["quests"] as? [[String: Any]])?.first?["completions"] as? Int == 1)
+            _ = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
+                                   json: usage([("late", "duo", "2026-05-06T09:00:00Z", 600)]), token: f.child)
+            let late = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
+            #expect(late.object["currentStreak"] as? Int == 2 && late.object["learningMinutes"] as? Int == 40, "\(late.text)")
         }
     }
 

@@ -20,12 +20,12 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
     func concurrentSpendsNeverOverdrawAndTheLedgerAddsUp(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let (kid, _) = try await child(store)
-            try await store.quests.write { try await $0.points.append(kid, kind: .adjust, points: 250, reason: "start", id: UUID().uuidString, now: t0) }
+            _ = try await store.quests.write { try await $0.points.append(kid, kind: .adjust, points: 250, reason: "start", id: UUID().uuidString, now: t0) }
             let results = await withTaskGroup(of: Bool.self) { group in
                 for _ in 0..<100 {
                     group.addTask {
                         do {
-                            try await store.quests.write { try await $0.points.append(kid, kind: .redeem, points: -25, reason: "spend", id: UUID().uuidString, now: t0) }
+                            _ = try await store.quests.write { try await $0.points.append(kid, kind: .redeem, points: -25, reason: "spend", id: UUID().uuidString, now: t0) }
                             return true
                         } catch { return false }
                     }
@@ -76,7 +76,81 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
             #expect(try await !store.quests.write { try await $0.award(kid, badge: "first-quest", now: t0) })
             #expect(try await store.quests.write { try await $0.deleteChallenge(challenge.id, now: t0) })
             #expect(try await store.quests.read { try await $0.challenge(challenge.id) } == nil)
-            #expect(try await store.quests.read { try await $0.completionCount(kid) } == 1) // what was completed stays
+            #expect(try await store.quests.read { try await $0.learningSummary(kid, today: LocalDay(t0, in: .gmt)).completions } == 1) // what was completed stays
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func completionsAreCountedOnTheChallengeAndLookedUpByPeriod(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let (kid, household) = try await child(store)
+            let spec = ChallengeSpec(title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-10")!, assignee: kid)
+            let challenge = Challenge(id: ChallengeID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
+            try await store.quests.write { try await $0.insertChallenge(challenge) }
+            for key in ["2026-05-10", "2026-05-11", "2026-05-11", "2026-05-13"] {
+                _ = try await store.quests.write { try await $0.insertCompletion(challenge.id, child: kid, periodKey: key, value: 10, bonus: 1, now: t0) }
+            }
+            #expect(try await store.quests.read { try await $0.challenge(challenge.id) }?.completions == 3)
+            #expect(try await store.quests.read { try await $0.challenges(assignee: kid) }.map(\.completions) == [3])
+            let asked: [(challenge: ChallengeID, periodKey: String)] = [(challenge.id, "2026-05-11"), (challenge.id, "2026-05-12")]
+            #expect(try await store.quests.read { try await $0.completedPeriods(asked) } == [CompletedPeriod(challenge: challenge.id, periodKey: "2026-05-11")])
+            #expect(try await store.quests.read { try await $0.learningSummary(kid, today: LocalDay(iso: "2026-05-13")!) }.completions == 3)
+        }
+    }
+
+    /// Learning days arrive in any order (late reports fill gaps); the runs kept in the store
+    /// give the same best and current streaks as the whole list of days.
+    @Test(arguments: TestDatabase.available)
+    func learningRunsMatchTheStreaksOfTheWholeHistoryInAnyOrder(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            var rng = SystemRandomNumberGenerator()
+            let start = LocalDay(iso: "2026-03-01")!
+            for round in 0..<6 {
+                let (kid, _) = try await child(store)
+                let days = (0..<40).filter { _ in rng.next() % 3 != 0 }.map { start.adding(days: $0) }
+                var arriving = days + days.prefix(5) // some days settled twice
+                arriving.shuffle(using: &rng)
+                for day in arriving { try await store.quests.write { try await $0.addLearningDay(kid, day) } }
+                for offset in [-1, 0, 10, 25, 39, 40, 41, 45] {
+                    let today = start.adding(days: offset)
+                    let expected = QuestStats(challengesCompleted: 0, learningDays: days, today: today, learningMinutes: 0, pointsEarned: 0)
+                    let summary = try await store.quests.read { try await $0.learningSummary(kid, today: today) }
+                    #expect(summary.bestStreak == expected.bestStreak, "round \(round), days \(arriving.map(\.iso))")
+                    #expect(DayRun.current(latest: summary.latestRun, today: today) == expected.currentStreak, "round \(round), today \(today.iso), days \(arriving.map(\.iso))")
+                }
+            }
+        }
+    }
+
+    /// Migration 401 builds the summaries from what earlier versions stored.
+    @Test(arguments: TestDatabase.available)
+    func theSummaryMigrationBackfillsTotalsRunsAndCounts(_ db: TestDatabase) async throws {
+        try await db.withStore(migrate: false) { store in
+            try await Migrator(Migrations.all.filter { $0.version < 401 }).migrate(store.database, now: t0)
+            let (kid, household) = try await child(store)
+            let spec = ChallengeSpec(title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-01")!, assignee: kid)
+            let challenge = Challenge(id: ChallengeID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
+            let days = ["2026-05-01", "2026-05-02", "2026-05-03", "2026-05-05", "2026-05-06", "2026-05-09"].map { LocalDay(iso: $0)! }
+            try await store.quests.write { q in
+                try await q.insertChallenge(challenge)
+                for (index, day) in days.enumerated() {
+                    try await q.putEarning(kid, DayEarning(token: "khan", day: day, minutes: 10 + index, points: 10))
+                }
+                try await q.putEarning(kid, DayEarning(token: "khan", day: LocalDay(iso: "2026-05-04")!, minutes: 0, points: 0))
+            }
+            try await store.database.withConnection { db in
+                for key in ["2026-05-01", "2026-05-02"] {
+                    try await db.raw("""
+                        INSERT INTO quest_completions (challenge_id, period_key, child_id, value, bonus, completed_at)
+                        VALUES (\(bind: challenge.id.rawValue), \(bind: key), \(bind: kid.rawValue), 10, 1, 0)
+                        """).run()
+                }
+            }
+            try await Migrator().migrate(store.database, now: t0)
+            let summary = try await store.quests.read { try await $0.learningSummary(kid, today: LocalDay(iso: "2026-05-07")!) }
+            #expect(summary == LearningSummary(learningMinutes: 75, completions: 2, bestStreak: 3,
+                                               latestRun: DayRun(first: LocalDay(iso: "2026-05-05")!, last: LocalDay(iso: "2026-05-06")!)))
+            #expect(try await store.quests.read { try await $0.challenge(challenge.id) }?.completions == 2)
         }
     }
 }

@@ -93,21 +93,8 @@ public struct GameStats: Sendable, Equatable {
         played = games.count
         let total = games.reduce(0) { $0 + $1.score }
         averageScore = games.isEmpty ? 0 : (Double(total) * 10 / Double(games.count)).rounded(.toNearestOrAwayFromZero) / 10
-        let days = Set(games.filter { !$0.fromArchive }.map(\.date.dayNumber)).sorted()
-        var best = 0
-        var run = 0
-        var previous: Int?
-        for day in days {
-            run = (previous.map { day == $0 + 1 } ?? false) ? run + 1 : 1
-            best = max(best, run)
-            previous = day
-        }
-        bestStreak = best
-        let played = Set(days)
-        var anchor = today.dayNumber
-        if !played.contains(anchor) { anchor -= 1 }
-        var current = 0
-        while played.contains(anchor - current) { current += 1 }
-        currentStreak = current
+        let runs = DayRun.runs(of: games.filter { !$0.fromArchive }.map(\.date))
+        bestStreak = runs.map(\.length).max() ?? 0
+        currentStreak = DayRun.current(in: runs, today: today)
     }
 }

@@ -321,14 +321,18 @@ public struct Challenge: Sendable, Equatable {
     public var status: ChallengeStatus
     public let createdBy: MemberID
     public let createdAt: Date
+    /// The periods completed so far (kept with the challenge, so a board need not count them).
+    public let completions: Int
 
-    public init(id: ChallengeID, householdID: HouseholdID, spec: ChallengeSpec, status: ChallengeStatus, createdBy: MemberID, createdAt: Date) {
+    public init(id: ChallengeID, householdID: HouseholdID, spec: ChallengeSpec, status: ChallengeStatus, createdBy: MemberID, createdAt: Date,
+                completions: Int = 0) {
         self.id = id
         self.householdID = householdID
         self.spec = spec
         self.status = status
         self.createdBy = createdBy
         self.createdAt = createdAt
+        self.completions = completions
     }
 }
 

@@ -182,20 +182,19 @@ public struct QuestStats: Sendable, Equatable {
     /// Earned and bonus points, all time (redemptions and adjustments do not count).
     public let pointsEarned: Int
 
-    public init(challengesCompleted: Int, learningDays: [LocalDay], today: LocalDay, learningMinutes: Int, pointsEarned: Int) {
+    public init(challengesCompleted: Int, bestStreak: Int, currentStreak: Int, learningMinutes: Int, pointsEarned: Int) {
         self.challengesCompleted = challengesCompleted
+        self.bestStreak = bestStreak
+        self.currentStreak = currentStreak
         self.learningMinutes = learningMinutes
         self.pointsEarned = pointsEarned
-        let numbers = Set(learningDays.map(\.dayNumber)).sorted()
-        var best = 0, run = 0, previous = Int.min
-        for number in numbers {
-            run = number == previous + 1 ? run + 1 : 1
-            best = max(best, run)
-            previous = number
-        }
-        bestStreak = best
-        let todayNumber = today.dayNumber
-        currentStreak = (previous == todayNumber || previous == todayNumber - 1) ? run : 0
+    }
+
+    /// The totals from a list of learning days (the store keeps the same as runs, see `DayRun`).
+    public init(challengesCompleted: Int, learningDays: [LocalDay], today: LocalDay, learningMinutes: Int, pointsEarned: Int) {
+        let runs = DayRun.runs(of: learningDays)
+        self.init(challengesCompleted: challengesCompleted, bestStreak: runs.map(\.length).max() ?? 0,
+                  currentStreak: DayRun.current(in: runs, today: today), learningMinutes: learningMinutes, pointsEarned: pointsEarned)
     }
 
     public func value(_ criterion: BadgeCriterion) -> Int {

@@ -332,11 +332,15 @@ public struct QuestService: Sendable {
 
         // Earn: whole learning minutes per app and day, credited once; later reports for the
         // same day credit only the difference.
-        let stored = Dictionary(try await q.earnings(child.id, days: days).map { ("\($0.token)|\($0.day.iso)", $0) }, uniquingKeysWith: { a, _ in a })
+        let storedEarnings = try await q.earnings(child.id, days: days)
+        let stored = Dictionary(storedEarnings.map { ("\($0.token)|\($0.day.iso)", $0) }, uniquingKeysWith: { a, _ in a })
+        var learnedBefore = Set(storedEarnings.filter { $0.minutes > 0 }.map(\.day))
         for earning in evaluator.timeline.earnings(catalog: evaluator.catalog) where days.contains(earning.day) {
             let before = stored["\(earning.token)|\(earning.day.iso)"]
             guard before?.minutes != earning.minutes || before?.points != earning.points else { continue }
             try await q.putEarning(child.id, earning)
+            try await q.addLearningMinutes(child.id, earning.minutes - (before?.minutes ?? 0))
+            if earning.minutes > 0, learnedBefore.insert(earning.day).inserted { try await q.addLearningDay(child.id, earning.day) }
             let delta = earning.points - (before?.points ?? 0)
             if delta > 0 {
                 let name = evaluator.catalog[earning.token]?.name ?? earning.token
@@ -385,9 +389,10 @@ public struct QuestService: Sendable {
     }
 
     private func stats(_ q: QuestQueries, child: MemberRecord, today: LocalDay) async throws -> QuestStats {
-        let (days, minutes) = try await q.learningDays(child.id)
-        return QuestStats(challengesCompleted: try await q.completionCount(child.id), learningDays: days, today: today,
-                          learningMinutes: minutes, pointsEarned: try await q.points.balance(child.id).earned)
+        let summary = try await q.learningSummary(child.id, today: today)
+        return QuestStats(challengesCompleted: summary.completions, bestStreak: summary.bestStreak,
+                          currentStreak: DayRun.current(latest: summary.latestRun, today: today),
+                          learningMinutes: summary.learningMinutes, pointsEarned: try await q.points.balance(child.id).earned)
     }
 
     // MARK: Points
@@ -483,18 +488,22 @@ public struct QuestService: Sendable {
             }
             let records = try await q.reports(child.id, from: earliest.start(in: zone).addingTimeInterval(-2 * 86_400), to: now.addingTimeInterval(86_400))
             let evaluator = QuestEvaluator(catalog: apps, timeline: UsageTimeline(records))
-            let completions = try await q.completions(child: child.id)
-            let names = Dictionary(apps.map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
-            let views = quests.map { quest -> QuestView in
+            // The period each quest shows now: a streak's key is the day it completed on.
+            let periods = quests.map { quest -> (window: PeriodWindow, key: String) in
                 let spec = quest.spec
                 let day = min(max(today, spec.startDay), spec.endDay ?? today)
                 let window = spec.period(containing: day) ?? PeriodWindow(first: day, last: day)
-                let progress = spec.goal == .streak ? evaluator.streakRuns(spec, through: today).current : evaluator.progress(spec, in: window)
-                let mine = completions.filter { $0.challengeID == quest.id }
-                let done = spec.goal == .streak ? mine.contains { $0.periodKey == today.iso } : mine.contains { $0.periodKey == window.key }
+                return (window, spec.goal == .streak ? today.iso : window.key)
+            }
+            let completed = try await q.completedPeriods(zip(quests, periods).map { ($0.id, $1.key) })
+            let names = Dictionary(apps.map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
+            let views = zip(quests, periods).map { quest, period -> QuestView in
+                let spec = quest.spec
+                let progress = spec.goal == .streak ? evaluator.streakRuns(spec, through: today).current : evaluator.progress(spec, in: period.window)
+                let done = completed.contains(CompletedPeriod(challenge: quest.id, periodKey: period.key))
                 return QuestView(challenge: quest, progress: progress, completedThisPeriod: done,
                                  card: QuestCard(spec: spec, status: quest.status, progress: progress, completedThisPeriod: done, today: today, appNames: names),
-                                 completions: mine.count)
+                                 completions: quest.completions)
             }
             let awarded = Dictionary(try await q.badges(child.id).map { ($0.id, $0.awardedAt) }, uniquingKeysWith: { a, _ in a })
             return QuestBoard(child: child, quests: views, balance: try await q.points.balance(child.id).balance,
