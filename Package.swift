@@ -113,7 +113,7 @@ let package = Package(
         ),
         .executableTarget(name: "questline", dependencies: ["QuestlineCLI"], swiftSettings: strict),
 
-        .testTarget(name: "QuestlineCoreTests", dependencies: ["QuestlineCore"], swiftSettings: strict),
+        .testTarget(name: "QuestlineCoreTests", dependencies: ["QuestlineCore"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "QuestlineAPITests", dependencies: ["QuestlineAPI"], swiftSettings: strict),
         .testTarget(name: "QuestlineStoreTests", dependencies: ["QuestlineStore", "QuestlineCore"], swiftSettings: strict),
         .testTarget(

@@ -79,32 +79,55 @@ GAME="$(curl -fs -X POST "$URL/api/v1/game/sessions" -H 'content-type: applicati
 curl -fs -X POST "$URL/api/v1/game/sessions/$GAME/answers" -H 'content-type: application/json' -H "authorization: Bearer $PLAYER" \
   -d '{"questionIndex":0,"choice":"first"}' >/dev/null
 
-# Family quests: a guardian, 32 children each with a learning and a reward app and a daily quest;
-# the first child gets points to spend at one point per reward minute.
-GUARDIAN="$(signup guardian@example.com)"
-HOUSEHOLD="$(curl -fs -X POST "$URL/api/v1/households" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" -d '{"name":"Load"}' | json "['id']")"
-curl -fs -X PUT "$URL/api/v1/households/$HOUSEHOLD/quest-rules" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
-  -d '{"pointsPerMinute":1,"minMinutes":1,"maxMinutes":60}' >/dev/null
-CHILDREN=""
-for i in $(seq 1 32); do
-  KID="$(curl -fs -X POST "$URL/api/v1/households/$HOUSEHOLD/children" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
-    -d "{\"username\":\"loadkid$i\",\"password\":\"load-password\",\"displayName\":\"Kid $i\"}" | json "['id']")"
-  for app in '"load.learn" "Learn" "learning"' '"load.reward" "Reward" "reward"'; do
-    set -- $app
-    curl -fs -X PUT "$URL/api/v1/children/$KID/apps/${1//\"/}" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
-      -d "{\"name\":$2,\"role\":$3}" >/dev/null
+# Family quests: 32 children, each with a learning and a reward app, a daily quest (30 minutes)
+# and a weekly one (150 minutes); the first child spends points (one per reward minute), the
+# board read is the second child's. On the scale data (READER_TOKEN set) they are the scale's
+# first 32 children, each with 60 days of history; otherwise a new household.
+if [[ -n "${READER_TOKEN:-}" ]]; then
+  CHILDREN="$(python3 - "$DATABASE" <<'PY'
+import hashlib, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+pairs = []
+for n in range(32):
+    token = f"scale-child-token-{n}"
+    row = db.execute("SELECT member_id FROM sessions WHERE token_hash = ?", (hashlib.sha256(token.encode()).hexdigest(),)).fetchone()
+    if row is None:
+        sys.exit("The database has no scale children: run scripts/scale.py on it first.")
+    pairs.append(f"{token}:{row[0]}")
+print(",".join(pairs))
+PY
+)"
+else
+  GUARDIAN="$(signup guardian@example.com)"
+  HOUSEHOLD="$(curl -fs -X POST "$URL/api/v1/households" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" -d '{"name":"Load"}' | json "['id']")"
+  curl -fs -X PUT "$URL/api/v1/households/$HOUSEHOLD/quest-rules" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
+    -d '{"pointsPerMinute":1,"minMinutes":1,"maxMinutes":60}' >/dev/null
+  CHILDREN=""
+  for i in $(seq 1 32); do
+    KID="$(curl -fs -X POST "$URL/api/v1/households/$HOUSEHOLD/children" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
+      -d "{\"username\":\"loadkid$i\",\"password\":\"load-password\",\"displayName\":\"Kid $i\"}" | json "['id']")"
+    for app in '"load.learn" "Learn" "learning"' '"load.reward" "Reward" "reward"'; do
+      set -- $app
+      curl -fs -X PUT "$URL/api/v1/children/$KID/apps/${1//\"/}" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
+        -d "{\"name\":$2,\"role\":$3}" >/dev/null
+    done
+    curl -fs -X POST "$URL/api/v1/children/$KID/quests" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
+      -d '{"title":"Learn","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"load.reward","minutes":30}]}' >/dev/null
+    curl -fs -X POST "$URL/api/v1/children/$KID/quests" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
+      -d '{"title":"Week","goalType":"weeklyMinutes","target":150}' >/dev/null
+    TOKEN="$(curl -fs -X POST "$URL/api/v1/auth/login" -H 'content-type: application/json' -d "{\"login\":\"loadkid$i\",\"password\":\"load-password\"}" | json "['token']")"
+    CHILDREN="$CHILDREN${CHILDREN:+,}$TOKEN:$KID"
+    if [[ $i == 1 ]]; then
+      for _ in 1 2 3 4 5 6 7 8 9 10; do
+        curl -fs -X POST "$URL/api/v1/children/$KID/adjustments" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
+          -d '{"points":100000,"reason":"Load test"}' >/dev/null
+      done
+    fi
   done
-  curl -fs -X POST "$URL/api/v1/children/$KID/quests" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
-    -d '{"title":"Learn","goalType":"dailyMinutes","target":600,"rewardApps":[{"appToken":"load.reward","minutes":30}]}' >/dev/null
-  TOKEN="$(curl -fs -X POST "$URL/api/v1/auth/login" -H 'content-type: application/json' -d "{\"login\":\"loadkid$i\",\"password\":\"load-password\"}" | json "['token']")"
-  CHILDREN="$CHILDREN${CHILDREN:+,}$TOKEN:$KID"
-  if [[ $i == 1 ]]; then SPENDER="$TOKEN"; SPENDER_ID="$KID"; fi
-  if [[ $i == 2 ]]; then VIEWER="$TOKEN"; VIEWER_ID="$KID"; fi
-done
-for _ in 1 2 3 4 5 6 7 8 9 10; do
-  curl -fs -X POST "$URL/api/v1/children/$SPENDER_ID/adjustments" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
-    -d '{"points":100000,"reason":"Load test"}' >/dev/null
-done
+fi
+IFS=, read -r FIRST SECOND _ <<<"$CHILDREN"
+SPENDER="${FIRST%%:*}"; SPENDER_ID="${FIRST#*:}"
+VIEWER="${SECOND%%:*}"; VIEWER_ID="${SECOND#*:}"
 
 declare -A RPS P50 P99
 measure() { # name, script args...

@@ -148,47 +148,75 @@ public struct Badge: Sendable, Equatable {
 /// Reads, campaigns, enrollments, badges and analytics events.
 public struct ReadingStore: Sendable {
     let database: Database
+    /// Reads sent at the same time share a transaction (see `GroupCommit`).
+    private let reads: GroupCommit<PendingReads, Set<String>>
 
-    public init(_ database: Database) { self.database = database }
+    public init(_ database: Database) {
+        self.database = database
+        reads = GroupCommit(database, maxItems: 64) { db, pending in try await Self.record(pending, on: db) }
+    }
+
+    struct PendingReads: Sendable {
+        let owner: String
+        let reads: [NewRead]
+        let now: Date
+    }
 
     // MARK: Reads
 
     /// Records reads; each event id once per owner (a retry changes nothing). Keeps the per-day
-    /// summary (`reading_days`) in the same transaction. Returns the event ids newly recorded.
-    /// Multi-row statements: a batch of 100 reads is two statements, not two hundred.
+    /// summary (`reading_days`) in the same transaction. Returns the event ids newly recorded,
+    /// once they have committed.
     public func record(_ reads: [NewRead], owner: ReadOwner, now: Date) async throws -> Set<String> {
         guard !reads.isEmpty else { return [] }
-        let byID = Dictionary(reads.map { ($0.eventID, $0) }, uniquingKeysWith: { first, _ in first })
-        return try await database.transaction { db in
-            var recorded: Set<String> = []
-            for chunk in stride(from: 0, to: reads.count, by: 500).map({ Array(reads[$0..<min($0 + 500, reads.count)]) }) {
-                var sql: SQLQueryString = """
-                    INSERT INTO reading_events (owner, event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at) VALUES
+        return try await self.reads.submit(PendingReads(owner: owner.key, reads: reads, now: now))
+    }
+
+    /// Writes the reads of several requests: multi-row inserts (500 rows a statement), then one
+    /// upsert of the per-day counts. When two requests send the same event id for the same
+    /// owner, the first one records it and the second sees a duplicate, as if sent one after
+    /// the other.
+    private static func record(_ pending: [PendingReads], on db: any SQLDatabase) async throws -> [Set<String>] {
+        struct Row { let request: Int; let read: NewRead }
+        let rows = pending.enumerated().flatMap { index, item in item.reads.map { Row(request: index, read: $0) } }
+        var inserted = Set<[String]>() // (owner, event id)
+        for start in stride(from: 0, to: rows.count, by: 500) {
+            var sql: SQLQueryString = """
+                INSERT INTO reading_events (owner, event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at) VALUES
+                """
+            for (index, row) in rows[start..<min(start + 500, rows.count)].enumerated() {
+                let read = row.read, item = pending[row.request]
+                sql += index == 0 ? " " : ", "
+                sql += """
+                    (\(bind: item.owner), \(bind: read.eventID), \(bind: read.articleID), \(bind: read.title), \(bind: read.language), \
+                    \(bind: read.at.storedMillis), \(bind: read.timeZone), \(bind: read.localDay.iso), \(bind: read.thumbnailURL), \(bind: item.now.storedMillis))
                     """
-                for (index, read) in chunk.enumerated() {
-                    sql += index == 0 ? " " : ", "
-                    sql += """
-                        (\(bind: owner.key), \(bind: read.eventID), \(bind: read.articleID), \(bind: read.title), \(bind: read.language), \
-                        \(bind: read.at.storedMillis), \(bind: read.timeZone), \(bind: read.localDay.iso), \(bind: read.thumbnailURL), \(bind: now.storedMillis))
-                        """
-                }
-                sql += " ON CONFLICT (owner, event_id) DO NOTHING RETURNING event_id"
-                let query = sql
-                for row in try await db.raw(query).all() { recorded.insert(try row.decode(column: "event_id", as: String.self)) }
             }
-            var perDay: [String: Int] = [:]
-            for id in recorded { perDay[byID[id]!.localDay.iso, default: 0] += 1 }
-            guard !perDay.isEmpty else { return recorded }
-            var upsert: SQLQueryString = "INSERT INTO reading_days (owner, local_day, reads) VALUES"
-            for (index, (day, count)) in perDay.sorted(by: { $0.key < $1.key }).enumerated() {
-                upsert += index == 0 ? " " : ", "
-                upsert += "(\(bind: owner.key), \(bind: day), \(bind: count))"
+            sql += " ON CONFLICT (owner, event_id) DO NOTHING RETURNING owner, event_id"
+            let query = sql
+            for row in try await db.raw(query).all() {
+                inserted.insert([try row.decode(column: "owner", as: String.self), try row.decode(column: "event_id", as: String.self)])
             }
-            upsert += " ON CONFLICT (owner, local_day) DO UPDATE SET reads = reading_days.reads + excluded.reads"
-            let summary = upsert
-            try await db.raw(summary).run()
-            return recorded
         }
+        // Each inserted read belongs to the first request that sent it.
+        var recorded = Array(repeating: Set<String>(), count: pending.count)
+        var perDay: [[String]: Int] = [:] // (owner, day)
+        for row in rows {
+            let owner = pending[row.request].owner
+            guard inserted.remove([owner, row.read.eventID]) != nil else { continue }
+            recorded[row.request].insert(row.read.eventID)
+            perDay[[owner, row.read.localDay.iso], default: 0] += 1
+        }
+        guard !perDay.isEmpty else { return recorded }
+        var upsert: SQLQueryString = "INSERT INTO reading_days (owner, local_day, reads) VALUES"
+        for (index, (key, count)) in perDay.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }).enumerated() {
+            upsert += index == 0 ? " " : ", "
+            upsert += "(\(bind: key[0]), \(bind: key[1]), \(bind: count))"
+        }
+        upsert += " ON CONFLICT (owner, local_day) DO UPDATE SET reads = reading_days.reads + excluded.reads"
+        let summary = upsert
+        try await db.raw(summary).run()
+        return recorded
     }
 
     /// A member's enrollment in a campaign and their read days in a range, in one round trip
