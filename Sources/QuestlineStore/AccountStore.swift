@@ -175,7 +175,7 @@ public struct AccountStore: Sendable {
 
     /// The member and password hash for a login name (an e-mail or a child's username).
     public func credentials(login: String) async throws -> (MemberRecord, passwordHash: String)? {
-        let key = login.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let key = login.trimmed().lowercased()
         return try await database.withConnection { db in
             guard let row = try await db.raw("""
                 SELECT \(unsafeRaw: Self.memberColumns), m.password_hash FROM members m

@@ -16,7 +16,7 @@ public enum AccountRules {
 
     /// Lowercased, trimmed e-mail if it looks like one.
     public static func email(_ raw: String, field: String = "email") throws(DomainError) -> String {
-        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let value = raw.trimmed().lowercased()
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
         guard value.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
               !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
@@ -27,7 +27,7 @@ public enum AccountRules {
 
     /// A child's login name: 3 to 32 of a-z, 0-9, '.', '_', '-'; stored lowercased.
     public static func username(_ raw: String, field: String = "username") throws(DomainError) -> String {
-        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let value = raw.trimmed().lowercased()
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789._-")
         guard (3...32).contains(value.count), value.unicodeScalars.allSatisfy({ allowed.contains($0) }) else {
             throw .invalid(field: field, "Use 3 to 32 letters, digits, dots, dashes or underscores.")
@@ -46,7 +46,7 @@ public enum AccountRules {
     }
 
     public static func displayName(_ raw: String, field: String = "displayName") throws(DomainError) -> String {
-        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let value = raw.trimmed()
         guard !value.isEmpty else { throw .invalid(field: field, "Enter a name.") }
         guard value.count <= displayNameMaxLength else {
             throw .invalid(field: field, "Use at most \(displayNameMaxLength) characters.")
@@ -58,7 +58,7 @@ public enum AccountRules {
     }
 
     public static func householdName(_ raw: String, field: String = "name") throws(DomainError) -> String {
-        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let value = raw.trimmed()
         guard !value.isEmpty else { throw .invalid(field: field, "Enter a name.") }
         guard value.count <= householdNameMaxLength else {
             throw .invalid(field: field, "Use at most \(householdNameMaxLength) characters.")
@@ -67,7 +67,7 @@ public enum AccountRules {
     }
 
     public static func timeZone(_ raw: String, field: String = "timeZone") throws(DomainError) -> TimeZoneID {
-        guard let zone = TimeZoneID(raw.trimmingCharacters(in: .whitespaces)) else {
+        guard let zone = TimeZoneID(raw.trimmed(newlines: false)) else {
             throw .invalid(field: field, "Use an IANA time zone name such as Europe/Berlin or America/New_York.")
         }
         return zone

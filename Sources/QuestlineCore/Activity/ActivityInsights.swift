@@ -166,7 +166,7 @@ public enum WikiLanguage {
     static let iso: Set<String> = Set(Locale.LanguageCode.isoLanguageCodes.map(\.identifier))
 
     public static func validate(_ raw: String, field: String) throws(DomainError) -> String {
-        let code = raw.trimmingCharacters(in: .whitespaces).lowercased()
+        let code = raw.trimmed(newlines: false).lowercased()
         let primary = code.split(separator: "-").first.map(String.init) ?? ""
         let shapeOK = !code.isEmpty && code.count <= 16 && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
         guard shapeOK, special.contains(code) || iso.contains(primary) else {

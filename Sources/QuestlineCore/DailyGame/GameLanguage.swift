@@ -11,7 +11,7 @@ public struct GameLanguage: Hashable, Sendable, CustomStringConvertible {
     ]
 
     public init(_ raw: String, field: String = "language") throws(DomainError) {
-        let code = raw.trimmingCharacters(in: .whitespaces).lowercased()
+        let code = raw.trimmed(newlines: false).lowercased()
         guard GameLanguage.supported.contains(code) else {
             throw .invalid(field: field, "The game is available in \(GameLanguage.supported.joined(separator: ", ")).")
         }

@@ -33,17 +33,17 @@ public struct QuestApp: Sendable, Equatable, Hashable, Codable {
     /// Validates a catalog entry; field names are the API's.
     public static func validated(token: String, name: String, icon: String?, role: String, pointsPerMinute: Int?) throws(DomainError) -> QuestApp {
         var validation = FieldValidation()
-        let token = token.trimmingCharacters(in: .whitespaces)
+        let token = token.trimmed(newlines: false)
         validation.check { () throws(DomainError) in
             guard (1...200).contains(token.utf8.count), token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
                 throw .invalid(field: "token", "Use the device's app token: 1 to 200 visible ASCII characters.")
             }
         }
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = name.trimmed()
         validation.check { () throws(DomainError) in
             guard (1...60).contains(name.count) else { throw .invalid(field: "name", "Give the app's name (1 to 60 characters).") }
         }
-        let icon = (icon ?? "").trimmingCharacters(in: .whitespaces)
+        let icon = (icon ?? "").trimmed(newlines: false)
         validation.check { () throws(DomainError) in
             guard icon.count <= 2, icon.utf8.count <= 32 else { throw .invalid(field: "icon", "Use one emoji as the icon.") }
         }
@@ -218,7 +218,7 @@ public struct ChallengeSpec: Sendable, Equatable, Codable {
     /// end before it).
     public func validate(catalog: [QuestApp], today: LocalDay?) throws(DomainError) {
         var v = FieldValidation()
-        let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        let title = title.trimmed()
         v.check { () throws(DomainError) in
             guard (1...80).contains(title.count) else { throw .invalid(field: "title", "Give the quest a title (1 to 80 characters).") }
         }
@@ -300,8 +300,8 @@ public struct ChallengeSpec: Sendable, Equatable, Codable {
     /// Trims the text fields.
     public var normalized: ChallengeSpec {
         var copy = self
-        copy.title = title.trimmingCharacters(in: .whitespacesAndNewlines)
-        let description = description?.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.title = title.trimmed()
+        let description = description?.trimmed()
         copy.description = description?.isEmpty == false ? description : nil
         if goal != .streak, goal != .dailyConsistency { copy.dailyMinimumMinutes = nil }
         if goal != .efficiency { copy.withinMinutes = nil }

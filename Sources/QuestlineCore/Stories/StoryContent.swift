@@ -264,7 +264,7 @@ public struct StoryContent: Sendable, Equatable, Codable {
             if !ok { issues.append(ContentIssue(file: file, path: path, message: message)) }
         }
         func text(_ value: String, _ file: String, _ path: String, max: Int = 200) {
-            let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = value.trimmed()
             check(!trimmed.isEmpty && trimmed.count <= max, file, path, "Give 1 to \(max) characters.")
         }
         func asset(_ value: String, _ file: String, _ path: String) {
@@ -386,7 +386,7 @@ extension StoryContent {
     /// Stories matching `query` in their title, their track's name or their description,
     /// ignoring case and accents; the member's chosen tracks first, then by title.
     public func search(_ query: String, preferredTracks: Set<String> = []) -> [Story] {
-        let needle = Self.fold(query.trimmingCharacters(in: .whitespacesAndNewlines))
+        let needle = Self.fold(query.trimmed())
         let names = Dictionary(tracks.map { ($0.id, Self.fold($0.name)) }, uniquingKeysWith: { a, _ in a })
         let found = needle.isEmpty ? stories : stories.filter { story in
             Self.fold(story.title).contains(needle) || (names[story.track] ?? "").contains(needle) || Self.fold(story.description).contains(needle)
@@ -400,7 +400,7 @@ extension StoryContent {
 
     /// The card shop: by price, then name, ascending; optionally only names matching `query`.
     public func shop(_ query: String = "") -> [TradingCard] {
-        let needle = Self.fold(query.trimmingCharacters(in: .whitespacesAndNewlines))
+        let needle = Self.fold(query.trimmed())
         return cards.filter { needle.isEmpty || Self.fold($0.name).contains(needle) }
             .sorted { ($0.price, Self.fold($0.name), $0.id) < ($1.price, Self.fold($1.name), $1.id) }
     }

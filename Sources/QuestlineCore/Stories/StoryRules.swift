@@ -31,7 +31,7 @@ public enum StoryRules {
 
     /// A comment's text, trimmed: 1 to 500 characters.
     public static func comment(_ text: String) throws(DomainError) -> String {
-        let body = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let body = text.trimmed()
         guard !body.isEmpty else { throw .invalid(field: "text", "Write something first.") }
         guard body.count <= maxComment else { throw .invalid(field: "text", "Keep comments to \(maxComment) characters (this one has \(body.count)).") }
         return body

@@ -53,7 +53,7 @@ public struct AccountService: Sendable {
     public func logIn(login: String, password: String) async throws -> SignedIn {
         var validation = FieldValidation()
         validation.check { () throws(DomainError) in
-            if login.trimmingCharacters(in: .whitespaces).isEmpty { throw .invalid(field: "login", "Enter your e-mail or username.") }
+            if login.trimmed(newlines: false).isEmpty { throw .invalid(field: "login", "Enter your e-mail or username.") }
         }
         validation.check { () throws(DomainError) in
             if password.isEmpty { throw .invalid(field: "password", "Enter your password.") }
@@ -183,7 +183,7 @@ public struct AccountService: Sendable {
     }
 
     public func acceptInvitation(code: String, as actor: MemberRecord) async throws -> HouseholdRecord {
-        let normalized = code.trimmingCharacters(in: .whitespaces).uppercased()
+        let normalized = code.trimmed(newlines: false).uppercased()
         guard !normalized.isEmpty else { throw DomainError.invalid(field: "code", "Enter the invitation code.") }
         guard actor.householdID == nil else {
             throw DomainError.conflict(field: "code", message: "You already belong to a household.")

@@ -55,13 +55,13 @@ public struct ActivityService: Sendable {
     }
 
     static func title(_ raw: String, field: String) throws(DomainError) -> String {
-        let title = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let title = raw.trimmed()
         guard !title.isEmpty, title.count <= 300 else { throw .invalid(field: field, "Give the article's title (1 to 300 characters).") }
         return title
     }
 
     static func list(_ raw: String?, field: String) throws(DomainError) -> String {
-        let list = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let list = (raw ?? "").trimmed()
         guard list.count <= 100 else { throw .invalid(field: field, "Use at most 100 characters.") }
         return list
     }

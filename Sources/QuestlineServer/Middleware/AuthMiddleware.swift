@@ -27,7 +27,7 @@ struct AuthMiddleware: RouterMiddleware {
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
-                return String(parts[1]).trimmingCharacters(in: .whitespaces)
+                return String(parts[1]).trimmed(newlines: false)
             }
         }
         return request.cookies[cookieName]?.value

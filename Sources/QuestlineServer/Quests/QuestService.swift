@@ -432,7 +432,7 @@ public struct QuestService: Sendable {
         v.check { () throws(DomainError) in
             guard points != 0, (-100_000...100_000).contains(points) else { throw .invalid(field: "points", "Use -100000 to 100000, not 0.") }
         }
-        let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        let reason = reason.trimmed()
         v.check { () throws(DomainError) in
             guard (1...200).contains(reason.count) else { throw .invalid(field: "reason", "Say why (1 to 200 characters).") }
         }

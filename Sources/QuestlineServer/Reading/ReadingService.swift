@@ -159,11 +159,11 @@ public struct ReadingService: Sendable {
         for (index, input) in inputs.enumerated() {
             let prefix = fieldPrefix(index)
             func issue(_ field: String, _ message: String) { issues.append(FieldIssue(field: prefix + field, message: message)) }
-            let eventID = input.eventId.trimmingCharacters(in: .whitespaces)
+            let eventID = input.eventId.trimmed(newlines: false)
             if eventID.isEmpty || eventID.count > 64 { issue("eventId", "Use 1 to 64 characters, unique per read.") }
-            let article = input.articleId.trimmingCharacters(in: .whitespaces)
+            let article = input.articleId.trimmed(newlines: false)
             if article.isEmpty || article.count > 300 { issue("articleId", "Give the article's id (1 to 300 characters).") }
-            let title = input.title.trimmingCharacters(in: .whitespacesAndNewlines)
+            let title = input.title.trimmed()
             if title.isEmpty || title.count > 300 { issue("title", "Give the article's title (1 to 300 characters).") }
             var language = input.language.lowercased()
             do { language = try WikiLanguage.validate(input.language, field: prefix + "language") } catch {
@@ -332,7 +332,7 @@ public struct ReadingService: Sendable {
 
     /// Articles the reader has seen, matching a query; starter articles when they have none.
     public func search(_ reader: ReaderIdentity, query: String?, limit: Int = 50) async throws -> (articles: [SeenArticle], fromHistory: Bool) {
-        let trimmed = query?.trimmingCharacters(in: .whitespaces)
+        let trimmed = query?.trimmed(newlines: false)
         let q = (trimmed?.isEmpty ?? true) ? nil : trimmed
         if let owner = reader.owner {
             let seen = try await store.reading.seenArticles(owner, matching: q, limit: min(max(limit, 1), 100))

@@ -261,7 +261,7 @@ public struct StoryMemberService: Sendable {
     public func setDetails(_ member: MemberRecord, location: String, favouriteTrack: String, bio: String) async throws -> MemberDetails {
         var v = FieldValidation()
         func field(_ value: String, _ name: String, max: Int) -> String {
-            let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = value.trimmed()
             v.check { () throws(DomainError) in if trimmed.count > max { throw .invalid(field: name, "Use at most \(max) characters.") } }
             return trimmed
         }

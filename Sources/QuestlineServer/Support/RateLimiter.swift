@@ -86,7 +86,7 @@ public final class LoginGuard: Sendable {
         self.limits = limits
     }
 
-    private static func key(_ login: String) -> String { login.trimmingCharacters(in: .whitespaces).lowercased() }
+    private static func key(_ login: String) -> String { login.trimmed(newlines: false).lowercased() }
 
     /// Seconds until `login` may try again, or nil.
     public func lockedFor(_ login: String) -> Int? {
