@@ -146,10 +146,22 @@ public struct Badge: Sendable, Equatable {
 }
 
 /// Reads, campaigns, enrollments, badges and analytics events.
+/// What recording reads did: the event ids newly recorded, and the days on which the owner had
+/// no read before (the only change that can move a streak or a challenge).
+public struct RecordedReads: Sendable, Equatable {
+    public let eventIDs: Set<String>
+    public let newDays: Set<LocalDay>
+
+    public init(eventIDs: Set<String>, newDays: Set<LocalDay>) {
+        self.eventIDs = eventIDs
+        self.newDays = newDays
+    }
+}
+
 public struct ReadingStore: Sendable {
     let database: Database
     /// Reads sent at the same time share a transaction (see `GroupCommit`).
-    private let reads: GroupCommit<PendingReads, Set<String>>
+    private let reads: GroupCommit<PendingReads, RecordedReads>
 
     public init(_ database: Database) {
         self.database = database
@@ -165,10 +177,10 @@ public struct ReadingStore: Sendable {
     // MARK: Reads
 
     /// Records reads; each event id once per owner (a retry changes nothing). Keeps the per-day
-    /// summary (`reading_days`) in the same transaction. Returns the event ids newly recorded,
-    /// once they have committed.
-    public func record(_ reads: [NewRead], owner: ReadOwner, now: Date) async throws -> Set<String> {
-        guard !reads.isEmpty else { return [] }
+    /// summary (`reading_days`) in the same transaction. Returns, once committed, the event ids
+    /// newly recorded and the owner's days that had no read before.
+    public func record(_ reads: [NewRead], owner: ReadOwner, now: Date) async throws -> RecordedReads {
+        guard !reads.isEmpty else { return RecordedReads(eventIDs: [], newDays: []) }
         return try await self.reads.submit(PendingReads(owner: owner.key, reads: reads, now: now))
     }
 
@@ -176,7 +188,7 @@ public struct ReadingStore: Sendable {
     /// upsert of the per-day counts. When two requests send the same event id for the same
     /// owner, the first one records it and the second sees a duplicate, as if sent one after
     /// the other.
-    private static func record(_ pending: [PendingReads], on db: any SQLDatabase) async throws -> [Set<String>] {
+    private static func record(_ pending: [PendingReads], on db: any SQLDatabase) async throws -> [RecordedReads] {
         struct Row { let request: Int; let read: NewRead }
         let rows = pending.enumerated().flatMap { index, item in item.reads.map { Row(request: index, read: $0) } }
         var inserted = Set<[String]>() // (owner, event id)
@@ -207,16 +219,25 @@ public struct ReadingStore: Sendable {
             recorded[row.request].insert(row.read.eventID)
             perDay[[owner, row.read.localDay.iso], default: 0] += 1
         }
-        guard !perDay.isEmpty else { return recorded }
+        guard !perDay.isEmpty else { return recorded.map { RecordedReads(eventIDs: $0, newDays: []) } }
         var upsert: SQLQueryString = "INSERT INTO reading_days (owner, local_day, reads) VALUES"
         for (index, (key, count)) in perDay.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }).enumerated() {
             upsert += index == 0 ? " " : ", "
             upsert += "(\(bind: key[0]), \(bind: key[1]), \(bind: count))"
         }
-        upsert += " ON CONFLICT (owner, local_day) DO UPDATE SET reads = reading_days.reads + excluded.reads"
+        // A day is new when its count is just what this statement added.
+        upsert += " ON CONFLICT (owner, local_day) DO UPDATE SET reads = reading_days.reads + excluded.reads RETURNING owner, local_day, reads"
         let summary = upsert
-        try await db.raw(summary).run()
-        return recorded
+        var newDays = Set<[String]>()
+        for row in try await db.raw(summary).all() {
+            let key = [try row.decode(column: "owner", as: String.self), try row.decode(column: "local_day", as: String.self)]
+            if try row.decode(column: "reads", as: Int.self) == perDay[key] { newDays.insert(key) }
+        }
+        return recorded.enumerated().map { index, ids in
+            let owner = pending[index].owner
+            let days = pending[index].reads.filter { ids.contains($0.eventID) && newDays.contains([owner, $0.localDay.iso]) }.map(\.localDay)
+            return RecordedReads(eventIDs: ids, newDays: Set(days))
+        }
     }
 
     /// A member's enrollment in a campaign and their read days in a range, in one round trip

@@ -24,7 +24,7 @@ private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
             }
             let outcomes = try await withThrowingTaskGroup(of: (Int, Set<String>).self) { group in
                 for (index, (owner, reads)) in requests.enumerated() {
-                    group.addTask { (index, try await store.reading.record(reads, owner: owner, now: t0)) }
+                    group.addTask { (index, try await store.reading.record(reads, owner: owner, now: t0).eventIDs) }
                 }
                 return try await group.reduce(into: [Int: Set<String>]()) { $0[$1.0] = $1.1 }
             }

@@ -25,14 +25,16 @@ private func member(_ store: Store) async throws -> MemberID {
             let ada = try await member(store)
             let first = try await store.reading.record([read("a", "2026-05-08"), read("b", "2026-05-08"), read("c", "2026-05-09")],
                                                        owner: .member(ada), now: t0)
-            #expect(first == ["a", "b", "c"])
+            #expect(first == RecordedReads(eventIDs: ["a", "b", "c"], newDays: [day("2026-05-08"), day("2026-05-09")]))
             let retry = try await store.reading.record([read("a", "2026-05-08"), read("d", "2026-05-10")], owner: .member(ada), now: t0)
-            #expect(retry == ["d"])
+            #expect(retry == RecordedReads(eventIDs: ["d"], newDays: [day("2026-05-10")]))
+            let sameDay = try await store.reading.record([read("e", "2026-05-10")], owner: .member(ada), now: t0)
+            #expect(sameDay == RecordedReads(eventIDs: ["e"], newDays: [])) // a further read on a day already read
             #expect(try await store.reading.readDays(.member(ada), from: day("2026-05-01"), through: day("2026-05-31"))
                     == [day("2026-05-08"), day("2026-05-09"), day("2026-05-10")])
             #expect(try await store.reading.readDays(.member(ada), from: day("2026-05-09"), through: day("2026-05-09")) == [day("2026-05-09")])
             // Event ids are per owner: another reader's "a" is another read.
-            #expect(try await store.reading.record([read("a", "2026-05-08")], owner: .device("device-123"), now: t0) == ["a"])
+            #expect(try await store.reading.record([read("a", "2026-05-08")], owner: .device("device-123"), now: t0).eventIDs == ["a"])
         }
     }
 

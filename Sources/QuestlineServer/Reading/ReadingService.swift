@@ -192,15 +192,16 @@ public struct ReadingService: Sendable {
         return reads
     }
 
-    /// Records validated reads for the reader; then records completion, badge and funnel
-    /// events that follow from them. Returns the event ids newly recorded.
+    /// Records validated reads for the reader; then, when they add a read day (nothing else
+    /// moves a streak), records the completion, badge and funnel events that follow. Returns
+    /// the event ids newly recorded.
     public func record(_ reads: [NewRead], for reader: ReaderIdentity) async throws -> Set<String> {
         guard let owner = reader.owner else {
             throw DomainError.unauthenticated("Sign in, or send an X-Device-Id header, to record reads.")
         }
         let recorded = try await store.reading.record(reads, owner: owner, now: clock.now())
-        if !recorded.isEmpty, let member = reader.member { try await updateProgress(member) }
-        return recorded
+        if !recorded.newDays.isEmpty, let member = reader.member { try await updateProgress(member) }
+        return recorded.eventIDs
     }
 
     // MARK: Widget
