@@ -2,8 +2,9 @@
 # HTTP load test: starts the release server on a fresh database and measures, in one run and on
 # one binary, a trivial route (/health) as the baseline, then recording a read (single and
 # batches of 100), reading the widget, answering a game question, a child's usage report (32
-# children, each with a daily quest) and a points redemption: requests/s, p50 and p99 at 64
-# connections, each route's ratio to the baseline, and the server's peak memory.
+# children, each with a daily and a weekly quest), a points redemption and a child's quest board
+# (progress): requests/s, p50 and p99 at 64 connections, each route's ratio to the baseline, and
+# the server's peak memory.
 #
 #   scripts/load.sh                     # SQLite (a temporary file)
 #   scripts/load.sh --postgres          # PostgreSQL (scripts/postgres.sh starts one when DATABASE_URL is unset)

@@ -12,8 +12,8 @@ redemptions, and the per-child summaries: learning totals and learning-day runs)
     scripts/load.sh --database /tmp/scale.sqlite
 
 Each member gets 50 reads over the last 60 days (about 35 read days), 5 saves, and 3 in 10
-have joined the "scale" campaign. Each child gets about 100 usage reports (on 7 days in 10,
-one to three reports a day). Sessions `scale-token-<n>` sign in the first 100 members, and
+have joined the "scale" campaign. Each child gets usage reports on 7 days in 10, one to
+three a day (about 84 each). Sessions `scale-token-<n>` sign in the first 100 members, and
 `scale-child-token-<n>` the first 100 children (child 0 has 1,000,000 points to spend).
 Progress is printed as it goes.
 """

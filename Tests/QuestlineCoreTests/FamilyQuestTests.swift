@@ -266,10 +266,21 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
     }
 
     @Test func badgesFollowTheTotals() {
-        let days = [day("2026-03-01"), day("2026-03-02"), day("2026-03-03"), day("2026-03-05")]
-        let stats = QuestStats(challengesCompleted: 1, learningDays: days, today: day("2026-03-06"), learningMinutes: 75, pointsEarned: 120)
-        #expect(stats.bestStreak == 3 && stats.currentStreak == 1)
+        let stats = QuestStats(challengesCompleted: 1, bestStreak: 3, currentStreak: 1, learningMinutes: 75, pointsEarned: 120)
         #expect(stats.deserved.map(\.id) == ["first-quest", "on-a-roll", "hour-of-learning"])
-        #expect(QuestStats(challengesCompleted: 0, learningDays: days, today: day("2026-03-08"), learningMinutes: 0, pointsEarned: 0).currentStreak == 0)
+        #expect(QuestStats(challengesCompleted: 0, bestStreak: 2, currentStreak: 0, learningMinutes: 59, pointsEarned: 0).deserved.isEmpty)
+    }
+
+    @Test func learningDaysFormRunsAndTheCurrentOneReachesTodayOrYesterday() {
+        let days = [day("2026-03-05"), day("2026-03-01"), day("2026-03-02"), day("2026-03-03"), day("2026-03-02")]
+        let runs = DayRun.runs(of: days)
+        #expect(runs == [DayRun(first: day("2026-03-01"), last: day("2026-03-03")), DayRun(first: day("2026-03-05"), last: day("2026-03-05"))])
+        #expect(runs.map(\.length).max() == 3)
+        #expect(DayRun.current(in: runs, today: day("2026-03-05")) == 1)
+        #expect(DayRun.current(in: runs, today: day("2026-03-06")) == 1) // yesterday still counts
+        #expect(DayRun.current(in: runs, today: day("2026-03-07")) == 0)
+        #expect(DayRun.current(in: runs, today: day("2026-03-02")) == 2) // a later run does not count before it starts
+        // A day that fills the gap joins both neighbours.
+        #expect(DayRun.adding(day("2026-03-04"), left: runs[0], right: runs[1]) == DayRun(first: day("2026-03-01"), last: day("2026-03-05")))
     }
 }

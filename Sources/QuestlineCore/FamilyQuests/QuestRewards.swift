@@ -190,13 +190,6 @@ public struct QuestStats: Sendable, Equatable {
         self.pointsEarned = pointsEarned
     }
 
-    /// The totals from a list of learning days (the store keeps the same as runs, see `DayRun`).
-    public init(challengesCompleted: Int, learningDays: [LocalDay], today: LocalDay, learningMinutes: Int, pointsEarned: Int) {
-        let runs = DayRun.runs(of: learningDays)
-        self.init(challengesCompleted: challengesCompleted, bestStreak: runs.map(\.length).max() ?? 0,
-                  currentStreak: DayRun.current(in: runs, today: today), learningMinutes: learningMinutes, pointsEarned: pointsEarned)
-    }
-
     public func value(_ criterion: BadgeCriterion) -> Int {
         switch criterion {
         case .challengesCompleted: return challengesCompleted
