@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # HTTP load test: starts the release server on a fresh database and measures, in one run and on
 # one binary, a trivial route (/health) as the baseline, then recording a read (single and
-# batches of 100), reading the widget, answering a game question, a child's usage report (32
+# batches of 100), reading the widget (64 members in turn), answering a game question, a child's usage report (32
 # children, each with a daily and a weekly quest), a points redemption and a child's quest board
 # (progress): requests/s, p50 and p99 at 64 connections, each route's ratio to the baseline, and
 # the server's peak memory.
@@ -67,14 +67,20 @@ signup() {
 }
 if [[ -n "${READER_TOKEN:-}" ]]; then
   READER="$READER_TOKEN"   # the scale data's campaign and members
+  READERS="$(seq -s, -f 'scale-token-%g' 0 63)"
 else
   ADMIN="$(signup load@example.com)"
   START="$(date -u -d '-20 days' +%F)"; END="$(date -u -d '+20 days' +%F)"; LATER="$(date -u -d '+60 days' +%F)"
   curl -fs -X PUT "$URL/api/v1/admin/campaigns/load" -H 'content-type: application/json' -H "authorization: Bearer $ADMIN" \
     -d "{\"id\":\"load\",\"startDay\":\"$START\",\"endDay\":\"$END\",\"goalDays\":30,\"claimUntilDay\":\"$LATER\",\"removeAfterDay\":\"$LATER\",\"freezes\":2}" >/dev/null
   READER="$(signup reader@example.com)"
+  READERS="$READER"
+  for i in $(seq 1 63); do READERS="$READERS,$(signup "reader$i@example.com")"; done
 fi
-curl -fs -X POST "$URL/api/v1/reading/challenge/join" -H "authorization: Bearer $READER" >/dev/null
+# Widgets are asked for by 64 members in turn (each joined), reads recorded by the first.
+for token in ${READERS//,/ }; do
+  curl -fs -X POST "$URL/api/v1/reading/challenge/join" -H "authorization: Bearer $token" >/dev/null
+done
 PLAYER="$(signup player@example.com)"
 GAME="$(curl -fs -X POST "$URL/api/v1/game/sessions" -H 'content-type: application/json' -H "authorization: Bearer $PLAYER" -d '{}' | json "['id']")"
 curl -fs -X POST "$URL/api/v1/game/sessions/$GAME/answers" -H 'content-type: application/json' -H "authorization: Bearer $PLAYER" \
@@ -143,7 +149,7 @@ measure() { # name, script args...
 }
 echo "Measuring for ${DURATION}s each at $CONNECTIONS connections ($THREADS wrk threads)"
 measure baseline "$URL/health"
-measure widget -s scripts/load/get.lua "$URL" -- "$READER" /api/v1/reading/widget
+measure widget -s scripts/load/get.lua "$URL" -- "$READERS" /api/v1/reading/widget
 measure read -s scripts/load/reads.lua "$URL" -- "$READER" 1
 measure "batch of 100" -s scripts/load/reads.lua "$URL" -- "$READER" 100
 measure "game answer" -s scripts/load/answer.lua "$URL" -- "$PLAYER" "$GAME"

@@ -160,12 +160,17 @@ public struct RecordedReads: Sendable, Equatable {
 
 public struct ReadingStore: Sendable {
     let database: Database
-    /// Reads sent at the same time share a transaction (see `GroupCommit`).
-    private let reads: GroupCommit<PendingReads, RecordedReads>
+    /// Reads sent at the same time share a transaction, and widgets asked for at the same time
+    /// one query (see `Coalescer`).
+    private let reads: Coalescer<PendingReads, RecordedReads>
+    private let widgets: Coalescer<WidgetFactsRequest, WidgetFacts>
 
     public init(_ database: Database) {
         self.database = database
-        reads = GroupCommit(database, maxItems: 64) { db, pending in try await Self.record(pending, on: db) }
+        reads = .groupCommit(database, maxItems: 64) { db, pending in try await Self.record(pending, on: db) }
+        widgets = Coalescer(maxItems: 64) { requests in
+            try await database.withConnection { db in try await Self.widgetFacts(requests, on: db) }
+        }
     }
 
     struct PendingReads: Sendable {
@@ -240,31 +245,60 @@ public struct ReadingStore: Sendable {
         }
     }
 
-    /// A member's enrollment in a campaign and their read days in a range, in one round trip
-    /// (the widget's only query after authentication).
+    /// A member's enrollment in a campaign and their read days in a range: the widget's only
+    /// query after authentication. Widgets asked for at the same time are looked up together,
+    /// in one statement (see `Coalescer`): under load, the hop to the database and back, not
+    /// the lookup, is what a widget costs.
     public func widgetFacts(_ member: MemberID, campaign: String, from: LocalDay, through: LocalDay) async throws -> (Enrollment?, Set<LocalDay>) {
-        try await database.withConnection { db in
-            let rows = try await db.raw("""
-                SELECT 'day' AS kind, local_day AS a, NULL AS b, NULL AS c, NULL AS d FROM reading_days
-                WHERE owner = \(bind: member.rawValue) AND local_day >= \(bind: from.iso) AND local_day <= \(bind: through.iso)
-                UNION ALL
-                SELECT 'enrollment' AS kind, join_day AS a, completed_on AS b, CAST(joined_at AS TEXT) AS c, CAST(claimed_at AS TEXT) AS d
-                FROM challenge_enrollments WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign)
-                """).all()
-            var days: Set<LocalDay> = []
-            var enrollment: Enrollment?
-            for row in rows {
-                let a = try row.decode(column: "a", as: String.self)
-                if try row.decode(column: "kind", as: String.self) == "day" {
-                    if let day = LocalDay(iso: a) { days.insert(day) }
-                } else {
-                    enrollment = Enrollment(
-                        campaignID: campaign, joinedAt: Date(storedMillis: Int64(try row.decode(column: "c", as: String.self)) ?? 0),
-                        joinDay: LocalDay(iso: a)!, completedOn: try row.decode(column: "b", as: String?.self).flatMap { LocalDay(iso: $0) },
-                        claimedAt: try row.decode(column: "d", as: String?.self).flatMap { Int64($0) }.map(Date.init(storedMillis:)))
-                }
+        let facts = try await widgets.submit(WidgetFactsRequest(member: member.rawValue, campaign: campaign, from: from, through: through))
+        return (facts.enrollment, facts.days)
+    }
+
+    struct WidgetFactsRequest: Sendable {
+        let member: String
+        let campaign: String
+        let from: LocalDay
+        let through: LocalDay
+    }
+
+    struct WidgetFacts: Sendable {
+        var enrollment: Enrollment?
+        var days: Set<LocalDay> = []
+    }
+
+    /// The facts of many widgets in one round trip: read days of every member asked for in the
+    /// widest range asked for, and their enrollments in the campaigns asked for (point lookups
+    /// and short ranges on the primary keys); each request then keeps its own.
+    static func widgetFacts(_ requests: [WidgetFactsRequest], on db: any SQLDatabase) async throws -> [WidgetFacts] {
+        let members = SQLList(Set(requests.map(\.member)).sorted().map { SQLBind($0) })
+        let campaigns = SQLList(Set(requests.map(\.campaign)).sorted().map { SQLBind($0) })
+        let from = requests.map(\.from).min()!, through = requests.map(\.through).max()!
+        let rows = try await db.raw("""
+            SELECT 'day' AS kind, owner AS who, NULL AS campaign, local_day AS a, NULL AS b, NULL AS c, NULL AS d FROM reading_days
+            WHERE owner IN (\(members)) AND local_day >= \(bind: from.iso) AND local_day <= \(bind: through.iso)
+            UNION ALL
+            SELECT 'enrollment' AS kind, member_id AS who, campaign_id AS campaign, join_day AS a, completed_on AS b,
+                   CAST(joined_at AS TEXT) AS c, CAST(claimed_at AS TEXT) AS d
+            FROM challenge_enrollments WHERE member_id IN (\(members)) AND campaign_id IN (\(campaigns))
+            """).all()
+        var days: [String: [LocalDay]] = [:]
+        var enrollments: [String: Enrollment] = [:]
+        for row in rows {
+            let who = try row.decode(column: "who", as: String.self)
+            let a = try row.decode(column: "a", as: String.self)
+            if try row.decode(column: "kind", as: String.self) == "day" {
+                if let day = LocalDay(iso: a) { days[who, default: []].append(day) }
+            } else {
+                let campaign = try row.decode(column: "campaign", as: String.self)
+                enrollments[who + "|" + campaign] = Enrollment(
+                    campaignID: campaign, joinedAt: Date(storedMillis: Int64(try row.decode(column: "c", as: String.self)) ?? 0),
+                    joinDay: LocalDay(iso: a)!, completedOn: try row.decode(column: "b", as: String?.self).flatMap { LocalDay(iso: $0) },
+                    claimedAt: try row.decode(column: "d", as: String?.self).flatMap { Int64($0) }.map(Date.init(storedMillis:)))
             }
-            return (enrollment, days)
+        }
+        return requests.map { request in
+            WidgetFacts(enrollment: enrollments[request.member + "|" + request.campaign],
+                        days: Set(days[request.member, default: []].filter { $0 >= request.from && $0 <= request.through }))
         }
     }
 

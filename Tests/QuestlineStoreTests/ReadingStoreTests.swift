@@ -96,4 +96,40 @@ private func member(_ store: Store) async throws -> MemberID {
             #expect(try await store.reading.hasEvent(subject: "a", name: "reading_challenge_join", campaign: "2026"))
         }
     }
+
+    /// Widgets asked for at the same time are looked up together (`Coalescer`): each caller must
+    /// get exactly what a lookup of its own would return (its member, campaign and range only).
+    @Test(arguments: TestDatabase.available)
+    func widgetFactsAskedTogetherEachGetTheirOwn(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            var members: [MemberID] = []
+            for n in 0..<6 {
+                let id = try await member(store)
+                members.append(id)
+                let reads = (0..<(n * 3)).map { read("r\($0)", "2026-05-\(String(format: "%02d", 1 + ($0 * 7 + n) % 28))") }
+                _ = try await store.reading.record(reads, owner: .member(id), now: t0)
+                if n % 2 == 0 { _ = try await store.reading.join(id, campaign: "A", day: day("2026-05-0\(n + 1)"), now: t0) }
+                if n % 3 == 0 { _ = try await store.reading.join(id, campaign: "B", day: day("2026-05-1\(n)"), now: t0 + 5) }
+            }
+            let asks = (0..<120).map { k in
+                (members[k % 6], k % 4 == 0 ? "B" : "A", day("2026-05-\(String(format: "%02d", 1 + k % 9))"), day("2026-05-\(10 + k % 19)"))
+            }
+            let answers = try await withThrowingTaskGroup(of: (Int, Enrollment?, Set<LocalDay>).self) { group in
+                for (index, ask) in asks.enumerated() {
+                    group.addTask {
+                        let (enrollment, days) = try await store.reading.widgetFacts(ask.0, campaign: ask.1, from: ask.2, through: ask.3)
+                        return (index, enrollment, days)
+                    }
+                }
+                return try await group.reduce(into: [Int: (Enrollment?, Set<LocalDay>)]()) { $0[$1.0] = ($1.1, $1.2) }
+            }
+            for (index, ask) in asks.enumerated() {
+                let enrollment = try await store.reading.enrollment(ask.0, campaign: ask.1)
+                let days = try await store.reading.readDays(.member(ask.0), from: ask.2, through: ask.3)
+                #expect(answers[index]?.0 == enrollment, "ask \(index)")
+                #expect(answers[index]?.1 == days, "ask \(index)")
+            }
+            #expect(answers.values.contains { !$0.1.isEmpty } && answers.values.contains { $0.0 != nil })
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import QuestlineStore
 import ServiceLifecycle
 
@@ -7,13 +8,14 @@ import ServiceLifecycle
 /// every second (or every 500 events) instead of one write transaction per widget view; a
 /// crash loses at most that second of events, which analytics can afford and reads and points
 /// never do (those are written before the response). Unbuffered (tests, tools), each event is
-/// written at once.
-actor AnalyticsBuffer {
+/// written at once. A lock, not an actor: adding is an append, and every widget view adds.
+final class AnalyticsBuffer: Sendable {
     typealias Event = (id: String, subject: String, name: String, campaign: String?, properties: String, at: Date)
-    private var pending: [Event] = []
+    private let pending = NIOLockedValueBox<[Event]>([])
     private let store: ReadingStore
     let buffered: Bool
     private let logger = Logger(label: "questline.analytics")
+    static let flushSize = 500
 
     init(store: ReadingStore, buffered: Bool) {
         self.store = store
@@ -22,14 +24,25 @@ actor AnalyticsBuffer {
 
     func add(_ event: Event) async throws {
         guard buffered else { return try await store.trackBatch([event]) }
-        pending.append(event)
-        if pending.count >= 500 { await flush() }
+        let full = pending.withLockedValue { pending -> [Event]? in
+            pending.append(event)
+            guard pending.count >= Self.flushSize else { return nil }
+            defer { pending = [] }
+            return pending
+        }
+        if let full { await write(full) }
     }
 
     func flush() async {
-        guard !pending.isEmpty else { return }
-        let batch = pending
-        pending = []
+        let batch = pending.withLockedValue { pending in
+            defer { pending = [] }
+            return pending
+        }
+        await write(batch)
+    }
+
+    private func write(_ batch: [Event]) async {
+        guard !batch.isEmpty else { return }
         do { try await store.trackBatch(batch) } catch {
             logger.error("Analytics events lost", metadata: ["count": "\(batch.count)", "error": "\(error)"])
         }
@@ -51,13 +64,15 @@ struct AnalyticsFlushService: Service {
 
 /// Milestones (first read, 7-day streak) this process has seen recorded, so a read does not
 /// query for them again. A miss falls back to the database; the set is bounded.
-actor MilestoneMemo {
-    private var seen: Set<String> = []
+final class MilestoneMemo: Sendable {
+    private let seen = NIOLockedValueBox<Set<String>>([])
 
-    func contains(_ key: String) -> Bool { seen.contains(key) }
+    func contains(_ key: String) -> Bool { seen.withLockedValue { $0.contains(key) } }
 
     func insert(_ key: String) {
-        if seen.count > 200_000 { seen.removeAll(keepingCapacity: true) }
-        seen.insert(key)
+        seen.withLockedValue { seen in
+            if seen.count > 200_000 { seen.removeAll(keepingCapacity: true) }
+            seen.insert(key)
+        }
     }
 }

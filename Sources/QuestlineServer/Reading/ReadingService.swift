@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import QuestlineCore
 import QuestlineStore
 
@@ -28,23 +29,24 @@ public struct ReaderIdentity: Sendable {
     var subject: String? { owner?.key }
 }
 
-/// Campaigns held in memory for a few seconds.
-actor CampaignCache {
-    private var campaigns: [Campaign]?
-    private var loadedAt = Date.distantPast
+/// Campaigns held in memory for a few seconds. A lock, not an actor: every widget asks, and
+/// the critical section is a copy, so no request should suspend for it.
+final class CampaignCache: Sendable {
+    private let state = NIOLockedValueBox<(campaigns: [Campaign]?, loadedAt: Date)>((nil, .distantPast))
     static let lifetime: TimeInterval = 10
 
     func get(now: Date) -> [Campaign]? {
-        guard let campaigns, now.timeIntervalSince(loadedAt) < Self.lifetime else { return nil }
-        return campaigns
+        state.withLockedValue { state in
+            guard let campaigns = state.campaigns, now.timeIntervalSince(state.loadedAt) < Self.lifetime else { return nil }
+            return campaigns
+        }
     }
 
     func set(_ campaigns: [Campaign], now: Date) {
-        self.campaigns = campaigns
-        loadedAt = now
+        state.withLockedValue { $0 = (campaigns, now) }
     }
 
-    func invalidate() { campaigns = nil }
+    func invalidate() { state.withLockedValue { $0.campaigns = nil } }
 }
 
 /// One step of the challenge funnel.
@@ -114,22 +116,22 @@ public struct ReadingService: Sendable {
         if demo {
             try await store.reading.saveCampaign(Campaign.demo(today: clock.today(in: .gmt)), replace: true, now: clock.now())
         }
-        await campaignCache.invalidate()
+        campaignCache.invalidate()
     }
 
     public func saveCampaign(_ campaign: Campaign) async throws {
         try campaign.validate()
         try await store.reading.saveCampaign(campaign, replace: true, now: clock.now())
-        await campaignCache.invalidate()
+        campaignCache.invalidate()
     }
 
     /// Every campaign, from memory for up to 10 seconds (they change rarely; each instance
     /// re-reads them, so a change made on another instance shows within 10 seconds).
     public func campaigns() async throws -> [Campaign] {
         let now = Date()
-        if let cached = await campaignCache.get(now: now) { return cached }
+        if let cached = campaignCache.get(now: now) { return cached }
         let loaded = try await store.reading.campaigns()
-        await campaignCache.set(loaded, now: now)
+        campaignCache.set(loaded, now: now)
         return loaded
     }
 
@@ -366,9 +368,9 @@ public struct ReadingService: Sendable {
     /// Whether a once-only milestone event has been recorded (memo first, then the store).
     private func hasMilestone(_ event: Event, subject: String, campaign: String) async throws -> Bool {
         let key = "\(subject)|\(event.rawValue)|\(campaign)"
-        if await milestones.contains(key) { return true }
+        if milestones.contains(key) { return true }
         if try await store.reading.hasEvent(subject: subject, name: event.rawValue, campaign: campaign) {
-            await milestones.insert(key)
+            milestones.insert(key)
             return true
         }
         return false
@@ -376,7 +378,7 @@ public struct ReadingService: Sendable {
 
     private func trackMilestone(_ event: Event, subject: String, campaign: String) async throws {
         guard !(try await hasMilestone(event, subject: subject, campaign: campaign)) else { return }
-        await milestones.insert("\(subject)|\(event.rawValue)|\(campaign)")
+        milestones.insert("\(subject)|\(event.rawValue)|\(campaign)")
         try await track(event, subject: subject, campaign: campaign, [:])
     }
 

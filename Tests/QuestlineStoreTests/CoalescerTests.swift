@@ -6,9 +6,9 @@ import Testing
 
 private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
 
-/// Reads sent at the same time share transactions (`GroupCommit`); each caller must still get
+/// Reads sent at the same time share transactions (`Coalescer.groupCommit`); each caller must still get
 /// exactly its own outcome, as if the requests had been written one after the other.
-@Suite struct GroupCommitTests {
+@Suite struct CoalescerTests {
     @Test(arguments: TestDatabase.available)
     func concurrentReadsEachGetTheirOwnOutcomeAndTheSummaryAddsUp(_ db: TestDatabase) async throws {
         try await db.withStore { store in
@@ -48,7 +48,7 @@ private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
     func aFailingItemFailsOnlyItsOwnCaller(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             try await store.database.withConnection { db in try await db.raw("CREATE TABLE group_items (n BIGINT PRIMARY KEY)").run() }
-            let commit = GroupCommit<Int, Int>(store.database, maxItems: 16) { db, items in
+            let commit = Coalescer<Int, Int>.groupCommit(store.database, maxItems: 16) { db, items in
                 for item in items {
                     guard item != 13 else { throw CancellationError() } // one bad item
                     try await db.raw("INSERT INTO group_items (n) VALUES (\(bind: item))").run()
