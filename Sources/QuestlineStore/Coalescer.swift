@@ -31,20 +31,26 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
     }
 
     private let maxItems: Int
+    private let executor: (any TaskExecutor)?
     private let run: Run
     private let state = NIOLockedValueBox(State())
 
-    /// `run` serves the items and returns one output per item, in the same order.
-    init(maxItems: Int, run: @escaping Run) {
+    /// `run` serves the items and returns one output per item, in the same order; on `executor`
+    /// when given (else wherever Swift Concurrency runs tasks).
+    init(maxItems: Int, executor: (any TaskExecutor)? = nil, run: @escaping Run) {
         precondition(maxItems > 0)
         self.maxItems = maxItems
+        self.executor = executor
         self.run = run
     }
 
-    /// Group commit: the items are written by `write` inside one transaction per group.
+    /// Group commit: the items are written by `write` inside one transaction per group, on the
+    /// writer's own thread (see `DedicatedExecutor`).
     static func groupCommit(_ database: Database, maxItems: Int,
                             write: @escaping @Sendable (any SQLDatabase, [Item]) async throws -> [Output]) -> Coalescer {
-        Coalescer(maxItems: maxItems) { items in try await database.transaction { db in try await write(db, items) } }
+        Coalescer(maxItems: maxItems, executor: DedicatedExecutor.writer) { items in
+            try await database.transaction { db in try await write(db, items) }
+        }
     }
 
     func submit(_ item: Item) async throws -> Output {
@@ -55,7 +61,7 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
                 state.running = true
                 return true
             }
-            if startRunning { Task { await self.drain() } }
+            if startRunning { Task(executorPreference: executor) { await self.drain() } }
         }
     }
 
