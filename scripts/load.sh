@@ -61,9 +61,11 @@ for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/health" >/dev/null &&
 URL="http://127.0.0.1:$PORT"
 
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
-signup() {
-  curl -fs -X POST "$URL/api/v1/auth/signup" -H 'content-type: application/json' \
-    -d "{\"email\":\"$1\",\"password\":\"load-password\",\"displayName\":\"Load\",\"timeZone\":\"Europe/Berlin\"}" | json "['token']"
+signup() { # a new member, or (on a database used before, e.g. the scale run's) a login as the existing one
+  { curl -fs -X POST "$URL/api/v1/auth/signup" -H 'content-type: application/json' \
+      -d "{\"email\":\"$1\",\"password\":\"load-password\",\"displayName\":\"Load\",\"timeZone\":\"Europe/Berlin\"}" \
+    || curl -fs -X POST "$URL/api/v1/auth/login" -H 'content-type: application/json' -d "{\"login\":\"$1\",\"password\":\"load-password\"}"; } \
+    | json "['token']"
 }
 if [[ -n "${READER_TOKEN:-}" ]]; then
   READER="$READER_TOKEN"   # the scale data's campaign and members
