@@ -169,7 +169,7 @@ public struct ReadingStore: Sendable {
         self.database = database
         reads = .groupCommit(database, maxItems: 64) { db, pending in try await Self.record(pending, on: db) }
         widgets = Coalescer(maxItems: 64) { requests in
-            try await database.withConnection { db in try await Self.widgetFacts(requests, on: db) }
+            try await database.withConnection { db in try await Self.widgetFacts(requests, flavor: database.flavor, on: db) }
         }
     }
 
@@ -274,13 +274,17 @@ public struct ReadingStore: Sendable {
     /// The facts of many widgets in one round trip: read days of every member asked for in the
     /// widest range asked for, and their enrollments in the campaigns asked for (point lookups
     /// and short ranges on the primary keys); each request then keeps its own.
-    static func widgetFacts(_ requests: [WidgetFactsRequest], on db: any SQLDatabase) async throws -> [WidgetFacts] {
+    static func widgetFacts(_ requests: [WidgetFactsRequest], flavor: SQLFlavor, on db: any SQLDatabase) async throws -> [WidgetFacts] {
         let members = SQLList(Set(requests.map(\.member)).sorted().map { SQLBind($0) })
         let campaigns = SQLList(Set(requests.map(\.campaign)).sorted().map { SQLBind($0) })
         let from = requests.map(\.from).min()!, through = requests.map(\.through).max()!
+        // One row per member with its days joined by commas: a member with a month of reads
+        // costs one row to decode, not thirty.
+        let joined = SQLRaw(flavor == .postgres ? "string_agg(local_day, ',')" : "group_concat(local_day, ',')")
         let rows = try await db.raw("""
-            SELECT 'day' AS kind, owner AS who, NULL AS campaign, local_day AS a, NULL AS b, NULL AS c, NULL AS d FROM reading_days
+            SELECT 'day' AS kind, owner AS who, NULL AS campaign, \(joined) AS a, NULL AS b, NULL AS c, NULL AS d FROM reading_days
             WHERE owner IN (\(members)) AND local_day >= \(bind: from.iso) AND local_day <= \(bind: through.iso)
+            GROUP BY owner
             UNION ALL
             SELECT 'enrollment' AS kind, member_id AS who, campaign_id AS campaign, join_day AS a, completed_on AS b,
                    CAST(joined_at AS TEXT) AS c, CAST(claimed_at AS TEXT) AS d
@@ -292,7 +296,7 @@ public struct ReadingStore: Sendable {
             let who = try row.decode(column: "who", as: String.self)
             let a = try row.decode(column: "a", as: String.self)
             if try row.decode(column: "kind", as: String.self) == "day" {
-                if let day = LocalDay(iso: a) { days[who, default: []].append(day) }
+                days[who] = a.split(separator: ",").compactMap { LocalDay(iso: $0) }
             } else {
                 let campaign = try row.decode(column: "campaign", as: String.self)
                 enrollments[who + "|" + campaign] = Enrollment(
