@@ -129,6 +129,7 @@ let package = Package(
             name: "QuestlineServerTests",
             dependencies: [
                 "QuestlineServer", "QuestlineStore", "QuestlineCore",
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict

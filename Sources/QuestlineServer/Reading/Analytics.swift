@@ -24,25 +24,24 @@ final class AnalyticsBuffer: Sendable {
 
     func add(_ event: Event) async throws {
         guard buffered else { return try await store.trackBatch([event]) }
-        let full = pending.withLockedValue { pending -> [Event]? in
-            pending.append(event)
-            guard pending.count >= Self.flushSize else { return nil }
-            defer { pending = [] }
-            return pending
-        }
-        if let full { await write(full) }
+        pending.withLockedValue { $0.append(event) }
+        if let full = take(atLeast: Self.flushSize) { await write(full) }
     }
 
     func flush() async {
-        let batch = pending.withLockedValue { pending in
+        if let batch = take(atLeast: 1) { await write(batch) }
+    }
+
+    /// Everything pending, emptying the buffer, when at least `count` events are.
+    private func take(atLeast count: Int) -> [Event]? {
+        pending.withLockedValue { pending in
+            guard pending.count >= count else { return nil }
             defer { pending = [] }
             return pending
         }
-        await write(batch)
     }
 
     private func write(_ batch: [Event]) async {
-        guard !batch.isEmpty else { return }
         do { try await store.trackBatch(batch) } catch {
             logger.error("Analytics events lost", metadata: ["count": "\(batch.count)", "error": "\(error)"])
         }
