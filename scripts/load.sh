@@ -10,6 +10,8 @@
 #   scripts/load.sh --postgres          # PostgreSQL (scripts/postgres.sh starts one when DATABASE_URL is unset)
 #   scripts/load.sh --database FILE     # an existing SQLite file (e.g. the scale run's), left in place
 #   DURATION=20 CONNECTIONS=64 scripts/load.sh
+#   QUESTLINE_BIN=/tmp/questline-old scripts/load.sh   # a given binary instead of building one
+#   ROUTES="widget read" scripts/load.sh   # only some routes (baseline, widget, read, batch, game, usage, redemption, quest)
 #   READER_TOKEN=scale-token-0 scripts/load.sh --database /tmp/scale.sqlite   # a member of the scale data (scripts/scale.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,11 +33,20 @@ done
 
 if ! command -v wrk >/dev/null; then
   echo "Installing wrk from the system's packages"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+  as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+  # A fresh machine has no package index yet.
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null 2>&1 || {
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+  }
 fi
-echo "Building the release server..."
-swift build -c release --product questline 2>&1 | { grep -E "error|warning: .*Sources" || true; }
-BIN="$(swift build -c release --show-bin-path)/questline"
+if [[ -n "${QUESTLINE_BIN:-}" ]]; then
+  BIN="$QUESTLINE_BIN"   # a given binary, e.g. to compare two builds in alternating runs
+else
+  echo "Building the release server..."
+  swift build -c release --product questline 2>&1 | { grep -E "error|warning: .*Sources" || true; }
+  BIN="$(swift build -c release --show-bin-path)/questline"
+fi
 
 WORK="$(mktemp -d)"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
@@ -138,12 +149,51 @@ IFS=, read -r FIRST SECOND _ <<<"$CHILDREN"
 SPENDER="${FIRST%%:*}"; SPENDER_ID="${FIRST#*:}"
 VIEWER="${SECOND%%:*}"; VIEWER_ID="${SECOND#*:}"
 
+READER_ID="$(curl -fs "$URL/api/v1/me" -H "authorization: Bearer $READER" | json "['id']")"
+CHILD_IDS="$(tr ',' '\n' <<<"$CHILDREN" | sed "s/.*:\(.*\)/'\1'/" | paste -sd,)"
+# A count from the database, to check that each write route wrote what it was sent.
+sql_count() {
+  if [[ $MODE == postgres ]]; then
+    psql "${BASE_URL%%\?*}" -tAqc "SET search_path TO $SCHEMA; $1" | tail -n 1
+  else
+    python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$DATABASE" "$1"
+  fi
+}
+# What a write route adds, per run (LOAD_NONCE is in the ids that reads.lua and usage.lua send).
+written() { # route name
+  case "$1" in
+    read|"batch of 100") sql_count "SELECT COUNT(*) FROM reading_events WHERE owner = '$READER_ID' AND event_id LIKE 't%-$LOAD_NONCE-%'" ;;
+    "usage report") sql_count "SELECT COUNT(*) FROM usage_reports WHERE child_id IN ($CHILD_IDS) AND report_id LIKE 'u%-$LOAD_NONCE-%'" ;;
+    redemption) sql_count "SELECT COUNT(*) FROM points_ledger WHERE member_id = '$SPENDER_ID' AND kind = 'redeem'" ;;
+    *) echo "" ;;
+  esac
+}
+
 declare -A RPS P50 P99
+# ROUTES="widget read" measures only those (first word of the names in the table; the baseline always).
+ROUTES="${ROUTES:-baseline widget read batch game usage redemption quest}"
+MEASURED=()
 measure() { # name, script args...
   local name="$1"; shift
-  local out
+  [[ $name == baseline || " $ROUTES " == *" ${name%% *} "* ]] || return 0
+  MEASURED+=("$name")
+  local out before after requests per=1
+  export LOAD_NONCE="$(date +%s%N)"
+  before="$(written "$name")"
   out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@")"
   if grep -q "Non-2xx" <<<"$out"; then echo "$name: errors: $(grep Non-2xx <<<"$out")" >&2; fi
+  if [[ -n "$before" ]]; then
+    # Every request wrote something new (no duplicates), and nothing was lost. Requests still
+    # in flight when wrk stops are written but not counted, hence up to one more per connection.
+    sleep 1
+    after="$(written "$name")"
+    requests="$(awk '/requests in/ {print $1}' <<<"$out")"
+    [[ $name == "batch of 100" ]] && per=100
+    if (( after - before < requests * per || after - before > (requests + CONNECTIONS) * per )); then
+      echo "$name: $((after - before)) rows written for $requests requests of $per: the figures do not measure new writes" >&2
+      exit 1
+    fi
+  fi
   RPS[$name]="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
   P50[$name]="$(awk '$1=="50%" {print $2}' <<<"$out")"
   P99[$name]="$(awk '$1=="99%" {print $2}' <<<"$out")"
@@ -163,10 +213,10 @@ RSS_KB="$(awk '/VmHWM/ {print $2}' /proc/$SERVER/status)"
 echo
 echo "| route | requests/s | p50 | p99 | ratio to baseline |"
 echo "| --- | --- | --- | --- | --- |"
-for name in baseline widget read "batch of 100" "game answer" "usage report" "redemption" "quest board"; do
+for name in "${MEASURED[@]}"; do
   ratio="$(python3 -c "print(f'{${RPS[$name]} / ${RPS[baseline]}:.2f}')")"
   echo "| $name | ${RPS[$name]} | ${P50[$name]} | ${P99[$name]} | $ratio |"
 done
 echo
-echo "Reads per second in batches of 100: $(python3 -c "print(int(${RPS["batch of 100"]} * 100))")"
+[[ -n "${RPS["batch of 100"]:-}" ]] && echo "Reads per second in batches of 100: $(python3 -c "print(int(${RPS["batch of 100"]} * 100))")"
 echo "Server peak resident memory: $((RSS_KB / 1024)) MB"

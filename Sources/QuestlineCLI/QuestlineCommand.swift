@@ -65,7 +65,7 @@ struct Serve: AsyncParsableCommand {
                                              secureCookies: secureCookies, logLevel: level, feedFetcher: fetcher,
                                              adminEmails: admins, demoCampaign: !noDemoData, bufferAnalytics: true,
                                              rateLimits: noRateLimits ? .off : .standard)
-        let opened = try await Store.open(configuration.store, logger: logger)
+        let opened = try await Store.open(configuration.store, checkpoints: .background, logger: logger)
         do {
             if !noDemoData {
                 let created = try await DemoData.ensure(store: opened, configuration: configuration)

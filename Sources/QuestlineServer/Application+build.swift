@@ -20,14 +20,18 @@ public func buildApplication(configuration: AppConfiguration, store providedStor
     var logger = providedLogger ?? Logger(label: "questline")
     logger.logLevel = configuration.logLevel
     let store: Store
-    if let providedStore { store = providedStore } else { store = try await Store.open(configuration.store, logger: logger) }
+    if let providedStore { store = providedStore } else {
+        store = try await Store.open(configuration.store, checkpoints: .background, logger: logger)
+    }
     let (router, services) = try await buildRouterAndServices(configuration: configuration, store: store, logger: logger)
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "Questline"),
         logger: logger)
-    app.addServices(services)
+    // Services stop in the reverse order of adding: the store is added first so that it closes
+    // last, after the analytics flusher's final flush.
     if providedStore == nil { app.addServices(StoreService(store: store)) }
+    app.addServices(services)
     return app
 }
 
@@ -37,7 +41,8 @@ public func buildRouter(configuration: AppConfiguration, store: Store, logger: L
     try await buildRouterAndServices(configuration: configuration, store: store, logger: logger).0
 }
 
-/// The router and the background services its routes need (the analytics flusher).
+/// The router and the background services its routes need (the analytics flusher, and the
+/// WAL checkpointer when the store was opened with `.background` checkpoints).
 func buildRouterAndServices(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> (Router<AppRequestContext>, [any Service]) {
     let accounts = AccountService(store: store, configuration: configuration)
     let games = GameService(store: store, configuration: configuration)
@@ -93,7 +98,9 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     FamilyRoutes(quests: quests, pages: pages).register(on: router)
     StoryAssetRoutes(stories: StoryService(store: store, configuration: configuration)).register(on: router)
     StoryRoutes(stories: stories, pages: pages).register(on: router)
-    let services: [any Service] = configuration.bufferAnalytics ? [AnalyticsFlushService(buffer: reading.analytics)] : []
+    var services: [any Service] = []
+    if configuration.bufferAnalytics { services.append(AnalyticsFlushService(buffer: reading.analytics)) }
+    if store.database.flavor == .sqlite, store.database.checkpoints == .background { services.append(CheckpointService(database: store.database)) }
     return (router, services)
 }
 

@@ -44,14 +44,12 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
         self.run = run
     }
 
-    /// Group commit: the items are written by `write` inside one transaction per group. On
-    /// SQLite, whose single writer's turn is what limits writes, the group runs on the writer's
-    /// own thread (see `DedicatedExecutor`); on PostgreSQL each statement goes through a socket
-    /// served by an event loop anyway, and a thread of its own measured slower for single reads
-    /// (0.68–0.71 of the baseline against 0.74–0.75) and only 5% faster for batches.
+    /// Group commit: the items are written by `write` inside one transaction per group, on the
+    /// database's `writerExecutor` (on SQLite, whose single writer's turn is what limits
+    /// writes, the writer's own thread).
     static func groupCommit(_ database: Database, maxItems: Int,
                             write: @escaping @Sendable (any SQLDatabase, [Item]) async throws -> [Output]) -> Coalescer {
-        Coalescer(maxItems: maxItems, executor: database.flavor == .sqlite ? DedicatedExecutor.writer : nil) { items in
+        Coalescer(maxItems: maxItems, executor: database.writerExecutor) { items in
             try await database.transaction { db in try await write(db, items) }
         }
     }

@@ -1,6 +1,7 @@
 import AsyncKit
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresKit
@@ -42,6 +43,21 @@ public enum SQLFlavor: Sendable {
     case postgres
 }
 
+/// Who checkpoints SQLite's write-ahead log (copies it back into the database file).
+public enum WALCheckpoints: Sendable {
+    /// SQLite itself, inside the commit that takes the log past 1,000 pages: that commit (and
+    /// every writer queued behind it) waits for the copy and its fsync. Right for short-lived
+    /// processes (the CLI, tests).
+    case automatic
+    /// The owner calls `Database.checkpoint()` every second or so (the server's
+    /// `CheckpointService`), on a connection of its own, so no commit waits for a checkpoint;
+    /// commits still checkpoint past 10,000 pages (about 40 MB), should the owner fall behind.
+    case background
+
+    /// `PRAGMA wal_autocheckpoint` for this mode (SQLite's default is 1,000 pages).
+    var autocheckpointPages: Int { self == .automatic ? 1_000 : 10_000 }
+}
+
 public enum StoreError: Error, CustomStringConvertible {
     case invalidDatabaseURL(String)
     case migrationFailed(version: Int, name: String, underlying: String)
@@ -64,6 +80,8 @@ public enum StoreError: Error, CustomStringConvertible {
 public final class Database: @unchecked Sendable {
     public let flavor: SQLFlavor
     public let location: StoreLocation
+    /// Who checkpoints SQLite's log; with `.background`, the owner calls `checkpoint()`.
+    public let checkpoints: WALCheckpoints
     let logger: Logger
     private let sqlitePool: EventLoopGroupConnectionPool<SQLiteTunedSource>?
     private let postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>?
@@ -72,19 +90,33 @@ public final class Database: @unchecked Sendable {
     private let sqliteThreads: NIOThreadPool?
     /// One SQLite write transaction at a time in this process (see `AsyncLock`).
     private let sqliteWriteLock = AsyncLock()
+    /// The connection `checkpoint()` uses (SQLite, opened on first use), kept apart from the
+    /// pool so that a checkpoint never holds a connection a request is waiting for.
+    private let checkpointConnection = NIOLockedValueBox<EventLoopFuture<SQLiteConnection>?>(nil)
+    private let sqliteSource: SQLiteTunedSource?
     static let sqliteConnectionsPerLoop = 2
 
-    public init(_ location: StoreLocation, logger: Logger = Logger(label: "questline.store")) throws {
+    /// Where batched writers run their transactions: on SQLite, the single writer's own thread
+    /// (see `DedicatedExecutor`); on PostgreSQL, anywhere (each statement goes through a socket
+    /// served by an event loop anyway, and a thread of its own measured slower for single
+    /// reads: 0.68–0.71 of the baseline against 0.74–0.75, and only 5% faster for batches).
+    public var writerExecutor: (any TaskExecutor)? { flavor == .sqlite ? DedicatedExecutor.writer : nil }
+
+    public init(_ location: StoreLocation, checkpoints: WALCheckpoints = .automatic,
+                logger: Logger = Logger(label: "questline.store")) throws {
         self.location = location
+        self.checkpoints = checkpoints
         self.logger = logger
         let group = MultiThreadedEventLoopGroup.singleton
         switch location {
         case .sqlite(let path):
             flavor = .sqlite
+            // One thread per pooled connection, and one for the checkpoint connection.
             let threads = NIOThreadPool(numberOfThreads: Self.sqliteConnectionsPerLoop * System.coreCount + 1)
             threads.start()
             sqliteThreads = threads
-            let source = SQLiteTunedSource(path: path, threadPool: threads)
+            let source = SQLiteTunedSource(path: path, threadPool: threads, autocheckpointPages: checkpoints.autocheckpointPages)
+            sqliteSource = source
             sqlitePool = EventLoopGroupConnectionPool(
                 source: source, maxConnectionsPerEventLoop: Self.sqliteConnectionsPerLoop, requestTimeout: .seconds(30),
                 logger: logger, on: group)
@@ -104,6 +136,7 @@ public final class Database: @unchecked Sendable {
                 maxConnectionsPerEventLoop: 8, requestTimeout: .seconds(30), logger: logger, on: group)
             sqlitePool = nil
             sqliteThreads = nil
+            sqliteSource = nil
         }
     }
 
@@ -155,7 +188,29 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// Copies what it can of SQLite's write-ahead log into the database file without waiting
+    /// for readers or writers (`PRAGMA wal_checkpoint(PASSIVE)`), on a connection of its own.
+    /// Returns the log's size and how much of it is now copied, in pages; nil on PostgreSQL.
+    @discardableResult
+    public func checkpoint() async throws -> (logPages: Int, copiedPages: Int)? {
+        guard let source = sqliteSource else { return nil }
+        let connection = try await checkpointConnection.withLockedValue { opened in
+            if let opened { return opened }
+            let future = source.makeConnection(logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
+            opened = future
+            return future
+        }.get()
+        // busy, log, checkpointed: the log's pages and how many of them are copied.
+        let row = try await connection.sql().raw("PRAGMA wal_checkpoint(PASSIVE)").first()
+        guard let row, let log = try? row.decode(column: "log", as: Int.self),
+              let copied = try? row.decode(column: "checkpointed", as: Int.self) else { return (0, 0) }
+        return (log, copied)
+    }
+
     public func shutdown() async {
+        if let connection = checkpointConnection.withLockedValue({ $0 }) {
+            try? await connection.get().close().get()
+        }
         do {
             try await sqlitePool?.shutdownAsync()
             try await postgresPool?.shutdownAsync()
@@ -168,9 +223,12 @@ public final class Database: @unchecked Sendable {
 
 /// Opens SQLite connections tuned for a server: WAL journal, NORMAL sync (durable in WAL
 /// across process crashes), a busy timeout instead of "database is locked", foreign keys on.
+/// The log is checkpointed as `WALCheckpoints` says, and cut back to 64 MB when it restarts
+/// (a burst of writes would otherwise leave a file as large as the burst).
 struct SQLiteTunedSource: ConnectionPoolSource {
     let path: String
     let threadPool: NIOThreadPool
+    let autocheckpointPages: Int
 
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
         SQLiteConnection.open(storage: .file(path: path), threadPool: threadPool, logger: logger, on: eventLoop).flatMap { connection in
@@ -179,6 +237,8 @@ struct SQLiteTunedSource: ConnectionPoolSource {
                 "PRAGMA journal_mode = WAL",
                 "PRAGMA synchronous = NORMAL",
                 "PRAGMA foreign_keys = ON",
+                "PRAGMA wal_autocheckpoint = \(autocheckpointPages)",
+                "PRAGMA journal_size_limit = \(64 << 20)",
             ]
             var chain = eventLoop.makeSucceededVoidFuture()
             for pragma in pragmas {

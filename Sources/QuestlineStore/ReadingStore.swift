@@ -139,6 +139,26 @@ public struct SeenArticle: Sendable, Equatable {
     }
 }
 
+/// One analytics event (docs/measurement-plan.md). Its properties are encoded as JSON when
+/// written, not when the event happens: a widget view only appends one of these to a buffer.
+public struct AnalyticsEvent: Sendable, Equatable {
+    public let id: String
+    public let subject: String
+    public let name: String
+    public let campaign: String?
+    public let properties: [String: String]
+    public let at: Date
+
+    public init(id: String, subject: String, name: String, campaign: String?, properties: [String: String], at: Date) {
+        self.id = id
+        self.subject = subject
+        self.name = name
+        self.campaign = campaign
+        self.properties = properties
+        self.at = at
+    }
+}
+
 public struct Badge: Sendable, Equatable {
     public let id: String
     public let title: String
@@ -483,15 +503,20 @@ public struct ReadingStore: Sendable {
 
     // MARK: Analytics
 
-    /// Writes many events in one statement (the buffered analytics path).
-    public func trackBatch(_ events: [(id: String, subject: String, name: String, campaign: String?, properties: String, at: Date)]) async throws {
+    /// Writes events in one transaction, 500 rows a statement (the buffered analytics path
+    /// writes 500 at a time). Properties are stored as JSON with sorted keys.
+    public func trackBatch(_ events: [AnalyticsEvent]) async throws {
         guard !events.isEmpty else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let properties = try events.map { String(decoding: try encoder.encode($0.properties), as: UTF8.self) }
         try await database.transaction { db in
-            for chunk in stride(from: 0, to: events.count, by: 500).map({ Array(events[$0..<min($0 + 500, events.count)]) }) {
+            for start in stride(from: 0, to: events.count, by: 500) {
                 var sql: SQLQueryString = "INSERT INTO analytics_events (id, subject, name, campaign_id, properties, occurred_at) VALUES"
-                for (index, event) in chunk.enumerated() {
-                    sql += index == 0 ? " " : ", "
-                    sql += "(\(bind: event.id), \(bind: event.subject), \(bind: event.name), \(bind: event.campaign), \(bind: event.properties), \(bind: event.at.storedMillis))"
+                for index in start..<min(start + 500, events.count) {
+                    let event = events[index]
+                    sql += index == start ? " " : ", "
+                    sql += "(\(bind: event.id), \(bind: event.subject), \(bind: event.name), \(bind: event.campaign), \(bind: properties[index]), \(bind: event.at.storedMillis))"
                 }
                 let query = sql
                 try await db.raw(query).run()

@@ -88,12 +88,28 @@ private func member(_ store: Store) async throws -> MemberID {
             try await store.reading.saveCampaign(changed, replace: true, now: t0)
             #expect(try await store.reading.campaigns() == [changed])
             try await store.reading.trackBatch(["a", "a", "b", "c"].enumerated().map { index, subject in
-                ("i\(index)", subject, "reading_widget_impression", "2026", #"{"state":"notEnrolled"}"#, t0)
-            } + [("j1", "a", "reading_challenge_join", "2026", "{}", t0)])
+                AnalyticsEvent(id: "i\(index)", subject: subject, name: "reading_widget_impression", campaign: "2026",
+                               properties: ["surface": "api", "state": "notEnrolled"], at: t0)
+            } + [AnalyticsEvent(id: "j1", subject: "a", name: "reading_challenge_join", campaign: "2026", properties: [:], at: t0)])
             let counts = try await store.reading.distinctSubjects(campaign: "2026")
             #expect(counts["reading_widget_impression"] == 3)
             #expect(counts["reading_challenge_join"] == 1)
             #expect(try await store.reading.hasEvent(subject: "a", name: "reading_challenge_join", campaign: "2026"))
+            // Properties are stored as JSON with sorted keys (the measurement plan's schema).
+            let stored = try await store.database.withConnection { db in
+                try await db.raw("SELECT id, properties FROM analytics_events WHERE id IN ('i0', 'j1') ORDER BY id").all()
+                    .map { try $0.decode(column: "properties", as: String.self) }
+            }
+            #expect(stored == [#"{"state":"notEnrolled","surface":"api"}"#, "{}"])
+            // More than one statement's worth (500 rows) in one call: every event once.
+            try await store.reading.trackBatch((0..<1_201).map {
+                AnalyticsEvent(id: "many-\($0)", subject: "s\($0 % 7)", name: "reading_share", campaign: "2026", properties: [:], at: t0)
+            })
+            #expect(try await store.reading.distinctSubjects(campaign: "2026")["reading_share"] == 7)
+            let shares = try await store.database.withConnection { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM analytics_events WHERE name = 'reading_share'").first()!.decode(column: "n", as: Int.self)
+            }
+            #expect(shares == 1_201)
         }
     }
 

@@ -189,3 +189,54 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
         }
     }
 }
+
+/// SQLite's write-ahead log is checkpointed either by SQLite inside commits (`.automatic`) or
+/// by the owner on a connection of its own (`.background`, the server), with commits
+/// checkpointing only past 10,000 pages as a backstop.
+@Suite struct CheckpointTests {
+    private func withSQLite(_ checkpoints: WALCheckpoints, _ body: (Store) async throws -> Void) async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-wal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try await Store.open(.sqlite(path: dir.appendingPathComponent("t.sqlite").path), checkpoints: checkpoints)
+        do { try await body(store) } catch {
+            await store.shutdown()
+            throw error
+        }
+        await store.shutdown()
+    }
+
+    private func autocheckpoint(_ store: Store) async throws -> Int {
+        try await store.database.withConnection { db in
+            try await db.raw("PRAGMA wal_autocheckpoint").first()!.decode(column: "wal_autocheckpoint", as: Int.self)
+        }
+    }
+
+    @Test func inBackgroundModeCommitsLeaveTheLogToCheckpoint() async throws {
+        try await withSQLite(.background) { store in
+            #expect(try await autocheckpoint(store) == 10_000)
+            try await store.reading.trackBatch((0..<2_000).map {
+                AnalyticsEvent(id: "e\($0)", subject: "s\($0)", name: "reading_share", campaign: "c", properties: [:], at: t0)
+            })
+            let first = try #require(try await store.database.checkpoint())
+            #expect(first.logPages > 0)
+            #expect(first.copiedPages == first.logPages) // no reader held an older snapshot
+            #expect(try await store.reading.distinctSubjects(campaign: "c")["reading_share"] == 2_000)
+        }
+    }
+
+    @Test func inAutomaticModeSQLiteCheckpointsAtItsDefault() async throws {
+        try await withSQLite(.automatic) { store in
+            let pages = try await autocheckpoint(store)
+            #expect(pages == 1_000)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available.filter { $0 == .postgres })
+    func postgresHasNoCheckpointToRun(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let result = try await store.database.checkpoint()
+            #expect(result == nil)
+        }
+    }
+}

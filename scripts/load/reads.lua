@@ -9,7 +9,10 @@ end
 function init(args)
   token = args[1]
   size = tonumber(args[2] or "1")
-  prefix = "t" .. id .. "-" .. math.random(1, 1e9)
+  -- LOAD_NONCE (set by load.sh for each run) keeps ids unique across runs: wrk's math.random is
+  -- never seeded, so it gives every run the same numbers, and a second run would send only
+  -- duplicates (which the server rightly does not write again).
+  prefix = "t" .. id .. "-" .. (os.getenv("LOAD_NONCE") or math.random(1, 1e9))
 end
 local function read(now)
   counter = counter + 1

@@ -12,7 +12,10 @@ function init(args)
     local token, child = string.match(pair, "([^:]+):(.+)")
     children[#children + 1] = {token = token, child = child}
   end
-  prefix = "u" .. id .. "-" .. math.random(1, 1e9)
+  -- LOAD_NONCE (set by load.sh for each run) keeps ids unique across runs: wrk's math.random is
+  -- never seeded, so it gives every run the same numbers, and a second run would send only
+  -- duplicates (which the server rightly does not write again).
+  prefix = "u" .. id .. "-" .. (os.getenv("LOAD_NONCE") or math.random(1, 1e9))
 end
 function request()
   counter = counter + 1

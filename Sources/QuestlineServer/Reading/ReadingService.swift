@@ -92,7 +92,7 @@ public struct ReadingService: Sendable {
         clock = configuration.clock
         ids = configuration.ids
         starterArticles = Self.loadStarters()
-        analytics = AnalyticsBuffer(store: store.reading, buffered: configuration.bufferAnalytics)
+        analytics = AnalyticsBuffer(store: store.reading, executor: store.database.writerExecutor, buffered: configuration.bufferAnalytics)
     }
 
     static func loadStarters() -> [SeenArticle] {
@@ -359,10 +359,8 @@ public struct ReadingService: Sendable {
     public func badges(_ member: MemberRecord) async throws -> [Badge] { try await store.reading.badges(member.id) }
 
     public func track(_ event: Event, subject: String, campaign: String?, _ properties: [String: String]) async throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let body = String(decoding: try encoder.encode(properties), as: UTF8.self)
-        try await analytics.add((ids.makeUUID().uuidString.lowercased(), subject, event.rawValue, campaign, body, clock.now()))
+        try await analytics.add(AnalyticsEvent(id: ids.makeUUID().uuidString.lowercased(), subject: subject, name: event.rawValue,
+                                               campaign: campaign, properties: properties, at: clock.now()))
     }
 
     /// Whether a once-only milestone event has been recorded (memo first, then the store).
