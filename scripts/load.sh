@@ -3,8 +3,9 @@
 # one binary, a trivial route (/health) as the baseline, then recording a read (single and
 # batches of 100), reading the widget (64 members in turn), answering a game question, a child's usage report (32
 # children, each with a daily and a weekly quest), a points redemption and a child's quest board
-# (progress): requests/s, p50 and p99 at 64 connections, each route's ratio to the baseline, and
-# the server's peak memory.
+# (progress): requests/s, p50 and p99 at 64 connections, each route's ratio to the baseline, the
+# server's CPU time per request, and the server's peak memory. Each write route is checked to
+# have written one new row per read, usage report or redemption it was sent.
 #
 #   scripts/load.sh                     # SQLite (a temporary file)
 #   scripts/load.sh --postgres          # PostgreSQL (scripts/postgres.sh starts one when DATABASE_URL is unset)
@@ -169,7 +170,11 @@ written() { # route name
   esac
 }
 
-declare -A RPS P50 P99
+declare -A RPS P50 P99 CPU
+# The server's CPU time so far (user + system, in clock ticks): CPU per request is steadier than
+# requests/s on a shared machine.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
 # ROUTES="widget read" measures only those (first word of the names in the table; the baseline always).
 ROUTES="${ROUTES:-baseline widget read batch game usage redemption quest}"
 MEASURED=()
@@ -180,14 +185,18 @@ measure() { # name, script args...
   local out before after requests per=1
   export LOAD_NONCE="$(date +%s%N)"
   before="$(written "$name")"
+  local ticks
+  ticks="$(cpu_ticks)"
   out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@")"
+  ticks=$(( $(cpu_ticks) - ticks ))
+  requests="$(awk '/requests in/ {print $1}' <<<"$out")"
+  CPU[$name]=$(( ticks * TICK_US / requests ))
   if grep -q "Non-2xx" <<<"$out"; then echo "$name: errors: $(grep Non-2xx <<<"$out")" >&2; fi
   if [[ -n "$before" ]]; then
     # Every request wrote something new (no duplicates), and nothing was lost. Requests still
     # in flight when wrk stops are written but not counted, hence up to one more per connection.
     sleep 1
     after="$(written "$name")"
-    requests="$(awk '/requests in/ {print $1}' <<<"$out")"
     [[ $name == "batch of 100" ]] && per=100
     if (( after - before < requests * per || after - before > (requests + CONNECTIONS) * per )); then
       echo "$name: $((after - before)) rows written for $requests requests of $per: the figures do not measure new writes" >&2
@@ -197,7 +206,7 @@ measure() { # name, script args...
   RPS[$name]="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
   P50[$name]="$(awk '$1=="50%" {print $2}' <<<"$out")"
   P99[$name]="$(awk '$1=="99%" {print $2}' <<<"$out")"
-  printf '  %-22s %10s req/s   p50 %9s   p99 %9s\n' "$name" "${RPS[$name]}" "${P50[$name]}" "${P99[$name]}"
+  printf '  %-22s %10s req/s   p50 %9s   p99 %9s   server CPU %6s µs/request\n' "$name" "${RPS[$name]}" "${P50[$name]}" "${P99[$name]}" "${CPU[$name]}"
 }
 echo "Measuring for ${DURATION}s each at $CONNECTIONS connections ($THREADS wrk threads)"
 measure baseline "$URL/health"
@@ -211,11 +220,11 @@ measure "quest board" -s scripts/load/get.lua "$URL" -- "$VIEWER" "/api/v1/child
 RSS_KB="$(awk '/VmHWM/ {print $2}' /proc/$SERVER/status)"
 
 echo
-echo "| route | requests/s | p50 | p99 | ratio to baseline |"
-echo "| --- | --- | --- | --- | --- |"
+echo "| route | requests/s | p50 | p99 | ratio to baseline | server CPU per request |"
+echo "| --- | --- | --- | --- | --- | --- |"
 for name in "${MEASURED[@]}"; do
   ratio="$(python3 -c "print(f'{${RPS[$name]} / ${RPS[baseline]}:.2f}')")"
-  echo "| $name | ${RPS[$name]} | ${P50[$name]} | ${P99[$name]} | $ratio |"
+  echo "| $name | ${RPS[$name]} | ${P50[$name]} | ${P99[$name]} | $ratio | ${CPU[$name]} µs |"
 done
 echo
 [[ -n "${RPS["batch of 100"]:-}" ]] && echo "Reads per second in batches of 100: $(python3 -c "print(int(${RPS["batch of 100"]} * 100))")"

@@ -1,6 +1,6 @@
 import Foundation
 import QuestlineCore
-import QuestlineStore
+@testable import QuestlineStore
 import Testing
 
 private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
@@ -35,6 +35,28 @@ private func member(_ store: Store) async throws -> MemberID {
             #expect(try await store.reading.readDays(.member(ada), from: day("2026-05-09"), through: day("2026-05-09")) == [day("2026-05-09")])
             // Event ids are per owner: another reader's "a" is another read.
             #expect(try await store.reading.record([read("a", "2026-05-08")], owner: .device("device-123"), now: t0).eventIDs == ["a"])
+        }
+    }
+
+    /// More reads than one statement takes (`rowsPerInsert`): a statement with no duplicate is
+    /// taken as all new without reading back its rows; one with duplicates is read back row by row.
+    @Test(arguments: TestDatabase.available)
+    func aLargeBatchWithDuplicatesInOneStatementOnly(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let ada = try await member(store)
+            _ = try await store.reading.record([read("old-1", "2026-05-01"), read("old-2", "2026-05-02")], owner: .member(ada), now: t0)
+            var reads = (0..<3_400).map { read("new-\($0)", "2026-05-\(String(format: "%02d", 3 + $0 % 5))") }
+            reads.insert(read("old-2", "2026-05-02"), at: 3_100) // in the second statement
+            reads.insert(read("new-7", "2026-05-05"), at: 3_200) // sent twice in this very batch
+            #expect(reads.count > ReadingStore.rowsPerInsert)
+            let recorded = try await store.reading.record(reads, owner: .member(ada), now: t0)
+            #expect(recorded.eventIDs == Set((0..<3_400).map { "new-\($0)" }))
+            #expect(recorded.newDays == Set((3...7).map { day("2026-05-0\($0)") }))
+            let (events, summed) = try await store.database.withConnection { db in
+                (try await db.raw("SELECT COUNT(*) AS n FROM reading_events").first()!.decode(column: "n", as: Int.self),
+                 try await db.raw("SELECT CAST(SUM(reads) AS BIGINT) AS n FROM reading_days").first()!.decode(column: "n", as: Int.self))
+            }
+            #expect(events == 3_402 && summed == 3_402)
         }
     }
 
