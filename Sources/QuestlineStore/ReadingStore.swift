@@ -187,7 +187,8 @@ public struct ReadingStore: Sendable {
 
     public init(_ database: Database) {
         self.database = database
-        reads = .groupCommit(database, maxItems: 64) { db, pending in try await Self.record(pending, on: db) }
+        let flavor = database.flavor
+        reads = .groupCommit(database, maxItems: 64) { db, pending in try await Self.record(pending, flavor: flavor, on: db) }
         widgets = Coalescer(maxItems: 64) { requests in
             try await database.withConnection { db in try await Self.widgetFacts(requests, flavor: database.flavor, on: db) }
         }
@@ -197,6 +198,8 @@ public struct ReadingStore: Sendable {
         let owner: String
         let reads: [NewRead]
         let now: Date
+        /// The reads as rows for the insert (see `record(_:flavor:on:)`), encoded by the caller.
+        let rows: String
     }
 
     // MARK: Reads
@@ -206,45 +209,72 @@ public struct ReadingStore: Sendable {
     /// newly recorded and the owner's days that had no read before.
     public func record(_ reads: [NewRead], owner: ReadOwner, now: Date) async throws -> RecordedReads {
         guard !reads.isEmpty else { return RecordedReads(eventIDs: [], newDays: []) }
-        return try await self.reads.submit(PendingReads(owner: owner.key, reads: reads, now: now))
+        let rows = try Self.encodeRows(reads, owner: owner.key, now: now)
+        return try await self.reads.submit(PendingReads(owner: owner.key, reads: reads, now: now, rows: rows))
     }
 
-    /// Rows per INSERT of reads: each statement is a turn at SQLite's thread inside the single
-    /// writer's transaction, so fewer and larger is faster (500 → 3,000: 3–7% more reads per
-    /// second in batches); 10 parameters a row stays well under PostgreSQL's 65,535.
-    static let rowsPerInsert = 3_000
+    /// One read as the insert takes it: a JSON array of its columns, in table order.
+    private struct ReadRow: Encodable {
+        let owner: String
+        let read: NewRead
+        let recordedAt: Int64
 
-    /// Writes the reads of several requests: multi-row inserts (`rowsPerInsert` rows a statement), then one
-    /// upsert of the per-day counts. When two requests send the same event id for the same
-    /// owner, the first one records it and the second sees a duplicate, as if sent one after
-    /// the other.
-    private static func record(_ pending: [PendingReads], on db: any SQLDatabase) async throws -> [RecordedReads] {
+        func encode(to encoder: any Encoder) throws {
+            var row = encoder.unkeyedContainer()
+            try row.encode(owner)
+            try row.encode(read.eventID)
+            try row.encode(read.articleID)
+            try row.encode(read.title)
+            try row.encode(read.language)
+            try row.encode(read.at.storedMillis)
+            try row.encode(read.timeZone)
+            try row.encode(read.localDay.iso)
+            try row.encode(read.thumbnailURL)
+            try row.encode(recordedAt)
+        }
+    }
+
+    /// A request's reads as JSON rows separated by commas (`[…],[…]`), encoded on the request's
+    /// own thread, so that the single writer only joins the requests' rows.
+    static func encodeRows(_ reads: [NewRead], owner: String, now: Date) throws -> String {
+        let recordedAt = now.storedMillis
+        let array = try JSONEncoder().encode(reads.map { ReadRow(owner: owner, read: $0, recordedAt: recordedAt) })
+        return String(decoding: array.dropFirst().dropLast(), as: UTF8.self) // without the outer [ ]
+    }
+
+    /// Writes the reads of several requests: one insert of all their rows, then one upsert of
+    /// the per-day counts. When two requests send the same event id for the same owner, the
+    /// first one records it and the second sees a duplicate, as if sent one after the other.
+    ///
+    /// The rows travel as one JSON array, unpacked by the database (`json_each`,
+    /// `jsonb_array_elements`), not as ten parameters a row: building a statement of 64,000
+    /// parameters (a group of 64 batches of 100) and converting each one was most of the
+    /// single writer's time.
+    private static func record(_ pending: [PendingReads], flavor: SQLFlavor, on db: any SQLDatabase) async throws -> [RecordedReads] {
         struct Row { let request: Int; let read: NewRead }
         let rows = pending.enumerated().flatMap { index, item in item.reads.map { Row(request: index, read: $0) } }
+        let json = "[" + pending.map(\.rows).joined(separator: ",") + "]"
+        let columns: SQLQueryString = flavor == .sqlite
+            ? """
+              SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7,
+                     value ->> 8, value ->> 9
+              FROM json_each(\(bind: json)) WHERE true
+              """
+            : """
+              SELECT e ->> 0, e ->> 1, e ->> 2, e ->> 3, e ->> 4, CAST(e ->> 5 AS BIGINT), e ->> 6, e ->> 7, e ->> 8, CAST(e ->> 9 AS BIGINT)
+              FROM jsonb_array_elements(CAST(\(bind: json) AS jsonb)) AS e
+              """
+        // (`WHERE true`: SQLite's grammar needs it between an INSERT's SELECT and ON CONFLICT.)
+        let returned = try await db.raw("""
+            INSERT INTO reading_events (owner, event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at)
+            \(columns)
+            ON CONFLICT (owner, event_id) DO NOTHING RETURNING owner, event_id
+            """).all()
+        // As many rows back as sent: every one was new (the usual case), and there is nothing
+        // to read in them. Otherwise they say which were.
+        let allNew = returned.count == rows.count
         var inserted = Set<[String]>() // (owner, event id)
-        var insertedAll = Array(repeating: false, count: rows.count) // rows of chunks with no duplicate
-        for start in stride(from: 0, to: rows.count, by: Self.rowsPerInsert) {
-            let end = min(start + Self.rowsPerInsert, rows.count)
-            var sql: SQLQueryString = """
-                INSERT INTO reading_events (owner, event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at) VALUES
-                """
-            for (index, row) in rows[start..<end].enumerated() {
-                let read = row.read, item = pending[row.request]
-                sql += index == 0 ? " " : ", "
-                sql += """
-                    (\(bind: item.owner), \(bind: read.eventID), \(bind: read.articleID), \(bind: read.title), \(bind: read.language), \
-                    \(bind: read.at.storedMillis), \(bind: read.timeZone), \(bind: read.localDay.iso), \(bind: read.thumbnailURL), \(bind: item.now.storedMillis))
-                    """
-            }
-            sql += " ON CONFLICT (owner, event_id) DO NOTHING RETURNING owner, event_id"
-            let query = sql
-            let returned = try await db.raw(query).all()
-            // As many rows back as sent: every one was new (the usual case), and decoding them
-            // would only say so again (it was half of the single writer's time for batches).
-            if returned.count == end - start {
-                for index in start..<end { insertedAll[index] = true }
-                continue
-            }
+        if !allNew {
             for row in returned {
                 inserted.insert([try row.decode(column: "owner", as: String.self), try row.decode(column: "event_id", as: String.self)])
             }
@@ -252,9 +282,9 @@ public struct ReadingStore: Sendable {
         // Each inserted read belongs to the first request that sent it.
         var recorded = Array(repeating: Set<String>(), count: pending.count)
         var perDay: [[String]: Int] = [:] // (owner, day)
-        for (index, row) in rows.enumerated() {
+        for row in rows {
             let owner = pending[row.request].owner
-            guard insertedAll[index] || inserted.remove([owner, row.read.eventID]) != nil else { continue }
+            guard allNew || inserted.remove([owner, row.read.eventID]) != nil else { continue }
             recorded[row.request].insert(row.read.eventID)
             perDay[[owner, row.read.localDay.iso], default: 0] += 1
         }

@@ -20,4 +20,13 @@ import Testing
         }
         #expect("  Octopus \n".trimmed() == "Octopus" && " \t ".trimmed().isEmpty && "a\n".trimmed(newlines: false) == "a\n")
     }
+
+    @Test func controlCharactersAreC0AndC1OnlyNotFormatCharacters() {
+        for control in ["\u{0}", "\u{1}", "\t", "\n", "\r", "\u{1F}", "\u{7F}", "\u{85}", "\u{9F}"] {
+            #expect(("Oct" + control + "opus").containsControlCharacter, "\(control.unicodeScalars.map(\.value))")
+        }
+        for fine in ["Octopus", "Ünïcödé", "👩\u{200D}💻", "a\u{200E}b", "\u{A0}", "\u{FEFF}x", "中文", ""] {
+            #expect(!fine.containsControlCharacter, "\(fine.unicodeScalars.map(\.value))")
+        }
+    }
 }

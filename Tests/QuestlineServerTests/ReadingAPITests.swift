@@ -118,6 +118,13 @@ extension Harness {
                 .expectProblem(.badRequest, field: "timeZone")
             let klingon = app.readJSON("k", "2026-05-01T07:00:00Z").replacingOccurrences(of: #""language":"en""#, with: #""language":"klingon""#)
             try await app.send(.post, "/api/v1/reading/reads", json: klingon, token: token).expectProblem(.badRequest, field: "language")
+            // Control characters (PostgreSQL refuses NUL in text outright) are refused, naming the field.
+            try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("nul", "2026-05-01T07:00:00Z", title: #"Oct\u0000opus"#), token: token)
+                .expectProblem(.badRequest, field: "articleId")
+            let titled = app.readJSON("tab", "2026-05-01T07:00:00Z").replacingOccurrences(of: #""title":"Octopus""#, with: #""title":"Oct\topus""#)
+            try await app.send(.post, "/api/v1/reading/reads", json: titled, token: token).expectProblem(.badRequest, field: "title")
+            let id = app.readJSON("line\\nbreak", "2026-05-01T07:00:00Z")
+            try await app.send(.post, "/api/v1/reading/reads", json: id, token: token).expectProblem(.badRequest, field: "eventId")
             let batch = #"{"reads":[\#(app.readJSON("ok", "2026-05-01T07:00:00Z")),\#(app.readJSON("bad", "2026-05-01T07:00:00Z", zone: "GMT+5"))]}"#
             try await app.send(.post, "/api/v1/reading/reads/batch", json: batch, token: token).expectProblem(.badRequest, field: "reads[1].timeZone")
             #expect(try await app.widget(token: token).object["readToday"] as? Bool == false)

@@ -5,6 +5,7 @@ import Testing
 
 private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
 private func day(_ iso: String) -> LocalDay { LocalDay(iso: iso)! }
+private extension Date { var storedMillisForTests: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) } }
 
 private func read(_ id: String, _ localDay: String, title: String = "Octopus") -> NewRead {
     NewRead(eventID: id, articleID: title.replacingOccurrences(of: " ", with: "_"), title: title, language: "en", at: t0,
@@ -38,17 +39,16 @@ private func member(_ store: Store) async throws -> MemberID {
         }
     }
 
-    /// More reads than one statement takes (`rowsPerInsert`): a statement with no duplicate is
-    /// taken as all new without reading back its rows; one with duplicates is read back row by row.
+    /// A large batch with a duplicate of an earlier read and one of its own: the returned rows
+    /// are read back only then, and say exactly which reads were new.
     @Test(arguments: TestDatabase.available)
-    func aLargeBatchWithDuplicatesInOneStatementOnly(_ db: TestDatabase) async throws {
+    func aLargeBatchWithDuplicatesRecordsEachNewReadOnce(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let ada = try await member(store)
             _ = try await store.reading.record([read("old-1", "2026-05-01"), read("old-2", "2026-05-02")], owner: .member(ada), now: t0)
             var reads = (0..<3_400).map { read("new-\($0)", "2026-05-\(String(format: "%02d", 3 + $0 % 5))") }
-            reads.insert(read("old-2", "2026-05-02"), at: 3_100) // in the second statement
+            reads.insert(read("old-2", "2026-05-02"), at: 3_100) // recorded before
             reads.insert(read("new-7", "2026-05-05"), at: 3_200) // sent twice in this very batch
-            #expect(reads.count > ReadingStore.rowsPerInsert)
             let recorded = try await store.reading.record(reads, owner: .member(ada), now: t0)
             #expect(recorded.eventIDs == Set((0..<3_400).map { "new-\($0)" }))
             #expect(recorded.newDays == Set((3...7).map { day("2026-05-0\($0)") }))
@@ -57,6 +57,42 @@ private func member(_ store: Store) async throws -> MemberID {
                  try await db.raw("SELECT CAST(SUM(reads) AS BIGINT) AS n FROM reading_days").first()!.decode(column: "n", as: Int.self))
             }
             #expect(events == 3_402 && summed == 3_402)
+        }
+    }
+
+    /// Reads reach the table as JSON rows: text that JSON escapes, a missing thumbnail and the
+    /// instants come back exactly as sent.
+    @Test(arguments: TestDatabase.available)
+    func readsWithAnyTextAreStoredExactly(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let ada = try await member(store)
+            let title = "Ünïcödé \"quoted\" back\\slash\nline 🐙 \u{1}\u{7f} end"
+            let at = Date(timeIntervalSince1970: 1_778_400_123.456)
+            let reads = [
+                NewRead(eventID: "odd \"id\"", articleID: "Octo/pus?x=1&y='2'", title: title, language: "de", at: at,
+                        timeZone: "Europe/Berlin", localDay: day("2026-05-10"), thumbnailURL: "https://example.com/a b\"c.jpg"),
+                NewRead(eventID: "plain", articleID: "Plain", title: "Plain", language: "en", at: t0, timeZone: "UTC",
+                        localDay: day("2026-05-09"), thumbnailURL: nil),
+            ]
+            #expect(try await store.reading.record(reads, owner: .member(ada), now: t0).eventIDs == ["odd \"id\"", "plain"])
+            let stored = try await store.database.withConnection { db in
+                try await db.raw("""
+                    SELECT event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at
+                    FROM reading_events ORDER BY event_id
+                    """).all()
+            }
+            #expect(stored.count == 2)
+            let odd = try #require(stored.first)
+            #expect(try odd.decode(column: "event_id", as: String.self) == "odd \"id\"")
+            #expect(try odd.decode(column: "article_id", as: String.self) == "Octo/pus?x=1&y='2'")
+            #expect(try odd.decode(column: "title", as: String.self) == title)
+            #expect(try odd.decode(column: "language", as: String.self) == "de")
+            #expect(try odd.decode(column: "read_at", as: Int64.self) == 1_778_400_123_456)
+            #expect(try odd.decode(column: "time_zone", as: String.self) == "Europe/Berlin")
+            #expect(try odd.decode(column: "local_day", as: String.self) == "2026-05-10")
+            #expect(try odd.decode(column: "thumbnail_url", as: String?.self) == "https://example.com/a b\"c.jpg")
+            #expect(try odd.decode(column: "recorded_at", as: Int64.self) == t0.storedMillisForTests)
+            #expect(try stored[1].decode(column: "thumbnail_url", as: String?.self) == nil)
         }
     }
 

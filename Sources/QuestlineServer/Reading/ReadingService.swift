@@ -163,10 +163,13 @@ public struct ReadingService: Sendable {
             func issue(_ field: String, _ message: String) { issues.append(FieldIssue(field: prefix + field, message: message)) }
             let eventID = input.eventId.trimmed(newlines: false)
             if eventID.isEmpty || eventID.count > 64 { issue("eventId", "Use 1 to 64 characters, unique per read.") }
+            else if eventID.containsControlCharacter { issue("eventId", "Remove control characters.") }
             let article = input.articleId.trimmed(newlines: false)
             if article.isEmpty || article.count > 300 { issue("articleId", "Give the article's id (1 to 300 characters).") }
+            else if article.containsControlCharacter { issue("articleId", "Remove control characters.") }
             let title = input.title.trimmed()
             if title.isEmpty || title.count > 300 { issue("title", "Give the article's title (1 to 300 characters).") }
+            else if title.containsControlCharacter { issue("title", "Remove control characters (line breaks, tabs, NUL).") }
             var language = input.language.lowercased()
             do { language = try WikiLanguage.validate(input.language, field: prefix + "language") } catch {
                 if case .invalid(let found) = error { issues += found }
@@ -174,7 +177,8 @@ public struct ReadingService: Sendable {
             if input.at.timeIntervalSince(now) > ReadingHistory.allowedClockSkew {
                 issue("at", "This read is in the future; check the device clock.")
             }
-            if let thumbnail = input.thumbnailUrl, !(thumbnail.hasPrefix("https://") || thumbnail.hasPrefix("http://")) || thumbnail.count > 2000 {
+            if let thumbnail = input.thumbnailUrl,
+               !(thumbnail.hasPrefix("https://") || thumbnail.hasPrefix("http://")) || thumbnail.count > 2000 || thumbnail.containsControlCharacter {
                 issue("thumbnailUrl", "Use an http(s) URL.")
             }
             guard let zone = TimeZoneID(input.timeZone) else {
