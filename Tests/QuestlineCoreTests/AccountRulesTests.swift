@@ -1,3 +1,4 @@
+import Foundation
 import QuestlineCore
 import Testing
 
@@ -35,5 +36,23 @@ import Testing
         _ = validation.check { () throws(DomainError) in try AccountRules.timeZone("Mars/Base") }
         #expect(validation.issues.map(\.field) == ["email", "password", "timeZone"])
         #expect(throws: DomainError.self) { try validation.finish() }
+    }
+}
+
+@Suite struct RandomUUIDTests {
+    /// Version 4, RFC 9562 variant, and 122 random bits: no two alike in 10,000, and every
+    /// random hex digit takes many values.
+    @Test func randomUUIDsAreVersionFourAndDistinct() {
+        let ids = (0..<10_000).map { _ in UUID.random() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids {
+            let text = id.uuidString.lowercased()
+            #expect(Array(text)[14] == "4", "\(text)")
+            #expect("89ab".contains(Array(text)[19]), "\(text)")
+            #expect(UUID(uuidString: text) == id)
+        }
+        let firstDigits = Set(ids.map { $0.uuidString.first! })
+        #expect(firstDigits.count == 16)
+        #expect(RandomIDGenerator().makeUUID() != RandomIDGenerator().makeUUID())
     }
 }

@@ -43,7 +43,22 @@ public protocol IDGenerator: Sendable {
 
 public struct RandomIDGenerator: IDGenerator {
     public init() {}
-    public func makeUUID() -> UUID { UUID() }
+    public func makeUUID() -> UUID { .random() }
+}
+
+extension UUID {
+    /// A random (version 4) UUID from the standard library's system generator (`getrandom` on
+    /// Linux). Foundation's `UUID()` on Linux opens, reads and closes `/dev/urandom` for each
+    /// one: three system calls and a path lookup on every request, which all get a request id.
+    public static func random() -> UUID {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
+        return withUnsafeMutableBytes(of: &bytes) { raw in
+            raw[6] = (raw[6] & 0x0F) | 0x40 // version 4
+            raw[8] = (raw[8] & 0x3F) | 0x80 // RFC 9562 variant
+            return UUID(uuid: raw.load(as: uuid_t.self))
+        }
+    }
 }
 
 extension IDGenerator {

@@ -12,7 +12,7 @@ struct RequestIDMiddleware: RouterMiddleware {
         let incoming = request.headers[.xRequestID].flatMap { id in
             id.count <= 64 && id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) ? id : nil
         }
-        let id = incoming ?? UUID().uuidString.lowercased()
+        let id = incoming ?? UUID.random().uuidString.lowercased()
         context.requestID = id
         context.logger[metadataKey: "request_id"] = .string(id)
         var response = try await next(request, context)

@@ -30,7 +30,7 @@ public final class LiveHub: Sendable {
 
     /// A stream of the household's events until the caller stops listening.
     public func subscribe(_ household: HouseholdID) -> AsyncStream<LiveEvent> {
-        let id = UUID()
+        let id = UUID.random()
         let (stream, continuation) = AsyncStream.makeStream(of: LiveEvent.self, bufferingPolicy: .bufferingNewest(32))
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLockedValue { $0.removeValue(forKey: id) }

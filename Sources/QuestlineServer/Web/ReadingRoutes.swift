@@ -40,7 +40,7 @@ struct ReadingRoutes {
         if let id = request.cookies[Self.deviceCookie]?.value, ReadingService.validDeviceID(id) {
             return (ReaderIdentity(member: nil, deviceID: id, timeZone: .utc), nil)
         }
-        let id = UUID().uuidString.lowercased()
+        let id = UUID.random().uuidString.lowercased()
         return (ReaderIdentity(member: nil, deviceID: id, timeZone: .utc), id)
     }
 
@@ -129,7 +129,7 @@ struct ReadingRoutes {
         let language = String((request.uri.queryParameters["language"] ?? "en").prefix(16))
         guard !title.isEmpty else { throw DomainError.invalid(field: "title", "Which article?") }
         let read = try reading.validate([ReadInput(
-            eventId: UUID().uuidString.lowercased(), articleId: title.replacingOccurrences(of: " ", with: "_"), title: title,
+            eventId: UUID.random().uuidString.lowercased(), articleId: title.replacingOccurrences(of: " ", with: "_"), title: title,
             language: language, at: reading.clock.now(), timeZone: reader.timeZone.identifier, thumbnailUrl: nil)]) { _ in "" }
         _ = try await reading.record(read, for: reader)
         let slug = title.replacingOccurrences(of: " ", with: "_").addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? title
