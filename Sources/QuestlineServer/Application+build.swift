@@ -113,3 +113,20 @@ struct StoreService: Service {
         await store.shutdown()
     }
 }
+
+/// Checkpoints SQLite's write-ahead log every second on a connection of its own, so that no
+/// commit copies the log (see `WALCheckpoints.background`). At 8 connections, with checkpoints
+/// inside commits, recording a read had a p99 of 6–9 ms against a p50 of 2 ms (docs/performance.md).
+struct CheckpointService: Service {
+    let database: Database
+    private let logger = Logger(label: "questline.checkpoint")
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: .seconds(1))
+            do { try await database.checkpoint() } catch {
+                logger.warning("Checkpoint failed; SQLite's own checkpoints in commits take over", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

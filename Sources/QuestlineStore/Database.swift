@@ -50,8 +50,9 @@ public enum WALCheckpoints: Sendable {
     /// processes (the CLI, tests).
     case automatic
     /// The owner calls `Database.checkpoint()` every second or so (the server's
-    /// `CheckpointService`), on a connection of its own, so no commit waits for a checkpoint;
-    /// commits still checkpoint past 10,000 pages (about 40 MB), should the owner fall behind.
+    /// `CheckpointService`), on a connection of its own: the copy runs beside the writers, who
+    /// wait only for its short last pass. Commits still checkpoint past 10,000 pages (about
+    /// 40 MB), should the owner fall behind.
     case background
 
     /// `PRAGMA wal_autocheckpoint` for this mode (SQLite's default is 1,000 pages).
@@ -188,18 +189,24 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    /// Copies what it can of SQLite's write-ahead log into the database file without waiting
-    /// for readers or writers (`PRAGMA wal_checkpoint(PASSIVE)`), on a connection of its own.
-    /// Returns the log's size and how much of it is now copied, in pages; nil on PostgreSQL.
+    /// Copies SQLite's write-ahead log into the database file (`PRAGMA wal_checkpoint(PASSIVE)`,
+    /// which never waits for readers), on a connection of its own, so that the next commit can
+    /// start the log over. Returns the log's size and how much of it is copied, in pages, as of
+    /// the last pass; nil on PostgreSQL.
     @discardableResult
     public func checkpoint() async throws -> (logPages: Int, copiedPages: Int)? {
         guard let source = sqliteSource else { return nil }
-        let connection = try await checkpointConnection.withLockedValue { opened in
+        let opening = checkpointConnection.withLockedValue { opened in
             if let opened { return opened }
             let future = source.makeConnection(logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
             opened = future
             return future
-        }.get()
+        }
+        let connection: SQLiteConnection
+        do { connection = try await opening.get() } catch {
+            checkpointConnection.withLockedValue { $0 = nil } // try again next time
+            throw error
+        }
         // busy, log, checkpointed: the log's pages and how many of them are copied.
         func pass() async throws -> (logPages: Int, copiedPages: Int) {
             let row = try await connection.sql().raw("PRAGMA wal_checkpoint(PASSIVE)").first()
