@@ -9,6 +9,7 @@ public struct AppConfiguration: Sendable {
     public var port: Int
     public var store: StoreLocation
     public var clock: any WallClock
+    /// Makes new row ids; time-ordered on `clock` unless given.
     public var ids: any IDGenerator
     /// bcrypt cost; 12 in production, lower only in tests.
     public var bcryptCost: UInt8
@@ -38,7 +39,7 @@ public struct AppConfiguration: Sendable {
         port: Int = 8080,
         store: StoreLocation = .sqlite(path: "questline.sqlite"),
         clock: any WallClock = SystemClock(),
-        ids: any IDGenerator = RandomIDGenerator(),
+        ids: (any IDGenerator)? = nil,
         bcryptCost: UInt8 = 12,
         sessionLifetime: TimeInterval = 30 * 24 * 3600,
         invitationLifetime: TimeInterval = 7 * 24 * 3600,
@@ -56,7 +57,7 @@ public struct AppConfiguration: Sendable {
         self.port = port
         self.store = store
         self.clock = clock
-        self.ids = ids
+        self.ids = ids ?? TimeOrderedIDGenerator(clock: clock)
         self.bcryptCost = bcryptCost
         self.sessionLifetime = sessionLifetime
         self.invitationLifetime = invitationLifetime

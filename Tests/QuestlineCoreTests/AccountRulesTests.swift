@@ -53,6 +53,24 @@ import Testing
         }
         let firstDigits = Set(ids.map { $0.uuidString.first! })
         #expect(firstDigits.count == 16)
-        #expect(RandomIDGenerator().makeUUID() != RandomIDGenerator().makeUUID())
+    }
+
+    @Test func timeOrderedUUIDsCarryTheClocksMillisecondsAndSortByThem() {
+        // 2026-03-29 01:00:00.123 UTC, the start of Europe's summer time: ids know no zones.
+        let instant = Date(timeIntervalSince1970: 1_774_746_000.123_4)
+        let clock = ManualClock(instant)
+        let ids = TimeOrderedIDGenerator(clock: clock)
+        let sameMillisecond = (0..<10_000).map { _ in ids.makeUUID().uuidString.lowercased() }
+        #expect(Set(sameMillisecond).count == sameMillisecond.count)
+        let prefix = "019d371a-dafb-7" // 1,774,746,000,123 ms in hex, then version 7
+        for text in sameMillisecond {
+            #expect(text.hasPrefix(prefix), "\(text)")
+            #expect("89ab".contains(Array(text)[19]), "\(text)")
+        }
+        // A millisecond later sorts after every id of the one before.
+        clock.advance(by: 0.001)
+        let later = ids.makeUUID()
+        #expect(sameMillisecond.allSatisfy { $0 < later.uuidString.lowercased() })
+        #expect(UUID.timeOrdered(at: Date(timeIntervalSince1970: -5)).uuidString.hasPrefix("00000000-0000-7"))
     }
 }

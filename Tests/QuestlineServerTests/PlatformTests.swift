@@ -53,6 +53,17 @@ import Testing
         }
     }
 
+    @Test func newIdsAreTimeOrderedOnTheServersClock() async throws {
+        try await Harness.run { app in
+            // 2026-05-07T10:00:00Z is 1,778,148,000,000 ms: 019e01e1-4100 in hex, then version 7.
+            let (_, first) = try await app.signUp("ada@example.com")
+            #expect(first.hasPrefix("019e01e1-4100-7"), "\(first)")
+            app.clock.advance(by: 0.001)
+            let (_, second) = try await app.signUp("bob@example.com")
+            #expect(second.hasPrefix("019e01e1-4101-7") && first < second, "\(first) \(second)")
+        }
+    }
+
     @Test func aRefusedWriteIsReplayedAsTheSameRefusal() async throws {
         try await Harness.run { app in
             let key: HTTPFields = [.init("Idempotency-Key")!: "bad-1"]
