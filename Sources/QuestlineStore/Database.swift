@@ -241,9 +241,7 @@ public final class Database: @unchecked Sendable {
             throw error
         }
         let done = ContinuousClock.now
-        func ms(_ duration: Duration) -> Logger.MetadataValue {
-            .string(String(Double(duration.components.attoseconds / 10_000_000_000_000 + duration.components.seconds * 100_000) / 100))
-        }
+        func ms(_ duration: Duration) -> Logger.MetadataValue { .string(String((duration / .milliseconds(1) * 100).rounded() / 100)) }
         logger.debug("Checkpoint", metadata: [
             "passes": "\(passes + 1)", "log_pages": "\(final.logPages)", "unlocked_ms": ms(unlocked - started),
             "lock_wait_ms": ms(held - unlocked), "writers_held_ms": ms(done - held),

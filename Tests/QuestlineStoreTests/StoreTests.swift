@@ -222,6 +222,11 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
             #expect(first.logPages > 0)
             #expect(first.copiedPages == first.logPages) // no reader held an older snapshot
             #expect(try await store.reading.distinctSubjects(campaign: "c")["reading_share"] == 2_000)
+            // The next commit starts the log over: the next checkpoint finds only its pages.
+            try await store.reading.trackBatch([AnalyticsEvent(id: "after", subject: "s", name: "reading_share", campaign: "c",
+                                                               properties: [:], at: t0)])
+            let second = try #require(try await store.database.checkpoint())
+            #expect(second.logPages > 0 && second.logPages < 10 && first.logPages > 20, "\(first) then \(second)")
         }
     }
 
