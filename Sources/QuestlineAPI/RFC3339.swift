@@ -11,11 +11,15 @@ public struct RFC3339DateTranscoder: DateTranscoder {
 
     public struct InvalidDate: Error, CustomStringConvertible {
         public let text: String
-        public var description: String { "Expected an RFC 3339 date-time like 2026-05-10T08:30:00Z, got \"\(text)\"" }
+        public var description: String {
+            "Expected an RFC 3339 date-time from 1900 to 2199 like 2026-05-10T08:30:00Z, got \"\(text.prefix(40))\""
+        }
     }
 
+    /// Parses an instant from a request or a response; one outside `DateWindow` (1900–2199) is
+    /// refused here, at the edge, before any arithmetic on it.
     public func decode(_ text: String) throws -> Date {
-        guard let date = Self.parse(text) else { throw InvalidDate(text: text) }
+        guard let date = Self.parse(text), DateWindow.instants.contains(date) else { throw InvalidDate(text: text) }
         return date
     }
 

@@ -61,6 +61,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         MetricsMiddleware()
         SecurityHeadersMiddleware()
         ErrorMiddleware(pages: pages)
+        TextRuleMiddleware(part: .address)
         SameOriginFormMiddleware()
         FileMiddleware(ServerResources.path("public"), urlBasePath: "/static", cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),
                        logger: logger)
@@ -85,6 +86,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
 
     let api = router.group("api/v1")
         .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
+        .add(middleware: TextRuleMiddleware(part: .jsonBody))
         .add(middleware: IdempotencyMiddleware(store: store.idempotency, clock: configuration.clock))
     try APIImplementation(accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
                           admins: configuration.adminEmails).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)

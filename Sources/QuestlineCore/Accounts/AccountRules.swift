@@ -35,7 +35,10 @@ public enum AccountRules {
         return value
     }
 
+    /// A password is refused with a control character, rather than hashed in another form:
+    /// bcrypt stops at a NUL, so `abcdefgh\0XYZ` would sign in as `abcdefgh`.
     public static func password(_ raw: String, field: String = "password") throws(DomainError) -> String {
+        try TextRule.check(raw, field: field, multiline: false)
         guard raw.count >= passwordMinLength else {
             throw .invalid(field: field, "Use at least \(passwordMinLength) characters.")
         }
@@ -51,9 +54,7 @@ public enum AccountRules {
         guard value.count <= displayNameMaxLength else {
             throw .invalid(field: field, "Use at most \(displayNameMaxLength) characters.")
         }
-        guard !value.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
-            throw .invalid(field: field, "Remove control characters.")
-        }
+        try TextRule.check(value, field: field, multiline: false)
         return value
     }
 

@@ -46,6 +46,11 @@ public struct FieldValidation: Sendable {
         }
     }
 
+    /// Records one issue.
+    public mutating func add(field: String, _ message: String) {
+        issues.append(FieldIssue(field: field, message: message))
+    }
+
     /// Throws `.invalid` with every recorded issue, if there are any.
     public func finish() throws(DomainError) {
         if !issues.isEmpty { throw .invalid(issues) }

@@ -415,13 +415,11 @@ public struct ChallengeDraft: Sendable, Equatable {
         }
         let startDay = v.check { () throws(DomainError) -> LocalDay in
             guard let startDate, !startDate.isEmpty else { return today }
-            guard let day = LocalDay(iso: startDate) else { throw .invalid(field: "startDate", "Use a date as YYYY-MM-DD.") }
-            return day
+            return try DateWindow.day(startDate, field: "startDate")
         }
         let endDay = v.check { () throws(DomainError) -> LocalDay? in
             guard let endDate, !endDate.isEmpty else { return nil }
-            guard let day = LocalDay(iso: endDate) else { throw .invalid(field: "endDate", "Use a date as YYYY-MM-DD.") }
-            return day
+            return try DateWindow.day(endDate, field: "endDate")
         }
         try v.finish()
         let spec = ChallengeSpec(title: title, description: description, goal: goal!, target: target!, period: period ?? nil,

@@ -16,12 +16,3 @@ extension StringProtocol {
         return String(String.UnicodeScalarView(scalars[first...last]))
     }
 }
-
-extension StringProtocol {
-    /// Whether the text holds a control character (general category Cc: U+0000–U+001F and
-    /// U+007F–U+009F). Format characters (Cf: direction marks, the zero-width joiner in emoji)
-    /// are not control characters here. PostgreSQL refuses U+0000 in text at all.
-    public var containsControlCharacter: Bool {
-        unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
-}

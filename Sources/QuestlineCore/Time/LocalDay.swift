@@ -80,6 +80,12 @@ public struct LocalDay: Hashable, Comparable, Sendable {
     /// This day moved by `days` calendar days (negative goes back).
     public func adding(days: Int) -> LocalDay { LocalDay(dayNumber: dayNumber + days) }
 
+    /// The first day of this day's month.
+    public var firstOfMonth: LocalDay { adding(days: 1 - day) }
+
+    /// The last day of this day's month.
+    public var lastOfMonth: LocalDay { adding(days: LocalDay.daysInMonth(year: year, month: month) - day) }
+
     /// The number of calendar days from `self` to `other` (positive when `other` is later).
     public func days(until other: LocalDay) -> Int { other.dayNumber - dayNumber }
 

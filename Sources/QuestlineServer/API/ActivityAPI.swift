@@ -7,9 +7,8 @@ import QuestlineStore
 extension APIImplementation {
     func listSaved(_ input: Operations.listSaved.Input) async throws -> Operations.listSaved.Output {
         let me = try identity.requireMember()
-        let limit = min(max(input.query.limit ?? 50, 1), 200)
-        let offset = max(input.query.offset ?? 0, 0)
-        let articles = try await activity.store.activity.savedArticles(me.id, limit: limit, offset: offset)
+        let page = try Paging(limit: input.query.limit, offset: input.query.offset)
+        let articles = try await activity.store.activity.savedArticles(me.id, limit: page.limit, offset: page.offset)
         return .ok(.init(body: .json(.init(
             total: try await activity.store.activity.savedCount(me.id),
             articles: articles.map { .init(language: $0.language, title: $0.title, lists: $0.lists, savedAt: $0.savedAt, thumbnailUrl: $0.thumbnailURL) }))))

@@ -76,10 +76,10 @@ extension APIImplementation {
     func getGameArchive(_ input: Operations.getGameArchive.Input) async throws -> Operations.getGameArchive.Output {
         let me = try identity.requireMember()
         let language = try GameLanguage(input.query.language ?? "en")
-        let (first, days) = try await games.archive(me, language: language, month: input.query.month)
+        let archive = try await games.archive(me, language: language, month: input.query.month)
         return .ok(.init(body: .json(.init(
-            month: String(first.iso.prefix(7)), language: language.code,
-            days: days.map { .init(date: $0.date.iso, status: .init(rawValue: $0.status.rawValue)!, score: $0.score) }))))
+            month: String(archive.first.iso.prefix(7)), language: language.code,
+            days: archive.days.map { .init(date: $0.date.iso, status: .init(rawValue: $0.status.rawValue)!, score: $0.score) }))))
     }
 }
 

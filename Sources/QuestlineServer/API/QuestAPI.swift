@@ -125,9 +125,8 @@ extension APIImplementation {
 
     func getLedger(_ input: Operations.getLedger.Input) async throws -> Operations.getLedger.Output {
         let me = try identity.requireMember()
-        let limit = min(max(input.query.limit ?? 50, 1), 200)
-        let offset = max(input.query.offset ?? 0, 0)
-        let (entries, balance) = try await quests.ledger(try childID(input.path.childId), as: me, limit: limit, offset: offset)
+        let page = try Paging(limit: input.query.limit, offset: input.query.offset)
+        let (entries, balance) = try await quests.ledger(try childID(input.path.childId), as: me, limit: page.limit, offset: page.offset)
         return .ok(.init(body: .json(.init(balance: balance, entries: entries.map(Components.Schemas.LedgerEntry.init)))))
     }
 

@@ -118,10 +118,7 @@ extension APIImplementation {
     func putCampaign(_ input: Operations.putCampaign.Input) async throws -> Operations.putCampaign.Output {
         _ = try requireAdmin()
         guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
-        func day(_ raw: String, _ field: String) throws -> LocalDay {
-            guard let day = LocalDay(iso: raw) else { throw DomainError.invalid(field: field, "Use a date like 2026-05-01.") }
-            return day
-        }
+        func day(_ raw: String, _ field: String) throws -> LocalDay { try DateWindow.day(raw, field: field) }
         guard body.id == input.path.campaignId else { throw DomainError.invalid(field: "id", "The id must match the address.") }
         let campaign = Campaign(id: body.id, startDay: try day(body.startDay, "startDay"), endDay: try day(body.endDay, "endDay"),
                                 goalDays: body.goalDays, claimUntilDay: try day(body.claimUntilDay, "claimUntilDay"),

@@ -67,8 +67,8 @@ extension APIImplementation {
 
     func listStoryComments(_ input: Operations.listStoryComments.Input) async throws -> Operations.listStoryComments.Output {
         let me = try identity.requireMember()
-        let comments = try await stories.comments(story: input.path.storyId, chapter: input.path.chapter,
-                                                  limit: min(max(input.query.limit ?? 50, 1), 200), offset: max(input.query.offset ?? 0, 0))
+        let page = try Paging(limit: input.query.limit, offset: input.query.offset)
+        let comments = try await stories.comments(story: input.path.storyId, chapter: input.path.chapter, limit: page.limit, offset: page.offset)
         return .ok(.init(body: .json(.init(comments: comments.map { .init($0, viewer: me.id) }))))
     }
 
@@ -135,7 +135,8 @@ extension APIImplementation {
 
     func getPoints(_ input: Operations.getPoints.Input) async throws -> Operations.getPoints.Output {
         let me = try identity.requireMember()
-        let (balance, entries) = try await stories.points(me, limit: min(max(input.query.limit ?? 50, 1), 200), offset: max(input.query.offset ?? 0, 0))
+        let page = try Paging(limit: input.query.limit, offset: input.query.offset)
+        let (balance, entries) = try await stories.points(me, limit: page.limit, offset: page.offset)
         return .ok(.init(body: .json(.init(balance: balance, entries: entries.map(Components.Schemas.LedgerEntry.init)))))
     }
 

@@ -21,6 +21,8 @@ public struct ActivityService: Sendable {
     let store: Store
     let clock: any WallClock
     public static let maxBatch = 500
+    /// The largest import a device may announce (`total`), and so the largest `offset`.
+    public static let maxImportItems = 10_000_000
 
     public init(store: Store, configuration: AppConfiguration) {
         self.store = store
@@ -98,6 +100,7 @@ public struct ActivityService: Sendable {
             if interval.end.timeIntervalSince(clock.now()) > ReadingHistory.allowedClockSkew {
                 issues.append(FieldIssue(field: "intervals[\(index)].end", message: "This interval ends in the future."))
             }
+            if let found = DateWindow.readingIssue(interval.start, field: "intervals[\(index)].start") { issues.append(found) }
             guard let zone = TimeZoneID(interval.timeZone) else {
                 issues.append(FieldIssue(field: "intervals[\(index)].timeZone", message: "Use an IANA time zone name."))
                 continue
@@ -117,8 +120,9 @@ public struct ActivityService: Sendable {
         var issues: [FieldIssue] = []
         if importID.isEmpty || importID.count > 64 { issues.append(FieldIssue(field: "importId", message: "Use 1 to 64 characters.")) }
         if items.count > Self.maxBatch { issues.append(FieldIssue(field: "items", message: "Send at most \(Self.maxBatch) items at once.")) }
-        if total < items.count || total > 10_000_000 { issues.append(FieldIssue(field: "total", message: "Give the number of items of the whole import.")) }
-        if offset < 0 || offset + items.count > max(total, items.count) { issues.append(FieldIssue(field: "offset", message: "The batch must lie within the import.")) }
+        if total < items.count || total > Self.maxImportItems { issues.append(FieldIssue(field: "total", message: "Give the number of items of the whole import.")) }
+        // `offset` is checked against its range before any arithmetic: Int.max + 1 traps.
+        if !(0...Self.maxImportItems).contains(offset) || offset + items.count > max(total, items.count) { issues.append(FieldIssue(field: "offset", message: "The batch must lie within the import.")) }
         let now = clock.now()
         var valid: [ImportItem] = []
         var needsDate: [(Int, String)] = []
@@ -131,6 +135,8 @@ public struct ActivityService: Sendable {
             for (date, name) in [(item.savedAt, "savedAt"), (item.readingListCreatedAt, "readingListCreatedAt")] {
                 if let date, date.timeIntervalSince(now) > ReadingHistory.allowedClockSkew {
                     issues.append(FieldIssue(field: "\(field).\(name)", message: "This instant is in the future."))
+                } else if let date, let found = DateWindow.readingIssue(date, field: "\(field).\(name)") {
+                    issues.append(found)
                 }
             }
             issues += validation.issues

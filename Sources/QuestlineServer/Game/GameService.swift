@@ -10,6 +10,14 @@ public enum GameAvailability: Sendable, Equatable {
 }
 
 /// One day in the archive calendar.
+/// A month of the archive, with the months before and after it that the archive holds.
+public struct ArchiveMonth: Sendable, Equatable {
+    public let first: LocalDay
+    public let days: [ArchiveDay]
+    public let previous: LocalDay?
+    public let next: LocalDay?
+}
+
 public struct ArchiveDay: Sendable, Equatable {
     public enum Status: String, Sendable { case played, inProgress, open, today, future, tooOld }
     public let date: LocalDay
@@ -46,7 +54,7 @@ public struct GameService: Sendable {
     public func gameDate(_ raw: String?, for member: MemberRecord) throws(DomainError) -> LocalDay {
         let today = today(for: member)
         guard let raw, !raw.isEmpty else { return today }
-        guard let date = LocalDay(iso: raw) else { throw .invalid(field: "date", "Use a date like 2026-02-06.") }
+        let date = try DateWindow.day(raw, field: "date", example: "2026-02-06")
         guard date <= today else { throw .invalid(field: "date", "The game for \(date.iso) is not out yet; today is \(today.iso).") }
         guard date.days(until: today) <= Self.archiveDays else {
             throw .invalid(field: "date", "The archive goes back \(Self.archiveDays) days, to \(today.adding(days: -Self.archiveDays).iso).")
@@ -132,18 +140,22 @@ public struct GameService: Sendable {
         GameStats(games: try await store.game.finishedGames(member: member.id, language: language.code), today: today(for: member))
     }
 
-    /// Every day of a month with what the member can do with it.
-    public func archive(_ member: MemberRecord, language: GameLanguage, month: String?) async throws -> (first: LocalDay, days: [ArchiveDay]) {
+    /// Every day of a month with what the member can do with it. Only the months that hold a day
+    /// of the archive exist (the last `archiveDays` days); another month is refused naming `month`.
+    public func archive(_ member: MemberRecord, language: GameLanguage, month: String?) async throws -> ArchiveMonth {
         let today = today(for: member)
+        let oldestMonth = today.adding(days: -Self.archiveDays).firstOfMonth, currentMonth = today.firstOfMonth
         let first: LocalDay
         if let month, !month.isEmpty {
             guard let day = LocalDay(iso: month + "-01") else { throw DomainError.invalid(field: "month", "Use a month like 2026-02.") }
+            guard (oldestMonth...currentMonth).contains(day) else {
+                throw DomainError.invalid(field: "month", "The archive covers \(oldestMonth.iso.prefix(7)) to \(currentMonth.iso.prefix(7)).")
+            }
             first = day
         } else {
-            first = LocalDay(year: today.year, month: today.month, day: 1)!
+            first = currentMonth
         }
-        let last = LocalDay(year: first.year, month: first.month, day: 1)!.adding(days: 31)
-        let end = LocalDay(year: last.year, month: last.month, day: 1)!.adding(days: -1)
+        let end = first.lastOfMonth
         let sessions = try await store.game.sessions(member: member.id, language: language.code, from: first, through: end)
         let byDate = Dictionary(uniqueKeysWithValues: sessions.map { ($0.date, $0) })
         let oldest = today.adding(days: -Self.archiveDays)
@@ -158,7 +170,8 @@ public struct GameService: Sendable {
             if date < oldest { return ArchiveDay(date: date, status: .tooOld, score: nil) }
             return ArchiveDay(date: date, status: .open, score: nil)
         }
-        return (first, days)
+        return ArchiveMonth(first: first, days: days, previous: first > oldestMonth ? first.adding(days: -1).firstOfMonth : nil,
+                            next: first < currentMonth ? end.adding(days: 1) : nil)
     }
 
     /// Imports a feed file for a language and calendar day (offline and air-gapped use).

@@ -176,6 +176,8 @@ public struct ReadingService: Sendable {
             }
             if input.at.timeIntervalSince(now) > ReadingHistory.allowedClockSkew {
                 issue("at", "This read is in the future; check the device clock.")
+            } else if let found = DateWindow.readingIssue(input.at, field: prefix + "at") {
+                issues.append(found)
             }
             if let thumbnail = input.thumbnailUrl,
                !(thumbnail.hasPrefix("https://") || thumbnail.hasPrefix("http://")) || thumbnail.count > 2000 || thumbnail.containsControlCharacter {

@@ -143,11 +143,10 @@ struct GameRoutes {
     private func archive(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/game/archive")
         let language = try language(request)
-        let (first, days) = try await games.archive(member, language: language, month: request.uri.queryParameters["month"].map(String.init))
-        let sessions = try await games.store.game.sessions(member: member.id, language: language.code, from: first, through: days.last!.date)
+        let archive = try await games.archive(member, language: language, month: request.uri.queryParameters["month"].map(String.init))
+        let first = archive.first, days = archive.days
+        let sessions = try await games.store.game.sessions(member: member.id, language: language.code, from: first, through: first.lastOfMonth)
         let ids = Dictionary(uniqueKeysWithValues: sessions.map { ($0.date, $0.id) })
-        let previous = first.adding(days: -1)
-        let next = first.adding(days: 31)
         let leading = first.isoWeekday - 1
         let cells: [[String: Any]] = Array(repeating: ["blank": true], count: leading) + days.map { day in
             var cell: [String: Any] = ["day": day.date.day, "date": day.date.iso, day.status.rawValue: true,
@@ -156,11 +155,14 @@ struct GameRoutes {
             if let id = ids[day.date] { cell["id"] = id }
             return cell
         }
-        return pages.page("game-archive", title: "Past games", data: [
+        var data: [String: Any] = [
             "month": Formatting.monthTitle(first), "language": language.code, "cells": cells,
-            "previous": previous.iso.prefix(7), "next": LocalDay(year: next.year, month: next.month, day: 1)!.iso.prefix(7),
             "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
-        ], context: context, path: "/game", back: "/game")
+        ]
+        // Only months the archive holds are linked: the first and the current month have no link outwards.
+        if let previous = archive.previous { data["previous"] = String(previous.iso.prefix(7)) }
+        if let next = archive.next { data["next"] = String(next.iso.prefix(7)) }
+        return pages.page("game-archive", title: "Past games", data: data, context: context, path: "/game", back: "/game")
     }
 }
 

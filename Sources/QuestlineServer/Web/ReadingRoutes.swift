@@ -168,8 +168,7 @@ struct ReadingRoutes {
         }
         func day(_ raw: Substring, _ field: String) -> LocalDay? {
             validation.check { () throws(DomainError) in
-                guard let day = LocalDay(iso: raw) else { throw .invalid(field: field, "Use dates like 2026-05-08.") }
-                return day
+                try DateWindow.day(raw, field: field, example: "2026-05-08")
             }
         }
         let joined = q["joined"].flatMap { $0.isEmpty ? nil : day($0, "joined") }

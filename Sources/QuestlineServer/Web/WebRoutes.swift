@@ -230,6 +230,7 @@ struct Form {
         let text = String(buffer: buffer)
         var fields: [String: String] = [:]
         var pairs: [(String, String)] = []
+        var issues: [FieldIssue] = []
         for pair in text.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ part: Substring) -> String {
@@ -237,9 +238,12 @@ struct Form {
             }
             let key = decode(parts[0])
             let value = parts.count > 1 ? decode(parts[1]) : ""
+            if let issue = TextRule.issue(value, field: key) { issues.append(issue) }
             if fields[key] == nil { fields[key] = value }
             pairs.append((key, value))
         }
+        // The one text rule (`TextRule`), as for the API: no control characters.
+        if !issues.isEmpty { throw DomainError.invalid(issues) }
         self.fields = fields
         self.pairs = pairs
     }
