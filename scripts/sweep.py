@@ -50,6 +50,26 @@ MONTHS = ["0001-01", "9999-12", "10000-01", "2026-00", "2026-13"]
 # are written by a background flusher from earlier, accepted requests.
 UNCHECKED_TABLES = {"analytics_events", "schema_migrations"}
 SKIPPED = {"householdEvents"}
+# Values that make an operation's base request valid, where the schema alone cannot tell
+# (placeholders in braces are ids from the set-up).
+BASE = {
+    "importSaved": {"body": {"total": 1, "offset": 0}},
+    "putCampaign": {"body": {"id": "{campaignId}", "startDay": "2026-01-01", "endDay": "2026-12-31",
+                             "claimUntilDay": "2027-01-31", "removeAfterDay": "2027-02-28", "goalDays": 20}},
+    "getReadingFunnel": {"query": {"campaign": "{campaignId}"}},
+    "getActivity": {"query": {"locale": "en_US"}},
+    "putQuestApp": {"body": {"icon": "\U0001F4DA", "pointsPerMinute": 2}},
+    "createChallenge": {"body": {"goalType": "dailyMinutes", "period": "day", "learningApps": ["learn"],
+                                 "rewardApps": [{"appToken": "play", "minutes": 10}], "weekdays": [1, 2, 3, 4, 5, 6, 7],
+                                 "bonusPercent": 10}},
+    "updateChallenge": {"body": {"goalType": "dailyMinutes", "period": "day", "learningApps": ["learn"],
+                                 "rewardApps": [{"appToken": "play", "minutes": 10}], "weekdays": [1, 2, 3, 4, 5, 6, 7],
+                                 "bonusPercent": 10}},
+    "setStoryPreferences": {"body": {"states": ["{state}"], "tracks": ["{track}"]}},
+    "answerQuestion": {"body": {"questionIndex": 0}},
+    "reportUsage": {"body": {"reports": [{"appToken": "learn", "durationSeconds": 600}]}},
+    "redeemPoints": {"body": {"appToken": "play", "minutes": 1}},
+}
 
 
 def free_port():
@@ -191,6 +211,7 @@ def setup(client):
     tasks = client.json("GET", "/points/tasks", token=g)
     cards = client.json("GET", "/shop/cards", token=g)
     campaigns = client.json("GET", "/reading/campaigns", token=g)
+    catalog = client.json("GET", "/stories/catalog", token=g)
     return {"tokens": {"guardian": g, "child": c}, "ids": {
         "memberId": guardian["member"]["id"], "householdId": household, "childId": child,
         "challengeId": challenge["id"], "sessionId": game["id"], "storyId": story, "chapter": 0, "page": 0,
@@ -199,7 +220,16 @@ def setup(client):
         "cardId": (cards.get("cards") or [{"id": "none"}])[0]["id"],
         "campaignId": (campaigns.get("campaigns") or [{"id": "none"}])[0]["id"],
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "state": first_id(catalog, "states"), "track": first_id(catalog, "tracks"),
     }}
+
+
+def first_id(document, key):
+    items = document.get(key) or []
+    if not items:
+        return "none"
+    item = items[0]
+    return item.get("id") or item.get("code") or item.get("name") if isinstance(item, dict) else item
 
 
 class Contract:
@@ -279,6 +309,30 @@ def string_example(name, schema):
     return ("sweep-" + name)[:max(1, min(limit, 40))] or "x"
 
 
+def fill(value, ids):
+    """Replaces `{name}` placeholders with the set-up's ids."""
+    if isinstance(value, dict):
+        return {k: fill(v, ids) for k, v in value.items()}
+    if isinstance(value, list):
+        return [fill(v, ids) for v in value]
+    if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
+        return ids.get(value[1:-1], value)
+    return value
+
+
+def merge(body, overrides):
+    """The body with the given fields replaced; lists of objects are merged element-wise."""
+    out = dict(body)
+    for key, value in overrides.items():
+        if isinstance(value, list) and value and isinstance(value[0], dict) and isinstance(out.get(key), list) and out[key]:
+            out[key] = [merge(out[key][0], v) for v in value]
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
 def leaves(value, path=()):
     """Every scalar in a JSON value, with its path."""
     if isinstance(value, dict):
@@ -336,17 +390,29 @@ def schema_at(contract, schema, path):
     return node
 
 
+def encode(value):
+    """Percent-encodes a value; a lone surrogate goes out as its (ill-formed) UTF-8 bytes."""
+    if isinstance(value, bool):
+        value = "true" if value else "false"
+    return urllib.parse.quote(str(value).encode("utf-8", "surrogatepass"), safe="")
+
+
 def build_path(template, values):
     path = template
     for name, value in values.items():
-        path = path.replace("{" + name + "}", urllib.parse.quote(str(value), safe=""))
+        path = path.replace("{" + name + "}", encode(value))
     return path
+
+
+def build_query(values):
+    return "&".join(f"{encode(k)}={encode(v)}" for k, v in values.items())
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", required=True)
     parser.add_argument("--postgres", metavar="URL", help="a postgres:// URL; a fresh schema is created in that database")
+    parser.add_argument("--verbose", action="store_true", help="print each operation's base status and each case's")
     options = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix="questline-sweep-")
@@ -366,7 +432,8 @@ def main():
         world = setup(client)
         digest = Digest(server, postgres, schema)
         before = digest.take()
-        for method, template, op, params in contract.operations():
+        # Deleting operations go last: their base requests remove what the others need.
+        for method, template, op, params in sorted(contract.operations(), key=lambda o: (o[0] == "DELETE" or o[2]["operationId"] == "logOut")):
             operation = op["operationId"]
             if operation in SKIPPED:
                 continue
@@ -375,10 +442,16 @@ def main():
             query = {p["name"]: contract.example(p.get("schema", {}), p["name"]) for p in params if p["in"] == "query"}
             body_schema = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
             body = contract.example(body_schema) if body_schema else None
+            base = fill(BASE.get(operation, {}), world["ids"])
+            query.update(base.get("query", {}))
+            if body is not None:
+                body = merge(body, base.get("body", {}))
             # Guardians are refused a child's own operations (spending points): those run as the child.
-            status, _ = client.call(method, build_path(template, path_values) + "?" + urllib.parse.urlencode(query),
+            status, base_data = client.call(method, build_path(template, path_values) + "?" + build_query(query),
                                     body, world["tokens"]["guardian"]) if operation != "logOut" else (0, b"")
             token = world["tokens"]["child"] if status == 403 else world["tokens"]["guardian"]
+            if options.verbose:
+                print(f"{operation}: base request {status} {base_data[:300]!r}")
             before = digest.take()
             cases = []
             for name, value in path_values.items():
@@ -398,13 +471,15 @@ def main():
             for label, p_values, q_values, b in cases:
                 url = build_path(template, p_values)
                 if q_values:
-                    url += "?" + urllib.parse.urlencode(q_values)
+                    url += "?" + build_query(q_values)
                 try:
                     status, data = client.call(method, url, b, token)
                 except Exception as error:  # a dropped connection is a crash of the request
                     status, data = 599, repr(error).encode()
                 calls += 1
                 where = f"{operation} {label}"
+                if options.verbose:
+                    print(f"  {where}: {status} {data[:120]!r}")
                 if status >= 500:
                     findings.append(f"{where}: {status} {data[:200]!r}")
                 if not server.alive():

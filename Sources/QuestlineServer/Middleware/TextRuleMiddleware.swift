@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import OpenAPIRuntime
+import QuestlineAPI
 import QuestlineCore
 
 /// Applies `TextRule` (no control characters) at the edge, in one place, before any handler or
@@ -16,22 +18,58 @@ struct TextRuleMiddleware: RouterMiddleware {
         var issues: [FieldIssue] = []
         switch part {
         case .address:
-            if let path = request.uri.path.removingPercentEncoding, path.containsControlCharacter {
-                issues.append(FieldIssue(field: "path", message: "The address holds a control character."))
-            }
-            for (key, value) in request.uri.queryParameters {
-                let name = key.removingPercentEncoding ?? String(key)
-                if let issue = TextRule.issue(value, field: name) { issues.append(issue) }
-            }
+            issues = Self.addressIssues(path: request.uri.path, query: request.uri.query)
         case .jsonBody:
             guard request.headers[.contentType]?.lowercased().contains("json") == true else { break }
             var request = request
             let body = try await request.collectBody(upTo: context.maxUploadSize)
             issues = body.withUnsafeReadableBytes { JSONTextScan.issues(in: $0) }
-            if issues.isEmpty { return try await next(request, context) }
+            guard issues.isEmpty else { break }
+            do {
+                return try await next(request, context)
+            } catch {
+                // The date transcoder sees a date-time without its place in the document: name
+                // the field here, where the body is at hand.
+                guard let invalid = Self.invalidDate(in: error),
+                      let field = body.withUnsafeReadableBytes({ JSONTextScan.path(ofString: invalid.text, in: $0) })
+                else { throw error }
+                throw DomainError.invalid(field: field, invalid.description)
+            }
         }
         guard issues.isEmpty else { throw DomainError.invalid(issues) }
         return try await next(request, context)
+    }
+}
+
+extension TextRuleMiddleware {
+    /// The address's problems: the path and every query parameter must decode (percent-encoded
+    /// UTF-8) to text without control characters. A parameter is named by its key.
+    static func addressIssues(path: String, query: String?) -> [FieldIssue] {
+        var issues: [FieldIssue] = []
+        if let decoded = path.removingPercentEncoding {
+            if decoded.containsControlCharacter { issues.append(FieldIssue(field: "path", message: "The address holds a control character.")) }
+        } else {
+            issues.append(FieldIssue(field: "path", message: "The address is not valid percent-encoded UTF-8."))
+        }
+        for pair in (query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let rawKey = parts[0].replacingOccurrences(of: "+", with: " ")
+            let name = rawKey.removingPercentEncoding ?? rawKey
+            guard let value = (parts.count > 1 ? parts[1].replacingOccurrences(of: "+", with: " ") : "").removingPercentEncoding else {
+                issues.append(FieldIssue(field: name, message: "Send percent-encoded UTF-8 text."))
+                continue
+            }
+            if let issue = TextRule.issue(value, field: name) { issues.append(issue) }
+        }
+        return issues
+    }
+
+    /// The malformed date-time behind a request's error, if that is what it is.
+    static func invalidDate(in error: any Error) -> RFC3339DateTranscoder.InvalidDate? {
+        if let invalid = error as? RFC3339DateTranscoder.InvalidDate { return invalid }
+        if let server = error as? ServerError { return invalidDate(in: server.underlyingError) }
+        if case DecodingError.dataCorrupted(let context) = error, let underlying = context.underlyingError { return invalidDate(in: underlying) }
+        return nil
     }
 }
 
@@ -78,6 +116,25 @@ enum JSONTextScan {
             index += 1
         }
         return false
+    }
+
+    /// The path of the first string equal to `text` in a JSON document.
+    static func path(ofString text: String, in bytes: UnsafeRawBufferPointer) -> String? {
+        guard let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else { return nil }
+        func find(_ value: Any, _ path: String) -> String? {
+            switch value {
+            case let string as String: return string == text ? path : nil
+            case let object as [String: Any]:
+                for (key, inner) in object.sorted(by: { $0.key < $1.key }) {
+                    if let found = find(inner, path.isEmpty ? key : path + "." + key) { return found }
+                }
+            case let array as [Any]:
+                for (index, element) in array.enumerated() { if let found = find(element, "\(path)[\(index)]") { return found } }
+            default: break
+            }
+            return nil
+        }
+        return find(document, "")
     }
 
     private static func collect(_ value: Any, path: String, into issues: inout [FieldIssue]) {
