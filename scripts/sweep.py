@@ -102,15 +102,21 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.database = os.path.join(workdir, "sweep.sqlite")
+        self.binary, self.postgres, self.exits = binary, postgres, 0
+        self.log_path = os.path.join(workdir, "server.log")
+        self.feed_port = serve_feed()
+        self.start()
+
+    def start(self):
+        binary, postgres = self.binary, self.postgres
         env = dict(os.environ)
         args = [binary, "serve", "--port", str(self.port), "--no-demo-data", "--no-rate-limits", "--log-level", "error",
-                "--admin-email", "sweep@example.com", "--feed-url", f"http://127.0.0.1:{serve_feed()}/{{wiki}}/{{month}}/{{day}}"]
+                "--admin-email", "sweep@example.com", "--feed-url", f"http://127.0.0.1:{self.feed_port}/{{wiki}}/{{month}}/{{day}}"]
         if postgres:
             env["DATABASE_URL"] = postgres
         else:
             env.pop("DATABASE_URL", None)
             args += ["--database", self.database]
-        self.log_path = os.path.join(workdir, "server.log")
         self.process = subprocess.Popen(args, stdout=open(self.log_path, "a"), stderr=subprocess.STDOUT, env=env)
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -127,6 +133,14 @@ class Server:
                 return response.status == 200
         except Exception:
             return False
+
+    def restart_after_exit(self):
+        """Counts an exit and starts the server again on the same data, so the sweep goes on."""
+        self.exits += 1
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.start()
 
     def stop(self):
         self.process.terminate()
@@ -424,6 +438,7 @@ def main():
     server = Server(options.bin, workdir, postgres)
     started = time.time()
     findings, calls, refused, operations = [], 0, 0, 0
+    accepted_writes = 0  # accepted requests whose write the digest saw: proof that it can see one
     try:
         client = Client(server.url)
         with urllib.request.urlopen(server.url + "/openapi.yaml") as response:
@@ -483,15 +498,19 @@ def main():
                 if status >= 500:
                     findings.append(f"{where}: {status} {data[:200]!r}")
                 if not server.alive():
-                    findings.append(f"{where}: the server is down after this request")
-                    raise SystemExit(report(findings, calls, refused, operations, started))
+                    findings.append(f"{where}: the server is down after this request (exit status {server.process.poll()})")
+                    server.restart_after_exit()
                 after = digest.take()
                 if 400 <= status < 500:
                     refused += 1
                     if after != before:
                         findings.append(f"{where}: refused with {status} but the database changed")
+                elif status < 300 and after != before:
+                    accepted_writes += 1
                 before = after
-        print(report(findings, calls, refused, operations, started))
+        if accepted_writes == 0:
+            findings.append("no accepted request changed the database digest: the digest cannot see writes")
+        print(report(findings, calls, refused, operations, started, server.exits))
         return 1 if findings else 0
     finally:
         server.stop()
@@ -502,10 +521,12 @@ def describe(value):
     return text if len(text) <= 24 else text[:12] + f"…({len(text)} chars)"
 
 
-def report(findings, calls, refused, operations, started):
+def report(findings, calls, refused, operations, started, exits):
     lines = [f"sweep: {f}" for f in findings]
-    lines.append(f"Sweep: {calls} boundary requests over {operations} operations in {time.time() - started:.0f} s; "
-                 f"{refused} refused (4xx) with nothing stored; {len(findings)} findings; the server stayed up.")
+    fivexx = sum(1 for f in findings if ": 5" in f)
+    lines.append(f"Sweep: {calls} boundary requests over {operations} operations in {time.time() - started:.0f} s: "
+                 f"{refused} refused (4xx), {fivexx} answered 5xx or not at all, the server exited {exits} times; "
+                 f"{len(findings)} findings.")
     return "\n".join(lines)
 
 
