@@ -51,6 +51,13 @@ schemathesis run "$URL/openapi.yaml" --url "$URL/api/v1" -H "Authorization: Bear
   --exclude-operation-id logOut --exclude-operation-id householdEvents \
   --max-examples "$EXAMPLES" --generation-deterministic --workers 2 --no-color > "$WORK/fuzz.txt" 2>&1
 set -e
+# The process must have lived through every case: a request that kills it would otherwise show
+# only as connection errors inside schemathesis's report.
+if ! kill -0 "$SERVER" 2>/dev/null || ! curl -fs "$URL/health" >/dev/null; then
+  echo "The server exited during the fuzz run (see its log below)."
+  tail -n 40 "$WORK/server.log"
+  exit 1
+fi
 # Failures are what the checks found (ST1xx codes in the summary). Errors inside schemathesis
 # itself (its generator occasionally raises on a schema) are reported but are not findings.
 sed -n '/= SUMMARY =/,$p' "$WORK/fuzz.txt"
@@ -58,4 +65,4 @@ if grep -q "❌ ST" "$WORK/fuzz.txt"; then
   sed -n '/= FAILURES =/,/= WARNINGS =/p' "$WORK/fuzz.txt" | cut -c1-400
   exit 1
 fi
-echo "Fuzzing: $(grep -oE '[0-9]+ generated' "$WORK/fuzz.txt" | head -1) cases, no failures."
+echo "Fuzzing: $(grep -oE '[0-9]+ generated' "$WORK/fuzz.txt" | head -1) cases, no failures; the server (pid $SERVER) never exited."

@@ -47,6 +47,10 @@ step "Crash safety: SIGKILL under write load, 20 times on SQLite and 20 on Postg
 python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20
 python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20 --postgres "$QUESTLINE_TEST_POSTGRES_URL"
 
+step "Boundary sweep: every operation with boundary values in every field, on SQLite and PostgreSQL"
+python3 scripts/sweep.py --bin "$(swift build --show-bin-path)/questline"
+python3 scripts/sweep.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"
+
 step "Fuzzing the contract: schemathesis against /openapi.yaml of a running server"
 QUESTLINE_BIN="$(swift build --show-bin-path)/questline" EXAMPLES=25 scripts/fuzz.sh
 
