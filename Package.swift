@@ -78,19 +78,37 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Hummingbird application: composition root, API handlers, auth, web pages.
+        // The use cases of every feature (load what a rule needs, ask the core, apply in one
+        // transaction), with no HTTP framework: what the server, the CLI and the tests call.
         .target(
-            name: "QuestlineServer",
+            name: "QuestlineFeatures",
             dependencies: [
                 "QuestlineCore",
                 "QuestlineStore",
-                "QuestlineAPI",
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strict
+        ),
+
+        // Hummingbird adapters: composition root, middleware, API handlers, web pages.
+        .target(
+            name: "QuestlineServer",
+            dependencies: [
+                "QuestlineCore",
+                "QuestlineStore",
+                "QuestlineFeatures",
+                "QuestlineAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
@@ -100,27 +118,35 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: strict,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
 
-        // The command-line interface (serve, migrate, demo-data), as a library so it is testable.
+        // The command-line tools (migrate, demo-data, imports, previews) over the use cases, as a
+        // library so they are testable; `serve` is added by the executable.
         .target(
             name: "QuestlineCLI",
             dependencies: [
                 "QuestlineCore",
                 "QuestlineStore",
-                "QuestlineServer",
+                "QuestlineFeatures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(
-            name: "questline", dependencies: ["QuestlineCLI", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
+            name: "questline",
+            dependencies: [
+                "QuestlineCLI", "QuestlineServer", "QuestlineStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
 
         .testTarget(name: "QuestlineCoreTests", dependencies: ["QuestlineCore"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "QuestlineAPITests", dependencies: ["QuestlineAPI"], swiftSettings: strict),
@@ -128,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "QuestlineServerTests",
             dependencies: [
-                "QuestlineServer", "QuestlineStore", "QuestlineCore",
+                "QuestlineServer", "QuestlineFeatures", "QuestlineStore", "QuestlineCore",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
@@ -137,13 +163,13 @@ let package = Package(
         .testTarget(
             name: "QuestlineClientTests",
             dependencies: [
-                "QuestlineClient", "QuestlineServer", "QuestlineStore", "QuestlineCore",
+                "QuestlineClient", "QuestlineServer", "QuestlineFeatures", "QuestlineStore", "QuestlineCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "QuestlineCLITests", dependencies: ["QuestlineCLI", "QuestlineStore", "QuestlineCore", "QuestlineServer",
+        .testTarget(name: "QuestlineCLITests", dependencies: ["QuestlineCLI", "QuestlineStore", "QuestlineCore", "QuestlineFeatures",
                                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                     swiftSettings: strict),
     ],

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import QuestlineCore
-import QuestlineServer
+import QuestlineFeatures
 import QuestlineStore
 
 /// `questline saved-import`: import a device's saved history for a member, from a file, in
@@ -34,11 +34,11 @@ struct SavedImportCommand: AsyncParsableCommand {
             guard let (record, _) = try await opened.accounts.credentials(login: member) else {
                 throw CommandFailure("No member \(member).")
             }
-            let service = ActivityService(store: opened, configuration: AppConfiguration(store: store.location, feedFetcher: nil))
+            let service = ActivityFeature(store: opened, configuration: FeatureConfiguration())
             var imported = 0
             var needsDate: [(Int, String)] = []
-            for start in stride(from: 0, to: items.count, by: ActivityService.maxBatch) {
-                let batch = Array(items[start..<min(start + ActivityService.maxBatch, items.count)])
+            for start in stride(from: 0, to: items.count, by: ActivityFeature.maxBatch) {
+                let batch = Array(items[start..<min(start + ActivityFeature.maxBatch, items.count)])
                 let report = try await service.importBatch(record, importID: importId, total: items.count, offset: start, items: batch)
                 imported += report.outcome.imported
                 needsDate += report.needsDate

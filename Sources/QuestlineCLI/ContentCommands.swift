@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import QuestlineCore
-import QuestlineServer
+import QuestlineFeatures
 import QuestlineStore
 
 /// `questline content-import`: loads a track-stories content directory into the store.
@@ -21,7 +21,7 @@ struct ContentImportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The content directory.", valueName: "DIR")) var dir: String?
 
     func run() async throws {
-        let directory = dir.map { URL(fileURLWithPath: $0) } ?? StoryService.bundledContent
+        let directory = dir.map { URL(fileURLWithPath: $0) } ?? StoryContentFeature.bundledContent
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("--dir: \(directory.path) is not a directory.")
@@ -29,7 +29,7 @@ struct ContentImportCommand: AsyncParsableCommand {
         let opened = try await Store.open(store.location)
         do {
             say("Checking \(directory.path)...")
-            let summary = try await StoryService(store: opened, configuration: AppConfiguration(store: store.location)).importContent(from: directory)
+            let summary = try await StoryContentFeature(store: opened, configuration: FeatureConfiguration()).importContent(from: directory)
             say("Imported \(summary.stories) stories, \(summary.tracks) tracks, \(summary.cards) cards and \(summary.assets) assets into \(store.location).")
         } catch let problems as ContentIssues {
             await opened.shutdown()

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import QuestlineCore
-import QuestlineServer
+import QuestlineFeatures
 import QuestlineStore
 
 /// `questline game-questions`: the day's five questions from a feed file, for QA scripts.
@@ -87,7 +87,7 @@ struct GameImportCommand: AsyncParsableCommand {
         }
         let opened = try await Store.open(store.location)
         do {
-            let service = GameService(store: opened, configuration: AppConfiguration(store: store.location, feedFetcher: nil))
+            let service = DailyGameFeature(store: opened, configuration: FeatureConfiguration())
             let count = try await service.importFeed(data, language: gameLanguage, month: month, day: day)
             say("Imported \(count) events for \(gameLanguage.code) \(month)/\(day) into \(store.location).")
         } catch {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import QuestlineCore
-import QuestlineServer
+import QuestlineFeatures
 import QuestlineStore
 
 /// `questline widget-preview`: the widget model for any campaign, history, time zone and
@@ -61,7 +61,7 @@ struct ReadingFunnelCommand: AsyncParsableCommand {
         let opened = try await Store.open(store.location)
         let steps: [FunnelStep]
         do {
-            steps = try await ReadingService(store: opened, configuration: AppConfiguration(store: store.location, feedFetcher: nil))
+            steps = try await ReadingChallengeFeature(store: opened, configuration: FeatureConfiguration())
                 .funnel(campaign: campaign)
         } catch {
             await opened.shutdown()

@@ -6,6 +6,7 @@ import OpenAPIHummingbird
 import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 import ServiceLifecycle
 
@@ -44,12 +45,13 @@ public func buildRouter(configuration: AppConfiguration, store: Store, logger: L
 /// The router and the background services its routes need (the analytics flusher, and the
 /// WAL checkpointer when the store was opened with `.background` checkpoints).
 func buildRouterAndServices(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> (Router<AppRequestContext>, [any Service]) {
-    let accounts = AccountService(store: store, configuration: configuration)
-    let games = GameService(store: store, configuration: configuration)
-    let reading = ReadingService(store: store, configuration: configuration)
-    let activity = ActivityService(store: store, configuration: configuration)
-    let quests = QuestService(store: store, configuration: configuration)
-    let stories = StoryMemberService(store: store, configuration: configuration)
+    let features = configuration.features
+    let accounts = AccountsFeature(store: store, configuration: features)
+    let games = DailyGameFeature(store: store, configuration: features)
+    let reading = ReadingChallengeFeature(store: store, configuration: features)
+    let activity = ActivityFeature(store: store, configuration: features)
+    let quests = FamilyQuestsFeature(store: store, configuration: features)
+    let stories = StoriesFeature(store: store, configuration: features)
     try await reading.installCampaigns(demo: configuration.demoCampaign)
     let pages = try await PageRenderer.load()
     _ = Observability.registry
@@ -98,10 +100,10 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
               sessionLifetime: configuration.sessionLifetime).register(on: router)
     GameRoutes(games: games, pages: pages).register(on: router)
     FamilyRoutes(quests: quests, pages: pages).register(on: router)
-    StoryAssetRoutes(stories: StoryService(store: store, configuration: configuration)).register(on: router)
+    StoryAssetRoutes(stories: StoryContentFeature(store: store, configuration: features)).register(on: router)
     StoryRoutes(stories: stories, pages: pages).register(on: router)
     var services: [any Service] = []
-    if configuration.bufferAnalytics { services.append(AnalyticsFlushService(buffer: reading.analytics)) }
+    if configuration.bufferAnalytics { services.append(reading.analyticsFlusher) }
     if store.database.flavor == .sqlite, store.database.checkpoints == .background { services.append(CheckpointService(database: store.database)) }
     return (router, services)
 }

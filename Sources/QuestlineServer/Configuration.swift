@@ -1,9 +1,11 @@
 import Foundation
 import Logging
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
-/// Everything the server needs to start. One value serves `main`, the CLI and the tests.
+/// Everything the server needs to start: where to listen and the use cases' configuration
+/// (`features`). One value serves `main` and the tests.
 public struct AppConfiguration: Sendable {
     public var hostname: String
     public var port: Int
@@ -70,5 +72,23 @@ public struct AppConfiguration: Sendable {
         self.bufferAnalytics = bufferAnalytics
         self.rateLimits = rateLimits
         self.sessionCacheSeconds = sessionCacheSeconds
+    }
+
+    /// Where to listen, and the use cases' configuration as a whole.
+    public init(hostname: String = "127.0.0.1", port: Int = 8080, store: StoreLocation, maxBodyBytes: Int = 1 << 20,
+                secureCookies: Bool = false, logLevel: Logger.Level = .info, features: FeatureConfiguration) {
+        self.init(hostname: hostname, port: port, store: store, clock: features.clock, ids: features.ids, bcryptCost: features.bcryptCost,
+                  sessionLifetime: features.sessionLifetime, invitationLifetime: features.invitationLifetime, maxBodyBytes: maxBodyBytes,
+                  secureCookies: secureCookies, logLevel: logLevel, feedFetcher: features.feedFetcher, adminEmails: features.adminEmails,
+                  demoCampaign: features.demoCampaign, bufferAnalytics: features.bufferAnalytics, rateLimits: features.rateLimits,
+                  sessionCacheSeconds: features.sessionCacheSeconds)
+    }
+
+    /// The part the use cases see.
+    public var features: FeatureConfiguration {
+        FeatureConfiguration(clock: clock, ids: ids, bcryptCost: bcryptCost, sessionLifetime: sessionLifetime,
+                             invitationLifetime: invitationLifetime, feedFetcher: feedFetcher, adminEmails: adminEmails,
+                             demoCampaign: demoCampaign, bufferAnalytics: bufferAnalytics, rateLimits: rateLimits,
+                             sessionCacheSeconds: sessionCacheSeconds)
     }
 }

@@ -1,6 +1,10 @@
+import ArgumentParser
+import Logging
 import NIOCore
 import NIOPosix
 import QuestlineCLI
+import QuestlineServer
+import QuestlineStore
 
 @main
 struct Entry {
@@ -11,5 +15,47 @@ struct Entry {
         // dependency we call, blocks a thread with `EventLoopFuture.wait()`.
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         await QuestlineCommand.main(nil)
+    }
+}
+
+/// `questline`: run the server (the default) and look after its data.
+struct QuestlineCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "questline",
+        abstract: QuestlineTools.configuration.abstract,
+        subcommands: [Serve.self] + QuestlineTools.configuration.subcommands,
+        defaultSubcommand: Serve.self)
+}
+
+/// `questline serve`: the one command that links the HTTP server, so it lives here, in the
+/// executable; its options (`ServeOptions`) are parsed and tested with the other commands.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server: the JSON API under /api/v1, the web app, /health, /metrics and /openapi.yaml.",
+        discussion: """
+            Applies pending migrations at start. On the first start (no demo accounts yet), creates \
+            demo accounts and prints their passwords once; pass --no-demo-data to skip that.
+            """)
+
+    @OptionGroup var options: ServeOptions
+
+    func run() async throws {
+        let level = try options.level()
+        var logger = Logger(label: "questline")
+        logger.logLevel = level
+        let configuration = AppConfiguration(hostname: options.hostname, port: options.port, store: options.store.location,
+                                             secureCookies: options.secureCookies, logLevel: level, features: options.features)
+        let opened = try await Store.open(configuration.store, checkpoints: .background, logger: logger)
+        do {
+            try await options.prepare(opened)
+            let app = try await buildApplication(configuration: configuration, store: opened, logger: logger)
+            let host = options.hostname == "0.0.0.0" ? "localhost" : options.hostname
+            say("Questline is running at http://\(host):\(options.port)/ on \(configuration.store)")
+            try await app.runService()
+        } catch {
+            await opened.shutdown()
+            throw error
+        }
+        await opened.shutdown()
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 @testable import QuestlineCLI
 import QuestlineCore
-import QuestlineServer
+import QuestlineFeatures
 import QuestlineStore
 import Testing
 
@@ -14,32 +14,34 @@ import Testing
     }
 
     @Test func everyCommandExplainsItsOptions() {
-        let root = QuestlineCommand.helpMessage()
-        for name in ["serve", "migrate", "demo-data"] { #expect(root.contains(name)) }
-        let serve = QuestlineCommand.helpMessage(for: Serve.self)
+        let root = QuestlineTools.helpMessage()
+        for name in ["migrate", "demo-data", "game-questions", "content-import"] { #expect(root.contains(name)) }
+        let serve = ServeOptions.helpMessage()
         for option in ["--database", "--hostname", "--port", "--no-demo-data", "DATABASE_URL", "--log-level"] {
             #expect(serve.contains(option), "serve --help lacks \(option)")
         }
-        #expect(QuestlineCommand.helpMessage(for: Migrate.self).contains("--database"))
-        #expect(QuestlineCommand.helpMessage(for: DemoDataCommand.self).contains("--database"))
+        #expect(QuestlineTools.helpMessage(for: Migrate.self).contains("--database"))
+        #expect(QuestlineTools.helpMessage(for: DemoDataCommand.self).contains("--database"))
     }
 
     @Test func optionsParseWithDefaults() throws {
-        let serve = try #require(try QuestlineCommand.parseAsRoot(["serve"]) as? Serve)
+        let serve = try ServeOptions.parse([])
         #expect(serve.port == 8080)
         #expect(serve.hostname == "127.0.0.1")
         #expect(serve.store.database == "questline.sqlite")
-        let custom = try #require(try QuestlineCommand.parseAsRoot(["serve", "--port", "9000", "--no-demo-data"]) as? Serve)
+        #expect(serve.features.demoCampaign && serve.features.adminEmails == [DemoData.guardianEmail])
+        let custom = try ServeOptions.parse(["--port", "9000", "--no-demo-data", "--feed-url", "none"])
         #expect(custom.port == 9000)
-        #expect(custom.noDemoData)
-        #expect(throws: (any Error).self) { try QuestlineCommand.parseAsRoot(["serve", "--port", "many"]) }
-        #expect(throws: (any Error).self) { try QuestlineCommand.parseAsRoot(["fly"]) }
+        #expect(custom.noDemoData && !custom.features.demoCampaign && custom.features.feedFetcher == nil)
+        #expect(throws: (any Error).self) { try ServeOptions.parse(["--port", "many"]) }
+        #expect(throws: (any Error).self) { try ServeOptions.parse(["--log-level", "loud"]).level() }
+        #expect(throws: (any Error).self) { try QuestlineTools.parseAsRoot(["fly"]) }
     }
 
     @Test func migrateCreatesTheSchemaOnce() async throws {
         let (dir, path) = try temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let migrate = try #require(try QuestlineCommand.parseAsRoot(["migrate", "--database", path]) as? Migrate)
+        let migrate = try #require(try QuestlineTools.parseAsRoot(["migrate", "--database", path]) as? Migrate)
         try await migrate.run()
         try await migrate.run()
         let database = try Database(.sqlite(path: path))
@@ -52,7 +54,7 @@ import Testing
         let (dir, path) = try temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try await Store.open(.sqlite(path: path))
-        let configuration = AppConfiguration(store: .sqlite(path: path), bcryptCost: 4)
+        let configuration = FeatureConfiguration(bcryptCost: 4)
         let created = try await DemoData.ensure(store: store, configuration: configuration)
         #expect(created.map(\.login) == [DemoData.guardianEmail, DemoData.childUsername])
         #expect(try await DemoData.ensure(store: store, configuration: configuration).isEmpty)
@@ -70,7 +72,7 @@ import Testing
     }
 
     @Test func gameQuestionsPrintsTheFixedJSON() throws {
-        let command = try #require(try QuestlineCommand.parseAsRoot(["game-questions", "--feed", fixture, "--date", "2026-02-06"]) as? GameQuestionsCommand)
+        let command = try #require(try QuestlineTools.parseAsRoot(["game-questions", "--feed", fixture, "--date", "2026-02-06"]) as? GameQuestionsCommand)
         guard case .questions(let questions) = QuestionBuilder.build(try OnThisDayFeed.decode(Data(contentsOf: URL(fileURLWithPath: fixture))),
                                                                       date: LocalDay(iso: "2026-02-06")!) else {
             Issue.record("no game")
@@ -82,7 +84,7 @@ import Testing
         #expect(parsed?["questions"]?.map { [$0["first"]?["year"] as? Int, $0["second"]?["year"] as? Int] }
                 == [[1944, 1941], [1501, 1485], [637, 758], [1864, 1863], [1340, 1270]])
         #expect(command.language == "en")
-        #expect(throws: (any Error).self) { try QuestlineCommand.parseAsRoot(["game-questions", "--date", "2026-02-06"]) }
+        #expect(throws: (any Error).self) { try QuestlineTools.parseAsRoot(["game-questions", "--date", "2026-02-06"]) }
     }
 
     @Test func gameQuestionsExitsWithStatus3WhenThereIsNoGame() throws {
@@ -91,9 +93,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let feed = dir.appendingPathComponent("one.json")
         try Data(#"{"events":[{"text":"Verdun.","year":1916,"pages":[]}]}"#.utf8).write(to: feed)
-        let command = try #require(try QuestlineCommand.parseAsRoot(["game-questions", "--feed", feed.path, "--date", "2026-02-21"]) as? GameQuestionsCommand)
+        let command = try #require(try QuestlineTools.parseAsRoot(["game-questions", "--feed", feed.path, "--date", "2026-02-21"]) as? GameQuestionsCommand)
         #expect(throws: ExitCode(3)) { try command.run() }
-        let bad = try #require(try QuestlineCommand.parseAsRoot(["game-questions", "--feed", feed.path, "--date", "2026-02-30"]) as? GameQuestionsCommand)
+        let bad = try #require(try QuestlineTools.parseAsRoot(["game-questions", "--feed", feed.path, "--date", "2026-02-30"]) as? GameQuestionsCommand)
         #expect(throws: (any Error).self) { try bad.run() }
     }
 
@@ -104,15 +106,15 @@ import Testing
         let database = dir.appendingPathComponent("g.sqlite").path
         let bad = dir.appendingPathComponent("bad.json")
         try Data(#"{"events":[{"text":"Fine.","year":1916},{"text":"Broken.","year":"MCMXVI"}]}"#.utf8).write(to: bad)
-        let failing = try #require(try QuestlineCommand.parseAsRoot(["game-import", "--database", database, "--feed", bad.path, "--date", "10-30"]) as? GameImportCommand)
+        let failing = try #require(try QuestlineTools.parseAsRoot(["game-import", "--database", database, "--feed", bad.path, "--date", "10-30"]) as? GameImportCommand)
         await #expect(throws: CommandFailure.self) { try await failing.run() }
-        let good = try #require(try QuestlineCommand.parseAsRoot(["game-import", "--database", database, "--feed", fixture, "--date", "2026-10-30"]) as? GameImportCommand)
+        let good = try #require(try QuestlineTools.parseAsRoot(["game-import", "--database", database, "--feed", fixture, "--date", "2026-10-30"]) as? GameImportCommand)
         try await good.run()
         let store = try await Store.open(.sqlite(path: database))
         #expect(try await store.game.feed(language: "en", month: 10, day: 30)?.feed.events.count == 48)
         #expect(try await store.game.feed(language: "en", month: 10, day: 31) == nil)
         await store.shutdown()
-        let wrongDay = try #require(try QuestlineCommand.parseAsRoot(["game-import", "--database", database, "--feed", fixture, "--date", "02-30"]) as? GameImportCommand)
+        let wrongDay = try #require(try QuestlineTools.parseAsRoot(["game-import", "--database", database, "--feed", fixture, "--date", "02-30"]) as? GameImportCommand)
         await #expect(throws: CommandFailure.self) { try await wrongDay.run() }
     }
 }
@@ -132,7 +134,7 @@ import Testing
         let (dir, c, h) = try files(campaign, #"{"joinedAt": "2026-05-02T10:00:00Z", "reads": [{"at": "2026-05-07T09:00:00Z", "timeZone": "Europe/Paris"}, {"at": "2026-05-08T09:00:00Z", "timeZone": "Europe/Paris"}]}"#)
         defer { try? FileManager.default.removeItem(at: dir) }
         // The 9th was missed: the freeze kept the streak; the 10th is not read yet.
-        let command = try #require(try QuestlineCommand.parseAsRoot(["widget-preview", "--campaign", c, "--history", h,
+        let command = try #require(try QuestlineTools.parseAsRoot(["widget-preview", "--campaign", c, "--history", h,
                                                                      "--now", "2026-05-10T08:30:00Z", "--time-zone", "Europe/Paris"]) as? WidgetPreviewCommand)
         try command.run() // prints; the model itself:
         let status = try ReadingHistory.decode(Data(contentsOf: URL(fileURLWithPath: h)))
@@ -150,7 +152,7 @@ import Testing
         for arguments in [["--now", "2026-05-10T08:30:00Z", "--time-zone", "Mars/Base"],
                           ["--now", "yesterday", "--time-zone", "Europe/Paris"],
                           ["--now", "2026-05-10T08:30:00Z", "--time-zone", "Europe/Paris"]] { // a read in the future
-            let command = try #require(try QuestlineCommand.parseAsRoot(["widget-preview", "--campaign", c, "--history", h] + arguments) as? WidgetPreviewCommand)
+            let command = try #require(try QuestlineTools.parseAsRoot(["widget-preview", "--campaign", c, "--history", h] + arguments) as? WidgetPreviewCommand)
             #expect(throws: (any Error).self) { try command.run() }
         }
     }

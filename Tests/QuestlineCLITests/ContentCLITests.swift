@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 @testable import QuestlineCLI
 import QuestlineCore
-import QuestlineServer
+import QuestlineFeatures
 import QuestlineStore
 import Testing
 
@@ -16,17 +16,17 @@ import Testing
 
         // A copy of the bundled content with a dangling track and a missing image.
         let broken = dir.appendingPathComponent("broken")
-        try FileManager.default.copyItem(at: StoryService.bundledContent, to: broken)
+        try FileManager.default.copyItem(at: StoryContentFeature.bundledContent, to: broken)
         var stories = try JSONSerialization.jsonObject(with: Data(contentsOf: broken.appendingPathComponent("stories.json"))) as! [[String: Any]]
         stories[1]["track"] = "atlantis"
         try JSONSerialization.data(withJSONObject: stories).write(to: broken.appendingPathComponent("stories.json"))
         try FileManager.default.removeItem(at: broken.appendingPathComponent("assets/cards/pit-crew.svg"))
 
-        var command = try #require(try QuestlineCommand.parseAsRoot(["content-import", "--database", database, "--dir", broken.path]) as? ContentImportCommand)
+        var command = try #require(try QuestlineTools.parseAsRoot(["content-import", "--database", database, "--dir", broken.path]) as? ContentImportCommand)
         await #expect(throws: CommandFailure.self) { try await command.run() }
         let store = try await Store.open(.sqlite(path: database))
         #expect(try await store.stories.content() == nil)
-        let service = StoryService(store: store, configuration: AppConfiguration(store: .sqlite(path: database)))
+        let service = StoryContentFeature(store: store, configuration: FeatureConfiguration())
         do {
             _ = try await service.importContent(from: broken)
             Issue.record("expected problems")
@@ -37,7 +37,7 @@ import Testing
         }
         await store.shutdown()
 
-        command = try #require(try QuestlineCommand.parseAsRoot(["content-import", "--database", database]) as? ContentImportCommand)
+        command = try #require(try QuestlineTools.parseAsRoot(["content-import", "--database", database]) as? ContentImportCommand)
         try await command.run()
         let reopened = try await Store.open(.sqlite(path: database))
         #expect(try await reopened.stories.content()?.content.stories.count == 8)

@@ -6,6 +6,7 @@ import OpenAPIURLSession
 import QuestlineAPI
 import QuestlineClient
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineServer
 import QuestlineStore
 import Testing

@@ -9,6 +9,7 @@ import OpenAPIURLSession
 import QuestlineAPI
 import QuestlineClient
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineServer
 import QuestlineStore
 import Testing

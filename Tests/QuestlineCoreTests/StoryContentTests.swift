@@ -4,7 +4,7 @@ import Testing
 
 /// The shipped demo content, read from the server's resources.
 private let contentDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("../../Sources/QuestlineServer/Resources/stories")
+    .appendingPathComponent("../../Sources/QuestlineFeatures/Resources/stories")
 
 private func shippedFiles() throws -> [String: Data] {
     var files: [String: Data] = [:]

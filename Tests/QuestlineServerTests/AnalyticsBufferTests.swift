@@ -6,7 +6,8 @@ import NIOConcurrencyHelpers
 import QuestlineCore
 import QuestlineStore
 import SQLKit
-@testable import QuestlineServer
+@testable import QuestlineFeatures
+import QuestlineServer
 import Testing
 
 /// Buffered analytics (what `serve` uses): recording an event is an append; a background

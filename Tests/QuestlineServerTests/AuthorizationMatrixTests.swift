@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import QuestlineAPI
+import QuestlineFeatures
 import QuestlineServer
 import Testing
 
@@ -62,7 +63,7 @@ struct World: Sendable {
         if stories {
             // The owner (the administrator) has a comment, a profile photo, selfies at Daytona and
             // Homestead, and Daytona's rewards collected (100 points).
-            try await StoryService(store: app.store, configuration: AppConfiguration(store: .sqlite(path: ":unused:"))).installBundledContentIfEmpty()
+            try await StoryContentFeature(store: app.store, configuration: FeatureConfiguration()).installBundledContentIfEmpty()
             world.comment = try await app.send(.post, "/api/v1/stories/daytona/chapters/0/comments", json: #"{"text":"Great lap"}"#, token: admin)
                 .object["id"] as? String ?? ""
             for story in ["daytona", "homestead"] {

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import NIOConcurrencyHelpers
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineServer
 import QuestlineStore
 import Testing

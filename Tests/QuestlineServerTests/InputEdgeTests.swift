@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineServer
 import QuestlineStore
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineServer
 import QuestlineStore
 import Testing
@@ -283,7 +284,7 @@ import Testing
     @Test func catalogsAndQuestListsAreCapped() async throws {
         try await Harness.run { app in
             let f = try await family(app)
-            for index in 3..<QuestService.maxApps { // the family already has 3 apps
+            for index in 3..<FamilyQuestsFeature.maxApps { // the family already has 3 apps
                 let put = try await app.send(.put, "/api/v1/children/\(f.childID)/apps/app-\(index)", json: #"{"name":"App \#(index)","role":"learning"}"#,
                                              token: f.guardian)
                 #expect(put.status == .ok)
@@ -294,7 +295,7 @@ import Testing
             #expect(try await app.send(.put, "/api/v1/children/\(f.childID)/apps/app-3", json: #"{"name":"Renamed","role":"learning"}"#,
                                        token: f.guardian).status == .ok)
             #expect((try JSONSerialization.jsonObject(with: Data(try await app.send(.get, "/api/v1/children/\(f.childID)/apps", token: f.child).text.utf8))
-                     as? [Any])?.count == QuestService.maxApps)
+                     as? [Any])?.count == FamilyQuestsFeature.maxApps)
         }
     }
 

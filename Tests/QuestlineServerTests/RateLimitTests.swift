@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import QuestlineFeatures
 import QuestlineServer
 import Testing
 
@@ -75,7 +76,7 @@ import Testing
 @Suite struct StoryAssetTests {
     @Test func bundledAssetsAreServedWithTheirTypeAndAScriptlessPolicy() async throws {
         try await Harness.run { app in
-            _ = try await StoryService(store: app.store, configuration: AppConfiguration(store: .sqlite(path: ":unused:"))).installBundledContentIfEmpty()
+            _ = try await StoryContentFeature(store: app.store, configuration: FeatureConfiguration()).installBundledContentIfEmpty()
             let cover = try await app.send(.get, "/content/stories/covers/indianapolis.svg")
             #expect(cover.status == .ok && cover.headers[.contentType] == "image/svg+xml")
             #expect(cover.headers[.contentSecurityPolicy]?.contains("sandbox") == true)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import QuestlineFeatures
 import QuestlineServer
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import QuestlineFeatures
 import QuestlineServer
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 
     func withContent(_ body: @escaping @Sendable (Harness, String) async throws -> Void) async throws {
         try await Harness.run(sessionLifetime: 7 * 86_400) { app in
-            try await StoryService(store: app.store, configuration: AppConfiguration(store: .sqlite(path: ":unused:"))).installBundledContentIfEmpty()
+            try await StoryContentFeature(store: app.store, configuration: FeatureConfiguration()).installBundledContentIfEmpty()
             let (token, _) = try await app.signUp("fan@example.com", name: "Fan", timeZone: "America/Chicago")
             try await body(app, token)
         }

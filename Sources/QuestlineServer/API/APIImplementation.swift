@@ -2,18 +2,19 @@ import Foundation
 import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// The JSON API, generated from openapi.yaml: each handler decodes (done by the generated
 /// code), asks the use case, and encodes. Errors are thrown and rendered as problem+json by
 /// `ErrorMiddleware`; the caller's identity comes from `Identity.current`.
 struct APIImplementation: APIProtocol {
-    let accounts: AccountService
-    let games: GameService
-    let reading: ReadingService
-    let activity: ActivityService
-    let quests: QuestService
-    let stories: StoryMemberService
+    let accounts: AccountsFeature
+    let games: DailyGameFeature
+    let reading: ReadingChallengeFeature
+    let activity: ActivityFeature
+    let quests: FamilyQuestsFeature
+    let stories: StoriesFeature
     /// E-mails of members who may use the admin operations.
     let admins: Set<String>
 

@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineAPI
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// The Activity tab over the API.
@@ -8,9 +9,9 @@ extension APIImplementation {
     func listSaved(_ input: Operations.listSaved.Input) async throws -> Operations.listSaved.Output {
         let me = try identity.requireMember()
         let page = try Paging(limit: input.query.limit, offset: input.query.offset)
-        let articles = try await activity.store.activity.savedArticles(me.id, limit: page.limit, offset: page.offset)
+        let (total, articles) = try await activity.saved(me, page: page)
         return .ok(.init(body: .json(.init(
-            total: try await activity.store.activity.savedCount(me.id),
+            total: total,
             articles: articles.map { .init(language: $0.language, title: $0.title, lists: $0.lists, savedAt: $0.savedAt, thumbnailUrl: $0.thumbnailURL) }))))
     }
 

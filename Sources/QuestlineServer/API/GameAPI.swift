@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineAPI
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// "Which came first?" over the API.
@@ -19,7 +20,7 @@ extension APIImplementation {
     }
 
     private func gameDay(_ me: MemberRecord, language: GameLanguage, date: LocalDay) async throws -> Components.Schemas.GameDay {
-        let session = try await games.store.game.session(member: me.id, language: language.code, date: date)
+        let session = try await games.session(of: me, language: language, date: date)
         let status: Components.Schemas.GameDay.statusPayload
         var message: String?
         if session != nil {

@@ -2,6 +2,7 @@ import Foundation
 import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// Family quests over the API.

@@ -2,6 +2,7 @@ import Foundation
 import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// The reading challenge over the API.
@@ -9,12 +10,12 @@ extension APIImplementation {
     /// The reader: the signed-in member, else the device named by `X-Device-Id`.
     func reader(deviceId: String?, timeZone: String?) throws -> ReaderIdentity {
         if let member = identity.member {
-            return ReaderIdentity(member: member, deviceID: nil, timeZone: TimeZoneID(member.timeZone) ?? .utc)
+            return ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
         }
         if identity.failure != nil { _ = try identity.requireMember() } // a bad token is a 401, not an anonymous device
         var device: String?
         if let deviceId {
-            guard ReadingService.validDeviceID(deviceId) else {
+            guard ReadingChallengeFeature.validDeviceID(deviceId) else {
                 throw DomainError.invalid(field: "X-Device-Id", "Use 8 to 64 letters, digits, dashes or underscores.")
             }
             device = deviceId
@@ -76,7 +77,7 @@ extension APIImplementation {
 
     func getShareCard(_ input: Operations.getShareCard.Input) async throws -> Operations.getShareCard.Output {
         let me = try identity.requireMember()
-        let reader = ReaderIdentity(member: me, deviceID: nil, timeZone: TimeZoneID(me.timeZone) ?? .utc)
+        let reader = ReaderIdentity(member: me, deviceID: nil, timeZone: me.zoneID)
         guard let model = try await reading.widget(for: reader, impression: false) else { throw DomainError.notFound("There is no reading challenge.") }
         try await reading.track(.share, subject: ReadOwner.member(me.id).key, campaign: model.campaignId, ["state": model.state.rawValue])
         return .ok(.init(body: .image_svg_plus_xml(HTTPBody(ShareCard.svg(model, name: me.displayName)))))
@@ -100,14 +101,14 @@ extension APIImplementation {
         guard let subject = reader.subject else { throw DomainError.unauthenticated("Sign in, or send an X-Device-Id header.") }
         let properties = body.properties?.additionalProperties ?? [:]
         guard properties.count <= 10 else { throw DomainError.invalid(field: "properties", "Send at most 10 properties.") }
-        let event = ReadingService.Event(rawValue: body.name.rawValue)!
+        let event = ReadingChallengeFeature.Event(rawValue: body.name.rawValue)!
         let campaign = try await reading.campaign(for: reading.clock.today(in: reader.timeZone.timeZone))
         try await reading.track(event, subject: subject, campaign: campaign?.id, properties)
         return .noContent(.init())
     }
 
     func listCampaigns(_ input: Operations.listCampaigns.Input) async throws -> Operations.listCampaigns.Output {
-        .ok(.init(body: .json(.init(campaigns: try await reading.store.reading.campaigns().map(Components.Schemas.Campaign.init)))))
+        .ok(.init(body: .json(.init(campaigns: try await reading.campaigns().map(Components.Schemas.Campaign.init)))))
     }
 
     func listBadges(_ input: Operations.listBadges.Input) async throws -> Operations.listBadges.Output {

@@ -2,6 +2,7 @@ import Foundation
 import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// Track stories over the API.

@@ -1,11 +1,12 @@
 import HTTPTypes
 import Hummingbird
+import QuestlineFeatures
 
 /// Resolves the caller from `Authorization: Bearer <token>` or the session cookie. It never
 /// refuses a request itself: routes that need a member ask `Identity.requireMember()`.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    let accounts: AccountService
+    let accounts: AccountsFeature
 
     static let cookieName = "ql_session"
 

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// The generic idempotency mechanism for writes a device may retry.

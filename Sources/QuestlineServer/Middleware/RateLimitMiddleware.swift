@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import QuestlineCore
+import QuestlineFeatures
 
 /// Per-address and per-member request limits: login attempts per client address, and writes
 /// (POST, PUT, PATCH, DELETE) per member and per address. Over the limit: 429 with
@@ -18,13 +19,13 @@ struct RateLimitMiddleware: RouterMiddleware {
         guard [.post, .put, .patch, .delete].contains(request.method) else { return try await next(request, context) }
         let address = context.remoteAddress?.ipAddress ?? "unknown"
         if Self.loginPaths.contains(request.uri.path), let wait = limiter.take("login|" + address, limit: limits.loginsPerAddress) {
-            throw DomainError.tooManyRequests(retryAfter: wait, "Too many sign-in attempts from this address. Try again in \(AccountService.wait(wait)).")
+            throw DomainError.tooManyRequests(retryAfter: wait, "Too many sign-in attempts from this address. Try again in \(AccountsFeature.wait(wait)).")
         }
         if let member = context.identity.member, let wait = limiter.take("write|" + member.id.rawValue, limit: limits.writesPerMember) {
-            throw DomainError.tooManyRequests(retryAfter: wait, "Too many changes in a short time. Try again in \(AccountService.wait(wait)).")
+            throw DomainError.tooManyRequests(retryAfter: wait, "Too many changes in a short time. Try again in \(AccountsFeature.wait(wait)).")
         }
         if let wait = limiter.take("write-address|" + address, limit: limits.writesPerAddress) {
-            throw DomainError.tooManyRequests(retryAfter: wait, "Too many requests from this address. Try again in \(AccountService.wait(wait)).")
+            throw DomainError.tooManyRequests(retryAfter: wait, "Too many requests from this address. Try again in \(AccountsFeature.wait(wait)).")
         }
         return try await next(request, context)
     }

@@ -3,6 +3,7 @@ import Hummingbird
 import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
+import QuestlineFeatures
 
 /// Applies `TextRule` (no control characters) at the edge, in one place, before any handler or
 /// store sees the text: query parameters by name and the address itself on every request, and

@@ -1,4 +1,5 @@
 import QuestlineCore
+import QuestlineFeatures
 
 /// The share card: an SVG a reader can post, for a running streak or a completed challenge.
 enum ShareCard {

@@ -4,6 +4,7 @@ import Hummingbird
 import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
+import QuestlineFeatures
 
 /// An RFC 9457 problem document, the body of every error response.
 public struct Problem: Codable, Sendable, Equatable, Error {

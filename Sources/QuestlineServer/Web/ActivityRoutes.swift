@@ -1,12 +1,13 @@
 import Foundation
 import Hummingbird
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// The Activity tab in the web app: the Saved module (tap leads to the Saved list), articles
 /// read, time spent, streak, badges and the last days; the Saved list with unsave.
 struct ActivityRoutes {
-    let activity: ActivityService
+    let activity: ActivityFeature
     let pages: PageRenderer
 
     func register(on router: Router<AppRequestContext>) {
@@ -19,7 +20,7 @@ struct ActivityRoutes {
     private func overview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/activity")
         let view = try await activity.view(member, locale: Locale(identifier: "en_US"))
-        let zone = TimeZoneID(member.timeZone)?.timeZone ?? .gmt
+        let zone = member.zone
         let maxReads = max(view.insights.timeline.map(\.reads).max() ?? 0, 1)
         let maxSaves = max(view.insights.timeline.map(\.saves).max() ?? 0, 1)
         return pages.page("activity", title: "Activity", data: [
@@ -39,7 +40,7 @@ struct ActivityRoutes {
 
     private func saved(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/activity/saved")
-        let articles = try await activity.store.activity.savedArticles(member.id, limit: 200, offset: 0)
+        let articles = try await activity.saved(member, page: try Paging(limit: Paging.maxLimit, offset: 0)).articles
         return pages.page("activity-saved", title: "Saved", data: [
             "articles": articles.map { article -> [String: Any] in
                 ["title": article.title, "language": article.language, "image": article.thumbnailURL ?? false,

@@ -1,13 +1,14 @@
 import Foundation
 import Hummingbird
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// Family quests in the web app: the guardian's console (children, app catalogs, the
 /// challenge builder, quest detail) and the child's quest board. Pages listen to the
 /// household's live events and refresh themselves when something changes.
 struct FamilyRoutes {
-    let quests: QuestService
+    let quests: FamilyQuestsFeature
     let pages: PageRenderer
 
     func register(on router: Router<AppRequestContext>) {
@@ -142,7 +143,7 @@ struct FamilyRoutes {
     private func builder(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: request.uri.path)
         let child = try await quests.child(try childID(context), as: me, manage: true)
-        let today = LocalDay(quests.clock.now(), in: QuestService.zone(child))
+        let today = LocalDay(quests.clock.now(), in: child.zone)
         let draft = ChallengeDraft(title: "", goalType: GoalType.dailyMinutes.rawValue, target: 30, bonusPercent: 10, startDate: today.iso)
         return try await builderPage(context, child: child, draft: draft, action: "/family/children/\(child.id.rawValue)/quests", editing: false)
     }
@@ -328,7 +329,7 @@ struct FamilyRoutes {
 
     static func grants(_ board: QuestBoard) -> [[String: Any]] {
         let names = Dictionary(board.apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
-        let zone = QuestService.zone(board.child)
+        let zone = board.child.zone
         return board.grants.map { grant in
             let end = grant.grant.expiresAt.addingTimeInterval(-1)
             let time = String(format: "%02d:%02d", Calendar.hm(end, zone).0, Calendar.hm(end, zone).1)

@@ -1,12 +1,13 @@
 import Foundation
 import Hummingbird
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// "Which came first?" in the web app: splash, the question flow, results and the archive.
 /// Server-rendered so it works without JavaScript; `game.js` adds the card transitions.
 struct GameRoutes {
-    let games: GameService
+    let games: DailyGameFeature
     let pages: PageRenderer
 
     static let aboutURL = "https://www.mediawiki.org/wiki/Wikimedia_Apps/Team/iOS/Game:_Which_came_first"
@@ -35,7 +36,7 @@ struct GameRoutes {
             "languages": GameLanguage.supported.map { ["code": $0, "selected": $0 == language.code] },
             "stats": try await statsData(member, language),
         ]
-        if let session = try await games.store.game.session(member: member.id, language: language.code, date: today) {
+        if let session = try await games.session(of: member, language: language, date: today) {
             data[session.session.isComplete ? "finished" : "inProgress"] = [
                 "id": session.id, "score": session.session.score, "count": session.session.questions.count,
                 "question": (session.session.currentIndex ?? 0) + 1,
@@ -145,14 +146,12 @@ struct GameRoutes {
         let language = try language(request)
         let archive = try await games.archive(member, language: language, month: request.uri.queryParameters["month"].map(String.init))
         let first = archive.first, days = archive.days
-        let sessions = try await games.store.game.sessions(member: member.id, language: language.code, from: first, through: first.lastOfMonth)
-        let ids = Dictionary(uniqueKeysWithValues: sessions.map { ($0.date, $0.id) })
         let leading = first.isoWeekday - 1
         let cells: [[String: Any]] = Array(repeating: ["blank": true], count: leading) + days.map { day in
             var cell: [String: Any] = ["day": day.date.day, "date": day.date.iso, day.status.rawValue: true,
                                        "label": Formatting.longDate(day.date, language: "en")]
             if let score = day.score { cell["score"] = score }
-            if let id = ids[day.date] { cell["id"] = id }
+            if let id = day.sessionID { cell["id"] = id }
             return cell
         }
         var data: [String: Any] = [

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Mustache
 import QuestlineCore
+import QuestlineFeatures
 
 /// Renders the web app's pages from the Mustache templates in `Resources/templates`: one layout
 /// (app bar, content, bottom navigation) that every page fills.

@@ -2,13 +2,14 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// The reading challenge in the web app: the widget (also on the home page), join, claim,
 /// share, search and random over the reader's articles, an article page that records a read,
 /// Activity's badges, and a QA preview of any state.
 struct ReadingRoutes {
-    let reading: ReadingService
+    let reading: ReadingChallengeFeature
     let pages: PageRenderer
 
     static let deviceCookie = "ql_device"
@@ -35,9 +36,9 @@ struct ReadingRoutes {
     /// The reader of a page: the member, else this browser's device id (made on first visit).
     func reader(_ request: Request, _ context: AppRequestContext) -> (ReaderIdentity, newDevice: String?) {
         if let member = context.identity.member {
-            return (ReaderIdentity(member: member, deviceID: nil, timeZone: TimeZoneID(member.timeZone) ?? .utc), nil)
+            return (ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID), nil)
         }
-        if let id = request.cookies[Self.deviceCookie]?.value, ReadingService.validDeviceID(id) {
+        if let id = request.cookies[Self.deviceCookie]?.value, ReadingChallengeFeature.validDeviceID(id) {
             return (ReaderIdentity(member: nil, deviceID: id, timeZone: .utc), nil)
         }
         let id = UUID.random().uuidString.lowercased()
@@ -142,7 +143,7 @@ struct ReadingRoutes {
 
     private func share(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/reading", type: .normal) }
-        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: TimeZoneID(member.timeZone) ?? .utc)
+        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
         guard let model = try await reading.widget(for: reader, impression: false) else { throw DomainError.notFound("There is no reading challenge.") }
         try await reading.track(.share, subject: ReadOwner.member(member.id).key, campaign: model.campaignId, ["state": model.state.rawValue])
         return Response(status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8"],
@@ -153,7 +154,7 @@ struct ReadingRoutes {
     /// `/reading/preview?campaign=2026&now=2026-05-10T08:30:00Z&timeZone=Europe/Paris&joined=2026-05-02&reads=2026-05-08,2026-05-09`
     private func preview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let q = request.uri.queryParameters
-        let campaigns = try await reading.store.reading.campaigns()
+        let campaigns = try await reading.campaigns()
         let campaignID = q["campaign"].map(String.init) ?? campaigns.first?.id ?? ""
         var validation = FieldValidation()
         let campaign = validation.check { () throws(DomainError) in

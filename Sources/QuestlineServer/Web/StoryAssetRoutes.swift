@@ -1,12 +1,13 @@
 import Foundation
 import Hummingbird
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// The track-stories content's images and videos, served from the store under
 /// `/content/stories/<path>`: the pages need no external URL.
 struct StoryAssetRoutes {
-    let stories: StoryService
+    let stories: StoryContentFeature
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/content/stories/**") { request, context in try await self.asset(request, context) }
@@ -14,7 +15,7 @@ struct StoryAssetRoutes {
 
     private func asset(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let path = context.parameters.getCatchAll().joined(separator: "/")
-        guard !path.isEmpty, !path.contains(".."), let asset = try await stories.store.stories.asset(path) else {
+        guard let asset = try await stories.asset(path) else {
             throw DomainError.notFound("There is no such image or video.")
         }
         var headers: HTTPFields = [.contentType: asset.contentType, .cacheControl: "public, max-age=3600"]

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// Track stories in the web app: onboarding (first visit only), the pre-story choice of states
@@ -8,7 +9,7 @@ import QuestlineStore
 /// with comments, selfie and rewards, profile, points with daily tasks, the card shop,
 /// bookmarks and help. Every figure comes from the server's content and the member's data.
 struct StoryRoutes {
-    let stories: StoryMemberService
+    let stories: StoriesFeature
     let pages: PageRenderer
 
     func register(on router: Router<AppRequestContext>) {
@@ -213,7 +214,7 @@ struct StoryRoutes {
             "next": pageIndex + 1 < chapter.pages.count ? "\(base)/\(pageIndex + 1)" : (nextChapter ?? false),
             "finished": pageIndex + 1 == chapter.pages.count && nextChapter == nil,
             "comments": comments.map { ["id": $0.id, "author": $0.authorName, "text": $0.body, "mine": $0.memberID == me.id,
-                                        "when": Formatting.longDate(LocalDay($0.createdAt, in: TimeZoneID(me.timeZone)?.timeZone ?? .gmt), language: "en")] as [String: Any] },
+                                        "when": Formatting.longDate(LocalDay($0.createdAt, in: me.zone), language: "en")] as [String: Any] },
             "commentCount": comments.count, "commentsOpen": request.uri.queryParameters["comments"] != nil,
             "commentError": request.uri.queryParameters["error"].map(String.init) ?? false,
             "here": "\(base)/\(pageIndex)",
@@ -308,7 +309,7 @@ struct StoryRoutes {
         let me = try member(context, request)
         let (balance, entries) = try await stories.points(me, limit: 50, offset: 0)
         let tasks = try await stories.dailyTasks(me)
-        let zone = TimeZoneID(me.timeZone)?.timeZone ?? .gmt
+        let zone = me.zone
         return render("stories-points", "Points", [
             "balance": balance, "tasksTab": request.uri.queryParameters["tab"] == "tasks", "pointsTab": request.uri.queryParameters["tab"] != "tasks",
             "entries": entries.map { ["reason": $0.reason, "points": $0.points > 0 ? "+\($0.points)" : "\($0.points)", "plus": $0.points > 0,

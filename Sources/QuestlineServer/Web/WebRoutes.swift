@@ -2,12 +2,13 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 
 /// The server-rendered web app: the stand-in for the phone screens. Pages call the same use
 /// cases as the API; a form error is shown next to its field, with the typed values kept.
 struct WebRoutes {
-    let accounts: AccountService
+    let accounts: AccountsFeature
     let reading: ReadingRoutes
     let pages: PageRenderer
     let secureCookies: Bool
@@ -59,7 +60,7 @@ struct WebRoutes {
         guard let member = context.identity.member else {
             return ReadingRoutes.withDevice(pages.page("landing", title: "Questline", data: ["widget": widget], context: context, path: "/"), newDevice)
         }
-        let zone = TimeZoneID(member.timeZone)?.timeZone ?? .gmt
+        let zone = member.zone
         let today = LocalDay(accounts.clock.now(), in: zone)
         return pages.page("home", title: "Questline", data: [
             "today": Formatting.longDate(today, language: "en"),
@@ -161,7 +162,7 @@ struct WebRoutes {
             return Response.redirect(to: "/profile", type: .normal)
         } catch let error as DomainError {
             var context = context
-            context.identity = Identity(member: try await accounts.store.accounts.member(member.id), tokenHash: context.identity.tokenHash, failure: nil)
+            context.identity = Identity(member: try await accounts.refreshed(member), tokenHash: context.identity.tokenHash, failure: nil)
             return try await profile(request, context, error: error)
         }
     }

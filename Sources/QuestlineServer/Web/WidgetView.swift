@@ -1,4 +1,5 @@
 import QuestlineCore
+import QuestlineFeatures
 
 /// How the web app draws the widget: the model from the core, rendered as a phone
 /// home-screen widget card (small and medium sizes).

@@ -135,10 +135,10 @@ final class AnalyticsBuffer: Sendable {
 }
 
 /// Flushes the analytics buffer every second, and once more when the server stops.
-struct AnalyticsFlushService: Service {
+public struct AnalyticsFlushService: Service {
     let buffer: AnalyticsBuffer
 
-    func run() async throws {
+    public func run() async throws {
         while !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: .seconds(1))
             await buffer.flush()

@@ -17,19 +17,18 @@ public struct ImportReport: Sendable {
 }
 
 /// Activity use cases: save and unsave, the insights, reading time, and saved-history import.
-public struct ActivityService: Sendable {
-    let store: Store
-    let clock: any WallClock
+public struct ActivityFeature: Sendable {
+    private let store: Store
+    public let clock: any WallClock
     public static let maxBatch = 500
     /// The largest import a device may announce (`total`), and so the largest `offset`.
     public static let maxImportItems = 10_000_000
 
-    public init(store: Store, configuration: AppConfiguration) {
+    public init(store: Store, configuration: FeatureConfiguration) {
         self.store = store
         clock = configuration.clock
     }
 
-    private func zone(_ member: MemberRecord) -> TimeZone { TimeZoneID(member.timeZone)?.timeZone ?? .gmt }
 
     // MARK: Saving
 
@@ -72,7 +71,7 @@ public struct ActivityService: Sendable {
 
     public func view(_ member: MemberRecord, locale: Locale) async throws -> ActivityView {
         let now = clock.now()
-        let zone = zone(member)
+        let zone = member.zone
         let today = LocalDay(now, in: zone)
         let owner = ReadOwner.member(member.id)
         // 32 days back covers the 30-day window in any zone.
@@ -110,6 +109,11 @@ public struct ActivityService: Sendable {
         }
         if !issues.isEmpty { throw DomainError.invalid(issues) }
         return try await store.activity.recordIntervals(owner, rows)
+    }
+
+    /// A page of the member's saved articles, newest first, and how many there are in all.
+    public func saved(_ member: MemberRecord, page: Paging) async throws -> (total: Int, articles: [SavedArticle]) {
+        (try await store.activity.savedCount(member.id), try await store.activity.savedArticles(member.id, limit: page.limit, offset: page.offset))
     }
 
     // MARK: Import

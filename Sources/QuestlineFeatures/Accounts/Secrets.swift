@@ -23,7 +23,7 @@ struct PasswordHasher: Sendable {
 
 /// Random bearer secrets (session tokens, invitation codes). Only their SHA-256 is stored, so a
 /// copy of the database does not sign anyone in.
-enum Secret {
+public enum Secret {
     /// 32 random bytes, base64url without padding (43 characters).
     static func makeToken() -> String {
         var generator = SystemRandomNumberGenerator()
@@ -43,7 +43,7 @@ enum Secret {
     static func digest(_ secret: String) -> String { hex(SHA256.hash(data: Data(secret.utf8))) }
 
     /// Lowercase hex (every request hashes its token: no `String(format:)` per byte here).
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for byte in bytes {

@@ -4,13 +4,19 @@ import QuestlineStore
 
 /// Track stories: content import (validated as a whole, all or nothing) and the content the
 /// screens read.
-public struct StoryService: Sendable {
-    public let store: Store
-    let clock: any WallClock
+public struct StoryContentFeature: Sendable {
+    private let store: Store
+    public let clock: any WallClock
 
-    public init(store: Store, configuration: AppConfiguration) {
+    public init(store: Store, configuration: FeatureConfiguration) {
         self.store = store
         clock = configuration.clock
+    }
+
+    /// An image or video of the content, by its path under `assets/`.
+    public func asset(_ path: String) async throws -> StoryAsset? {
+        guard !path.isEmpty, !path.contains("..") else { return nil }
+        return try await store.stories.asset(path)
     }
 
     /// The content bundled with the server (demo content).

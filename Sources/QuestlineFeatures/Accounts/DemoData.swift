@@ -16,8 +16,8 @@ public enum DemoData {
 
     /// Creates the demo accounts if they are missing. Returns the accounts created now (empty
     /// when they already existed).
-    public static func ensure(store: Store, configuration: AppConfiguration) async throws -> [Account] {
-        let accounts = AccountService(store: store, configuration: configuration)
+    public static func ensure(store: Store, configuration: FeatureConfiguration) async throws -> [Account] {
+        let accounts = AccountsFeature(store: store, configuration: configuration)
         if try await store.accounts.credentials(login: guardianEmail) != nil { return [] }
         let guardianPassword = Secret.makeCode().lowercased()
         let childPassword = Secret.makeCode().lowercased()
@@ -36,8 +36,8 @@ public enum DemoData {
 
     /// The demo child's apps, three quests and a little usage today, so every family screen has
     /// something real to show.
-    static func familyQuests(store: Store, configuration: AppConfiguration, guardian: MemberRecord, child: MemberID) async throws {
-        let quests = QuestService(store: store, configuration: configuration)
+    static func familyQuests(store: Store, configuration: FeatureConfiguration, guardian: MemberRecord, child: MemberID) async throws {
+        let quests = FamilyQuestsFeature(store: store, configuration: configuration)
         let apps: [(String, String, String, String, Int?)] = [
             ("demo.khan-kids", "Khan Academy Kids", "📘", "learning", 2), ("demo.duolingo", "Duolingo", "🦉", "learning", 1),
             ("demo.prodigy", "Prodigy Math", "➗", "learning", 3), ("demo.minecraft", "Minecraft", "🎮", "reward", nil),

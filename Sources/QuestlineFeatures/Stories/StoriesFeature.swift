@@ -52,13 +52,13 @@ public struct StoryProfile: Sendable {
 
 /// Track stories for a member: preferences, reading, comments, bookmarks, selfies and
 /// rewards, the profile, points with daily tasks, and the card shop.
-public struct StoryMemberService: Sendable {
-    public let store: Store
-    let clock: any WallClock
+public struct StoriesFeature: Sendable {
+    private let store: Store
+    public let clock: any WallClock
     let ids: any IDGenerator
     let cache: StoryContentCache
 
-    public init(store: Store, configuration: AppConfiguration) {
+    public init(store: Store, configuration: FeatureConfiguration) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
@@ -74,7 +74,6 @@ public struct StoryMemberService: Sendable {
         return story
     }
 
-    private static func zone(_ member: MemberRecord) -> TimeZone { TimeZoneID(member.timeZone)?.timeZone ?? .gmt }
 
     // MARK: Onboarding and preferences
 
@@ -289,7 +288,7 @@ public struct StoryMemberService: Sendable {
     /// Today's daily tasks (in the member's zone) and whether each is done.
     public func dailyTasks(_ member: MemberRecord) async throws -> [(task: DailyTask, done: Bool)] {
         let content = try await content()
-        let today = LocalDay(clock.now(), in: Self.zone(member))
+        let today = LocalDay(clock.now(), in: member.zone)
         let done = try await store.stories.read { try await $0.tasksDone(member.id, day: today) }
         return content.dailyTasks.map { ($0, done.contains($0.id)) }
     }
@@ -299,7 +298,7 @@ public struct StoryMemberService: Sendable {
         let content = try await content()
         guard let task = content.dailyTasks.first(where: { $0.id == id }) else { throw DomainError.notFound("No such daily task.") }
         let now = clock.now()
-        let today = LocalDay(now, in: Self.zone(member))
+        let today = LocalDay(now, in: member.zone)
         return try await store.stories.write { q in
             guard try await q.completeTask(member.id, task: id, day: today, now: now) else {
                 throw DomainError.conflict(field: nil, message: "You have done \"\(task.title)\" today already. Come back tomorrow.")

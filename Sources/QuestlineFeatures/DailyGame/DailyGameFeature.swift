@@ -23,13 +23,15 @@ public struct ArchiveDay: Sendable, Equatable {
     public let date: LocalDay
     public let status: Status
     public let score: Int?
+    /// The member's game of that day, when there is one.
+    public var sessionID: String? = nil
 }
 
 /// "Which came first?" use cases: the day's game for a member's local date and language,
 /// sessions fixed at start, answers in order, stats and the archive.
-public struct GameService: Sendable {
-    let store: Store
-    let clock: any WallClock
+public struct DailyGameFeature: Sendable {
+    private let store: Store
+    public let clock: any WallClock
     let ids: any IDGenerator
     let fetcher: (any FeedFetching)?
     /// Live feeds are fetched again after this long; imported feeds are kept as they are.
@@ -37,7 +39,7 @@ public struct GameService: Sendable {
     /// How far back the archive goes, in days before today.
     public static let archiveDays = 365
 
-    public init(store: Store, configuration: AppConfiguration) {
+    public init(store: Store, configuration: FeatureConfiguration) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
@@ -47,7 +49,7 @@ public struct GameService: Sendable {
 
     /// The member's local date now.
     public func today(for member: MemberRecord) -> LocalDay {
-        clock.today(in: TimeZoneID(member.timeZone)?.timeZone ?? .gmt)
+        clock.today(in: member.zone)
     }
 
     /// Parses and checks a requested date: today, or a past day within the archive window.
@@ -140,6 +142,11 @@ public struct GameService: Sendable {
         GameStats(games: try await store.game.finishedGames(member: member.id, language: language.code), today: today(for: member))
     }
 
+    /// The member's game of a day in a language, if they started one.
+    public func session(of member: MemberRecord, language: GameLanguage, date: LocalDay) async throws -> GameSessionRecord? {
+        try await store.game.session(member: member.id, language: language.code, date: date)
+    }
+
     /// Every day of a month with what the member can do with it. Only the months that hold a day
     /// of the archive exist (the last `archiveDays` days); another month is refused naming `month`.
     public func archive(_ member: MemberRecord, language: GameLanguage, month: String?) async throws -> ArchiveMonth {
@@ -163,7 +170,7 @@ public struct GameService: Sendable {
             let date = first.adding(days: offset)
             if let session = byDate[date] {
                 return ArchiveDay(date: date, status: session.session.isComplete ? .played : .inProgress,
-                                  score: session.session.isComplete ? session.session.score : nil)
+                                  score: session.session.isComplete ? session.session.score : nil, sessionID: session.id)
             }
             if date > today { return ArchiveDay(date: date, status: .future, score: nil) }
             if date == today { return ArchiveDay(date: date, status: .today, score: nil) }

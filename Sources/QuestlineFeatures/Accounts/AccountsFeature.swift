@@ -11,9 +11,9 @@ public struct SignedIn: Sendable {
 
 /// Account use cases, shared by the JSON API and the web pages: validate (core rules),
 /// authorize (`AccessPolicy`), then read or write the store.
-public struct AccountService: Sendable {
-    let store: Store
-    let clock: any WallClock
+public struct AccountsFeature: Sendable {
+    private let store: Store
+    public let clock: any WallClock
     let ids: any IDGenerator
     let passwords: PasswordHasher
     let sessionLifetime: TimeInterval
@@ -23,7 +23,7 @@ public struct AccountService: Sendable {
     /// Recently authenticated sessions (a few seconds), dropped on every change to the member.
     let sessions: SessionCache
 
-    init(store: Store, configuration: AppConfiguration) {
+    public init(store: Store, configuration: FeatureConfiguration) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
@@ -77,7 +77,7 @@ public struct AccountService: Sendable {
         return try await startSession(for: member)
     }
 
-    static func wait(_ seconds: Int) -> String {
+    public static func wait(_ seconds: Int) -> String {
         seconds < 60 ? "\(seconds) seconds" : "\((seconds + 59) / 60) minutes"
     }
 
@@ -98,7 +98,7 @@ public struct AccountService: Sendable {
     }
 
     /// The identity behind a bearer token or session cookie.
-    func authenticate(token: String) async throws -> Identity {
+    public func authenticate(token: String) async throws -> Identity {
         guard !token.isEmpty, token.count <= 128 else { return Identity(member: nil, tokenHash: nil, failure: .invalidToken) }
         let hash = Secret.digest(token)
         let now = clock.now()
@@ -117,6 +117,11 @@ public struct AccountService: Sendable {
     }
 
     // MARK: Profiles
+
+    /// The member as stored now (after a change made through another use case).
+    public func refreshed(_ member: MemberRecord) async throws -> MemberRecord? {
+        try await store.accounts.member(member.id)
+    }
 
     public func member(_ id: MemberID, as actor: MemberRecord) async throws -> MemberRecord {
         guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }

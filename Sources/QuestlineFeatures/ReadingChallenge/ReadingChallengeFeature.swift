@@ -12,6 +12,16 @@ public struct ReadInput: Sendable {
     public var at: Date
     public var timeZone: String
     public var thumbnailUrl: String?
+
+    public init(eventId: String, articleId: String, title: String, language: String, at: Date, timeZone: String, thumbnailUrl: String? = nil) {
+        self.eventId = eventId
+        self.articleId = articleId
+        self.title = title
+        self.language = language
+        self.at = at
+        self.timeZone = timeZone
+        self.thumbnailUrl = thumbnailUrl
+    }
 }
 
 /// Who is looking at the widget: a member, or a device not signed in.
@@ -21,12 +31,18 @@ public struct ReaderIdentity: Sendable {
     /// The zone "today" is computed in: the member's, else the device's own, else UTC.
     public let timeZone: TimeZoneID
 
+    public init(member: MemberRecord?, deviceID: String?, timeZone: TimeZoneID) {
+        self.member = member
+        self.deviceID = deviceID
+        self.timeZone = timeZone
+    }
+
     var owner: ReadOwner? {
         if let member { return .member(member.id) }
         return deviceID.map { .device($0) }
     }
 
-    var subject: String? { owner?.key }
+    public var subject: String? { owner?.key }
 }
 
 /// Campaigns held in memory for a few seconds. A lock, not an actor: every widget asks, and
@@ -58,9 +74,9 @@ public struct FunnelStep: Sendable, Equatable {
 
 /// Reading events, the challenge (join, claim, completion, badge), the widget, search and
 /// random over the reader's articles, instrumentation and the funnel.
-public struct ReadingService: Sendable {
-    let store: Store
-    let clock: any WallClock
+public struct ReadingChallengeFeature: Sendable {
+    private let store: Store
+    public let clock: any WallClock
     let ids: any IDGenerator
     let starterArticles: [SeenArticle]
     let campaignCache = CampaignCache()
@@ -87,7 +103,7 @@ public struct ReadingService: Sendable {
     /// Events a client may report itself (the rest are recorded by the server).
     public static let clientEvents: Set<Event> = [.ctaTap, .share]
 
-    public init(store: Store, configuration: AppConfiguration) {
+    public init(store: Store, configuration: FeatureConfiguration) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
@@ -107,6 +123,10 @@ public struct ReadingService: Sendable {
 
     /// Loads the bundled campaign files (kept if already stored) and, when asked, a demo
     /// campaign relative to today (replaced at every start).
+    /// The service that writes buffered analytics events (run it beside the server when the
+    /// configuration buffers them).
+    public var analyticsFlusher: AnalyticsFlushService { AnalyticsFlushService(buffer: analytics) }
+
     public func installCampaigns(demo: Bool) async throws {
         let folder = Bundle.module.bundleURL.appendingPathComponent("Resources/campaigns")
         let files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
@@ -249,9 +269,9 @@ public struct ReadingService: Sendable {
     /// After the member's history changed (reads, a join, a device handed over): records the
     /// first read after joining, a 7-day streak, and completion with its badge, each once.
     func updateProgress(_ member: MemberRecord) async throws {
-        let today = clock.today(in: TimeZoneID(member.timeZone)?.timeZone ?? .gmt)
+        let today = clock.today(in: member.zone)
         guard let campaign = try await campaign(for: today) else { return }
-        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: TimeZoneID(member.timeZone) ?? .utc)
+        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
         let (status, enrollment) = try await readerStatus(reader, campaign: campaign, today: today)
         guard let enrollment else { return }
         let model = ReadingWidget.model(campaign: campaign, status: status, today: today)
@@ -301,7 +321,7 @@ public struct ReadingService: Sendable {
     }
 
     public func claim(_ member: MemberRecord) async throws -> Date {
-        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: TimeZoneID(member.timeZone) ?? .utc)
+        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
         let today = clock.today(in: reader.timeZone.timeZone)
         guard let campaign = try await campaign(for: today), let model = try await widget(for: reader, impression: false),
               let enrollment = try await store.reading.enrollment(member.id, campaign: campaign.id)
@@ -326,7 +346,7 @@ public struct ReadingService: Sendable {
     public func adoptDevice(_ deviceID: String, member: MemberRecord) async throws {
         guard Self.validDeviceID(deviceID) else { return }
         let pending = try await store.reading.adoptDevice(deviceID, member: member.id)
-        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: TimeZoneID(member.timeZone) ?? .utc)
+        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
         if !pending.isEmpty {
             _ = try? await join(reader, source: "login")
         }

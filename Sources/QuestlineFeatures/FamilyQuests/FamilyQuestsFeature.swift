@@ -55,9 +55,9 @@ public struct UsageReportInput: Sendable {
 ///
 /// Flow of a write: load what the rule needs and decide (core) and write, in one transaction;
 /// after the commit, tell the household's connected devices.
-public struct QuestService: Sendable {
-    public let store: Store
-    let clock: any WallClock
+public struct FamilyQuestsFeature: Sendable {
+    private let store: Store
+    public let clock: any WallClock
     let ids: any IDGenerator
     public let live: LiveHub
     /// Reports older than this are refused: progress periods that long ago are settled.
@@ -67,14 +67,13 @@ public struct QuestService: Sendable {
     public static let maxApps = 100
     public static let maxQuests = 100
 
-    public init(store: Store, configuration: AppConfiguration, live: LiveHub = LiveHub()) {
+    public init(store: Store, configuration: FeatureConfiguration, live: LiveHub = LiveHub()) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
         self.live = live
     }
 
-    static func zone(_ member: MemberRecord) -> TimeZone { TimeZoneID(member.timeZone)?.timeZone ?? .gmt }
 
     // MARK: Who may
 
@@ -162,7 +161,7 @@ public struct QuestService: Sendable {
     public func createChallenge(for childID: MemberID, draft: ChallengeDraft, as actor: MemberRecord) async throws -> Challenge {
         let child = try await child(childID, as: actor, manage: true)
         let now = clock.now()
-        let today = LocalDay(now, in: Self.zone(child))
+        let today = LocalDay(now, in: child.zone)
         let challenge = try await store.quests.write { q in
             let spec = try draft.spec(assignee: child.id, catalog: try await q.apps(child.id), today: today)
             if spec.startDay < today { throw DomainError.invalid(field: "startDate", "Start today or later.") }
@@ -183,7 +182,7 @@ public struct QuestService: Sendable {
     public func updateChallenge(_ id: ChallengeID, draft: ChallengeDraft, as actor: MemberRecord) async throws -> Challenge {
         let (existing, child) = try await challengeAndChild(id, as: actor, manage: true)
         let now = clock.now()
-        let today = LocalDay(now, in: Self.zone(child))
+        let today = LocalDay(now, in: child.zone)
         let updated = try await store.quests.write { q in
             let spec = try draft.spec(assignee: child.id, catalog: try await q.apps(child.id), today: today)
             if spec.startDay < today, spec.startDay != existing.spec.startDay {
@@ -316,7 +315,7 @@ public struct QuestService: Sendable {
     func settle(_ q: QuestQueries, child: MemberRecord, touching days: Set<LocalDay>, now: Date) async throws -> Settlement {
         var result = Settlement()
         try await q.points.lock(child.id)
-        let zone = Self.zone(child)
+        let zone = child.zone
         let today = LocalDay(now, in: zone)
         let catalog = try await q.apps(child.id)
         let quests = try await q.challenges(assignee: child.id).filter { $0.status == .active }
@@ -417,7 +416,7 @@ public struct QuestService: Sendable {
                 throw DomainError.conflict(field: "minutes", message: "Not enough points: \(minutes) minutes cost \(cost) and you have \(have).")
             }
             let grant = UnlockGrant(id: ids.makeUUID().uuidString.lowercased(), token: token, minutes: minutes, startsAt: now,
-                                    expiresAt: UnlockGrant.expiry(now: now, zone: Self.zone(child)), challengeID: nil)
+                                    expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), challengeID: nil)
             try await q.insertGrant(child.id, grant, now: now)
             return (GrantBalance(grant: grant, secondsLeft: minutes * 60), balance)
         }
@@ -477,7 +476,7 @@ public struct QuestService: Sendable {
     public func board(_ childID: MemberID, as actor: MemberRecord) async throws -> QuestBoard {
         let child = try await child(childID, as: actor)
         let now = clock.now()
-        let zone = Self.zone(child)
+        let zone = child.zone
         let today = LocalDay(now, in: zone)
         return try await store.quests.read { q in
             let apps = try await q.apps(child.id)

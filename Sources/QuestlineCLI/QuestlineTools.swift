@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import Logging
+import QuestlineFeatures
+import QuestlineStore
+
+/// The commands that look after Questline's data, through the use cases (`QuestlineFeatures`).
+/// The executable adds `serve` (the one command that links the HTTP server) in front of them.
+@available(macOS 10.15, macCatalyst 13, iOS 13, tvOS 13, watchOS 6, *)
+public struct QuestlineTools: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "questline",
+        abstract: "Questline: an engagement engine for reading and learning apps.",
+        subcommands: [Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self,
+                      WidgetPreviewCommand.self, ReadingFunnelCommand.self, SavedImportCommand.self,
+                      ContentImportCommand.self])
+
+    public init() {}
+}
+
+/// Where the data is: `--database` (a SQLite file) or `DATABASE_URL` (PostgreSQL).
+public struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "SQLite database file. Ignored when DATABASE_URL is set (postgres://user:pass@host:port/db selects PostgreSQL).",
+        valueName: "path"))
+    public var database: String = "questline.sqlite"
+
+    public init() {}
+
+    public var location: StoreLocation { StoreLocation.fromEnvironment(defaultSQLitePath: database) }
+}
+
+/// The options of `questline serve`. The command itself lives in the executable, the one place
+/// that links the HTTP server; the options live here so that they are parsed and tested with
+/// the other commands.
+public struct ServeOptions: ParsableArguments {
+    @OptionGroup public var store: StoreOptions
+    @Option(help: "Address to listen on (0.0.0.0 for every interface).") public var hostname = "127.0.0.1"
+    @Option(help: "Port to listen on.") public var port = 8080
+    @Flag(help: "Do not create demo accounts on first start, nor the demo reading campaign around today.") public var noDemoData = false
+    @Flag(help: "Mark the session cookie Secure (set this when served over HTTPS).") public var secureCookies = false
+    @Flag(help: "Turn off the request limits and the login backoff (for load tests only).") public var noRateLimits = false
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") public var logLevel = "info"
+    @Option(help: ArgumentHelp(
+        "Where the game's \"On this day\" feeds come from, with {wiki}, {month} and {day}; \"none\" serves only imported and cached feeds.",
+        valueName: "url-template"))
+    public var feedURL = WikimediaFeedClient.defaultTemplate
+    @Option(name: .customLong("admin-email"), help: ArgumentHelp(
+        "An administrator's e-mail (repeatable): may change campaigns and read the funnel. With demo data, the demo guardian is one.",
+        valueName: "email"))
+    public var adminEmails: [String] = []
+
+    public init() {}
+
+    /// The log level, checked.
+    public func level() throws -> Logger.Level {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
+        }
+        return level
+    }
+
+    /// The use cases' configuration these options describe.
+    public var features: FeatureConfiguration {
+        FeatureConfiguration(feedFetcher: feedURL == "none" ? nil : WikimediaFeedClient(template: feedURL),
+                             adminEmails: Set(adminEmails + (noDemoData ? [] : [DemoData.guardianEmail])),
+                             demoCampaign: !noDemoData, bufferAnalytics: true, rateLimits: noRateLimits ? .off : .standard)
+    }
+
+    /// What a server does before it listens: demo accounts on the first start (their passwords
+    /// printed once) and the bundled track-stories content until another is imported.
+    public func prepare(_ store: Store) async throws {
+        if !noDemoData {
+            printDemoAccounts(try await DemoData.ensure(store: store, configuration: features))
+        }
+        try await StoryContentFeature(store: store, configuration: features).installBundledContentIfEmpty()
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Apply pending database migrations and list the applied versions.")
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        let database = try Database(store.location)
+        do {
+            let applied = try await Migrator().migrate(database)
+            let all = try await Migrator().appliedVersions(database)
+            say(applied.isEmpty ? "Nothing to migrate on \(store.location)." :
+                  "Applied on \(store.location): " + applied.map { "\($0.version) \($0.name)" }.joined(separator: ", "))
+            say("Schema versions: \(all.map(String.init).joined(separator: ", "))")
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+        await database.shutdown()
+    }
+}
+
+struct DemoDataCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo-data",
+        abstract: "Create the demo accounts (a guardian, a household and a child) if they are missing, and print their passwords.")
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        let opened = try await Store.open(store.location)
+        do {
+            let created = try await DemoData.ensure(store: opened, configuration: FeatureConfiguration())
+            if created.isEmpty {
+                say("Demo accounts already exist (\(DemoData.guardianEmail), \(DemoData.childUsername)); their passwords were printed when they were created.")
+            } else {
+                printDemoAccounts(created)
+            }
+        } catch {
+            await opened.shutdown()
+            throw error
+        }
+        await opened.shutdown()
+    }
+}
+
+public func printDemoAccounts(_ accounts: [DemoData.Account]) {
+    guard !accounts.isEmpty else { return }
+    say("Demo accounts created (passwords are shown only now):")
+    for account in accounts {
+        say("  \(account.role.padding(toLength: 9, withPad: " ", startingAt: 0)) login: \(account.login)  password: \(account.password)")
+    }
+}
+
+/// Prints a line for the operator and flushes it at once (stdout is block-buffered when it
+/// is a file or a pipe, and a server runs until it is stopped).
+public func say(_ line: String) {
+    print(line)
+    fflush(nil)
+}

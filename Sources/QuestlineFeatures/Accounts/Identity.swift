@@ -1,0 +1,36 @@
+import QuestlineCore
+import QuestlineStore
+
+/// Who is asking, as resolved from the session cookie or bearer token.
+public struct Identity: Sendable {
+    public enum Failure: Sendable, Equatable {
+        case invalidToken
+        case expired
+    }
+
+    public let member: MemberRecord?
+    public let tokenHash: String?
+    public let failure: Failure?
+
+    public init(member: MemberRecord?, tokenHash: String?, failure: Failure?) {
+        self.member = member
+        self.tokenHash = tokenHash
+        self.failure = failure
+    }
+
+    public static let anonymous = Identity(member: nil, tokenHash: nil, failure: nil)
+
+    /// The signed-in member, or a 401 that says why there is none.
+    public func requireMember() throws(DomainError) -> MemberRecord {
+        if let member { return member }
+        switch failure {
+        case .expired: throw .unauthenticated("Your session has expired. Please sign in again.")
+        case .invalidToken: throw .unauthenticated("This session is not valid (signed out or unknown). Please sign in again.")
+        case nil: throw .unauthenticated("Sign in to do this.")
+        }
+    }
+
+    /// The identity of the request being handled: set by `AuthMiddleware` for the duration of
+    /// the request, so handlers generated from the OpenAPI contract (which get no context) see it.
+    @TaskLocal public static var current: Identity = .anonymous
+}

@@ -1,0 +1,54 @@
+import Foundation
+import QuestlineCore
+
+/// What the use cases need to know, whoever calls them (the server, the CLI, the tests): the
+/// clock, how ids and secrets are made, lifetimes, the feed source, the administrators.
+/// Where and how to listen is the server's own configuration.
+public struct FeatureConfiguration: Sendable {
+    public var clock: any WallClock
+    /// Makes new row ids; time-ordered on `clock` unless given.
+    public var ids: any IDGenerator
+    /// bcrypt cost; 12 in production, lower only in tests.
+    public var bcryptCost: UInt8
+    public var sessionLifetime: TimeInterval
+    public var invitationLifetime: TimeInterval
+    /// Where "On this day" feeds come from; nil serves only cached and imported feeds.
+    public var feedFetcher: (any FeedFetching)?
+    /// E-mails (lowercased) of members who may use the admin operations (campaigns, funnel).
+    public var adminEmails: Set<String>
+    /// Install a demo reading campaign around today, so a newcomer sees live widget states.
+    public var demoCampaign: Bool
+    /// Write analytics events in batches every second rather than one by one (the server
+    /// does; tests and tools write through so they can read events back at once).
+    public var bufferAnalytics: Bool
+    /// Request limits and the login backoff (`RateLimits.off` for load tests).
+    public var rateLimits: RateLimits
+    /// How long a looked-up session is reused without asking the database (0: never).
+    public var sessionCacheSeconds: TimeInterval
+
+    public init(
+        clock: any WallClock = SystemClock(),
+        ids: (any IDGenerator)? = nil,
+        bcryptCost: UInt8 = 12,
+        sessionLifetime: TimeInterval = 30 * 24 * 3600,
+        invitationLifetime: TimeInterval = 7 * 24 * 3600,
+        feedFetcher: (any FeedFetching)? = nil,
+        adminEmails: Set<String> = [],
+        demoCampaign: Bool = false,
+        bufferAnalytics: Bool = false,
+        rateLimits: RateLimits = .standard,
+        sessionCacheSeconds: TimeInterval = 5
+    ) {
+        self.clock = clock
+        self.ids = ids ?? TimeOrderedIDGenerator(clock: clock)
+        self.bcryptCost = bcryptCost
+        self.sessionLifetime = sessionLifetime
+        self.invitationLifetime = invitationLifetime
+        self.feedFetcher = feedFetcher
+        self.adminEmails = Set(adminEmails.map { $0.lowercased() })
+        self.demoCampaign = demoCampaign
+        self.bufferAnalytics = bufferAnalytics
+        self.rateLimits = rateLimits
+        self.sessionCacheSeconds = sessionCacheSeconds
+    }
+}
