@@ -150,11 +150,18 @@ let package = Package(
 
         .testTarget(name: "QuestlineCoreTests", dependencies: ["QuestlineCore"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "QuestlineAPITests", dependencies: ["QuestlineAPI"], swiftSettings: strict),
-        .testTarget(name: "QuestlineStoreTests", dependencies: ["QuestlineStore", "QuestlineCore"], swiftSettings: strict),
+        // What the test targets share: the databases every store, feature and HTTP test runs on.
+        .target(
+            name: "QuestlineTestSupport",
+            dependencies: ["QuestlineStore", .product(name: "PostgresKit", package: "postgres-kit"), .product(name: "Logging", package: "swift-log")],
+            path: "Tests/QuestlineTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "QuestlineStoreTests", dependencies: ["QuestlineStore", "QuestlineCore", "QuestlineTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "QuestlineServerTests",
             dependencies: [
-                "QuestlineServer", "QuestlineFeatures", "QuestlineStore", "QuestlineCore",
+                "QuestlineServer", "QuestlineFeatures", "QuestlineStore", "QuestlineCore", "QuestlineTestSupport",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -56,7 +56,7 @@ if ! as_owner "$PG_CTL" -D "$DATA/db" status >/dev/null 2>&1; then
   as_owner mkdir -p "$SOCKET_DIR"
   log "starting on 127.0.0.1:$PORT"
   as_owner "$PG_CTL" -D "$DATA/db" -l "$DATA/server.log" -w -t 60 \
-    -o "-p $PORT -k $SOCKET_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >&2
+    -o "-p $PORT -k $SOCKET_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=1000" start >&2
 fi
 
 psql_admin() { as_owner "$PSQL" -h "$SOCKET_DIR" -p "$PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 -qtA "$@"; }

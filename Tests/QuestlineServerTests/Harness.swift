@@ -8,14 +8,17 @@ import QuestlineCore
 import QuestlineFeatures
 import QuestlineServer
 import QuestlineStore
+import QuestlineTestSupport
 import Testing
 
-/// A real application (router, middleware, SQLite store in a temporary file) driven through
-/// HummingbirdTesting, with a pinned clock.
+/// A real application (router, middleware, a fresh store on SQLite and on PostgreSQL) driven
+/// through HummingbirdTesting, with a pinned clock.
 struct Harness {
     let client: any TestClientProtocol
     let store: Store
     let clock: ManualClock
+    /// The database this run of the test is on.
+    let database: TestDatabase
 
     static let start = try! Date("2026-05-07T10:00:00Z", strategy: .iso8601)
 
@@ -26,33 +29,31 @@ struct Harness {
                          rateLimits: rateLimits)
     }
 
+    /// Runs `body` against a fresh server on each database the run has (SQLite always,
+    /// PostgreSQL when the test script provides one), one after the other.
     static func run(maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil, sessionLifetime: TimeInterval = 3600,
-                    rateLimits: RateLimits = .standard, _ body: @Sendable (Harness) async throws -> Void) async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-http-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try await Store.open(.sqlite(path: dir.appendingPathComponent("t.sqlite").path))
-        let clock = ManualClock(start)
-        var logger = Logger(label: "test")
-        logger.logLevel = .warning
-        do {
-            let app = try await buildApplication(configuration: configuration(clock: clock, maxBodyBytes: maxBodyBytes, feedFetcher: feedFetcher,
-                                                                                 sessionLifetime: sessionLifetime, rateLimits: rateLimits),
-                                                 store: store, logger: logger)
-            try await app.test(.router) { client in
-                try await body(Harness(client: client, store: store, clock: clock))
+                    rateLimits: RateLimits = .standard, on databases: [TestDatabase] = TestDatabase.available,
+                    _ body: @Sendable (Harness) async throws -> Void) async throws {
+        for database in databases {
+            try await database.withStore { store in
+                let clock = ManualClock(start)
+                var logger = Logger(label: "test")
+                logger.logLevel = .warning
+                let app = try await buildApplication(configuration: configuration(clock: clock, maxBodyBytes: maxBodyBytes, feedFetcher: feedFetcher,
+                                                                                     sessionLifetime: sessionLifetime, rateLimits: rateLimits),
+                                                     store: store, logger: logger)
+                try await app.test(.router) { client in
+                    try await body(Harness(client: client, store: store, clock: clock, database: database))
+                }
             }
-        } catch {
-            await store.shutdown()
-            throw error
         }
-        await store.shutdown()
     }
 
     /// Runs `body` on a fresh server and returns what it returns.
-    static func runReturning<T: Sendable>(rateLimits: RateLimits = .standard, _ body: @escaping @Sendable (Harness) async throws -> T) async throws -> T {
+    static func runReturning<T: Sendable>(rateLimits: RateLimits = .standard, on database: TestDatabase,
+                                          _ body: @escaping @Sendable (Harness) async throws -> T) async throws -> T {
         let result = NIOLockedValueBox<T?>(nil)
-        try await run(rateLimits: rateLimits) { app in
+        try await run(rateLimits: rateLimits, on: [database]) { app in
             let value = try await body(app)
             result.withLockedValue { $0 = value }
         }

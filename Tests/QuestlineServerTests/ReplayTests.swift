@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import QuestlineFeatures
 import QuestlineServer
+import QuestlineTestSupport
 import Testing
 
 /// Idempotency under replay: 1,000 recorded writes (usage reports, reads, saves, point
@@ -117,20 +118,22 @@ import Testing
 
     @Test func replayingEveryWriteTwiceInAnyOrderEndsInTheSameState() async throws {
         let limits = RateLimits.off
-        let once = try await Harness.runReturning(rateLimits: limits) { app in
-            let actors = try await Self.setUp(app)
-            for write in Self.writes(childID: actors.childID) { try await Self.send(write, app, actors) }
-            return try await Self.snapshot(app, actors)
+        for database in TestDatabase.available {
+            let once = try await Harness.runReturning(rateLimits: limits, on: database) { app in
+                let actors = try await Self.setUp(app)
+                for write in Self.writes(childID: actors.childID) { try await Self.send(write, app, actors) }
+                return try await Self.snapshot(app, actors)
+            }
+            let replayed = try await Harness.runReturning(rateLimits: limits, on: database) { app in
+                let actors = try await Self.setUp(app)
+                var generator = SeededGenerator(seed: 7)
+                let writes = Self.writes(childID: actors.childID)
+                for write in (writes + writes).shuffled(using: &generator) { try await Self.send(write, app, actors) }
+                return try await Self.snapshot(app, actors)
+            }
+            #expect(once.contains("balance") && once.contains("bonus"), "\(database): \(once)")
+            #expect(once == replayed, "\(database)")
         }
-        let replayed = try await Harness.runReturning(rateLimits: limits) { app in
-            let actors = try await Self.setUp(app)
-            var generator = SeededGenerator(seed: 7)
-            let writes = Self.writes(childID: actors.childID)
-            for write in (writes + writes).shuffled(using: &generator) { try await Self.send(write, app, actors) }
-            return try await Self.snapshot(app, actors)
-        }
-        #expect(once.contains("balance") && once.contains("bonus"), "\(once)")
-        #expect(once == replayed)
     }
 }
 

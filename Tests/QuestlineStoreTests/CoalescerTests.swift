@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineCore
 @testable import QuestlineStore
+import QuestlineTestSupport
 import SQLKit
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineCore
 import QuestlineStore
+import QuestlineTestSupport
 import Testing
 
 private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10

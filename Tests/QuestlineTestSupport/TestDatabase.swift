@@ -2,25 +2,26 @@ import Foundation
 import Logging
 import PostgresKit
 import QuestlineStore
-import Testing
 
-/// The databases every store test runs on: a fresh SQLite file always, and PostgreSQL when
-/// `QUESTLINE_TEST_POSTGRES_URL` is set (the test script starts one). With
+/// The databases every store, feature and HTTP test runs on: a fresh SQLite file always, and
+/// PostgreSQL when `QUESTLINE_TEST_POSTGRES_URL` is set (the test script starts one). With
 /// `QUESTLINE_REQUIRE_POSTGRES=1` a missing PostgreSQL fails the run instead of skipping it.
-enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
+/// Shared by the test targets (a plain target, so it links into each of them).
+public enum TestDatabase: String, CaseIterable, Sendable {
     case sqlite
     case postgres
 
-    static var postgresURL: String? {
+    public static var postgresURL: String? {
         ProcessInfo.processInfo.environment["QUESTLINE_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    static var available: [TestDatabase] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+    /// Whether a run must have PostgreSQL (`QUESTLINE_REQUIRE_POSTGRES=1`, set by the test script).
+    public static var postgresRequired: Bool { ProcessInfo.processInfo.environment["QUESTLINE_REQUIRE_POSTGRES"] == "1" }
 
-    var testDescription: String { rawValue }
+    public static var available: [TestDatabase] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
 
     /// A new, empty database for one test, removed afterwards.
-    func withStore<T: Sendable>(migrate: Bool = true, _ body: (Store) async throws -> T) async throws -> T {
+    public func withStore<T: Sendable>(migrate: Bool = true, _ body: (Store) async throws -> T) async throws -> T {
         switch self {
         case .sqlite:
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-store-\(UUID().uuidString)")
@@ -57,12 +58,4 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
-enum TestSetupError: Error { case noPostgres }
-
-@Suite struct TestDatabaseSetup {
-    @Test func postgresIsPresentWhenRequired() {
-        if ProcessInfo.processInfo.environment["QUESTLINE_REQUIRE_POSTGRES"] == "1" {
-            #expect(TestDatabase.postgresURL != nil, "QUESTLINE_REQUIRE_POSTGRES=1 but QUESTLINE_TEST_POSTGRES_URL is not set")
-        }
-    }
-}
+public enum TestSetupError: Error { case noPostgres }
