@@ -74,12 +74,12 @@ def test_sign_up_lands_on_home_with_local_day_and_navigation(browser, server, sh
     assert "Hello, Rita Reader" in greeting.text
     assert "Asia/Kolkata" in greeting.text
     nav = browser.find_element(By.CSS_SELECTOR, "nav[aria-label=Main]")
-    for area in ("Reading", "Activity", "Game", "Family", "Stories"):
+    for area in ("Reading", "Activity", "Game", "Quests", "Stories"):
         assert area in nav.text
     shot("home")
     click(browser, "a.tile[href='/stories']")
     wait_text(browser, "[data-slide='0']", "Stories from the track")  # first visit: the onboarding
-    browser.get(server.url("/family"))
+    browser.get(server.url("/quests/family"))
     wait_text(browser, ".empty-state", "Set up your family")
 
 

@@ -33,7 +33,7 @@ def api(server, method, path, body=None, token=None):
 def test_guardian_builds_a_quest_and_usage_completes_it_live(browser, server, shot):
     zone = midday_zone()
     sign_up(browser, server, f"parent-{uuid.uuid4().hex[:8]}@example.com", name="Gail Guardian", zone=zone)
-    browser.get(server.url("/family"))
+    browser.get(server.url("/quests/family"))
     wait_text(browser, ".empty-state", "Set up your family")
     browser.get(server.url("/profile"))
     fill(browser, "household-name", "Quest family")
@@ -46,7 +46,7 @@ def test_guardian_builds_a_quest_and_usage_completes_it_live(browser, server, sh
     wait_text(browser, ".list", "Kim")
 
     # The console lists the child; the child's page holds the app catalog.
-    browser.get(server.url("/family"))
+    browser.get(server.url("/quests/family"))
     click(browser, ".child-card")
     wait_text(browser, "#apps-title", "Kim's apps")
     for name, token, icon, role, rate in [("Khan Kids", "e2e.khan", "📘", "learning", "2"), ("Minecraft", "e2e.minecraft", "🎮", "reward", "")]:

@@ -87,7 +87,7 @@ struct GameImportCommand: AsyncParsableCommand {
         }
         let opened = try await Store.open(store.location)
         do {
-            let service = DailyGameFeature(store: opened, configuration: FeatureConfiguration())
+            let service = GameFeature(store: opened, configuration: FeatureConfiguration())
             let count = try await service.importFeed(data, language: gameLanguage, month: month, day: day)
             say("Imported \(count) events for \(gameLanguage.code) \(month)/\(day) into \(store.location).")
         } catch {

@@ -61,7 +61,7 @@ struct ReadingFunnelCommand: AsyncParsableCommand {
         let opened = try await Store.open(store.location)
         let steps: [FunnelStep]
         do {
-            steps = try await ReadingChallengeFeature(store: opened, configuration: FeatureConfiguration())
+            steps = try await ReadingFeature(store: opened, configuration: FeatureConfiguration())
                 .funnel(campaign: campaign)
         } catch {
             await opened.shutdown()

@@ -263,20 +263,20 @@ import Testing
             let f = try await family(app)
             let id = try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian).object["id"] as? String ?? ""
             func cookie(_ token: String) -> HTTPFields { [.cookie: "ql_session=\(token)", .accept: "text/html"] }
-            #expect(try await app.send(.get, "/family/children/\(f.childID)", headers: cookie(f.guardian)).status == .ok)
-            #expect(try await app.send(.get, "/family/quests/\(id)", headers: cookie(f.child)).status == .ok)
+            #expect(try await app.send(.get, "/quests/children/\(f.childID)", headers: cookie(f.guardian)).status == .ok)
+            #expect(try await app.send(.get, "/quests/\(id)", headers: cookie(f.child)).status == .ok)
             for token in [f.otherGuardian, f.stranger] {
-                for path in ["/family/children/\(f.childID)", "/family/quests/\(id)", "/family/children/\(f.childID)/quests/new", "/family/quests/\(id)/edit"] {
+                for path in ["/quests/children/\(f.childID)", "/quests/\(id)", "/quests/children/\(f.childID)/quests/new", "/quests/\(id)/edit"] {
                     #expect(try await app.send(.get, path, headers: cookie(token)).status == .notFound, "\(path)")
                 }
-                #expect(try await app.send(.post, "/family/quests/\(id)/delete", headers: cookie(token)).status == .notFound)
+                #expect(try await app.send(.post, "/quests/\(id)/delete", headers: cookie(token)).status == .notFound)
             }
             // A child's own board, but not the guardian's tools.
-            #expect(try await app.send(.get, "/family/children/\(f.childID)/quests/new", headers: cookie(f.child)).status == .forbidden)
+            #expect(try await app.send(.get, "/quests/children/\(f.childID)/quests/new", headers: cookie(f.child)).status == .forbidden)
             var form = cookie(f.child)
             form[.contentType] = "application/x-www-form-urlencoded"
-            #expect(try await app.send(.post, "/family/children/\(f.childID)/adjust", json: "points=500&reason=Me", headers: form).status == .forbidden)
-            #expect(try await app.send(.post, "/family/quests/\(id)/delete", headers: cookie(f.child)).status == .forbidden)
+            #expect(try await app.send(.post, "/quests/children/\(f.childID)/adjust", json: "points=500&reason=Me", headers: form).status == .forbidden)
+            #expect(try await app.send(.post, "/quests/\(id)/delete", headers: cookie(f.child)).status == .forbidden)
             #expect(try await app.send(.get, "/api/v1/challenges/\(id)", token: f.guardian).status == .ok) // still there
         }
     }
@@ -284,7 +284,7 @@ import Testing
     @Test func catalogsAndQuestListsAreCapped() async throws {
         try await Harness.run { app in
             let f = try await family(app)
-            for index in 3..<FamilyQuestsFeature.maxApps { // the family already has 3 apps
+            for index in 3..<QuestsFeature.maxApps { // the family already has 3 apps
                 let put = try await app.send(.put, "/api/v1/children/\(f.childID)/apps/app-\(index)", json: #"{"name":"App \#(index)","role":"learning"}"#,
                                              token: f.guardian)
                 #expect(put.status == .ok)
@@ -295,7 +295,7 @@ import Testing
             #expect(try await app.send(.put, "/api/v1/children/\(f.childID)/apps/app-3", json: #"{"name":"Renamed","role":"learning"}"#,
                                        token: f.guardian).status == .ok)
             #expect((try JSONSerialization.jsonObject(with: Data(try await app.send(.get, "/api/v1/children/\(f.childID)/apps", token: f.child).text.utf8))
-                     as? [Any])?.count == FamilyQuestsFeature.maxApps)
+                     as? [Any])?.count == QuestsFeature.maxApps)
         }
     }
 

@@ -32,7 +32,7 @@ import Testing
             #expect(home.text.contains("Asia/Kolkata"))
             #expect(home.text.contains(#"aria-label="Main""#))
 
-            let family = try await app.send(.get, "/family", headers: [.cookie: cookie])
+            let family = try await app.send(.get, "/quests/family", headers: [.cookie: cookie])
             #expect(family.text.contains("Set up your family"))
             // Stories start with the onboarding carousel on a first visit.
             let stories = try await app.send(.get, "/stories", headers: [.cookie: cookie])

@@ -13,6 +13,13 @@ public struct Identifier<Tag>: Hashable, Sendable, Codable, CustomStringConverti
         self.init(uuid)
     }
 
+    /// Parses an id from a request (a path parameter such as `childId`), or refuses it naming
+    /// the parameter: the one path-id parser.
+    public static func parse(_ text: some StringProtocol, field: String) throws(DomainError) -> Identifier {
+        guard let id = Identifier(text) else { throw .invalid(field: field, "Expected an id (a UUID).") }
+        return id
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)

@@ -37,7 +37,7 @@ public enum DemoData {
     /// The demo child's apps, three quests and a little usage today, so every family screen has
     /// something real to show.
     static func familyQuests(store: Store, configuration: FeatureConfiguration, guardian: MemberRecord, child: MemberID) async throws {
-        let quests = FamilyQuestsFeature(store: store, configuration: configuration)
+        let quests = QuestsFeature(store: store, configuration: configuration)
         let apps: [(String, String, String, String, Int?)] = [
             ("demo.khan-kids", "Khan Academy Kids", "📘", "learning", 2), ("demo.duolingo", "Duolingo", "🦉", "learning", 1),
             ("demo.prodigy", "Prodigy Math", "➗", "learning", 3), ("demo.minecraft", "Minecraft", "🎮", "reward", nil),

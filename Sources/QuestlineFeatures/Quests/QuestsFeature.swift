@@ -55,7 +55,7 @@ public struct UsageReportInput: Sendable {
 ///
 /// Flow of a write: load what the rule needs and decide (core) and write, in one transaction;
 /// after the commit, tell the household's connected devices.
-public struct FamilyQuestsFeature: Sendable {
+public struct QuestsFeature: Sendable {
     private let store: Store
     public let clock: any WallClock
     let ids: any IDGenerator

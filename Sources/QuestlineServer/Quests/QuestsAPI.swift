@@ -9,21 +9,21 @@ import QuestlineStore
 extension APIImplementation {
     func getQuestRules(_ input: Operations.getQuestRules.Input) async throws -> Operations.getQuestRules.Output {
         let me = try identity.requireMember()
-        let rules = try await quests.rules(try householdID(input.path.householdId), as: me)
+        let rules = try await quests.rules(try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me)
         return .ok(.init(body: .json(.init(rules))))
     }
 
     func setQuestRules(_ input: Operations.setQuestRules.Input) async throws -> Operations.setQuestRules.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
-        let rules = try await quests.setRules(try householdID(input.path.householdId), as: me, pointsPerMinute: body.pointsPerMinute,
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let rules = try await quests.setRules(try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me, pointsPerMinute: body.pointsPerMinute,
                                               minMinutes: body.minMinutes, maxMinutes: body.maxMinutes)
         return .ok(.init(body: .json(.init(rules))))
     }
 
     func householdEvents(_ input: Operations.householdEvents.Input) async throws -> Operations.householdEvents.Output {
         let me = try identity.requireMember()
-        let household = try householdID(input.path.householdId)
+        let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
         try AccessPolicy.check(me.actor, .readHousehold(household))
         let events = quests.live.subscribe(household)
         return .ok(.init(body: .text_event_hyphen_stream(HTTPBody(LiveStream(events: events), length: .unknown, iterationBehavior: .single))))
@@ -31,71 +31,71 @@ extension APIImplementation {
 
     func listQuestApps(_ input: Operations.listQuestApps.Input) async throws -> Operations.listQuestApps.Output {
         let me = try identity.requireMember()
-        let apps = try await quests.apps(try childID(input.path.childId), as: me)
+        let apps = try await quests.apps(try MemberID.parse(input.path.childId, field: "childId"), as: me)
         return .ok(.init(body: .json(apps.map(Components.Schemas.QuestApp.init))))
     }
 
     func putQuestApp(_ input: Operations.putQuestApp.Input) async throws -> Operations.putQuestApp.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
-        let app = try await quests.putApp(try childID(input.path.childId), as: me, token: input.path.appToken, name: body.name,
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let app = try await quests.putApp(try MemberID.parse(input.path.childId, field: "childId"), as: me, token: input.path.appToken, name: body.name,
                                           icon: body.icon, role: body.role.rawValue, pointsPerMinute: body.pointsPerMinute)
         return .ok(.init(body: .json(.init(app))))
     }
 
     func deleteQuestApp(_ input: Operations.deleteQuestApp.Input) async throws -> Operations.deleteQuestApp.Output {
         let me = try identity.requireMember()
-        try await quests.deleteApp(try childID(input.path.childId), token: input.path.appToken, as: me)
+        try await quests.deleteApp(try MemberID.parse(input.path.childId, field: "childId"), token: input.path.appToken, as: me)
         return .noContent(.init())
     }
 
     func getQuestBoard(_ input: Operations.getQuestBoard.Input) async throws -> Operations.getQuestBoard.Output {
         let me = try identity.requireMember()
-        let board = try await quests.board(try childID(input.path.childId), as: me)
+        let board = try await quests.board(try MemberID.parse(input.path.childId, field: "childId"), as: me)
         return .ok(.init(body: .json(.init(board))))
     }
 
     func createChallenge(_ input: Operations.createChallenge.Input) async throws -> Operations.createChallenge.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
-        let challenge = try await quests.createChallenge(for: try childID(input.path.childId), draft: .init(body), as: me)
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let challenge = try await quests.createChallenge(for: try MemberID.parse(input.path.childId, field: "childId"), draft: .init(body), as: me)
         return .created(.init(body: .json(try await quest(challenge.id, as: me))))
     }
 
     func getChallenge(_ input: Operations.getChallenge.Input) async throws -> Operations.getChallenge.Output {
         let me = try identity.requireMember()
-        return .ok(.init(body: .json(try await quest(try challengeID(input.path.challengeId), as: me))))
+        return .ok(.init(body: .json(try await quest(try ChallengeID.parse(input.path.challengeId, field: "challengeId"), as: me))))
     }
 
     func updateChallenge(_ input: Operations.updateChallenge.Input) async throws -> Operations.updateChallenge.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
-        let id = try challengeID(input.path.challengeId)
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let id = try ChallengeID.parse(input.path.challengeId, field: "challengeId")
         _ = try await quests.updateChallenge(id, draft: .init(body), as: me)
         return .ok(.init(body: .json(try await quest(id, as: me))))
     }
 
     func deleteChallenge(_ input: Operations.deleteChallenge.Input) async throws -> Operations.deleteChallenge.Output {
         let me = try identity.requireMember()
-        try await quests.deleteChallenge(try challengeID(input.path.challengeId), as: me)
+        try await quests.deleteChallenge(try ChallengeID.parse(input.path.challengeId, field: "challengeId"), as: me)
         return .noContent(.init())
     }
 
     func setChallengeStatus(_ input: Operations.setChallengeStatus.Input) async throws -> Operations.setChallengeStatus.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
-        let id = try challengeID(input.path.challengeId)
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let id = try ChallengeID.parse(input.path.challengeId, field: "challengeId")
         _ = try await quests.setStatus(id, body.status == .paused ? .paused : .active, as: me)
         return .ok(.init(body: .json(try await quest(id, as: me))))
     }
 
     func reportUsage(_ input: Operations.reportUsage.Input) async throws -> Operations.reportUsage.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let reports = body.reports.map {
             UsageReportInput(id: $0.id, appToken: $0.appToken, startedAt: $0.startedAt, durationSeconds: $0.durationSeconds, timeZone: $0.timeZone)
         }
-        let outcome = try await quests.reportUsage(try childID(input.path.childId), reports: reports, as: me)
+        let outcome = try await quests.reportUsage(try MemberID.parse(input.path.childId, field: "childId"), reports: reports, as: me)
         return .ok(.init(body: .json(.init(
             accepted: outcome.accepted, duplicates: outcome.duplicates, pointsEarned: outcome.pointsEarned,
             completed: outcome.completed.map { .init(challengeId: $0.challenge.rawValue, period: $0.periodKey, bonus: $0.bonus) },
@@ -104,7 +104,7 @@ extension APIImplementation {
 
     func listGrants(_ input: Operations.listGrants.Input) async throws -> Operations.listGrants.Output {
         let me = try identity.requireMember()
-        let id = try childID(input.path.childId)
+        let id = try MemberID.parse(input.path.childId, field: "childId")
         let grants = try await quests.grants(id, as: me)
         let names = Dictionary(try await quests.apps(id, as: me).map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
         return .ok(.init(body: .json(grants.map { .init($0, names: names) })))
@@ -112,22 +112,22 @@ extension APIImplementation {
 
     func redeemPoints(_ input: Operations.redeemPoints.Input) async throws -> Operations.redeemPoints.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
-        let (grant, balance) = try await quests.redeem(try childID(input.path.childId), token: body.appToken, minutes: body.minutes, as: me)
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let (grant, balance) = try await quests.redeem(try MemberID.parse(input.path.childId, field: "childId"), token: body.appToken, minutes: body.minutes, as: me)
         return .created(.init(body: .json(.init(grant: .init(grant, names: [:]), balance: balance))))
     }
 
     func adjustPoints(_ input: Operations.adjustPoints.Input) async throws -> Operations.adjustPoints.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
-        let balance = try await quests.adjust(try childID(input.path.childId), points: body.points, reason: body.reason, as: me)
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let balance = try await quests.adjust(try MemberID.parse(input.path.childId, field: "childId"), points: body.points, reason: body.reason, as: me)
         return .created(.init(body: .json(.init(balance: balance))))
     }
 
     func getLedger(_ input: Operations.getLedger.Input) async throws -> Operations.getLedger.Output {
         let me = try identity.requireMember()
         let page = try Paging(limit: input.query.limit, offset: input.query.offset)
-        let (entries, balance) = try await quests.ledger(try childID(input.path.childId), as: me, limit: page.limit, offset: page.offset)
+        let (entries, balance) = try await quests.ledger(try MemberID.parse(input.path.childId, field: "childId"), as: me, limit: page.limit, offset: page.offset)
         return .ok(.init(body: .json(.init(balance: balance, entries: entries.map(Components.Schemas.LedgerEntry.init)))))
     }
 
@@ -138,15 +138,6 @@ extension APIImplementation {
         return .init(view, childID: child.id)
     }
 
-    private func childID(_ raw: String) throws -> MemberID {
-        guard let id = MemberID(raw) else { throw DomainError.invalid(field: "childId", "Expected a member id (a UUID).") }
-        return id
-    }
-
-    private func challengeID(_ raw: String) throws -> ChallengeID {
-        guard let id = ChallengeID(raw) else { throw DomainError.invalid(field: "challengeId", "Expected a quest id (a UUID).") }
-        return id
-    }
 }
 
 /// Server-sent events from the live hub, with a keep-alive comment every 15 seconds.

@@ -6,7 +6,7 @@ import QuestlineStore
 
 /// The Activity tab in the web app: the Saved module (tap leads to the Saved list), articles
 /// read, time spent, streak, badges and the last days; the Saved list with unsave.
-struct ActivityRoutes {
+struct ActivityPages {
     let activity: ActivityFeature
     let pages: PageRenderer
 
@@ -45,7 +45,7 @@ struct ActivityRoutes {
             "articles": articles.map { article -> [String: Any] in
                 ["title": article.title, "language": article.language, "image": article.thumbnailURL ?? false,
                  "lists": article.lists.map { $0.isEmpty ? "Saved" : $0 }.joined(separator: ", "),
-                 "path": ReadingRoutes.articlePath(SeenArticle(articleID: article.title, title: article.title, language: article.language,
+                 "path": ReadingPages.articlePath(SeenArticle(articleID: article.title, title: article.title, language: article.language,
                                                                thumbnailURL: nil, lastReadAt: article.savedAt))]
             },
             "none": articles.isEmpty,

@@ -17,7 +17,7 @@ extension APIImplementation {
 
     func saveArticle(_ input: Operations.saveArticle.Input) async throws -> Operations.saveArticle.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let saved = try await activity.save(me, language: body.language, title: body.title, list: body.readingList, thumbnailURL: body.thumbnailUrl)
         return .ok(.init(body: .json(.init(saved: saved))))
     }
@@ -30,7 +30,7 @@ extension APIImplementation {
 
     func importSaved(_ input: Operations.importSaved.Input) async throws -> Operations.importSaved.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let items = body.items.map {
             LegacySavedItem(language: $0.language, title: $0.title, savedAt: $0.savedAt, readingListCreatedAt: $0.readingListCreatedAt,
                             readingList: $0.readingList)
@@ -60,7 +60,7 @@ extension APIImplementation {
 
     func recordReadingTime(_ input: Operations.recordReadingTime.Input) async throws -> Operations.recordReadingTime.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         guard body.intervals.count <= 500 else { throw DomainError.invalid(field: "intervals", "Send at most 500 intervals at once.") }
         let recorded = try await activity.recordTime(.member(me.id), intervals: body.intervals.map { ($0.eventId, $0.start, $0.end, $0.timeZone) })
         return .ok(.init(body: .json(.init(recorded: recorded))))

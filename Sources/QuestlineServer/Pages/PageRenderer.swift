@@ -21,7 +21,7 @@ struct PageRenderer: Sendable {
         ("/reading", "Reading", Icons.svg("reading")),
         ("/activity", "Activity", Icons.svg("activity")),
         ("/game", "Game", Icons.svg("game")),
-        ("/family", "Family", Icons.svg("family")),
+        ("/quests", "Quests", Icons.svg("family")),
         ("/stories", "Stories", Icons.svg("stories")),
     ]
 

@@ -45,7 +45,7 @@ extension APIImplementation {
 
     func startGame(_ input: Operations.startGame.Input) async throws -> Operations.startGame.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let language = try GameLanguage(body.language ?? "en")
         let date = try games.gameDate(body.date, for: me)
         let (record, created) = try await games.start(me, language: language, date: date)
@@ -60,7 +60,7 @@ extension APIImplementation {
 
     func answerQuestion(_ input: Operations.answerQuestion.Input) async throws -> Operations.answerQuestion.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let choice = Choice(rawValue: body.choice.rawValue) ?? .first
         let (record, result) = try await games.answer(input.path.sessionId, of: me, questionIndex: body.questionIndex, choice: choice)
         return .ok(.init(body: .json(.init(result, record.session))))

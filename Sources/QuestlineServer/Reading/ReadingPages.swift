@@ -8,8 +8,8 @@ import QuestlineStore
 /// The reading challenge in the web app: the widget (also on the home page), join, claim,
 /// share, search and random over the reader's articles, an article page that records a read,
 /// Activity's badges, and a QA preview of any state.
-struct ReadingRoutes {
-    let reading: ReadingChallengeFeature
+struct ReadingPages {
+    let reading: ReadingFeature
     let pages: PageRenderer
 
     static let deviceCookie = "ql_device"
@@ -38,7 +38,7 @@ struct ReadingRoutes {
         if let member = context.identity.member {
             return (ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID), nil)
         }
-        if let id = request.cookies[Self.deviceCookie]?.value, ReadingChallengeFeature.validDeviceID(id) {
+        if let id = request.cookies[Self.deviceCookie]?.value, ReadingFeature.validDeviceID(id) {
             return (ReaderIdentity(member: nil, deviceID: id, timeZone: .utc), nil)
         }
         let id = UUID.random().uuidString.lowercased()

@@ -15,7 +15,7 @@ extension APIImplementation {
         if identity.failure != nil { _ = try identity.requireMember() } // a bad token is a 401, not an anonymous device
         var device: String?
         if let deviceId {
-            guard ReadingChallengeFeature.validDeviceID(deviceId) else {
+            guard ReadingFeature.validDeviceID(deviceId) else {
                 throw DomainError.invalid(field: "X-Device-Id", "Use 8 to 64 letters, digits, dashes or underscores.")
             }
             device = deviceId
@@ -37,7 +37,7 @@ extension APIImplementation {
 
     func recordRead(_ input: Operations.recordRead.Input) async throws -> Operations.recordRead.Output {
         let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: nil)
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let read = try reading.validate([self.input(body)], readerZone: reader.member.map { _ in reader.timeZone }) { _ in "" }[0]
         let recorded = try await reading.record([read], for: reader)
         return .ok(.init(body: .json(.init(eventId: read.eventID, localDay: read.localDay.iso, recorded: recorded.contains(read.eventID)))))
@@ -45,7 +45,7 @@ extension APIImplementation {
 
     func recordReads(_ input: Operations.recordReads.Input) async throws -> Operations.recordReads.Output {
         let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: nil)
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         guard body.reads.count <= 500 else { throw DomainError.invalid(field: "reads", "Send at most 500 reads at once.") }
         let reads = try reading.validate(body.reads.map(self.input), readerZone: reader.member.map { _ in reader.timeZone }) { "reads[\($0)]." }
         let recorded = try await reading.record(reads, for: reader)
@@ -97,11 +97,11 @@ extension APIImplementation {
 
     func trackReadingEvent(_ input: Operations.trackReadingEvent.Input) async throws -> Operations.trackReadingEvent.Output {
         let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         guard let subject = reader.subject else { throw DomainError.unauthenticated("Sign in, or send an X-Device-Id header.") }
         let properties = body.properties?.additionalProperties ?? [:]
         guard properties.count <= 10 else { throw DomainError.invalid(field: "properties", "Send at most 10 properties.") }
-        let event = ReadingChallengeFeature.Event(rawValue: body.name.rawValue)!
+        let event = ReadingFeature.Event(rawValue: body.name.rawValue)!
         let campaign = try await reading.campaign(for: reading.clock.today(in: reader.timeZone.timeZone))
         try await reading.track(event, subject: subject, campaign: campaign?.id, properties)
         return .noContent(.init())
@@ -118,7 +118,7 @@ extension APIImplementation {
 
     func putCampaign(_ input: Operations.putCampaign.Input) async throws -> Operations.putCampaign.Output {
         _ = try requireAdmin()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         func day(_ raw: String, _ field: String) throws -> LocalDay { try DateWindow.day(raw, field: field) }
         guard body.id == input.path.campaignId else { throw DomainError.invalid(field: "id", "The id must match the address.") }
         let campaign = Campaign(id: body.id, startDay: try day(body.startDay, "startDay"), endDay: try day(body.endDay, "endDay"),

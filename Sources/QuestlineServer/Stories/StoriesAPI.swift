@@ -29,7 +29,7 @@ extension APIImplementation {
 
     func setStoryPreferences(_ input: Operations.setStoryPreferences.Input) async throws -> Operations.setStoryPreferences.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let preferences = try await stories.setPreferences(me, states: body.states ?? [], tracks: body.tracks ?? [], skip: body.skip ?? false)
         return .ok(.init(body: .json(.init(preferences))))
     }
@@ -53,7 +53,7 @@ extension APIImplementation {
 
     func setStoryBookmark(_ input: Operations.setStoryBookmark.Input) async throws -> Operations.setStoryBookmark.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         try await stories.setBookmark(me, story: input.path.storyId, on: body.bookmarked)
         return .noContent(.init())
     }
@@ -75,7 +75,7 @@ extension APIImplementation {
 
     func addStoryComment(_ input: Operations.addStoryComment.Input) async throws -> Operations.addStoryComment.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let comment = try await stories.addComment(me, story: input.path.storyId, chapter: input.path.chapter, text: body.text)
         return .created(.init(body: .json(.init(comment, viewer: me.id))))
     }
@@ -117,7 +117,7 @@ extension APIImplementation {
 
     func setProfileDetails(_ input: Operations.setProfileDetails.Input) async throws -> Operations.setProfileDetails.Output {
         let me = try identity.requireMember()
-        guard case .json(let body) = input.body else { throw DomainError.invalid(field: "body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let details = try await stories.setDetails(me, location: body.location ?? "", favouriteTrack: body.favouriteTrack ?? "", bio: body.bio ?? "")
         return .ok(.init(body: .json(.init(details))))
     }

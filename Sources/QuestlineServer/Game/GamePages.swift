@@ -6,8 +6,8 @@ import QuestlineStore
 
 /// "Which came first?" in the web app: splash, the question flow, results and the archive.
 /// Server-rendered so it works without JavaScript; `game.js` adds the card transitions.
-struct GameRoutes {
-    let games: DailyGameFeature
+struct GamePages {
+    let games: GameFeature
     let pages: PageRenderer
 
     static let aboutURL = "https://www.mediawiki.org/wiki/Wikimedia_Apps/Team/iOS/Game:_Which_came_first"

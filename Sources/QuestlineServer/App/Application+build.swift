@@ -47,10 +47,10 @@ public func buildRouter(configuration: AppConfiguration, store: Store, logger: L
 func buildRouterAndServices(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> (Router<AppRequestContext>, [any Service]) {
     let features = configuration.features
     let accounts = AccountsFeature(store: store, configuration: features)
-    let games = DailyGameFeature(store: store, configuration: features)
-    let reading = ReadingChallengeFeature(store: store, configuration: features)
+    let games = GameFeature(store: store, configuration: features)
+    let reading = ReadingFeature(store: store, configuration: features)
     let activity = ActivityFeature(store: store, configuration: features)
-    let quests = FamilyQuestsFeature(store: store, configuration: features)
+    let quests = QuestsFeature(store: store, configuration: features)
     let stories = StoriesFeature(store: store, configuration: features)
     try await reading.installCampaigns(demo: configuration.demoCampaign)
     let pages = try await PageRenderer.load()
@@ -93,15 +93,15 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     try APIImplementation(accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
                           admins: configuration.adminEmails).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
 
-    let readingRoutes = ReadingRoutes(reading: reading, pages: pages)
+    let readingRoutes = ReadingPages(reading: reading, pages: pages)
     readingRoutes.register(on: router)
-    ActivityRoutes(activity: activity, pages: pages).register(on: router)
-    WebRoutes(accounts: accounts, reading: readingRoutes, pages: pages, secureCookies: configuration.secureCookies,
+    ActivityPages(activity: activity, pages: pages).register(on: router)
+    AccountsPages(accounts: accounts, reading: readingRoutes, pages: pages, secureCookies: configuration.secureCookies,
               sessionLifetime: configuration.sessionLifetime).register(on: router)
-    GameRoutes(games: games, pages: pages).register(on: router)
-    FamilyRoutes(quests: quests, pages: pages).register(on: router)
-    StoryAssetRoutes(stories: StoryContentFeature(store: store, configuration: features)).register(on: router)
-    StoryRoutes(stories: stories, pages: pages).register(on: router)
+    GamePages(games: games, pages: pages).register(on: router)
+    QuestsPages(quests: quests, pages: pages).register(on: router)
+    StoryAssetPages(stories: StoryContentFeature(store: store, configuration: features)).register(on: router)
+    StoriesPages(stories: stories, pages: pages).register(on: router)
     var services: [any Service] = []
     if configuration.bufferAnalytics { services.append(reading.analyticsFlusher) }
     if store.database.flavor == .sqlite, store.database.checkpoints == .background { services.append(CheckpointService(database: store.database)) }

@@ -7,9 +7,9 @@ import QuestlineStore
 
 /// The server-rendered web app: the stand-in for the phone screens. Pages call the same use
 /// cases as the API; a form error is shown next to its field, with the typed values kept.
-struct WebRoutes {
+struct AccountsPages {
     let accounts: AccountsFeature
-    let reading: ReadingRoutes
+    let reading: ReadingPages
     let pages: PageRenderer
     let secureCookies: Bool
     let sessionLifetime: TimeInterval
@@ -48,7 +48,7 @@ struct WebRoutes {
         "/game": "Which came first? The daily history game",
         "/reading": "Reading streaks and the reading challenge",
         "/activity": "What you read and saved: the Saved module, reading time, streak and badges",
-        "/family": "Family quests: guardians set challenges, children earn points and unlock apps",
+        "/quests/family": "Family quests: guardians set challenges, children earn points and unlock apps",
         "/stories": "Track stories: chapters, selfies at the track, points and the card shop",
     ]
 
@@ -58,7 +58,7 @@ struct WebRoutes {
         let (reader, newDevice) = reading.reader(request, context)
         let widget: Any = try await reading.widgetData(reader, surface: "home") ?? false
         guard let member = context.identity.member else {
-            return ReadingRoutes.withDevice(pages.page("landing", title: "Questline", data: ["widget": widget], context: context, path: "/"), newDevice)
+            return ReadingPages.withDevice(pages.page("landing", title: "Questline", data: ["widget": widget], context: context, path: "/"), newDevice)
         }
         let zone = member.zone
         let today = LocalDay(accounts.clock.now(), in: zone)
@@ -171,7 +171,7 @@ struct WebRoutes {
 
     /// This browser's reads and pending join (made before signing in) become the member's.
     private func adoptDevice(_ request: Request, _ signedIn: SignedIn) async throws {
-        if let device = request.cookies[ReadingRoutes.deviceCookie]?.value {
+        if let device = request.cookies[ReadingPages.deviceCookie]?.value {
             try await reading.reading.adoptDevice(device, member: signedIn.member)
         }
     }

@@ -74,7 +74,7 @@ public struct FunnelStep: Sendable, Equatable {
 
 /// Reading events, the challenge (join, claim, completion, badge), the widget, search and
 /// random over the reader's articles, instrumentation and the funnel.
-public struct ReadingChallengeFeature: Sendable {
+public struct ReadingFeature: Sendable {
     private let store: Store
     public let clock: any WallClock
     let ids: any IDGenerator

@@ -29,7 +29,7 @@ public struct ArchiveDay: Sendable, Equatable {
 
 /// "Which came first?" use cases: the day's game for a member's local date and language,
 /// sessions fixed at start, answers in order, stats and the archive.
-public struct DailyGameFeature: Sendable {
+public struct GameFeature: Sendable {
     private let store: Store
     public let clock: any WallClock
     let ids: any IDGenerator

@@ -6,7 +6,7 @@ import QuestlineStore
 
 /// The track-stories content's images and videos, served from the store under
 /// `/content/stories/<path>`: the pages need no external URL.
-struct StoryAssetRoutes {
+struct StoryAssetPages {
     let stories: StoryContentFeature
 
     func register(on router: Router<AppRequestContext>) {

@@ -7,26 +7,35 @@ import QuestlineStore
 /// Family quests in the web app: the guardian's console (children, app catalogs, the
 /// challenge builder, quest detail) and the child's quest board. Pages listen to the
 /// household's live events and refresh themselves when something changes.
-struct FamilyRoutes {
-    let quests: FamilyQuestsFeature
+struct QuestsPages {
+    let quests: QuestsFeature
     let pages: PageRenderer
 
     func register(on router: Router<AppRequestContext>) {
-        router.get("/family") { request, context in try await self.console(request, context) }
-        router.post("/family/rules") { request, context in try await self.setRules(request, context) }
-        router.get("/family/children/:child") { request, context in try await self.childPage(request, context) }
-        router.post("/family/children/:child/apps") { request, context in try await self.putApp(request, context) }
-        router.post("/family/children/:child/apps/delete") { request, context in try await self.deleteApp(request, context) }
-        router.post("/family/children/:child/adjust") { request, context in try await self.adjust(request, context) }
-        router.get("/family/children/:child/quests/new") { request, context in try await self.builder(request, context) }
-        router.post("/family/children/:child/quests") { request, context in try await self.create(request, context) }
-        router.get("/family/quests/:quest") { request, context in try await self.detail(request, context) }
-        router.get("/family/quests/:quest/edit") { request, context in try await self.editor(request, context) }
-        router.post("/family/quests/:quest") { request, context in try await self.update(request, context) }
-        router.post("/family/quests/:quest/status") { request, context in try await self.status(request, context) }
-        router.post("/family/quests/:quest/delete") { request, context in try await self.delete(request, context) }
+        router.get("/quests/family") { request, context in try await self.console(request, context) }
+        router.post("/quests/family/rules") { request, context in try await self.setRules(request, context) }
+        router.get("/quests/children/:child") { request, context in try await self.childPage(request, context) }
+        router.post("/quests/children/:child/apps") { request, context in try await self.putApp(request, context) }
+        router.post("/quests/children/:child/apps/delete") { request, context in try await self.deleteApp(request, context) }
+        router.post("/quests/children/:child/adjust") { request, context in try await self.adjust(request, context) }
+        router.get("/quests/children/:child/quests/new") { request, context in try await self.builder(request, context) }
+        router.post("/quests/children/:child/quests") { request, context in try await self.create(request, context) }
+        router.get("/quests/:quest") { request, context in try await self.detail(request, context) }
+        router.get("/quests/:quest/edit") { request, context in try await self.editor(request, context) }
+        router.post("/quests/:quest") { request, context in try await self.update(request, context) }
+        router.post("/quests/:quest/status") { request, context in try await self.status(request, context) }
+        router.post("/quests/:quest/delete") { request, context in try await self.delete(request, context) }
         router.get("/quests") { request, context in try await self.board(request, context) }
         router.post("/quests/redeem") { request, context in try await self.redeem(request, context) }
+        // The guardian's pages were under /family until the feature took one name everywhere;
+        // old bookmarks are sent on (docs/decisions.md, "One name per feature").
+        router.get("/family") { _, _ in Response.redirect(to: "/quests/family", type: .permanent) }
+        router.get("/family/children/:child") { _, context in
+            Response.redirect(to: "/quests/children/\(context.parameters.get("child") ?? "")", type: .permanent)
+        }
+        router.get("/family/quests/:quest") { _, context in
+            Response.redirect(to: "/quests/\(context.parameters.get("quest") ?? "")", type: .permanent)
+        }
     }
 
     private func childID(_ context: AppRequestContext) throws -> MemberID {
@@ -46,10 +55,10 @@ struct FamilyRoutes {
     // MARK: Guardian console
 
     private func console(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:]) async throws -> Response {
-        let me = try context.requireWebMember(next: "/family")
+        let me = try context.requireWebMember(next: "/quests/family")
         if me.role == .child { return Response.redirect(to: "/quests", type: .normal) }
         guard let household = me.householdID else {
-            return pages.page("family", title: "Family", data: ["noHousehold": true], context: context, path: "/family", back: "/")
+            return pages.page("quests-family", title: "Family", data: ["noHousehold": true], context: context, path: "/quests", back: "/")
         }
         var children: [[String: Any]] = []
         for child in try await quests.children(as: me) {
@@ -59,23 +68,23 @@ struct FamilyRoutes {
                              "streak": board.stats.currentStreak, "apps": board.apps.count])
         }
         let rules = try await quests.rules(household, as: me)
-        return pages.page("family", title: "Family", data: [
+        return pages.page("quests-family", title: "Family", data: [
             "live": live(me), "guardian": me.role == .guardian, "children": children, "noChildren": children.isEmpty,
             "rules": ["pointsPerMinute": rules.pointsPerMinute, "minMinutes": rules.minMinutes, "maxMinutes": rules.maxMinutes],
             "errors": errors, "notice": request.uri.queryParameters["saved"] != nil ? "Saved." : false,
-        ], context: context, path: "/family", status: errors.isEmpty ? .ok : .badRequest, back: "/")
+        ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/")
     }
 
     private func setRules(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let me = try context.requireWebMember(next: "/family")
+        let me = try context.requireWebMember(next: "/quests/family")
         let form = try await Form(request)
         guard let household = me.householdID else { throw DomainError.notFound("Create a household first.") }
         do {
             _ = try await quests.setRules(household, as: me, pointsPerMinute: Int(form["pointsPerMinute"]) ?? 0,
                                           minMinutes: Int(form["minMinutes"]) ?? 0, maxMinutes: Int(form["maxMinutes"]) ?? 0)
-            return Response.redirect(to: "/family?saved=1", type: .normal)
+            return Response.redirect(to: "/quests/family?saved=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await console(request, context, errors: WebRoutes.fieldErrors(error))
+            return try await console(request, context, errors: AccountsPages.fieldErrors(error))
         }
     }
 
@@ -86,7 +95,7 @@ struct FamilyRoutes {
         let me = try context.requireWebMember(next: request.uri.path)
         let board = try await quests.board(try childID(context), as: me)
         let child = board.child
-        return pages.page("family-child", title: child.displayName, data: [
+        return pages.page("quests-child", title: child.displayName, data: [
             "live": live(me), "child": ["id": child.id.rawValue, "name": child.displayName], "balance": board.balance,
             "guardian": me.role == .guardian,
             "learningApps": board.apps.filter { $0.role == .learning }.map(Self.app),
@@ -96,44 +105,44 @@ struct FamilyRoutes {
             "grants": Self.grants(board), "hasGrants": !board.grants.isEmpty,
             "errors": errors, "values": values,
             "notice": request.uri.queryParameters["deleted"] != nil ? "The quest is deleted. Points and unlocks it paid stay." : false,
-        ], context: context, path: "/family", status: errors.isEmpty ? .ok : .badRequest, back: "/family")
+        ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/quests/family")
     }
 
     private func putApp(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let me = try context.requireWebMember(next: "/family")
+        let me = try context.requireWebMember(next: "/quests/family")
         let id = try childID(context)
         let form = try await Form(request)
         do {
             _ = try await quests.putApp(id, as: me, token: form["token"], name: form["name"], icon: form["icon"], role: form["role"],
                                         pointsPerMinute: form["pointsPerMinute"].isEmpty ? nil : Int(form["pointsPerMinute"]) ?? 0)
-            return Response.redirect(to: "/family/children/\(id.rawValue)", type: .normal)
+            return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await childPage(request, context, errors: WebRoutes.fieldErrors(error),
+            return try await childPage(request, context, errors: AccountsPages.fieldErrors(error),
                                        values: ["token": form["token"], "name": form["name"], "icon": form["icon"], "pointsPerMinute": form["pointsPerMinute"]])
         }
     }
 
     private func deleteApp(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let me = try context.requireWebMember(next: "/family")
+        let me = try context.requireWebMember(next: "/quests/family")
         let id = try childID(context)
         let form = try await Form(request)
         do {
             try await quests.deleteApp(id, token: form["token"], as: me)
-            return Response.redirect(to: "/family/children/\(id.rawValue)", type: .normal)
+            return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await childPage(request, context, errors: WebRoutes.fieldErrors(error))
+            return try await childPage(request, context, errors: AccountsPages.fieldErrors(error))
         }
     }
 
     private func adjust(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let me = try context.requireWebMember(next: "/family")
+        let me = try context.requireWebMember(next: "/quests/family")
         let id = try childID(context)
         let form = try await Form(request)
         do {
             _ = try await quests.adjust(id, points: Int(form["points"]) ?? 0, reason: form["reason"], as: me)
-            return Response.redirect(to: "/family/children/\(id.rawValue)", type: .normal)
+            return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await childPage(request, context, errors: WebRoutes.fieldErrors(error),
+            return try await childPage(request, context, errors: AccountsPages.fieldErrors(error),
                                        values: ["points": form["points"], "reason": form["reason"]])
         }
     }
@@ -145,7 +154,7 @@ struct FamilyRoutes {
         let child = try await quests.child(try childID(context), as: me, manage: true)
         let today = LocalDay(quests.clock.now(), in: child.zone)
         let draft = ChallengeDraft(title: "", goalType: GoalType.dailyMinutes.rawValue, target: 30, bonusPercent: 10, startDate: today.iso)
-        return try await builderPage(context, child: child, draft: draft, action: "/family/children/\(child.id.rawValue)/quests", editing: false)
+        return try await builderPage(context, child: child, draft: draft, action: "/quests/children/\(child.id.rawValue)/quests", editing: false)
     }
 
     private func editor(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -153,12 +162,12 @@ struct FamilyRoutes {
         let (view, child, _) = try await quests.challenge(try questID(context), as: me)
         _ = try await quests.child(child.id, as: me, manage: true)
         return try await builderPage(context, child: child, draft: ChallengeDraft(view.challenge.spec),
-                                     action: "/family/quests/\(view.challenge.id.rawValue)", editing: true)
+                                     action: "/quests/\(view.challenge.id.rawValue)", editing: true)
     }
 
     private func builderPage(_ context: AppRequestContext, child: MemberRecord, draft: ChallengeDraft, action: String, editing: Bool,
                              errors: [String: String] = [:]) async throws -> Response {
-        let me = try context.requireWebMember(next: "/family")
+        let me = try context.requireWebMember(next: "/quests/family")
         let apps = try await quests.apps(child.id, as: me)
         let rewardMinutes = Dictionary(draft.rewardApps.map { ($0.token, $0.minutes) }, uniquingKeysWith: { a, _ in a })
         return pages.page("quest-builder", title: editing ? "Edit quest" : "New quest", data: [
@@ -192,8 +201,8 @@ struct FamilyRoutes {
             },
             "noLearningApps": !apps.contains { $0.role == .learning }, "noRewardApps": !apps.contains { $0.role == .reward },
             "errors": errors,
-        ], context: context, path: "/family", status: errors.isEmpty ? .ok : .badRequest,
-           back: editing ? action : "/family/children/\(child.id.rawValue)")
+        ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest,
+           back: editing ? action : "/quests/children/\(child.id.rawValue)")
     }
 
     static func draft(_ form: Form) -> ChallengeDraft {
@@ -209,31 +218,31 @@ struct FamilyRoutes {
     }
 
     private func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let me = try context.requireWebMember(next: "/family")
+        let me = try context.requireWebMember(next: "/quests/family")
         let child = try await quests.child(try childID(context), as: me, manage: true)
         let form = try await Form(request)
         let draft = Self.draft(form)
         do {
             let challenge = try await quests.createChallenge(for: child.id, draft: draft, as: me)
-            return Response.redirect(to: "/family/quests/\(challenge.id.rawValue)?created=1", type: .normal)
+            return Response.redirect(to: "/quests/\(challenge.id.rawValue)?created=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await builderPage(context, child: child, draft: draft, action: "/family/children/\(child.id.rawValue)/quests", editing: false,
-                                         errors: WebRoutes.fieldErrors(error))
+            return try await builderPage(context, child: child, draft: draft, action: "/quests/children/\(child.id.rawValue)/quests", editing: false,
+                                         errors: AccountsPages.fieldErrors(error))
         }
     }
 
     private func update(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let me = try context.requireWebMember(next: "/family")
+        let me = try context.requireWebMember(next: "/quests/family")
         let id = try questID(context)
         let form = try await Form(request)
         let draft = Self.draft(form)
         do {
             _ = try await quests.updateChallenge(id, draft: draft, as: me)
-            return Response.redirect(to: "/family/quests/\(id.rawValue)?saved=1", type: .normal)
+            return Response.redirect(to: "/quests/\(id.rawValue)?saved=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             let (_, child, _) = try await quests.challenge(id, as: me)
-            return try await builderPage(context, child: child, draft: draft, action: "/family/quests/\(id.rawValue)", editing: true,
-                                         errors: WebRoutes.fieldErrors(error))
+            return try await builderPage(context, child: child, draft: draft, action: "/quests/\(id.rawValue)", editing: true,
+                                         errors: AccountsPages.fieldErrors(error))
         }
     }
 
@@ -257,30 +266,30 @@ struct FamilyRoutes {
             "window": spec.window?.description ?? false,
             "dates": spec.endDay.map { "\(spec.startDay.iso) to \($0.iso)" } ?? "From \(spec.startDay.iso)",
             "bonus": spec.bonusPercent, "completions": view.completions, "notice": notice.isEmpty ? false : notice,
-        ], context: context, path: "/family", back: me.role == .guardian ? "/family/children/\(child.id.rawValue)" : "/quests")
+        ], context: context, path: "/quests", back: me.role == .guardian ? "/quests/children/\(child.id.rawValue)" : "/quests")
     }
 
     private func status(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let me = try context.requireWebMember(next: "/family")
+        let me = try context.requireWebMember(next: "/quests/family")
         let id = try questID(context)
         let form = try await Form(request)
         _ = try await quests.setStatus(id, form["status"] == "paused" ? .paused : .active, as: me)
-        return Response.redirect(to: "/family/quests/\(id.rawValue)", type: .normal)
+        return Response.redirect(to: "/quests/\(id.rawValue)", type: .normal)
     }
 
     private func delete(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let me = try context.requireWebMember(next: "/family")
+        let me = try context.requireWebMember(next: "/quests/family")
         let id = try questID(context)
         let (_, child, _) = try await quests.challenge(id, as: me)
         try await quests.deleteChallenge(id, as: me)
-        return Response.redirect(to: "/family/children/\(child.id.rawValue)?deleted=1", type: .normal)
+        return Response.redirect(to: "/quests/children/\(child.id.rawValue)?deleted=1", type: .normal)
     }
 
     // MARK: The child's board
 
     private func board(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:]) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests")
-        guard me.role == .child else { return Response.redirect(to: "/family", type: .normal) }
+        guard me.role == .child else { return Response.redirect(to: "/quests/family", type: .normal) }
         let board = try await quests.board(me.id, as: me)
         let notice = request.uri.queryParameters["redeemed"] != nil ? "Unlocked! Enjoy your reward time." : ""
         return pages.page("quests", title: "Your quests", data: [
@@ -292,7 +301,7 @@ struct FamilyRoutes {
             "rewardApps": board.apps.filter { $0.role == .reward }.map(Self.app), "canRedeem": board.apps.contains { $0.role == .reward },
             "rules": ["pointsPerMinute": board.rules.pointsPerMinute, "minMinutes": board.rules.minMinutes, "maxMinutes": board.rules.maxMinutes],
             "errors": errors, "notice": notice.isEmpty ? false : notice,
-        ], context: context, path: "/family", status: errors.isEmpty ? .ok : .badRequest, back: "/")
+        ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/")
     }
 
     private func redeem(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -302,7 +311,7 @@ struct FamilyRoutes {
             _ = try await quests.redeem(me.id, token: form["appToken"], minutes: Int(form["minutes"]) ?? 0, as: me)
             return Response.redirect(to: "/quests?redeemed=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await board(request, context, errors: WebRoutes.fieldErrors(error))
+            return try await board(request, context, errors: AccountsPages.fieldErrors(error))
         }
     }
 

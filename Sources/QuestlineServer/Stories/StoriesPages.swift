@@ -8,7 +8,7 @@ import QuestlineStore
 /// and tracks, the stories list and map, search, story detail with progress and chapters, pages
 /// with comments, selfie and rewards, profile, points with daily tasks, the card shop,
 /// bookmarks and help. Every figure comes from the server's content and the member's data.
-struct StoryRoutes {
+struct StoriesPages {
     let stories: StoriesFeature
     let pages: PageRenderer
 
@@ -60,7 +60,7 @@ struct StoryRoutes {
     }
 
     /// The first message of a domain error, for a redirect.
-    static func message(_ error: DomainError) -> String { WebRoutes.fieldErrors(error).values.first ?? "That did not work." }
+    static func message(_ error: DomainError) -> String { AccountsPages.fieldErrors(error).values.first ?? "That did not work." }
 
     /// A member's own image (a selfie, the profile photo): never cached by anyone else.
     static func image(_ image: MemberImage) -> Response {
@@ -117,7 +117,7 @@ struct StoryRoutes {
             _ = try await stories.setPreferences(me, states: form.values("states"), tracks: form.values("tracks"), skip: form["skip"] == "1")
             return Response.redirect(to: "/stories", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await choose(request, context, errors: WebRoutes.fieldErrors(error), chosen: (form.values("states"), form.values("tracks")))
+            return try await choose(request, context, errors: AccountsPages.fieldErrors(error), chosen: (form.values("states"), form.values("tracks")))
         }
     }
 
@@ -295,7 +295,7 @@ struct StoryRoutes {
             _ = try await stories.setDetails(me, location: form["location"], favouriteTrack: form["favouriteTrack"], bio: form["bio"])
             return Response.redirect(to: "/stories/profile?saved=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await profile(request, context, errors: WebRoutes.fieldErrors(error))
+            return try await profile(request, context, errors: AccountsPages.fieldErrors(error))
         }
     }
 

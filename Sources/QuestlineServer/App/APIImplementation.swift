@@ -1,0 +1,27 @@
+import Foundation
+import OpenAPIRuntime
+import QuestlineAPI
+import QuestlineCore
+import QuestlineFeatures
+import QuestlineStore
+
+/// The JSON API, generated from openapi.yaml: each handler decodes (done by the generated
+/// code), asks the use case, and encodes. Errors are thrown and rendered as problem+json by
+/// `ErrorMiddleware`; the caller's identity comes from `Identity.current`.
+struct APIImplementation: APIProtocol {
+    let accounts: AccountsFeature
+    let games: GameFeature
+    let reading: ReadingFeature
+    let activity: ActivityFeature
+    let quests: QuestsFeature
+    let stories: StoriesFeature
+    /// E-mails of members who may use the admin operations.
+    let admins: Set<String>
+
+    var identity: Identity { Identity.current }
+
+    /// The one refusal of a body that is not the JSON the operation takes. (The generator makes
+    /// each request body an enum with a `.json` case; a handler unwraps it with `guard case`.)
+    static let jsonRequired = DomainError.invalid(field: "body", "Send JSON.")
+
+}
