@@ -61,7 +61,10 @@ BASE = {
     "getReadingFunnel": {"query": {"campaign": "{campaignId}"}},
     "getActivity": {"query": {"locale": "en_US"}},
     "putQuestApp": {"body": {"icon": "\U0001F4DA", "pointsPerMinute": 2}},
-    "createChallenge": {"body": {"goalType": "dailyMinutes", "period": "day", "learningApps": ["learn"],
+    "createQuest": {"body": {"goalType": "dailyMinutes", "period": "day", "learningApps": ["learn"],
+                                 "rewardApps": [{"appToken": "play", "minutes": 10}], "weekdays": [1, 2, 3, 4, 5, 6, 7],
+                                 "bonusPercent": 10}},
+    "updateQuest": {"body": {"goalType": "dailyMinutes", "period": "day", "learningApps": ["learn"],
                                  "rewardApps": [{"appToken": "play", "minutes": 10}], "weekdays": [1, 2, 3, 4, 5, 6, 7],
                                  "bonusPercent": 10}},
     "updateChallenge": {"body": {"goalType": "dailyMinutes", "period": "day", "learningApps": ["learn"],
@@ -230,7 +233,7 @@ def setup(client):
     catalog = client.json("GET", "/stories/catalog", token=g)
     return {"tokens": {"guardian": g, "child": c}, "ids": {
         "memberId": guardian["member"]["id"], "householdId": household, "childId": child,
-        "challengeId": challenge["id"], "sessionId": game["id"], "storyId": story, "chapter": 0, "page": 0,
+        "challengeId": challenge["id"], "questId": challenge["id"], "sessionId": game["id"], "storyId": story, "chapter": 0, "page": 0,
         "commentId": comment["id"], "appToken": "learn",
         "taskId": (tasks.get("tasks") or [{"id": "none"}])[0]["id"],
         "cardId": (cards.get("cards") or [{"id": "none"}])[0]["id"],

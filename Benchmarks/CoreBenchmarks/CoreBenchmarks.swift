@@ -66,7 +66,7 @@ let benchmarks: @Sendable () -> Void = {
     }
     let questToday = LocalDay(questNow, in: berlin)
     let specs = GoalType.allCases.map { goal in
-        ChallengeSpec(title: goal.rawValue, goal: goal, target: 30, period: goal == .pointsTarget ? .week : nil, dailyMinimumMinutes: 10,
+        QuestSpec(title: goal.rawValue, goal: goal, target: 30, period: goal == .pointsTarget ? .week : nil, dailyMinimumMinutes: 10,
                       withinMinutes: 20, learningApps: goal == .specificApps ? ["khan"] : [],
                       window: goal == .timeWindow ? DailyWindow(startMinute: 960, endMinute: 1080) : nil,
                       startDay: questToday.adding(days: -364), assignee: kid)

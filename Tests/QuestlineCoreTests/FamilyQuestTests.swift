@@ -20,8 +20,8 @@ private func use(_ token: String, _ start: String, minutes: Double, _ zone: Time
 
 private func spec(_ goal: GoalType, target: Int, period: QuestPeriod? = nil, start: String = "2026-03-01", end: String? = nil,
                   minimum: Int? = nil, within: Int? = nil, apps: [String] = [], weekdays: Set<Int> = Set(1...7),
-                  window: DailyWindow? = nil, bonus: Int = 10) -> ChallengeSpec {
-    ChallengeSpec(title: "Quest", goal: goal, target: target, period: period, dailyMinimumMinutes: minimum, withinMinutes: within,
+                  window: DailyWindow? = nil, bonus: Int = 10) -> QuestSpec {
+    QuestSpec(title: "Quest", goal: goal, target: target, period: period, dailyMinimumMinutes: minimum, withinMinutes: within,
                   learningApps: apps, rewardApps: [RewardUnlock(token: "game", minutes: 30)], bonusPercent: bonus, weekdays: weekdays,
                   window: window, startDay: day(start), endDay: end.map(day), assignee: child)
 }
@@ -163,7 +163,7 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
     /// Property: duplicates, overlaps and any arrival order give the figures of the clean set.
     @Test func lateDuplicateOverlappingAndReorderedReportsGiveTheCleanResult() {
         var generator = SystemRandomNumberGenerator()
-        let goals: [ChallengeSpec] = [
+        let goals: [QuestSpec] = [
             spec(.dailyMinutes, target: 30), spec(.weeklyMinutes, target: 200), spec(.pointsTarget, target: 100, period: .week),
             spec(.appDiversity, target: 2, period: .day), spec(.efficiency, target: 20, within: 15),
             spec(.timeWindow, target: 20, window: DailyWindow(startMinute: 600, endMinute: 720)),
@@ -199,7 +199,7 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
     }
 }
 
-@Suite struct ChallengeSpecTests {
+@Suite struct QuestSpecTests {
     @Test func everyBadFieldIsNamed() {
         var bad = spec(.dailyConsistency, target: 6, start: "2026-03-10", end: "2026-03-09", weekdays: [1, 2], bonus: 12)
         bad.title = "  "

@@ -46,7 +46,10 @@ import Testing
                                            json: usage([("r1", "khan", "2026-05-07T09:00:00Z", 1200)]), token: f.child)
             #expect(first.status == .ok, "\(first.text)")
             #expect(first.object["pointsEarned"] as? Int == 40)
-            let quest = try await app.send(.get, "/api/v1/challenges/\(questID)", token: f.guardian)
+            let quest = try await app.send(.get, "/api/v1/quests/\(questID)", token: f.guardian)
+            // The old address answers the same through API version 1.
+            let alias = try await app.send(.get, "/api/v1/challenges/\(questID)", token: f.guardian)
+            #expect(alias.status == .ok && alias.object["id"] as? String == questID)
             #expect((quest.object["progress"] as? [String: Any])?["value"] as? Int == 20)
 
             let second = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
@@ -90,7 +93,7 @@ import Testing
 
             // The next local day starts again at zero.
             app.clock.set(try Date("2026-05-07T22:30:00Z", strategy: .iso8601))
-            let tomorrow = try await app.send(.get, "/api/v1/challenges/\(questID)", token: f.child)
+            let tomorrow = try await app.send(.get, "/api/v1/quests/\(questID)", token: f.child)
             #expect((tomorrow.object["progress"] as? [String: Any])?["value"] as? Int == 0)
             #expect(tomorrow.object["state"] as? String == "inProgress")
             let ledger = try await app.send(.get, "/api/v1/children/\(f.childID)/ledger", token: f.guardian)
@@ -118,9 +121,9 @@ import Testing
             app.clock.set(try Date("2026-05-10T21:59:00Z", strategy: .iso8601))
             _ = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
                                    json: usage([("w1", "duo", "2026-05-10T21:50:00Z", 720)]), token: f.child)
-            #expect((try await app.send(.get, "/api/v1/challenges/\(id)", token: f.child).object["progress"] as? [String: Any])?["value"] as? Int == 10)
+            #expect((try await app.send(.get, "/api/v1/quests/\(id)", token: f.child).object["progress"] as? [String: Any])?["value"] as? Int == 10)
             app.clock.set(try Date("2026-05-10T22:30:00Z", strategy: .iso8601)) // Monday 00:30 in Berlin
-            let monday = try await app.send(.get, "/api/v1/challenges/\(id)", token: f.child).object["progress"] as? [String: Any]
+            let monday = try await app.send(.get, "/api/v1/quests/\(id)", token: f.child).object["progress"] as? [String: Any]
             #expect(monday?["value"] as? Int == 2 && monday?["periodStart"] as? String == "2026-05-11")
         }
     }
@@ -170,20 +173,20 @@ import Testing
             let id = created.object["id"] as? String ?? ""
             // The child: reads, reports, redeems; never creates, edits, pauses, deletes or approves.
             try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.child).expectProblem(.forbidden)
-            try await app.send(.put, "/api/v1/challenges/\(id)", json: Self.dailyQuest, token: f.child).expectProblem(.forbidden)
-            try await app.send(.put, "/api/v1/challenges/\(id)/status", json: #"{"status":"paused"}"#, token: f.child).expectProblem(.forbidden)
-            try await app.send(.delete, "/api/v1/challenges/\(id)", token: f.child).expectProblem(.forbidden)
+            try await app.send(.put, "/api/v1/quests/\(id)", json: Self.dailyQuest, token: f.child).expectProblem(.forbidden)
+            try await app.send(.put, "/api/v1/quests/\(id)/status", json: #"{"status":"paused"}"#, token: f.child).expectProblem(.forbidden)
+            try await app.send(.delete, "/api/v1/quests/\(id)", token: f.child).expectProblem(.forbidden)
             try await app.send(.put, "/api/v1/children/\(f.childID)/apps/x", json: #"{"name":"X","role":"reward"}"#, token: f.child).expectProblem(.forbidden)
             try await app.send(.post, "/api/v1/children/\(f.childID)/adjustments", json: #"{"points":1000,"reason":"Me"}"#, token: f.child)
                 .expectProblem(.forbidden)
             try await app.send(.put, "/api/v1/households/\(f.household)/quest-rules", json: #"{"pointsPerMinute":1,"minMinutes":1,"maxMinutes":240}"#,
                                token: f.child).expectProblem(.forbidden)
-            #expect(try await app.send(.get, "/api/v1/challenges/\(id)", token: f.child).status == .ok)
+            #expect(try await app.send(.get, "/api/v1/quests/\(id)", token: f.child).status == .ok)
 
             for token in [f.otherGuardian, f.stranger] {
-                try await app.send(.get, "/api/v1/challenges/\(id)", token: token).expectProblem(.notFound)
-                try await app.send(.put, "/api/v1/challenges/\(id)", json: Self.dailyQuest, token: token).expectProblem(.notFound)
-                try await app.send(.delete, "/api/v1/challenges/\(id)", token: token).expectProblem(.notFound)
+                try await app.send(.get, "/api/v1/quests/\(id)", token: token).expectProblem(.notFound)
+                try await app.send(.put, "/api/v1/quests/\(id)", json: Self.dailyQuest, token: token).expectProblem(.notFound)
+                try await app.send(.delete, "/api/v1/quests/\(id)", token: token).expectProblem(.notFound)
                 try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: token).expectProblem(.notFound)
                 try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: token).expectProblem(.notFound)
                 try await app.send(.get, "/api/v1/children/\(f.childID)/apps", token: token).expectProblem(.notFound)
@@ -201,15 +204,15 @@ import Testing
             let guardianID = try await app.send(.get, "/api/v1/me", token: f.guardian).object["id"] as? String ?? ""
             try await app.send(.get, "/api/v1/children/\(guardianID)/quests", token: f.guardian).expectProblem(.notFound)
             // Deleting keeps what was paid; pausing stops completion.
-            #expect(try await app.send(.put, "/api/v1/challenges/\(id)/status", json: #"{"status":"paused"}"#, token: f.guardian)
+            #expect(try await app.send(.put, "/api/v1/quests/\(id)/status", json: #"{"status":"paused"}"#, token: f.guardian)
                 .object["state"] as? String == "paused")
             let paused = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
                                             json: usage([("p1", "khan", "2026-05-07T09:00:00Z", 1800)]), token: f.child)
             #expect((paused.object["completed"] as? [Any])?.isEmpty == true)
-            let resumed = try await app.send(.put, "/api/v1/challenges/\(id)/status", json: #"{"status":"active"}"#, token: f.guardian)
+            let resumed = try await app.send(.put, "/api/v1/quests/\(id)/status", json: #"{"status":"active"}"#, token: f.guardian)
             #expect(resumed.object["state"] as? String == "completed", "\(resumed.text)")
-            #expect(try await app.send(.delete, "/api/v1/challenges/\(id)", token: f.guardian).status == .noContent)
-            try await app.send(.get, "/api/v1/challenges/\(id)", token: f.guardian).expectProblem(.notFound)
+            #expect(try await app.send(.delete, "/api/v1/quests/\(id)", token: f.guardian).status == .noContent)
+            try await app.send(.get, "/api/v1/quests/\(id)", token: f.guardian).expectProblem(.notFound)
             #expect(try await app.send(.get, "/api/v1/children/\(f.childID)/ledger", token: f.guardian).object["balance"] as? Int == 66)
         }
     }
@@ -277,7 +280,7 @@ import Testing
             form[.contentType] = "application/x-www-form-urlencoded"
             #expect(try await app.send(.post, "/quests/children/\(f.childID)/adjust", json: "points=500&reason=Me", headers: form).status == .forbidden)
             #expect(try await app.send(.post, "/quests/\(id)/delete", headers: cookie(f.child)).status == .forbidden)
-            #expect(try await app.send(.get, "/api/v1/challenges/\(id)", token: f.guardian).status == .ok) // still there
+            #expect(try await app.send(.get, "/api/v1/quests/\(id)", token: f.guardian).status == .ok) // still there
         }
     }
 

@@ -64,18 +64,18 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
     func challengesRoundTripAndCompletionsAndBadgesHappenOnce(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let (kid, household) = try await child(store)
-            let spec = ChallengeSpec(title: "After school", description: "Math", goal: .timeWindow, target: 30, learningApps: ["khan"],
+            let spec = QuestSpec(title: "After school", description: "Math", goal: .timeWindow, target: 30, learningApps: ["khan"],
                                      rewardApps: [RewardUnlock(token: "game", minutes: 15)], bonusPercent: 15, weekdays: [1, 3, 5],
                                      window: DailyWindow(startMinute: 960, endMinute: 1080), startDay: LocalDay(iso: "2026-05-10")!,
                                      endDay: LocalDay(iso: "2026-06-01")!, assignee: kid)
-            let challenge = Challenge(id: ChallengeID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
-            try await store.quests.write { try await $0.insertChallenge(challenge) }
+            let challenge = Quest(id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
+            try await store.quests.write { try await $0.insertQuest(challenge) }
             #expect(try await store.quests.read { try await $0.challenge(challenge.id) } == challenge)
             #expect(try await store.quests.write { try await $0.insertCompletion(challenge.id, child: kid, periodKey: "2026-05-11", value: 30, bonus: 3, now: t0) })
             #expect(try await !store.quests.write { try await $0.insertCompletion(challenge.id, child: kid, periodKey: "2026-05-11", value: 31, bonus: 3, now: t0) })
             #expect(try await store.quests.write { try await $0.award(kid, badge: "first-quest", now: t0) })
             #expect(try await !store.quests.write { try await $0.award(kid, badge: "first-quest", now: t0) })
-            #expect(try await store.quests.write { try await $0.deleteChallenge(challenge.id, now: t0) })
+            #expect(try await store.quests.write { try await $0.deleteQuest(challenge.id, now: t0) })
             #expect(try await store.quests.read { try await $0.challenge(challenge.id) } == nil)
             #expect(try await store.quests.read { try await $0.learningSummary(kid, today: LocalDay(t0, in: .gmt)).completions } == 1) // what was completed stays
         }
@@ -85,15 +85,15 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
     func completionsAreCountedOnTheChallengeAndLookedUpByPeriod(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let (kid, household) = try await child(store)
-            let spec = ChallengeSpec(title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-10")!, assignee: kid)
-            let challenge = Challenge(id: ChallengeID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
-            try await store.quests.write { try await $0.insertChallenge(challenge) }
+            let spec = QuestSpec(title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-10")!, assignee: kid)
+            let challenge = Quest(id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
+            try await store.quests.write { try await $0.insertQuest(challenge) }
             for key in ["2026-05-10", "2026-05-11", "2026-05-11", "2026-05-13"] {
                 _ = try await store.quests.write { try await $0.insertCompletion(challenge.id, child: kid, periodKey: key, value: 10, bonus: 1, now: t0) }
             }
             #expect(try await store.quests.read { try await $0.challenge(challenge.id) }?.completions == 3)
             #expect(try await store.quests.read { try await $0.challenges(assignee: kid) }.map(\.completions) == [3])
-            let asked: [(challenge: ChallengeID, periodKey: String)] = [(challenge.id, "2026-05-11"), (challenge.id, "2026-05-12")]
+            let asked: [(challenge: QuestID, periodKey: String)] = [(challenge.id, "2026-05-11"), (challenge.id, "2026-05-12")]
             #expect(try await store.quests.read { try await $0.completedPeriods(asked) } == [CompletedPeriod(challenge: challenge.id, periodKey: "2026-05-11")])
             #expect(try await store.quests.read { try await $0.learningSummary(kid, today: LocalDay(iso: "2026-05-13")!) }.completions == 3)
         }
@@ -130,11 +130,11 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
         try await db.withStore(migrate: false) { store in
             try await Migrator(Migrations.all.filter { $0.version < 401 }).migrate(store.database, now: t0)
             let (kid, household) = try await child(store)
-            let spec = ChallengeSpec(title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-01")!, assignee: kid)
-            let challenge = Challenge(id: ChallengeID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
+            let spec = QuestSpec(title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-01")!, assignee: kid)
+            let challenge = Quest(id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
             let days = ["2026-05-01", "2026-05-02", "2026-05-03", "2026-05-05", "2026-05-06", "2026-05-09"].map { LocalDay(iso: $0)! }
             try await store.quests.write { q in
-                try await q.insertChallenge(challenge)
+                try await q.insertQuest(challenge)
                 for (index, day) in days.enumerated() {
                     try await q.putEarning(kid, DayEarning(token: "khan", day: day, minutes: 10 + index, points: 10))
                 }

@@ -1,7 +1,7 @@
 import Foundation
 
-public enum ChallengeTag {}
-public typealias ChallengeID = Identifier<ChallengeTag>
+public enum QuestTag {}
+public typealias QuestID = Identifier<QuestTag>
 
 /// What an app in a child's catalog is for.
 public enum AppRole: String, Sendable, CaseIterable, Codable {
@@ -156,7 +156,7 @@ public struct RewardUnlock: Sendable, Equatable, Hashable, Codable {
 }
 
 /// Everything a guardian sets in the challenge builder.
-public struct ChallengeSpec: Sendable, Equatable, Codable {
+public struct QuestSpec: Sendable, Equatable, Codable {
     public var title: String
     public var description: String?
     public var goal: GoalType
@@ -237,7 +237,7 @@ public struct ChallengeSpec: Sendable, Equatable, Codable {
             }
         }
         v.check { () throws(DomainError) in
-            guard ChallengeSpec.bonusChoices.contains(bonusPercent) else { throw .invalid(field: "bonusPercent", "Choose 5, 10, 15, 20 or 25 percent.") }
+            guard QuestSpec.bonusChoices.contains(bonusPercent) else { throw .invalid(field: "bonusPercent", "Choose 5, 10, 15, 20 or 25 percent.") }
         }
         v.check { () throws(DomainError) in
             guard !weekdays.isEmpty else { throw .invalid(field: "weekdays", "Choose at least one day of the week.") }
@@ -298,7 +298,7 @@ public struct ChallengeSpec: Sendable, Equatable, Codable {
     }
 
     /// Trims the text fields.
-    public var normalized: ChallengeSpec {
+    public var normalized: QuestSpec {
         var copy = self
         copy.title = title.trimmed()
         let description = description?.trimmed()
@@ -309,22 +309,22 @@ public struct ChallengeSpec: Sendable, Equatable, Codable {
     }
 }
 
-public enum ChallengeStatus: String, Sendable, Codable {
+public enum QuestStatus: String, Sendable, Codable {
     case active, paused
 }
 
 /// A stored challenge.
-public struct Challenge: Sendable, Equatable {
-    public let id: ChallengeID
+public struct Quest: Sendable, Equatable {
+    public let id: QuestID
     public let householdID: HouseholdID
-    public var spec: ChallengeSpec
-    public var status: ChallengeStatus
+    public var spec: QuestSpec
+    public var status: QuestStatus
     public let createdBy: MemberID
     public let createdAt: Date
     /// The periods completed so far (kept with the challenge, so a board need not count them).
     public let completions: Int
 
-    public init(id: ChallengeID, householdID: HouseholdID, spec: ChallengeSpec, status: ChallengeStatus, createdBy: MemberID, createdAt: Date,
+    public init(id: QuestID, householdID: HouseholdID, spec: QuestSpec, status: QuestStatus, createdBy: MemberID, createdAt: Date,
                 completions: Int = 0) {
         self.id = id
         self.householdID = householdID
@@ -337,7 +337,7 @@ public struct Challenge: Sendable, Equatable {
 }
 
 /// The builder's fields as they arrive (from the API or a web form), before parsing.
-public struct ChallengeDraft: Sendable, Equatable {
+public struct QuestDraft: Sendable, Equatable {
     public var title: String
     public var description: String?
     public var goalType: String
@@ -375,7 +375,7 @@ public struct ChallengeDraft: Sendable, Equatable {
         self.endDate = endDate
     }
 
-    public init(_ spec: ChallengeSpec) {
+    public init(_ spec: QuestSpec) {
         self.init(title: spec.title, description: spec.description, goalType: spec.goal.rawValue, target: spec.target,
                   period: spec.period.rawValue, dailyMinimumMinutes: spec.dailyMinimumMinutes, withinMinutes: spec.withinMinutes,
                   learningApps: spec.learningApps, rewardApps: spec.rewardApps, bonusPercent: spec.bonusPercent,
@@ -385,7 +385,7 @@ public struct ChallengeDraft: Sendable, Equatable {
 
     /// Parses and validates every field against the child's catalog. `today` is the child's
     /// local day: the default start date, and a new quest may not end before it.
-    public func spec(assignee: MemberID, catalog: [QuestApp], today: LocalDay) throws(DomainError) -> ChallengeSpec {
+    public func spec(assignee: MemberID, catalog: [QuestApp], today: LocalDay) throws(DomainError) -> QuestSpec {
         var v = FieldValidation()
         let goal = v.check { () throws(DomainError) -> GoalType in
             guard let goal = GoalType(rawValue: goalType) else {
@@ -422,7 +422,7 @@ public struct ChallengeDraft: Sendable, Equatable {
             return try DateWindow.day(endDate, field: "endDate")
         }
         try v.finish()
-        let spec = ChallengeSpec(title: title, description: description, goal: goal!, target: target!, period: period ?? nil,
+        let spec = QuestSpec(title: title, description: description, goal: goal!, target: target!, period: period ?? nil,
                                  dailyMinimumMinutes: dailyMinimumMinutes, withinMinutes: withinMinutes, learningApps: learningApps,
                                  rewardApps: rewardApps, bonusPercent: bonusPercent ?? 10, weekdays: Set(weekdays), window: window ?? nil,
                                  startDay: startDay!, endDay: endDay ?? nil, assignee: assignee).normalized

@@ -14,7 +14,7 @@ public struct QuestCard: Sendable, Equatable {
     public let percent: Int
     public let periodText: String
 
-    public init(spec: ChallengeSpec, status: ChallengeStatus, progress: QuestProgress, completedThisPeriod: Bool, today: LocalDay,
+    public init(spec: QuestSpec, status: QuestStatus, progress: QuestProgress, completedThisPeriod: Bool, today: LocalDay,
                 appNames: [String: String]) {
         if status == .paused {
             state = .paused
@@ -32,7 +32,7 @@ public struct QuestCard: Sendable, Equatable {
     }
 
     /// One sentence for what the quest asks.
-    public static func summary(_ spec: ChallengeSpec, appNames: [String: String]) -> String {
+    public static func summary(_ spec: QuestSpec, appNames: [String: String]) -> String {
         let apps = spec.learningApps.isEmpty ? "learning apps" : spec.learningApps.map { appNames[$0] ?? $0 }.joined(separator: ", ")
         let per = spec.period == .week ? "this week" : spec.period == .challenge ? "by the end date" : "today"
         var text: String
@@ -51,7 +51,7 @@ public struct QuestCard: Sendable, Equatable {
         return text
     }
 
-    public static func progressText(_ spec: ChallengeSpec, _ progress: QuestProgress) -> String {
+    public static func progressText(_ spec: QuestSpec, _ progress: QuestProgress) -> String {
         let value = progress.value
         switch spec.goal.unit {
         case .minutes: return "\(value) / \(progress.target) minutes"
@@ -63,7 +63,7 @@ public struct QuestCard: Sendable, Equatable {
         }
     }
 
-    static func periodText(_ spec: ChallengeSpec, _ window: PeriodWindow) -> String {
+    static func periodText(_ spec: QuestSpec, _ window: PeriodWindow) -> String {
         switch spec.period {
         case .day: return "Today"
         case .week: return "This week, until Sunday"

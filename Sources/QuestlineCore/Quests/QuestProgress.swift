@@ -168,7 +168,7 @@ public struct QuestProgress: Sendable, Equatable {
     public var percent: Int { target == 0 ? 100 : min(100, value * 100 / target) }
 }
 
-extension ChallengeSpec {
+extension QuestSpec {
     /// The period that contains `day`, clipped to the challenge's dates; nil outside them.
     /// Streaks have no fixed periods (see `streakRuns`).
     public func period(containing day: LocalDay) -> PeriodWindow? {
@@ -208,7 +208,7 @@ public struct QuestEvaluator: Sendable {
 
     /// The pieces of usage that count toward `spec` within `window`: counted apps, active
     /// weekdays, inside the daily time window.
-    func counted(_ spec: ChallengeSpec, first: LocalDay, last: LocalDay) -> [UsagePiece] {
+    func counted(_ spec: QuestSpec, first: LocalDay, last: LocalDay) -> [UsagePiece] {
         var result: [UsagePiece] = []
         var instants = DayStarts()
         for piece in timeline.pieces where first <= piece.day && piece.day <= last {
@@ -243,7 +243,7 @@ public struct QuestEvaluator: Sendable {
     }
 
     /// Progress of a non-streak challenge in `window`.
-    public func progress(_ spec: ChallengeSpec, in window: PeriodWindow) -> QuestProgress {
+    public func progress(_ spec: QuestSpec, in window: PeriodWindow) -> QuestProgress {
         let pieces = counted(spec, first: window.first, last: window.last)
         let byAppDay = secondsByAppDay(pieces)
         let points = points(byAppDay)
@@ -280,7 +280,7 @@ public struct QuestEvaluator: Sendable {
     /// (inactive weekdays neither count nor break it; today not yet met does not break it).
     /// Each run that reaches the target completes once, on that day, and the count starts
     /// again. Returns the completed runs and the current one.
-    public func streakRuns(_ spec: ChallengeSpec, through today: LocalDay) -> (completed: [QuestProgress], current: QuestProgress) {
+    public func streakRuns(_ spec: QuestSpec, through today: LocalDay) -> (completed: [QuestProgress], current: QuestProgress) {
         let last = spec.endDay.map { min($0, today) } ?? today
         let byAppDay = secondsByAppDay(counted(spec, first: spec.startDay, last: last))
         let minutes = minutesByDay(byAppDay)
@@ -314,7 +314,7 @@ public struct QuestEvaluator: Sendable {
 
     /// Every completed period of `spec` among the periods containing `days`, plus all streak
     /// completions up to `today`.
-    public func completions(_ spec: ChallengeSpec, touching days: Set<LocalDay>, today: LocalDay) -> [QuestProgress] {
+    public func completions(_ spec: QuestSpec, touching days: Set<LocalDay>, today: LocalDay) -> [QuestProgress] {
         if spec.goal == .streak { return streakRuns(spec, through: today).completed }
         let windows = Set(days.compactMap { spec.period(containing: $0) })
         return windows.sorted { $0.first < $1.first }.map { progress(spec, in: $0) }.filter(\.completed)

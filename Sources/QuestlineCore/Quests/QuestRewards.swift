@@ -66,9 +66,9 @@ public struct UnlockGrant: Sendable, Equatable {
     public let startsAt: Date
     public let expiresAt: Date
     /// The challenge that paid it, or nil for a redemption.
-    public let challengeID: ChallengeID?
+    public let challengeID: QuestID?
 
-    public init(id: String, token: String, minutes: Int, startsAt: Date, expiresAt: Date, challengeID: ChallengeID?) {
+    public init(id: String, token: String, minutes: Int, startsAt: Date, expiresAt: Date, challengeID: QuestID?) {
         self.id = id
         self.token = token
         self.minutes = minutes

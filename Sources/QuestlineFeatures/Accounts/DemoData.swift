@@ -47,13 +47,13 @@ public enum DemoData {
             _ = try await quests.putApp(child, as: guardian, token: token, name: name, icon: icon, role: role, pointsPerMinute: rate)
         }
         let drafts = [
-            ChallengeDraft(title: "Learn 30 minutes today", description: "Any learning app counts.", goalType: "dailyMinutes", target: 30,
+            QuestDraft(title: "Learn 30 minutes today", description: "Any learning app counts.", goalType: "dailyMinutes", target: 30,
                            rewardApps: [RewardUnlock(token: "demo.minecraft", minutes: 30)], bonusPercent: 10),
-            ChallengeDraft(title: "Math week", goalType: "specificApps", target: 60, period: "week", learningApps: ["demo.prodigy"],
+            QuestDraft(title: "Math week", goalType: "specificApps", target: 60, period: "week", learningApps: ["demo.prodigy"],
                            rewardApps: [RewardUnlock(token: "demo.youtube-kids", minutes: 20)], bonusPercent: 20),
-            ChallengeDraft(title: "Seven-day streak", goalType: "streak", target: 7, dailyMinimumMinutes: 10, bonusPercent: 25),
+            QuestDraft(title: "Seven-day streak", goalType: "streak", target: 7, dailyMinimumMinutes: 10, bonusPercent: 25),
         ]
-        for draft in drafts { _ = try await quests.createChallenge(for: child, draft: draft, as: guardian) }
+        for draft in drafts { _ = try await quests.createQuest(for: child, draft: draft, as: guardian) }
         let kid = try await store.accounts.member(child)!
         let now = configuration.clock.now()
         _ = try await quests.reportUsage(child, reports: [

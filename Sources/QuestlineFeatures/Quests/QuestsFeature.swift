@@ -4,7 +4,7 @@ import QuestlineStore
 
 /// One quest with today's figures.
 public struct QuestView: Sendable {
-    public let challenge: Challenge
+    public let challenge: Quest
     public let progress: QuestProgress
     public let completedThisPeriod: Bool
     public let card: QuestCard
@@ -29,7 +29,7 @@ public struct UsageOutcome: Sendable {
     public let accepted: Int
     public let duplicates: Int
     public let pointsEarned: Int
-    public let completed: [(challenge: ChallengeID, periodKey: String, bonus: Int)]
+    public let completed: [(challenge: QuestID, periodKey: String, bonus: Int)]
     public let badges: [String]
 }
 
@@ -88,14 +88,14 @@ public struct QuestsFeature: Sendable {
         return target
     }
 
-    private func challengeAndChild(_ id: ChallengeID, as actor: MemberRecord, manage: Bool) async throws -> (Challenge, MemberRecord) {
+    private func challengeAndChild(_ id: QuestID, as actor: MemberRecord, manage: Bool) async throws -> (Quest, MemberRecord) {
         guard let challenge = try await store.quests.read({ try await $0.challenge(id) }) else { throw DomainError.notFound("No such quest.") }
         guard actor.householdID == challenge.householdID else { throw DomainError.notFound("No such quest.") }
         let child = try await self.child(challenge.spec.assignee, as: actor, manage: manage)
         return (challenge, child)
     }
 
-    private func publish(_ kind: String, child: MemberRecord, challenge: ChallengeID? = nil) {
+    private func publish(_ kind: String, child: MemberRecord, challenge: QuestID? = nil) {
         guard let household = child.householdID else { return }
         live.publish(LiveEvent(kind: kind, childId: child.id.rawValue, challengeId: challenge?.rawValue), to: household)
     }
@@ -137,7 +137,7 @@ public struct QuestsFeature: Sendable {
         publish("catalog", child: child)
     }
 
-    static func uses(_ spec: ChallengeSpec, _ token: String) -> Bool {
+    static func uses(_ spec: QuestSpec, _ token: String) -> Bool {
         spec.learningApps.contains(token) || spec.rewardApps.contains { $0.token == token }
     }
 
@@ -158,7 +158,7 @@ public struct QuestsFeature: Sendable {
 
     // MARK: Challenges
 
-    public func createChallenge(for childID: MemberID, draft: ChallengeDraft, as actor: MemberRecord) async throws -> Challenge {
+    public func createQuest(for childID: MemberID, draft: QuestDraft, as actor: MemberRecord) async throws -> Quest {
         let child = try await child(childID, as: actor, manage: true)
         let now = clock.now()
         let today = LocalDay(now, in: child.zone)
@@ -168,8 +168,8 @@ public struct QuestsFeature: Sendable {
             if try await q.challenges(assignee: child.id).count >= Self.maxQuests {
                 throw DomainError.conflict(field: nil, message: "A child can have at most \(Self.maxQuests) quests; delete one first.")
             }
-            let challenge = Challenge(id: ids.make(), householdID: child.householdID!, spec: spec, status: .active, createdBy: actor.id, createdAt: now)
-            try await q.insertChallenge(challenge)
+            let challenge = Quest(id: ids.make(), householdID: child.householdID!, spec: spec, status: .active, createdBy: actor.id, createdAt: now)
+            try await q.insertQuest(challenge)
             _ = try await settle(q, child: child, touching: [], now: now)
             return challenge
         }
@@ -179,7 +179,7 @@ public struct QuestsFeature: Sendable {
 
     /// Replaces a quest's fields. Progress is recomputed under the new rules from the same
     /// usage; periods already completed stay completed and are not paid again.
-    public func updateChallenge(_ id: ChallengeID, draft: ChallengeDraft, as actor: MemberRecord) async throws -> Challenge {
+    public func updateQuest(_ id: QuestID, draft: QuestDraft, as actor: MemberRecord) async throws -> Quest {
         let (existing, child) = try await challengeAndChild(id, as: actor, manage: true)
         let now = clock.now()
         let today = LocalDay(now, in: child.zone)
@@ -190,7 +190,7 @@ public struct QuestsFeature: Sendable {
             }
             var updated = existing
             updated.spec = spec
-            try await q.updateChallenge(updated, now: now)
+            try await q.updateQuest(updated, now: now)
             _ = try await settle(q, child: child, touching: [], now: now)
             return updated
         }
@@ -200,13 +200,13 @@ public struct QuestsFeature: Sendable {
 
     /// Pauses or resumes. A paused quest does not complete; usage keeps being recorded, and on
     /// resume the current period counts all of its usage (progress is recomputed from usage).
-    public func setStatus(_ id: ChallengeID, _ status: ChallengeStatus, as actor: MemberRecord) async throws -> Challenge {
+    public func setStatus(_ id: QuestID, _ status: QuestStatus, as actor: MemberRecord) async throws -> Quest {
         let (existing, child) = try await challengeAndChild(id, as: actor, manage: true)
         let now = clock.now()
         let updated = try await store.quests.write { q in
             var updated = existing
             updated.status = status
-            try await q.updateChallenge(updated, now: now)
+            try await q.updateQuest(updated, now: now)
             if status == .active { _ = try await settle(q, child: child, touching: [], now: now) }
             return updated
         }
@@ -216,13 +216,13 @@ public struct QuestsFeature: Sendable {
 
     /// Deletes a quest: it leaves both screens and stops counting. Points and unlocks it already
     /// paid stay (the ledger is append-only), and so do badges.
-    public func deleteChallenge(_ id: ChallengeID, as actor: MemberRecord) async throws {
+    public func deleteQuest(_ id: QuestID, as actor: MemberRecord) async throws {
         let (_, child) = try await challengeAndChild(id, as: actor, manage: true)
-        _ = try await store.quests.write { try await $0.deleteChallenge(id, now: clock.now()) }
+        _ = try await store.quests.write { try await $0.deleteQuest(id, now: clock.now()) }
         publish("challenge", child: child, challenge: id)
     }
 
-    public func challenge(_ id: ChallengeID, as actor: MemberRecord) async throws -> (QuestView, MemberRecord, [QuestApp]) {
+    public func challenge(_ id: QuestID, as actor: MemberRecord) async throws -> (QuestView, MemberRecord, [QuestApp]) {
         let (_, child) = try await challengeAndChild(id, as: actor, manage: false)
         let board = try await board(child.id, as: actor)
         guard let view = board.quests.first(where: { $0.challenge.id == id }) else { throw DomainError.notFound("No such quest.") }
@@ -306,7 +306,7 @@ public struct QuestsFeature: Sendable {
 
     struct Settlement {
         var earned = 0
-        var completed: [(challenge: ChallengeID, periodKey: String, bonus: Int)] = []
+        var completed: [(challenge: QuestID, periodKey: String, bonus: Int)] = []
         var badges: [String] = []
     }
 

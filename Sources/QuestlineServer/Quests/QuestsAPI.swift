@@ -55,38 +55,67 @@ extension APIImplementation {
         return .ok(.init(body: .json(.init(board))))
     }
 
-    func createChallenge(_ input: Operations.createChallenge.Input) async throws -> Operations.createChallenge.Output {
+    func createQuest(_ input: Operations.createQuest.Input) async throws -> Operations.createQuest.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let challenge = try await quests.createChallenge(for: try MemberID.parse(input.path.childId, field: "childId"), draft: .init(body), as: me)
-        return .created(.init(body: .json(try await quest(challenge.id, as: me))))
+        let quest = try await quests.createQuest(for: try MemberID.parse(input.path.childId, field: "childId"), draft: .init(body), as: me)
+        return .created(.init(body: .json(try await self.quest(quest.id, as: me))))
     }
+
+    func getQuest(_ input: Operations.getQuest.Input) async throws -> Operations.getQuest.Output {
+        let me = try identity.requireMember()
+        return .ok(.init(body: .json(try await quest(try QuestID.parse(input.path.questId, field: "questId"), as: me))))
+    }
+
+    func updateQuest(_ input: Operations.updateQuest.Input) async throws -> Operations.updateQuest.Output {
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        return .ok(.init(body: .json(try await update(try QuestID.parse(input.path.questId, field: "questId"), body))))
+    }
+
+    func deleteQuest(_ input: Operations.deleteQuest.Input) async throws -> Operations.deleteQuest.Output {
+        try await quests.deleteQuest(try QuestID.parse(input.path.questId, field: "questId"), as: try identity.requireMember())
+        return .noContent(.init())
+    }
+
+    func setQuestStatus(_ input: Operations.setQuestStatus.Input) async throws -> Operations.setQuestStatus.Output {
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let id = try QuestID.parse(input.path.questId, field: "questId")
+        return .ok(.init(body: .json(try await setStatus(id, paused: body.status == .paused))))
+    }
+
+    // The old addresses under /challenges, kept through API version 1 (docs/decisions.md).
 
     func getChallenge(_ input: Operations.getChallenge.Input) async throws -> Operations.getChallenge.Output {
         let me = try identity.requireMember()
-        return .ok(.init(body: .json(try await quest(try ChallengeID.parse(input.path.challengeId, field: "challengeId"), as: me))))
+        return .ok(.init(body: .json(try await quest(try QuestID.parse(input.path.challengeId, field: "challengeId"), as: me))))
     }
 
     func updateChallenge(_ input: Operations.updateChallenge.Input) async throws -> Operations.updateChallenge.Output {
-        let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let id = try ChallengeID.parse(input.path.challengeId, field: "challengeId")
-        _ = try await quests.updateChallenge(id, draft: .init(body), as: me)
-        return .ok(.init(body: .json(try await quest(id, as: me))))
+        return .ok(.init(body: .json(try await update(try QuestID.parse(input.path.challengeId, field: "challengeId"), body))))
     }
 
     func deleteChallenge(_ input: Operations.deleteChallenge.Input) async throws -> Operations.deleteChallenge.Output {
-        let me = try identity.requireMember()
-        try await quests.deleteChallenge(try ChallengeID.parse(input.path.challengeId, field: "challengeId"), as: me)
+        try await quests.deleteQuest(try QuestID.parse(input.path.challengeId, field: "challengeId"), as: try identity.requireMember())
         return .noContent(.init())
     }
 
     func setChallengeStatus(_ input: Operations.setChallengeStatus.Input) async throws -> Operations.setChallengeStatus.Output {
-        let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let id = try ChallengeID.parse(input.path.challengeId, field: "challengeId")
-        _ = try await quests.setStatus(id, body.status == .paused ? .paused : .active, as: me)
-        return .ok(.init(body: .json(try await quest(id, as: me))))
+        let id = try QuestID.parse(input.path.challengeId, field: "challengeId")
+        return .ok(.init(body: .json(try await setStatus(id, paused: body.status == .paused))))
+    }
+
+    private func update(_ id: QuestID, _ body: Components.Schemas.QuestInput) async throws -> Components.Schemas.Quest {
+        let me = try identity.requireMember()
+        _ = try await quests.updateQuest(id, draft: .init(body), as: me)
+        return try await quest(id, as: me)
+    }
+
+    private func setStatus(_ id: QuestID, paused: Bool) async throws -> Components.Schemas.Quest {
+        let me = try identity.requireMember()
+        _ = try await quests.setStatus(id, paused ? .paused : .active, as: me)
+        return try await quest(id, as: me)
     }
 
     func reportUsage(_ input: Operations.reportUsage.Input) async throws -> Operations.reportUsage.Output {
@@ -133,7 +162,7 @@ extension APIImplementation {
 
     // MARK: Helpers
 
-    private func quest(_ id: ChallengeID, as me: MemberRecord) async throws -> Components.Schemas.Quest {
+    private func quest(_ id: QuestID, as me: MemberRecord) async throws -> Components.Schemas.Quest {
         let (view, child, _) = try await quests.challenge(id, as: me)
         return .init(view, childID: child.id)
     }
@@ -175,8 +204,8 @@ struct LiveStream: AsyncSequence, Sendable {
 
 // MARK: Core values to wire types
 
-extension ChallengeDraft {
-    init(_ body: Components.Schemas.ChallengeInput) {
+extension QuestDraft {
+    init(_ body: Components.Schemas.QuestInput) {
         self.init(title: body.title, description: body.description, goalType: body.goalType, target: body.target, period: body.period,
                   dailyMinimumMinutes: body.dailyMinimumMinutes, withinMinutes: body.withinMinutes, learningApps: body.learningApps ?? [],
                   rewardApps: (body.rewardApps ?? []).map { RewardUnlock(token: $0.appToken, minutes: $0.minutes) },
@@ -209,7 +238,7 @@ extension Components.Schemas.Grant {
 extension Components.Schemas.Quest {
     init(_ view: QuestView, childID: MemberID) {
         let spec = view.challenge.spec
-        let draft = ChallengeDraft(spec)
+        let draft = QuestDraft(spec)
         self.init(
             id: view.challenge.id.rawValue, childId: childID.rawValue, status: view.challenge.status == .paused ? .paused : .active,
             state: .init(rawValue: view.card.state.rawValue) ?? .inProgress, summary: view.card.summary,

@@ -43,8 +43,8 @@ struct QuestsPages {
         return id
     }
 
-    private func questID(_ context: AppRequestContext) throws -> ChallengeID {
-        guard let raw = context.parameters.get("quest"), let id = ChallengeID(raw) else { throw DomainError.notFound("No such quest.") }
+    private func questID(_ context: AppRequestContext) throws -> QuestID {
+        guard let raw = context.parameters.get("quest"), let id = QuestID(raw) else { throw DomainError.notFound("No such quest.") }
         return id
     }
 
@@ -153,7 +153,7 @@ struct QuestsPages {
         let me = try context.requireWebMember(next: request.uri.path)
         let child = try await quests.child(try childID(context), as: me, manage: true)
         let today = LocalDay(quests.clock.now(), in: child.zone)
-        let draft = ChallengeDraft(title: "", goalType: GoalType.dailyMinutes.rawValue, target: 30, bonusPercent: 10, startDate: today.iso)
+        let draft = QuestDraft(title: "", goalType: GoalType.dailyMinutes.rawValue, target: 30, bonusPercent: 10, startDate: today.iso)
         return try await builderPage(context, child: child, draft: draft, action: "/quests/children/\(child.id.rawValue)/quests", editing: false)
     }
 
@@ -161,11 +161,11 @@ struct QuestsPages {
         let me = try context.requireWebMember(next: request.uri.path)
         let (view, child, _) = try await quests.challenge(try questID(context), as: me)
         _ = try await quests.child(child.id, as: me, manage: true)
-        return try await builderPage(context, child: child, draft: ChallengeDraft(view.challenge.spec),
+        return try await builderPage(context, child: child, draft: QuestDraft(view.challenge.spec),
                                      action: "/quests/\(view.challenge.id.rawValue)", editing: true)
     }
 
-    private func builderPage(_ context: AppRequestContext, child: MemberRecord, draft: ChallengeDraft, action: String, editing: Bool,
+    private func builderPage(_ context: AppRequestContext, child: MemberRecord, draft: QuestDraft, action: String, editing: Bool,
                              errors: [String: String] = [:]) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family")
         let apps = try await quests.apps(child.id, as: me)
@@ -184,7 +184,7 @@ struct QuestsPages {
             "periods": [("day", "Each day"), ("week", "Each week (Monday to Sunday)"), ("challenge", "Once, by the end date"), ("run", "Each streak")].map {
                 ["value": $0.0, "title": $0.1, "selected": $0.0 == (draft.period ?? "")] as [String: Any]
             },
-            "bonuses": ChallengeSpec.bonusChoices.map { ["value": $0, "selected": $0 == (draft.bonusPercent ?? 10)] as [String: Any] },
+            "bonuses": QuestSpec.bonusChoices.map { ["value": $0, "selected": $0 == (draft.bonusPercent ?? 10)] as [String: Any] },
             "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].enumerated().map { index, name in
                 ["value": index + 1, "name": name, "checked": draft.weekdays.contains(index + 1)] as [String: Any]
             },
@@ -205,12 +205,12 @@ struct QuestsPages {
            back: editing ? action : "/quests/children/\(child.id.rawValue)")
     }
 
-    static func draft(_ form: Form) -> ChallengeDraft {
+    static func draft(_ form: Form) -> QuestDraft {
         let rewards = form.values("rewardApps").map { token in
             RewardUnlock(token: token, minutes: Int(form["unlock-\(token)"]) ?? 0)
         }
         func number(_ name: String) -> Int? { form[name].isEmpty ? nil : Int(form[name]) ?? -1 }
-        return ChallengeDraft(title: form["title"], description: form["description"], goalType: form["goalType"], target: number("target"),
+        return QuestDraft(title: form["title"], description: form["description"], goalType: form["goalType"], target: number("target"),
                               period: form["period"], dailyMinimumMinutes: number("dailyMinimumMinutes"), withinMinutes: number("withinMinutes"),
                               learningApps: form.values("learningApps"), rewardApps: rewards, bonusPercent: number("bonusPercent"),
                               weekdays: form.values("weekdays").compactMap { Int($0) }, windowStart: form["windowStart"], windowEnd: form["windowEnd"],
@@ -223,7 +223,7 @@ struct QuestsPages {
         let form = try await Form(request)
         let draft = Self.draft(form)
         do {
-            let challenge = try await quests.createChallenge(for: child.id, draft: draft, as: me)
+            let challenge = try await quests.createQuest(for: child.id, draft: draft, as: me)
             return Response.redirect(to: "/quests/\(challenge.id.rawValue)?created=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await builderPage(context, child: child, draft: draft, action: "/quests/children/\(child.id.rawValue)/quests", editing: false,
@@ -237,7 +237,7 @@ struct QuestsPages {
         let form = try await Form(request)
         let draft = Self.draft(form)
         do {
-            _ = try await quests.updateChallenge(id, draft: draft, as: me)
+            _ = try await quests.updateQuest(id, draft: draft, as: me)
             return Response.redirect(to: "/quests/\(id.rawValue)?saved=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             let (_, child, _) = try await quests.challenge(id, as: me)
@@ -281,7 +281,7 @@ struct QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family")
         let id = try questID(context)
         let (_, child, _) = try await quests.challenge(id, as: me)
-        try await quests.deleteChallenge(id, as: me)
+        try await quests.deleteQuest(id, as: me)
         return Response.redirect(to: "/quests/children/\(child.id.rawValue)?deleted=1", type: .normal)
     }
 

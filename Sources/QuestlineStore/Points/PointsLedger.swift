@@ -8,7 +8,7 @@ public struct LedgerEntry: Sendable, Equatable {
     public let points: Int
     public let balanceAfter: Int
     public let reason: String
-    public let challengeID: ChallengeID?
+    public let challengeID: QuestID?
     public let createdAt: Date
 }
 
@@ -49,7 +49,7 @@ public struct PointsLedger: Sendable {
     /// only if it stays at or above zero (a conditional UPDATE, which also serializes concurrent
     /// spends on PostgreSQL), otherwise `PointsError.insufficientPoints`.
     @discardableResult
-    public func append(_ member: MemberID, kind: LedgerKind, points: Int, reason: String, challenge: ChallengeID? = nil,
+    public func append(_ member: MemberID, kind: LedgerKind, points: Int, reason: String, challenge: QuestID? = nil,
                        by creator: MemberID? = nil, id: String, now: Date) async throws -> Int {
         try await ensureRow(member)
         let earned = (points > 0 && kind != .adjust) ? points : 0
@@ -83,7 +83,7 @@ public struct PointsLedger: Sendable {
                         points: Int(try row.decode(column: "points", as: Int64.self)),
                         balanceAfter: Int(try row.decode(column: "balance_after", as: Int64.self)),
                         reason: try row.decode(column: "reason", as: String.self),
-                        challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { ChallengeID($0) },
+                        challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { QuestID($0) },
                         createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
         }
     }

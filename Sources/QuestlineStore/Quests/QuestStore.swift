@@ -181,10 +181,10 @@ public struct StoredUsageReport: Sendable, Equatable {
 
 /// A quest period that has completed.
 public struct CompletedPeriod: Sendable, Hashable {
-    public let challenge: ChallengeID
+    public let challenge: QuestID
     public let periodKey: String
 
-    public init(challenge: ChallengeID, periodKey: String) {
+    public init(challenge: QuestID, periodKey: String) {
         self.challenge = challenge
         self.periodKey = periodKey
     }
@@ -283,7 +283,7 @@ public struct QuestQueries: Sendable {
         return encoder
     }()
 
-    public func insertChallenge(_ challenge: Challenge) async throws {
+    public func insertQuest(_ challenge: Quest) async throws {
         let spec = String(decoding: try Self.specEncoder.encode(challenge.spec), as: UTF8.self)
         try await db.raw("""
             INSERT INTO challenges (id, household_id, assignee_id, spec, status, created_by, created_at, updated_at, position)
@@ -294,7 +294,7 @@ public struct QuestQueries: Sendable {
             """).run()
     }
 
-    public func updateChallenge(_ challenge: Challenge, now: Date) async throws {
+    public func updateQuest(_ challenge: Quest, now: Date) async throws {
         let spec = String(decoding: try Self.specEncoder.encode(challenge.spec), as: UTF8.self)
         try await db.raw("""
             UPDATE challenges SET spec = \(bind: spec), status = \(bind: challenge.status.rawValue),
@@ -305,7 +305,7 @@ public struct QuestQueries: Sendable {
 
     /// Marks a challenge deleted: it leaves every list and stops counting; its completions,
     /// ledger entries and grants stay (the ledger is append-only).
-    public func deleteChallenge(_ id: ChallengeID, now: Date) async throws -> Bool {
+    public func deleteQuest(_ id: QuestID, now: Date) async throws -> Bool {
         try await db.raw("""
             UPDATE challenges SET deleted_at = \(bind: now.storedMillis) WHERE id = \(bind: id.rawValue) AND deleted_at IS NULL RETURNING id
             """).first() != nil
@@ -313,35 +313,35 @@ public struct QuestQueries: Sendable {
 
     private static let challengeColumns = "id, household_id, spec, status, created_by, created_at, completions"
 
-    private func decodeChallenge(_ row: any SQLRow) throws -> Challenge {
-        let spec = try JSONDecoder().decode(ChallengeSpec.self, from: Data(try row.decode(column: "spec", as: String.self).utf8))
-        return Challenge(id: ChallengeID(try row.decode(column: "id", as: String.self))!,
+    private func decodeQuest(_ row: any SQLRow) throws -> Quest {
+        let spec = try JSONDecoder().decode(QuestSpec.self, from: Data(try row.decode(column: "spec", as: String.self).utf8))
+        return Quest(id: QuestID(try row.decode(column: "id", as: String.self))!,
                          householdID: HouseholdID(try row.decode(column: "household_id", as: String.self))!, spec: spec,
-                         status: ChallengeStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .paused,
+                         status: QuestStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .paused,
                          createdBy: MemberID(try row.decode(column: "created_by", as: String.self))!,
                          createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)),
                          completions: Int(try row.decode(column: "completions", as: Int64.self)))
     }
 
-    public func challenge(_ id: ChallengeID) async throws -> Challenge? {
+    public func challenge(_ id: QuestID) async throws -> Quest? {
         try await db.raw("""
             SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE id = \(bind: id.rawValue) AND deleted_at IS NULL
-            """).first().map(decodeChallenge)
+            """).first().map(decodeQuest)
     }
 
     /// A child's live challenges (active and paused), oldest first.
-    public func challenges(assignee: MemberID) async throws -> [Challenge] {
+    public func challenges(assignee: MemberID) async throws -> [Quest] {
         try await db.raw("""
             SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE assignee_id = \(bind: assignee.rawValue) AND deleted_at IS NULL
             ORDER BY position
-            """).all().map(decodeChallenge)
+            """).all().map(decodeQuest)
     }
 
-    public func challenges(household: HouseholdID) async throws -> [Challenge] {
+    public func challenges(household: HouseholdID) async throws -> [Quest] {
         try await db.raw("""
             SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE household_id = \(bind: household.rawValue) AND deleted_at IS NULL
             ORDER BY position
-            """).all().map(decodeChallenge)
+            """).all().map(decodeQuest)
     }
 
     // MARK: Usage
@@ -488,7 +488,7 @@ public struct QuestQueries: Sendable {
 
     /// Records a completion, counted on the challenge and in the child's totals; false when
     /// this period had already completed.
-    public func insertCompletion(_ challenge: ChallengeID, child: MemberID, periodKey: String, value: Int, bonus: Int, now: Date) async throws -> Bool {
+    public func insertCompletion(_ challenge: QuestID, child: MemberID, periodKey: String, value: Int, bonus: Int, now: Date) async throws -> Bool {
         guard try await db.raw("""
             INSERT INTO quest_completions (challenge_id, period_key, child_id, value, bonus, completed_at)
             VALUES (\(bind: challenge.rawValue), \(bind: periodKey), \(bind: child.rawValue), \(bind: Int64(value)), \(bind: Int64(bonus)), \(bind: now.storedMillis))
@@ -503,13 +503,13 @@ public struct QuestQueries: Sendable {
     }
 
     /// The bonus paid so far for a completed period, or nil if it has not completed.
-    public func completionBonus(_ challenge: ChallengeID, periodKey: String) async throws -> Int? {
+    public func completionBonus(_ challenge: QuestID, periodKey: String) async throws -> Int? {
         try await db.raw("""
             SELECT bonus FROM quest_completions WHERE challenge_id = \(bind: challenge.rawValue) AND period_key = \(bind: periodKey)
             """).first().map { Int(try $0.decode(column: "bonus", as: Int64.self)) }
     }
 
-    public func raiseCompletionBonus(_ challenge: ChallengeID, periodKey: String, to bonus: Int, value: Int) async throws {
+    public func raiseCompletionBonus(_ challenge: QuestID, periodKey: String, to bonus: Int, value: Int) async throws {
         try await db.raw("""
             UPDATE quest_completions SET bonus = \(bind: Int64(bonus)), value = \(bind: Int64(value))
             WHERE challenge_id = \(bind: challenge.rawValue) AND period_key = \(bind: periodKey) AND bonus < \(bind: Int64(bonus))
@@ -518,14 +518,14 @@ public struct QuestQueries: Sendable {
 
     /// Which of the given periods have completed, as (challenge, period key) pairs: a point
     /// lookup per pair on the primary key.
-    public func completedPeriods(_ periods: [(challenge: ChallengeID, periodKey: String)]) async throws -> Set<CompletedPeriod> {
+    public func completedPeriods(_ periods: [(challenge: QuestID, periodKey: String)]) async throws -> Set<CompletedPeriod> {
         guard !periods.isEmpty else { return [] }
         let challenges = SQLList(Set(periods.map(\.challenge.rawValue)).sorted().map { SQLBind($0) })
         let keys = SQLList(Set(periods.map(\.periodKey)).sorted().map { SQLBind($0) })
         let found = try await db.raw("""
             SELECT challenge_id, period_key FROM quest_completions WHERE challenge_id IN (\(challenges)) AND period_key IN (\(keys))
             """).all().map { row in
-            CompletedPeriod(challenge: ChallengeID(try row.decode(column: "challenge_id", as: String.self))!,
+            CompletedPeriod(challenge: QuestID(try row.decode(column: "challenge_id", as: String.self))!,
                             periodKey: try row.decode(column: "period_key", as: String.self))
         }
         let asked = Set(periods.map { CompletedPeriod(challenge: $0.challenge, periodKey: $0.periodKey) })
@@ -550,7 +550,7 @@ public struct QuestQueries: Sendable {
                         minutes: Int(try row.decode(column: "minutes", as: Int64.self)),
                         startsAt: Date(storedMillis: try row.decode(column: "starts_at", as: Int64.self)),
                         expiresAt: Date(storedMillis: try row.decode(column: "expires_at", as: Int64.self)),
-                        challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { ChallengeID($0) })
+                        challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { QuestID($0) })
         }
     }
 
