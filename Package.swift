@@ -4,6 +4,7 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(
@@ -141,6 +142,7 @@ let package = Package(
             name: "questline",
             dependencies: [
                 "QuestlineCLI", "QuestlineServer", "QuestlineStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -157,7 +159,8 @@ let package = Package(
             path: "Tests/QuestlineTestSupport",
             swiftSettings: strict
         ),
-        .testTarget(name: "QuestlineStoreTests", dependencies: ["QuestlineStore", "QuestlineCore", "QuestlineTestSupport"], swiftSettings: strict),
+        .testTarget(name: "QuestlineStoreTests", dependencies: ["QuestlineStore", "QuestlineCore", "QuestlineTestSupport",
+                                                           .product(name: "SQLKit", package: "sql-kit")], swiftSettings: strict),
         .testTarget(
             name: "QuestlineServerTests",
             dependencies: [

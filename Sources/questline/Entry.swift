@@ -1,3 +1,4 @@
+import Hummingbird
 import ArgumentParser
 import Logging
 import NIOCore

@@ -1,3 +1,4 @@
+import QuestlineStore
 import Foundation
 import HTTPTypes
 import Testing

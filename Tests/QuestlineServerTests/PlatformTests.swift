@@ -1,3 +1,5 @@
+import QuestlineStore
+import QuestlineCore
 import Foundation
 import HTTPTypes
 import Testing

@@ -1,3 +1,4 @@
+import QuestlineCore
 import Foundation
 import HTTPTypes
 import QuestlineFeatures

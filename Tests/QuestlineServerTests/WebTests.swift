@@ -1,3 +1,5 @@
+import QuestlineStore
+import HummingbirdTesting
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -65,7 +65,7 @@ public struct WikimediaFeedClient: FeedFetching {
         case 200:
             let body = try await response.body.collect(upTo: maxBytes)
             do {
-                return .feed(try OnThisDayFeed.decode(Data(buffer: body)))
+                return .feed(try OnThisDayFeed.decode(Data(body.readableBytesView)))
             } catch {
                 logger.warning("Feed unreadable", metadata: ["url": "\(address)", "error": "\(error)"])
                 throw DomainError.unavailable("The Wikipedia \"On this day\" feed sent something unreadable.")

@@ -1,3 +1,4 @@
+import Prometheus
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -72,7 +73,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     }
 
     router.get("/health") { _, _ in
-        try await store.database.withConnection { db in try await db.raw("SELECT 1 AS ok").run() }
+        try await store.ping()
         return Response(status: .ok, headers: [.contentType: "application/json"],
                         body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok","database":"ok"}"#)))
     }

@@ -1,3 +1,6 @@
+import QuestlineStore
+import QuestlineCore
+import Logging
 import HTTPTypes
 import Hummingbird
 import QuestlineFeatures

@@ -1,3 +1,4 @@
+import QuestlineStore
 import HTTPTypes
 import Hummingbird
 import NIOCore

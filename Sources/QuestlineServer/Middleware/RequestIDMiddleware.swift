@@ -1,3 +1,5 @@
+import QuestlineCore
+import Logging
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SQLKit
 
 /// The data owner: one database, its migrations and the repositories on it.
 public struct Store: Sendable {
@@ -40,4 +41,9 @@ public struct Store: Sendable {
     }
 
     public func shutdown() async { await database.shutdown() }
+
+    /// Asks the database one trivial question: the readiness check of `/health`.
+    public func ping() async throws {
+        try await database.withConnection { db in try await db.raw("SELECT 1 AS ok").run() }
+    }
 }
