@@ -2,6 +2,9 @@
 import Foundation
 import PackageDescription
 
+/// Imports are internal unless marked `public import` (the module's public API exposes them).
+let internalImports: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsByDefault")]
+
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
@@ -39,7 +42,7 @@ let package = Package(
     ],
     targets: [
         // Pure domain: Foundation only, no I/O, no clock, no randomness of its own.
-        .target(name: "QuestlineCore", swiftSettings: strict),
+        .target(name: "QuestlineCore", swiftSettings: strict + internalImports),
 
         // The wire contract (openapi.yaml) and the types generated from it.
         .target(
@@ -76,7 +79,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + internalImports
         ),
 
         // The use cases of every feature (load what a rule needs, ask the core, apply in one
@@ -97,7 +100,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             resources: [.copy("Resources")],
-            swiftSettings: strict
+            swiftSettings: strict + internalImports
         ),
 
         // Hummingbird adapters: composition root, middleware, API handlers, web pages.

@@ -1,5 +1,5 @@
-import Foundation
-import QuestlineCore
+public import Foundation
+public import QuestlineCore
 
 /// What the use cases need to know, whoever calls them (the server, the CLI, the tests): the
 /// clock, how ids and secrets are made, lifetimes, the feed source, the administrators.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A typed identifier: `Identifier<MemberTag>` and `Identifier<HouseholdTag>` never mix.
 /// The raw value is a lowercase UUID string, which is also the wire and storage form.

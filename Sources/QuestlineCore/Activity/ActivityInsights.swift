@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A saved article (in the default list or a named reading list) as the insights need it.
 public struct SavedEntry: Sendable, Equatable {

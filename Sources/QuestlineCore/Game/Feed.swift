@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One "On this day" feed (`/feed/onthisday/events/{M}/{D}`): only its events are used.
 /// Decodes the current page format (`titles`) and the older one (`title`, `normalizedtitle`).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The dates a request may name: 1900-01-01 through 2199-12-31, for days (`YYYY-MM-DD`) and for
 /// instants (RFC 3339) alike. Outside it, a date is refused naming its field: no campaign,

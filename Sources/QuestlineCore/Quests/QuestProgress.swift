@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One usage report from a device: an app was in use from `start` for `seconds`, on a device
 /// whose clock was in `zone`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The kinds of entry in the append-only points ledger.
 public enum LedgerKind: String, Sendable, CaseIterable, Codable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A time-boxed reading challenge. Configuration, never compiled in: loaded from a file or
 /// the API. Field names are the spec's (and the QA preview's) wire names.

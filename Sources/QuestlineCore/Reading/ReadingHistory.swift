@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One article open: the instant and the reader's time zone at that moment. Its local day is
 /// fixed then and never re-bucketed after travel.

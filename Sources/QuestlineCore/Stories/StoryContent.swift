@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A US state (or another region) a fan can follow.
 public struct StoryState: Sendable, Equatable, Codable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A calendar day (year, month, day) with no time zone attached: "the member's today".
 ///

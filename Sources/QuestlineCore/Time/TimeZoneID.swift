@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A validated IANA time zone identifier such as `Europe/Berlin` or `Asia/Kolkata`.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The source of "now". Injected everywhere; the core never reads the system clock itself.
 public protocol WallClock: Sendable {

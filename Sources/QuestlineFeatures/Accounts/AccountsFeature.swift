@@ -1,6 +1,6 @@
-import Foundation
-import QuestlineCore
-import QuestlineStore
+public import Foundation
+public import QuestlineCore
+public import QuestlineStore
 
 /// A new session: the bearer token (shown once) and the member it signs in.
 public struct SignedIn: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import QuestlineCore
-import QuestlineStore
+public import QuestlineStore
 
 /// Demo accounts for trying the product: a guardian with a household and a child.
 /// Passwords are random and shown once, when the accounts are created.

@@ -1,5 +1,5 @@
-import QuestlineCore
-import QuestlineStore
+public import QuestlineCore
+public import QuestlineStore
 
 /// Who is asking, as resolved from the session cookie or bearer token.
 public struct Identity: Sendable {

@@ -1,6 +1,6 @@
-import Foundation
-import QuestlineCore
-import QuestlineStore
+public import Foundation
+public import QuestlineCore
+public import QuestlineStore
 
 /// Everything the Activity tab shows.
 public struct ActivityView: Sendable {

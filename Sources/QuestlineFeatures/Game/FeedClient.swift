@@ -1,9 +1,9 @@
-import AsyncHTTPClient
+public import AsyncHTTPClient
 import Foundation
-import Logging
-import NIOCore
+public import Logging
+public import NIOCore
 import NIOHTTP1
-import QuestlineCore
+public import QuestlineCore
 
 /// What the feed service answered.
 public enum FeedFetchResult: Sendable, Equatable {

@@ -1,6 +1,6 @@
-import Foundation
-import QuestlineCore
-import QuestlineStore
+public import Foundation
+public import QuestlineCore
+public import QuestlineStore
 
 /// Whether a date has a game.
 public enum GameAvailability: Sendable, Equatable {

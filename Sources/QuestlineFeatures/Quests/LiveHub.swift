@@ -1,6 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
-import QuestlineCore
+public import QuestlineCore
 
 /// Something changed in a household's quests: progress, grants, points, challenges.
 public struct LiveEvent: Sendable, Equatable, Codable {

@@ -1,6 +1,6 @@
-import Foundation
-import QuestlineCore
-import QuestlineStore
+public import Foundation
+public import QuestlineCore
+public import QuestlineStore
 
 /// One quest with today's figures.
 public struct QuestView: Sendable {

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import QuestlineStore
-import ServiceLifecycle
+public import ServiceLifecycle
 
 /// Analytics events on their way to the store.
 ///

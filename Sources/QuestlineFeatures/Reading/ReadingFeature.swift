@@ -1,7 +1,7 @@
-import Foundation
+public import Foundation
 import NIOConcurrencyHelpers
-import QuestlineCore
-import QuestlineStore
+public import QuestlineCore
+public import QuestlineStore
 
 /// A read as a client sends it, before validation.
 public struct ReadInput: Sendable {

@@ -1,7 +1,7 @@
-import Foundation
+public import Foundation
 import NIOConcurrencyHelpers
-import QuestlineCore
-import QuestlineStore
+public import QuestlineCore
+public import QuestlineStore
 
 /// The content in memory: it changes only on an import, and a server re-reads it at most
 /// every 30 s (an import from the CLI is another process).

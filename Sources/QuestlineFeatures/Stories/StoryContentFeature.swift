@@ -1,6 +1,6 @@
-import Foundation
-import QuestlineCore
-import QuestlineStore
+public import Foundation
+public import QuestlineCore
+public import QuestlineStore
 
 /// Track stories: content import (validated as a whole, all or nothing) and the content the
 /// screens read.

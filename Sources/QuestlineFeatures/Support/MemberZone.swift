@@ -1,6 +1,6 @@
-import Foundation
-import QuestlineCore
-import QuestlineStore
+public import Foundation
+public import QuestlineCore
+public import QuestlineStore
 
 extension MemberRecord {
     /// The member's IANA time zone, typed; UTC for a name the tz database no longer knows.

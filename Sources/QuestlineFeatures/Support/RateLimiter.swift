@@ -1,6 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
-import QuestlineCore
+public import QuestlineCore
 
 /// Request limits: how many requests a key (an IP address, a member) may make per minute, and
 /// the login backoff. All in memory, per server instance.

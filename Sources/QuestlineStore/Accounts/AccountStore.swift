@@ -1,5 +1,5 @@
-import Foundation
-import QuestlineCore
+public import Foundation
+public import QuestlineCore
 import SQLKit
 
 enum AccountsSchema {

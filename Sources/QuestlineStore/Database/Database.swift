@@ -1,11 +1,11 @@
 import AsyncKit
-import Foundation
-import Logging
+public import Foundation
+public import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresKit
-import SQLKit
+public import SQLKit
 import SQLiteKit
 
 /// Where the data lives.

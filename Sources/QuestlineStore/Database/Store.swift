@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+public import Logging
 import SQLKit
 
 /// The data owner: one database, its migrations and the repositories on it.
