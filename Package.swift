@@ -153,17 +153,25 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        .testTarget(name: "QuestlineCoreTests", dependencies: ["QuestlineCore"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "QuestlineCoreTests", dependencies: ["QuestlineCore"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "QuestlineAPITests", dependencies: ["QuestlineAPI"], swiftSettings: strict),
         // What the test targets share: the databases every store, feature and HTTP test runs on.
         .target(
             name: "QuestlineTestSupport",
-            dependencies: ["QuestlineStore", .product(name: "PostgresKit", package: "postgres-kit"), .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "QuestlineStore", .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/QuestlineTestSupport",
             swiftSettings: strict
         ),
-        .testTarget(name: "QuestlineStoreTests", dependencies: ["QuestlineStore", "QuestlineCore", "QuestlineTestSupport",
-                                                           .product(name: "SQLKit", package: "sql-kit")], swiftSettings: strict),
+        .testTarget(
+            name: "QuestlineStoreTests",
+            dependencies: [
+                "QuestlineStore", "QuestlineCore", "QuestlineTestSupport",
+                .product(name: "SQLKit", package: "sql-kit"),
+            ], swiftSettings: strict),
         .testTarget(
             name: "QuestlineServerTests",
             dependencies: [
@@ -182,9 +190,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "QuestlineCLITests", dependencies: ["QuestlineCLI", "QuestlineStore", "QuestlineCore", "QuestlineFeatures",
-                                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
-                    swiftSettings: strict),
+        .testTarget(
+            name: "QuestlineCLITests",
+            dependencies: [
+                "QuestlineCLI", "QuestlineStore", "QuestlineCore", "QuestlineFeatures",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -192,12 +204,14 @@ let package = Package(
 // Benchmarks (package-benchmark) are built only when asked for, so the everyday build and CI
 // do not compile the benchmark framework: `QUESTLINE_BENCHMARKS=1 swift package benchmark`.
 if ProcessInfo.processInfo.environment["QUESTLINE_BENCHMARKS"] == "1" {
-    package.dependencies.append(.package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]))
-    package.targets.append(.executableTarget(
-        name: "CoreBenchmarks",
-        dependencies: ["QuestlineCore", .product(name: "Benchmark", package: "benchmark")],
-        path: "Benchmarks/CoreBenchmarks",
-        swiftSettings: strict,
-        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-    ))
+    package.dependencies.append(
+        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]))
+    package.targets.append(
+        .executableTarget(
+            name: "CoreBenchmarks",
+            dependencies: ["QuestlineCore", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/CoreBenchmarks",
+            swiftSettings: strict,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ))
 }

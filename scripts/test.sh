@@ -37,6 +37,10 @@ fi
 export QUESTLINE_TEST_POSTGRES_URL QUESTLINE_REQUIRE_POSTGRES=1
 echo "PostgreSQL at ${QUESTLINE_TEST_POSTGRES_URL%%\?*}"
 
+step "Formatting: swift-format (the toolchain's) with .swift-format, 120 columns"
+swift format lint --strict --recursive --parallel Sources Tests Benchmarks Package.swift \
+  || { echo "Run: swift format format --in-place --recursive Sources Tests Benchmarks Package.swift"; exit 1; }
+
 step "Building (debug, with tests)"
 swift build --build-tests 2>&1 | drop '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Wrapping|Write|Linking|Running|Merging|Applying|Generating)' 
 

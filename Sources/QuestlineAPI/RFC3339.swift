@@ -37,10 +37,10 @@ public struct RFC3339DateTranscoder: DateTranscoder {
             return value
         }
         guard let year = digits(0, 4), b[4] == 45, let month = digits(5, 2), b[7] == 45, let day = digits(8, 2),
-              b[10] == 84 || b[10] == 116 || b[10] == 32,
-              let hour = digits(11, 2), b[13] == 58, let minute = digits(14, 2), b[16] == 58, let second = digits(17, 2),
-              hour < 24, minute < 60, second < 61,
-              let date = LocalDay(year: year, month: month, day: day)
+            b[10] == 84 || b[10] == 116 || b[10] == 32,
+            let hour = digits(11, 2), b[13] == 58, let minute = digits(14, 2), b[16] == 58, let second = digits(17, 2),
+            hour < 24, minute < 60, second < 61,
+            let date = LocalDay(year: year, month: month, day: day)
         else { return nil }
         var index = 19
         var fraction = 0.0
@@ -58,10 +58,12 @@ public struct RFC3339DateTranscoder: DateTranscoder {
         guard index < b.count else { return nil }
         var offset = 0
         switch b[index] {
-        case 90, 122: // Z, z
+        case 90, 122:  // Z, z
             guard index + 1 == b.count else { return nil }
-        case 43, 45: // +, -
-            guard index + 6 == b.count, let oh = digits(index + 1, 2), b[index + 3] == 58, let om = digits(index + 4, 2), oh < 24, om < 60 else {
+        case 43, 45:  // +, -
+            guard index + 6 == b.count, let oh = digits(index + 1, 2), b[index + 3] == 58,
+                let om = digits(index + 4, 2), oh < 24, om < 60
+            else {
                 return nil
             }
             offset = (oh * 3600 + om * 60) * (b[index] == 43 ? 1 : -1)
@@ -80,7 +82,8 @@ public struct RFC3339DateTranscoder: DateTranscoder {
         let day = LocalDay(dayNumber: dayNumber)
         let secondOfDay = seconds - dayNumber * 86_400
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
-        var text = day.iso + "T" + two(secondOfDay / 3600) + ":" + two(secondOfDay / 60 % 60) + ":" + two(secondOfDay % 60)
+        var text =
+            day.iso + "T" + two(secondOfDay / 3600) + ":" + two(secondOfDay / 60 % 60) + ":" + two(secondOfDay % 60)
         if millis != 0 {
             text += "." + (millis < 10 ? "00" : millis < 100 ? "0" : "") + String(millis)
         }
@@ -90,5 +93,7 @@ public struct RFC3339DateTranscoder: DateTranscoder {
 
 extension OpenAPIRuntime.Configuration {
     /// The configuration Questline's server and client share.
-    public static var questline: Self { .init(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys]) }
+    public static var questline: Self {
+        .init(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys])
+    }
 }

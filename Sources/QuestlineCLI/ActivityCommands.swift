@@ -26,7 +26,9 @@ struct SavedImportCommand: AsyncParsableCommand {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let items: [LegacySavedItem]
-        do { items = try decoder.decode([LegacySavedItem].self, from: Data(contentsOf: URL(fileURLWithPath: file))) } catch {
+        do {
+            items = try decoder.decode([LegacySavedItem].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+        } catch {
             throw CommandFailure("Cannot read \(file): \(error)")
         }
         let opened = try await Store.open(store.location)
@@ -39,10 +41,13 @@ struct SavedImportCommand: AsyncParsableCommand {
             var needsDate: [(Int, String)] = []
             for start in stride(from: 0, to: items.count, by: ActivityFeature.maxBatch) {
                 let batch = Array(items[start..<min(start + ActivityFeature.maxBatch, items.count)])
-                let report = try await service.importBatch(record, importID: importId, total: items.count, offset: start, items: batch)
+                let report = try await service.importBatch(
+                    record, importID: importId, total: items.count, offset: start, items: batch)
                 imported += report.outcome.imported
                 needsDate += report.needsDate
-                say("Progress: \(report.outcome.done) / \(report.outcome.total)\(report.outcome.alreadyCommitted ? " (batch already imported)" : "")")
+                say(
+                    "Progress: \(report.outcome.done) / \(report.outcome.total)\(report.outcome.alreadyCommitted ? " (batch already imported)" : "")"
+                )
             }
             say("Imported \(imported) saved articles for \(member).")
             if !needsDate.isEmpty {

@@ -8,7 +8,8 @@ import QuestlineStore
 struct ContentImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "content-import",
-        abstract: "Import track-stories content (states, tracks, stories, cards, badges, achievements, daily tasks, help and their assets).",
+        abstract:
+            "Import track-stories content (states, tracks, stories, cards, badges, achievements, daily tasks, help and their assets).",
         discussion: """
             The directory holds states.json, tracks.json, stories.json, badges.json, achievements.json, \
             cards.json, daily-tasks.json, help.json and an assets/ folder with every image and video they \
@@ -23,18 +24,24 @@ struct ContentImportCommand: AsyncParsableCommand {
     func run() async throws {
         let directory = dir.map { URL(fileURLWithPath: $0) } ?? StoryContentFeature.bundledContent
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
             throw ValidationError("--dir: \(directory.path) is not a directory.")
         }
         let opened = try await Store.open(store.location)
         do {
             say("Checking \(directory.path)...")
-            let summary = try await StoryContentFeature(store: opened, configuration: FeatureConfiguration()).importContent(from: directory)
-            say("Imported \(summary.stories) stories, \(summary.tracks) tracks, \(summary.cards) cards and \(summary.assets) assets into \(store.location).")
+            let summary = try await StoryContentFeature(store: opened, configuration: FeatureConfiguration())
+                .importContent(from: directory)
+            say(
+                "Imported \(summary.stories) stories, \(summary.tracks) tracks, \(summary.cards) cards and \(summary.assets) assets into \(store.location)."
+            )
         } catch let problems as ContentIssues {
             await opened.shutdown()
             for issue in problems.issues { FileHandle.standardError.write(Data("  \(issue)\n".utf8)) }
-            throw CommandFailure("Nothing imported: \(problems.issues.count) problem\(problems.issues.count == 1 ? "" : "s") in the content.")
+            throw CommandFailure(
+                "Nothing imported: \(problems.issues.count) problem\(problems.issues.count == 1 ? "" : "s") in the content."
+            )
         } catch {
             await opened.shutdown()
             throw error

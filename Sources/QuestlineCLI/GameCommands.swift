@@ -17,7 +17,8 @@ struct GameQuestionsCommand: ParsableCommand {
             (no game that day), 2 on bad input.
             """)
 
-    @Option(help: ArgumentHelp("An \"On this day\" feed file (the REST feed's JSON).", valueName: "FEED.json")) var feed: String
+    @Option(help: ArgumentHelp("An \"On this day\" feed file (the REST feed's JSON).", valueName: "FEED.json"))
+    var feed: String
     @Option(help: ArgumentHelp("The game's date.", valueName: "YYYY-MM-DD")) var date: String
     @Option(help: "The game's language (en, de, fr, es, pt, ru, ar, tr, zh-…).") var language = "en"
 
@@ -32,7 +33,10 @@ struct GameQuestionsCommand: ParsableCommand {
         do { parsed = try OnThisDayFeed.decode(data) } catch { throw CommandFailure("\(feed): \(Self.message(error))") }
         switch QuestionBuilder.build(parsed, date: day) {
         case .notEnoughEvents(let eligible):
-            FileHandle.standardError.write(Data("No game is available for \(day.iso): \(eligible) eligible event\(eligible == 1 ? "" : "s"), at least 2 are needed.\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "No game is available for \(day.iso): \(eligible) eligible event\(eligible == 1 ? "" : "s"), at least 2 are needed.\n"
+                        .utf8))
             throw ExitCode(3)
         case .questions(let questions):
             print(Self.json(questions))
@@ -70,7 +74,8 @@ struct GameImportCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Option(help: ArgumentHelp("The feed file.", valueName: "FEED.json")) var feed: String
-    @Option(help: ArgumentHelp("The calendar day it is for (a year, if given, is ignored).", valueName: "MM-DD")) var date: String
+    @Option(help: ArgumentHelp("The calendar day it is for (a year, if given, is ignored).", valueName: "MM-DD"))
+    var date: String
     @Option(help: "The feed's language (en, de, fr, es, pt, ru, ar, tr, zh-…).") var language = "en"
 
     func run() async throws {
@@ -80,7 +85,9 @@ struct GameImportCommand: AsyncParsableCommand {
         }
         let (month, day) = (parts[parts.count - 2], parts[parts.count - 1])
         let gameLanguage: GameLanguage
-        do { gameLanguage = try GameLanguage(language) } catch { throw ValidationError("--language: \(GameQuestionsCommand.message(error))") }
+        do { gameLanguage = try GameLanguage(language) } catch {
+            throw ValidationError("--language: \(GameQuestionsCommand.message(error))")
+        }
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: feed)) } catch {
             throw CommandFailure("Cannot read \(feed): \(error.localizedDescription)")

@@ -11,18 +11,22 @@ public struct QuestlineTools: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "questline",
         abstract: "Questline: an engagement engine for reading and learning apps.",
-        subcommands: [Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self,
-                      WidgetPreviewCommand.self, ReadingFunnelCommand.self, SavedImportCommand.self,
-                      ContentImportCommand.self])
+        subcommands: [
+            Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self,
+            WidgetPreviewCommand.self, ReadingFunnelCommand.self, SavedImportCommand.self,
+            ContentImportCommand.self,
+        ])
 
     public init() {}
 }
 
 /// Where the data is: `--database` (a SQLite file) or `DATABASE_URL` (PostgreSQL).
 public struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "SQLite database file. Ignored when DATABASE_URL is set (postgres://user:pass@host:port/db selects PostgreSQL).",
-        valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "SQLite database file. Ignored when DATABASE_URL is set (postgres://user:pass@host:port/db selects PostgreSQL).",
+            valueName: "path"))
     public var database: String = "questline.sqlite"
 
     public init() {}
@@ -37,17 +41,22 @@ public struct ServeOptions: ParsableArguments {
     @OptionGroup public var store: StoreOptions
     @Option(help: "Address to listen on (0.0.0.0 for every interface).") public var hostname = "127.0.0.1"
     @Option(help: "Port to listen on.") public var port = 8080
-    @Flag(help: "Do not create demo accounts on first start, nor the demo reading campaign around today.") public var noDemoData = false
+    @Flag(help: "Do not create demo accounts on first start, nor the demo reading campaign around today.") public
+        var noDemoData = false
     @Flag(help: "Mark the session cookie Secure (set this when served over HTTPS).") public var secureCookies = false
-    @Flag(help: "Turn off the request limits and the login backoff (for load tests only).") public var noRateLimits = false
+    @Flag(help: "Turn off the request limits and the login backoff (for load tests only).") public var noRateLimits =
+        false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") public var logLevel = "info"
-    @Option(help: ArgumentHelp(
-        "Where the game's \"On this day\" feeds come from, with {wiki}, {month} and {day}; \"none\" serves only imported and cached feeds.",
-        valueName: "url-template"))
+    @Option(
+        help: ArgumentHelp(
+            "Where the game's \"On this day\" feeds come from, with {wiki}, {month} and {day}; \"none\" serves only imported and cached feeds.",
+            valueName: "url-template"))
     public var feedURL = WikimediaFeedClient.defaultTemplate
-    @Option(name: .customLong("admin-email"), help: ArgumentHelp(
-        "An administrator's e-mail (repeatable): may change campaigns and read the funnel. With demo data, the demo guardian is one.",
-        valueName: "email"))
+    @Option(
+        name: .customLong("admin-email"),
+        help: ArgumentHelp(
+            "An administrator's e-mail (repeatable): may change campaigns and read the funnel. With demo data, the demo guardian is one.",
+            valueName: "email"))
     public var adminEmails: [String] = []
 
     public init() {}
@@ -62,9 +71,10 @@ public struct ServeOptions: ParsableArguments {
 
     /// The use cases' configuration these options describe.
     public var features: FeatureConfiguration {
-        FeatureConfiguration(feedFetcher: feedURL == "none" ? nil : WikimediaFeedClient(template: feedURL),
-                             adminEmails: Set(adminEmails + (noDemoData ? [] : [DemoData.guardianEmail])),
-                             demoCampaign: !noDemoData, bufferAnalytics: true, rateLimits: noRateLimits ? .off : .standard)
+        FeatureConfiguration(
+            feedFetcher: feedURL == "none" ? nil : WikimediaFeedClient(template: feedURL),
+            adminEmails: Set(adminEmails + (noDemoData ? [] : [DemoData.guardianEmail])),
+            demoCampaign: !noDemoData, bufferAnalytics: true, rateLimits: noRateLimits ? .off : .standard)
     }
 
     /// What a server does before it listens: demo accounts on the first start (their passwords
@@ -88,8 +98,11 @@ struct Migrate: AsyncParsableCommand {
         do {
             let applied = try await Migrator().migrate(database)
             let all = try await Migrator().appliedVersions(database)
-            say(applied.isEmpty ? "Nothing to migrate on \(store.location)." :
-                  "Applied on \(store.location): " + applied.map { "\($0.version) \($0.name)" }.joined(separator: ", "))
+            say(
+                applied.isEmpty
+                    ? "Nothing to migrate on \(store.location)."
+                    : "Applied on \(store.location): "
+                        + applied.map { "\($0.version) \($0.name)" }.joined(separator: ", "))
             say("Schema versions: \(all.map(String.init).joined(separator: ", "))")
         } catch {
             await database.shutdown()
@@ -102,7 +115,9 @@ struct Migrate: AsyncParsableCommand {
 struct DemoDataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo-data",
-        abstract: "Create the demo accounts (a guardian, a household and a child) if they are missing, and print their passwords.")
+        abstract:
+            "Create the demo accounts (a guardian, a household and a child) if they are missing, and print their passwords."
+    )
 
     @OptionGroup var store: StoreOptions
 
@@ -111,7 +126,9 @@ struct DemoDataCommand: AsyncParsableCommand {
         do {
             let created = try await DemoData.ensure(store: opened, configuration: FeatureConfiguration())
             if created.isEmpty {
-                say("Demo accounts already exist (\(DemoData.guardianEmail), \(DemoData.childUsername)); their passwords were printed when they were created.")
+                say(
+                    "Demo accounts already exist (\(DemoData.guardianEmail), \(DemoData.childUsername)); their passwords were printed when they were created."
+                )
             } else {
                 printDemoAccounts(created)
             }
@@ -127,7 +144,9 @@ public func printDemoAccounts(_ accounts: [DemoData.Account]) {
     guard !accounts.isEmpty else { return }
     say("Demo accounts created (passwords are shown only now):")
     for account in accounts {
-        say("  \(account.role.padding(toLength: 9, withPad: " ", startingAt: 0)) login: \(account.login)  password: \(account.password)")
+        say(
+            "  \(account.role.padding(toLength: 9, withPad: " ", startingAt: 0)) login: \(account.login)  password: \(account.password)"
+        )
     }
 }
 

@@ -9,7 +9,8 @@ import QuestlineStore
 struct WidgetPreviewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "widget-preview",
-        abstract: "Print the reading-challenge widget model for a campaign, a reader's history, a time zone and an instant.",
+        abstract:
+            "Print the reading-challenge widget model for a campaign, a reader's history, a time zone and an instant.",
         discussion: """
             CAMPAIGN.json: {"id", "startDay", "endDay", "goalDays", "claimUntilDay", "removeAfterDay", \
             "continueActiveStreakAfterEnd", "freezes"}. HISTORY.json: {"joinedAt": instant or null, \
@@ -24,8 +25,12 @@ struct WidgetPreviewCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The reader's IANA time zone now.", valueName: "Europe/Paris")) var timeZone: String
 
     func run() throws {
-        guard let instant = try? Date(now, strategy: .iso8601) else { throw ValidationError("--now must be an ISO 8601 instant like 2026-05-10T08:30:00Z.") }
-        guard let zone = TimeZoneID(timeZone) else { throw ValidationError("--time-zone \"\(timeZone)\" is not an IANA time zone (e.g. Europe/Paris).") }
+        guard let instant = try? Date(now, strategy: .iso8601) else {
+            throw ValidationError("--now must be an ISO 8601 instant like 2026-05-10T08:30:00Z.")
+        }
+        guard let zone = TimeZoneID(timeZone) else {
+            throw ValidationError("--time-zone \"\(timeZone)\" is not an IANA time zone (e.g. Europe/Paris).")
+        }
         let model: WidgetModel
         do {
             let loaded = try Campaign.decode(try read(campaign))
@@ -50,8 +55,10 @@ struct WidgetPreviewCommand: ParsableCommand {
 struct ReadingFunnelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reading-funnel",
-        abstract: "Print a reading campaign's funnel: widget impressions, joins, first read, 7-day streak, completion, claim.",
-        discussion: "Counts distinct readers (members, or devices not signed in) at each step. --json prints one JSON object.")
+        abstract:
+            "Print a reading campaign's funnel: widget impressions, joins, first read, 7-day streak, completion, claim.",
+        discussion:
+            "Counts distinct readers (members, or devices not signed in) at each step. --json prints one JSON object.")
 
     @OptionGroup var store: StoreOptions
     @Option(help: "The campaign id (e.g. 2026).") var campaign: String
@@ -76,8 +83,10 @@ struct ReadingFunnelCommand: AsyncParsableCommand {
             say("Funnel of campaign \(campaign)")
             for step in steps {
                 let share = Double(step.members) * 100 / Double(top)
-                say("  " + step.name.padding(toLength: 20, withPad: " ", startingAt: 0) + String(step.members).leftPadded(8)
-                    + String(format: "%7.1f%%", share))
+                say(
+                    "  " + step.name.padding(toLength: 20, withPad: " ", startingAt: 0)
+                        + String(step.members).leftPadded(8)
+                        + String(format: "%7.1f%%", share))
             }
         }
     }

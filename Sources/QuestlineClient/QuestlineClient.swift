@@ -31,7 +31,10 @@ public final class BearerTokenMiddleware: ClientMiddleware, @unchecked Sendable 
 extension Client {
     /// A client for a Questline server at `serverURL` (its root, e.g. `https://example.com`),
     /// authenticated by `auth` once it holds a token.
-    public static func questline(serverURL: URL, transport: any ClientTransport, auth: BearerTokenMiddleware) -> Client {
-        Client(serverURL: serverURL.appendingPathComponent("api/v1"), configuration: .questline, transport: transport, middlewares: [auth])
+    public static func questline(serverURL: URL, transport: any ClientTransport, auth: BearerTokenMiddleware) -> Client
+    {
+        Client(
+            serverURL: serverURL.appendingPathComponent("api/v1"), configuration: .questline, transport: transport,
+            middlewares: [auth])
     }
 }

@@ -66,17 +66,25 @@ public struct SavedHistoryUploader: Sendable {
 
     /// Uploads `items` (the same list, in the same order, on every attempt), calling
     /// `onProgress(done, total)` after each committed batch.
-    public func upload(_ items: [LegacySavedItem], onProgress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Summary {
-        let batches = stride(from: 0, to: items.count, by: Self.batchSize).map { $0..<min($0 + Self.batchSize, items.count) }
+    public func upload(_ items: [LegacySavedItem], onProgress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws
+        -> Summary
+    {
+        let batches = stride(from: 0, to: items.count, by: Self.batchSize).map {
+            $0..<min($0 + Self.batchSize, items.count)
+        }
         var summary = Summary(batchesSent: 0, imported: 0, needsDate: [], done: 0, total: items.count)
         let start = try await progress.committedBatches(importID: importID)
         for index in batches.indices where index >= start {
             let range = batches[index]
             let body = Components.Schemas.ImportBatch(
                 importId: importID, total: items.count, offset: range.lowerBound,
-                items: items[range].map { .init(language: $0.language, title: $0.title, savedAt: $0.savedAt,
-                                               readingListCreatedAt: $0.readingListCreatedAt, readingList: $0.readingList) })
-            let response = try await client.importSaved(headers: .init(Idempotency_hyphen_Key: "\(importID)-\(index)"), body: .json(body))
+                items: items[range].map {
+                    .init(
+                        language: $0.language, title: $0.title, savedAt: $0.savedAt,
+                        readingListCreatedAt: $0.readingListCreatedAt, readingList: $0.readingList)
+                })
+            let response = try await client.importSaved(
+                headers: .init(Idempotency_hyphen_Key: "\(importID)-\(index)"), body: .json(body))
             let result = try response.ok.body.json
             try await progress.setCommittedBatches(index + 1, importID: importID)
             summary.batchesSent += 1

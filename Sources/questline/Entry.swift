@@ -1,5 +1,5 @@
-import Hummingbird
 import ArgumentParser
+import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
@@ -44,8 +44,9 @@ struct Serve: AsyncParsableCommand {
         let level = try options.level()
         var logger = Logger(label: "questline")
         logger.logLevel = level
-        let configuration = AppConfiguration(hostname: options.hostname, port: options.port, store: options.store.location,
-                                             secureCookies: options.secureCookies, logLevel: level, features: options.features)
+        let configuration = AppConfiguration(
+            hostname: options.hostname, port: options.port, store: options.store.location,
+            secureCookies: options.secureCookies, logLevel: level, features: options.features)
         let opened = try await Store.open(configuration.store, checkpoints: .background, logger: logger)
         do {
             try await options.prepare(opened)

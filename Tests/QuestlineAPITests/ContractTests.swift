@@ -7,16 +7,22 @@ import Testing
         let text = String(decoding: try QuestlineContract.yaml(), as: UTF8.self)
         #expect(text.contains("url: /api/v1"))
         // Every write a device may retry takes the idempotency key.
-        for operation in ["signUp", "updateMe", "updateMember", "createHousehold", "createChild", "createInvitation", "acceptInvitation"] {
+        for operation in [
+            "signUp", "updateMe", "updateMember", "createHousehold", "createChild", "createInvitation",
+            "acceptInvitation",
+        ] {
             let start = try #require(text.range(of: "operationId: \(operation)\n"))
             let rest = text[start.upperBound...]
             let end = rest.range(of: "operationId:")?.lowerBound ?? rest.endIndex
-            #expect(rest[..<end].contains("#/components/parameters/IdempotencyKey"), "\(operation) takes no Idempotency-Key")
+            #expect(
+                rest[..<end].contains("#/components/parameters/IdempotencyKey"), "\(operation) takes no Idempotency-Key"
+            )
         }
     }
 
     @Test func generatedTypesRoundTripTheWireFormat() throws {
-        let json = #"{"id":"6b1c1b1e-8a36-4f8e-9d3c-1f2a3b4c5d6e","displayName":"Ada","timeZone":"Asia/Kolkata","role":"child","createdAt":"2026-05-07T10:00:00Z"}"#
+        let json =
+            #"{"id":"6b1c1b1e-8a36-4f8e-9d3c-1f2a3b4c5d6e","displayName":"Ada","timeZone":"Asia/Kolkata","role":"child","createdAt":"2026-05-07T10:00:00Z"}"#
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let member = try decoder.decode(Components.Schemas.Member.self, from: Data(json.utf8))
@@ -24,7 +30,11 @@ import Testing
         #expect(member.email == nil)
         #expect(member.createdAt == Date(timeIntervalSince1970: 1_778_148_000))
         #expect(throws: DecodingError.self) {
-            try decoder.decode(Components.Schemas.Member.self, from: Data(#"{"id":"x","displayName":"A","timeZone":"UTC","role":"boss","createdAt":"2026-05-07T10:00:00Z"}"#.utf8))
+            try decoder.decode(
+                Components.Schemas.Member.self,
+                from: Data(
+                    #"{"id":"x","displayName":"A","timeZone":"UTC","role":"boss","createdAt":"2026-05-07T10:00:00Z"}"#
+                        .utf8))
         }
     }
 }
@@ -32,16 +42,21 @@ import Testing
 @Suite struct RFC3339Tests {
     @Test func parsesLikeFoundationAndPrintsUTC() throws {
         let transcoder = RFC3339DateTranscoder()
-        for text in ["2026-05-10T08:30:00Z", "2026-05-10T10:30:00+02:00", "2026-05-10T03:00:00-05:30", "1970-01-01T00:00:00Z",
-                     "2024-02-29T23:59:59Z", "2026-12-31T23:59:59-10:00"] {
+        for text in [
+            "2026-05-10T08:30:00Z", "2026-05-10T10:30:00+02:00", "2026-05-10T03:00:00-05:30", "1970-01-01T00:00:00Z",
+            "2024-02-29T23:59:59Z", "2026-12-31T23:59:59-10:00",
+        ] {
             #expect(try transcoder.decode(text) == (try Date(text, strategy: .iso8601)), "\(text)")
         }
         #expect(try transcoder.decode("2026-05-10T08:30:00.250Z").timeIntervalSince1970 == 1_778_401_800.25)
         #expect(try transcoder.encode(try transcoder.decode("2026-05-10T10:30:00+02:00")) == "2026-05-10T08:30:00Z")
         #expect(try transcoder.encode(Date(timeIntervalSince1970: 1_778_401_800.25)) == "2026-05-10T08:30:00.250Z")
         #expect(try transcoder.encode(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
-        for bad in ["", "2026-05-10", "2026-02-30T00:00:00Z", "2026-05-10T24:00:00Z", "2026-05-10T08:30:00", "2026-05-10T08:30:00+2:00",
-                    "2026-05-10T08:30:00Zjunk", "2026-05-10T08:30:00.Z", "yesterday at noon, roughly"] {
+        for bad in [
+            "", "2026-05-10", "2026-02-30T00:00:00Z", "2026-05-10T24:00:00Z", "2026-05-10T08:30:00",
+            "2026-05-10T08:30:00+2:00",
+            "2026-05-10T08:30:00Zjunk", "2026-05-10T08:30:00.Z", "yesterday at noon, roughly",
+        ] {
             #expect(throws: (any Error).self) { try transcoder.decode(bad) }
         }
         var generator = SystemRandomNumberGenerator()

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
-@testable import QuestlineCLI
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineStore
 import Testing
+
+@testable import QuestlineCLI
 
 @Suite struct CLITests {
     private func temporaryDatabase() throws -> (dir: URL, path: String) {
@@ -72,19 +73,27 @@ import Testing
     }
 
     @Test func gameQuestionsPrintsTheFixedJSON() throws {
-        let command = try #require(try QuestlineTools.parseAsRoot(["game-questions", "--feed", fixture, "--date", "2026-02-06"]) as? GameQuestionsCommand)
-        guard case .questions(let questions) = QuestionBuilder.build(try OnThisDayFeed.decode(Data(contentsOf: URL(fileURLWithPath: fixture))),
-                                                                      date: LocalDay(iso: "2026-02-06")!) else {
+        let command = try #require(
+            try QuestlineTools.parseAsRoot(["game-questions", "--feed", fixture, "--date", "2026-02-06"])
+                as? GameQuestionsCommand)
+        guard
+            case .questions(let questions) = QuestionBuilder.build(
+                try OnThisDayFeed.decode(Data(contentsOf: URL(fileURLWithPath: fixture))),
+                date: LocalDay(iso: "2026-02-06")!)
+        else {
             Issue.record("no game")
             return
         }
         let json = GameQuestionsCommand.json(questions)
         #expect(json.hasPrefix(#"{"questions": [{"first": {"year": 1944, "text": ""#))
         let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: [[String: [String: Any]]]]
-        #expect(parsed?["questions"]?.map { [$0["first"]?["year"] as? Int, $0["second"]?["year"] as? Int] }
+        #expect(
+            parsed?["questions"]?.map { [$0["first"]?["year"] as? Int, $0["second"]?["year"] as? Int] }
                 == [[1944, 1941], [1501, 1485], [637, 758], [1864, 1863], [1340, 1270]])
         #expect(command.language == "en")
-        #expect(throws: (any Error).self) { try QuestlineTools.parseAsRoot(["game-questions", "--date", "2026-02-06"]) }
+        #expect(throws: (any Error).self) {
+            try QuestlineTools.parseAsRoot(["game-questions", "--date", "2026-02-06"])
+        }
     }
 
     @Test func gameQuestionsExitsWithStatus3WhenThereIsNoGame() throws {
@@ -93,9 +102,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let feed = dir.appendingPathComponent("one.json")
         try Data(#"{"events":[{"text":"Verdun.","year":1916,"pages":[]}]}"#.utf8).write(to: feed)
-        let command = try #require(try QuestlineTools.parseAsRoot(["game-questions", "--feed", feed.path, "--date", "2026-02-21"]) as? GameQuestionsCommand)
+        let command = try #require(
+            try QuestlineTools.parseAsRoot(["game-questions", "--feed", feed.path, "--date", "2026-02-21"])
+                as? GameQuestionsCommand)
         #expect(throws: ExitCode(3)) { try command.run() }
-        let bad = try #require(try QuestlineTools.parseAsRoot(["game-questions", "--feed", feed.path, "--date", "2026-02-30"]) as? GameQuestionsCommand)
+        let bad = try #require(
+            try QuestlineTools.parseAsRoot(["game-questions", "--feed", feed.path, "--date", "2026-02-30"])
+                as? GameQuestionsCommand)
         #expect(throws: (any Error).self) { try bad.run() }
     }
 
@@ -106,15 +119,24 @@ import Testing
         let database = dir.appendingPathComponent("g.sqlite").path
         let bad = dir.appendingPathComponent("bad.json")
         try Data(#"{"events":[{"text":"Fine.","year":1916},{"text":"Broken.","year":"MCMXVI"}]}"#.utf8).write(to: bad)
-        let failing = try #require(try QuestlineTools.parseAsRoot(["game-import", "--database", database, "--feed", bad.path, "--date", "10-30"]) as? GameImportCommand)
+        let failing = try #require(
+            try QuestlineTools.parseAsRoot([
+                "game-import", "--database", database, "--feed", bad.path, "--date", "10-30",
+            ]) as? GameImportCommand)
         await #expect(throws: CommandFailure.self) { try await failing.run() }
-        let good = try #require(try QuestlineTools.parseAsRoot(["game-import", "--database", database, "--feed", fixture, "--date", "2026-10-30"]) as? GameImportCommand)
+        let good = try #require(
+            try QuestlineTools.parseAsRoot([
+                "game-import", "--database", database, "--feed", fixture, "--date", "2026-10-30",
+            ]) as? GameImportCommand)
         try await good.run()
         let store = try await Store.open(.sqlite(path: database))
         #expect(try await store.game.feed(language: "en", month: 10, day: 30)?.feed.events.count == 48)
         #expect(try await store.game.feed(language: "en", month: 10, day: 31) == nil)
         await store.shutdown()
-        let wrongDay = try #require(try QuestlineTools.parseAsRoot(["game-import", "--database", database, "--feed", fixture, "--date", "02-30"]) as? GameImportCommand)
+        let wrongDay = try #require(
+            try QuestlineTools.parseAsRoot([
+                "game-import", "--database", database, "--feed", fixture, "--date", "02-30",
+            ]) as? GameImportCommand)
         await #expect(throws: CommandFailure.self) { try await wrongDay.run() }
     }
 }
@@ -128,31 +150,44 @@ import Testing
         return (dir, dir.appendingPathComponent("c.json").path, dir.appendingPathComponent("h.json").path)
     }
 
-    private let campaign = #"{"id": "2026", "startDay": "2026-05-01", "endDay": "2026-05-31", "goalDays": 25, "claimUntilDay": "2026-07-10", "removeAfterDay": "2026-07-10", "continueActiveStreakAfterEnd": false, "freezes": 1}"#
+    private let campaign =
+        #"{"id": "2026", "startDay": "2026-05-01", "endDay": "2026-05-31", "goalDays": 25, "claimUntilDay": "2026-07-10", "removeAfterDay": "2026-07-10", "continueActiveStreakAfterEnd": false, "freezes": 1}"#
 
     @Test func widgetPreviewPrintsTheModel() throws {
-        let (dir, c, h) = try files(campaign, #"{"joinedAt": "2026-05-02T10:00:00Z", "reads": [{"at": "2026-05-07T09:00:00Z", "timeZone": "Europe/Paris"}, {"at": "2026-05-08T09:00:00Z", "timeZone": "Europe/Paris"}]}"#)
+        let (dir, c, h) = try files(
+            campaign,
+            #"{"joinedAt": "2026-05-02T10:00:00Z", "reads": [{"at": "2026-05-07T09:00:00Z", "timeZone": "Europe/Paris"}, {"at": "2026-05-08T09:00:00Z", "timeZone": "Europe/Paris"}]}"#
+        )
         defer { try? FileManager.default.removeItem(at: dir) }
         // The 9th was missed: the freeze kept the streak; the 10th is not read yet.
-        let command = try #require(try QuestlineTools.parseAsRoot(["widget-preview", "--campaign", c, "--history", h,
-                                                                     "--now", "2026-05-10T08:30:00Z", "--time-zone", "Europe/Paris"]) as? WidgetPreviewCommand)
-        try command.run() // prints; the model itself:
+        let command = try #require(
+            try QuestlineTools.parseAsRoot([
+                "widget-preview", "--campaign", c, "--history", h,
+                "--now", "2026-05-10T08:30:00Z", "--time-zone", "Europe/Paris",
+            ]) as? WidgetPreviewCommand)
+        try command.run()  // prints; the model itself:
         let status = try ReadingHistory.decode(Data(contentsOf: URL(fileURLWithPath: h)))
             .status(now: try Date("2026-05-10T08:30:00Z", strategy: .iso8601), timeZone: TimeZoneID("Europe/Paris")!)
-        let model = ReadingWidget.model(campaign: try Campaign.decode(Data(contentsOf: URL(fileURLWithPath: c))), status: status,
-                                        today: LocalDay(iso: "2026-05-10")!)
+        let model = ReadingWidget.model(
+            campaign: try Campaign.decode(Data(contentsOf: URL(fileURLWithPath: c))), status: status,
+            today: LocalDay(iso: "2026-05-10")!)
         #expect(model.state == .freezeApplied)
         #expect(model.streak == 2)
         #expect(model.freezesLeft == 0)
     }
 
     @Test func widgetPreviewRefusesBadInput() throws {
-        let (dir, c, h) = try files(campaign, #"{"joinedAt": null, "reads": [{"at": "2026-06-01T09:00:00Z", "timeZone": "Europe/Paris"}]}"#)
+        let (dir, c, h) = try files(
+            campaign, #"{"joinedAt": null, "reads": [{"at": "2026-06-01T09:00:00Z", "timeZone": "Europe/Paris"}]}"#)
         defer { try? FileManager.default.removeItem(at: dir) }
-        for arguments in [["--now", "2026-05-10T08:30:00Z", "--time-zone", "Mars/Base"],
-                          ["--now", "yesterday", "--time-zone", "Europe/Paris"],
-                          ["--now", "2026-05-10T08:30:00Z", "--time-zone", "Europe/Paris"]] { // a read in the future
-            let command = try #require(try QuestlineTools.parseAsRoot(["widget-preview", "--campaign", c, "--history", h] + arguments) as? WidgetPreviewCommand)
+        for arguments in [
+            ["--now", "2026-05-10T08:30:00Z", "--time-zone", "Mars/Base"],
+            ["--now", "yesterday", "--time-zone", "Europe/Paris"],
+            ["--now", "2026-05-10T08:30:00Z", "--time-zone", "Europe/Paris"],
+        ] {  // a read in the future
+            let command = try #require(
+                try QuestlineTools.parseAsRoot(["widget-preview", "--campaign", c, "--history", h] + arguments)
+                    as? WidgetPreviewCommand)
             #expect(throws: (any Error).self) { try command.run() }
         }
     }

@@ -1,15 +1,17 @@
 import ArgumentParser
 import Foundation
-@testable import QuestlineCLI
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineStore
 import Testing
 
+@testable import QuestlineCLI
+
 /// `content-import`: the bundled content imports whole; a broken copy imports nothing.
 @Suite struct ContentCLITests {
     @Test func aBrokenContentDirectoryImportsNothingAndAValidOneReplacesTheContent() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-content-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "questline-content-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let database = dir.appendingPathComponent("content.sqlite").path
@@ -17,12 +19,16 @@ import Testing
         // A copy of the bundled content with a dangling track and a missing image.
         let broken = dir.appendingPathComponent("broken")
         try FileManager.default.copyItem(at: StoryContentFeature.bundledContent, to: broken)
-        var stories = try JSONSerialization.jsonObject(with: Data(contentsOf: broken.appendingPathComponent("stories.json"))) as! [[String: Any]]
+        var stories =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: broken.appendingPathComponent("stories.json")))
+            as! [[String: Any]]
         stories[1]["track"] = "atlantis"
         try JSONSerialization.data(withJSONObject: stories).write(to: broken.appendingPathComponent("stories.json"))
         try FileManager.default.removeItem(at: broken.appendingPathComponent("assets/cards/pit-crew.svg"))
 
-        var command = try #require(try QuestlineTools.parseAsRoot(["content-import", "--database", database, "--dir", broken.path]) as? ContentImportCommand)
+        var command = try #require(
+            try QuestlineTools.parseAsRoot(["content-import", "--database", database, "--dir", broken.path])
+                as? ContentImportCommand)
         await #expect(throws: CommandFailure.self) { try await command.run() }
         let store = try await Store.open(.sqlite(path: database))
         #expect(try await store.stories.content() == nil)
@@ -37,7 +43,8 @@ import Testing
         }
         await store.shutdown()
 
-        command = try #require(try QuestlineTools.parseAsRoot(["content-import", "--database", database]) as? ContentImportCommand)
+        command = try #require(
+            try QuestlineTools.parseAsRoot(["content-import", "--database", database]) as? ContentImportCommand)
         try await command.run()
         let reopened = try await Store.open(.sqlite(path: database))
         #expect(try await reopened.stories.content()?.content.stories.count == 8)

@@ -20,20 +20,26 @@ import Testing
         let store = try await Store.open(.sqlite(path: dir.appendingPathComponent("c.sqlite").path))
         var logger = Logger(label: "client-test")
         logger.logLevel = .warning
-        let configuration = AppConfiguration(hostname: "127.0.0.1", port: 0, store: .sqlite(path: ":unused:"), bcryptCost: 4, logLevel: .warning)
+        let configuration = AppConfiguration(
+            hostname: "127.0.0.1", port: 0, store: .sqlite(path: ":unused:"), bcryptCost: 4, logLevel: .warning)
         let app = try await buildApplication(configuration: configuration, store: store, logger: logger)
         do {
             try await app.test(.live) { testClient in
                 let port = try #require(testClient.port)
                 let auth = BearerTokenMiddleware()
-                let client = Client.questline(serverURL: URL(string: "http://127.0.0.1:\(port)")!, transport: URLSessionTransport(), auth: auth)
+                let client = Client.questline(
+                    serverURL: URL(string: "http://127.0.0.1:\(port)")!, transport: URLSessionTransport(), auth: auth)
 
-                let signUp = try await client.signUp(body: .json(.init(email: "ada@example.com", password: "password123",
-                                                                       displayName: "Ada", timeZone: "Europe/Berlin")))
+                let signUp = try await client.signUp(
+                    body: .json(
+                        .init(
+                            email: "ada@example.com", password: "password123",
+                            displayName: "Ada", timeZone: "Europe/Berlin")))
                 let session = try signUp.created.body.json
                 #expect(session.member.displayName == "Ada")
 
-                let login = try await client.logIn(body: .json(.init(login: "ada@example.com", password: "password123")))
+                let login = try await client.logIn(
+                    body: .json(.init(login: "ada@example.com", password: "password123")))
                 auth.token = try login.ok.body.json.token
 
                 let me = try await client.getMe().ok.body.json

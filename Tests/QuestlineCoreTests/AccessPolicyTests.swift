@@ -43,19 +43,31 @@ import Testing
         Row(name: "update self", actor: childA, action: .updateMember(scope(childA)), expected: .allowed),
         Row(name: "stranger reads member", actor: loner, action: .readMember(scope(childA)), expected: .notFound),
         Row(name: "stranger updates member", actor: loner, action: .updateMember(scope(childA)), expected: .notFound),
-        Row(name: "other guardian reads child", actor: guardianB, action: .readMember(scope(childA)), expected: .notFound),
-        Row(name: "other guardian updates child", actor: guardianB, action: .updateMember(scope(childA)), expected: .notFound),
+        Row(
+            name: "other guardian reads child", actor: guardianB, action: .readMember(scope(childA)),
+            expected: .notFound),
+        Row(
+            name: "other guardian updates child", actor: guardianB, action: .updateMember(scope(childA)),
+            expected: .notFound),
         Row(name: "guardian reads child", actor: guardianA, action: .readMember(scope(childA)), expected: .allowed),
         Row(name: "guardian updates child", actor: guardianA, action: .updateMember(scope(childA)), expected: .allowed),
         Row(name: "child reads guardian", actor: childA, action: .readMember(scope(guardianA)), expected: .allowed),
-        Row(name: "child updates guardian", actor: childA, action: .updateMember(scope(guardianA)), expected: .forbidden),
-        Row(name: "child updates sibling", actor: childA, action: .updateMember(scope(secondChildA)), expected: .forbidden),
+        Row(
+            name: "child updates guardian", actor: childA, action: .updateMember(scope(guardianA)), expected: .forbidden
+        ),
+        Row(
+            name: "child updates sibling", actor: childA, action: .updateMember(scope(secondChildA)),
+            expected: .forbidden),
         Row(name: "member reads household", actor: childA, action: .readHousehold(homeA), expected: .allowed),
         Row(name: "stranger reads household", actor: loner, action: .readHousehold(homeA), expected: .notFound),
-        Row(name: "other guardian reads household", actor: guardianB, action: .readHousehold(homeA), expected: .notFound),
+        Row(
+            name: "other guardian reads household", actor: guardianB, action: .readHousehold(homeA), expected: .notFound
+        ),
         Row(name: "guardian manages household", actor: guardianA, action: .manageHousehold(homeA), expected: .allowed),
         Row(name: "child manages household", actor: childA, action: .manageHousehold(homeA), expected: .forbidden),
-        Row(name: "other guardian manages household", actor: guardianB, action: .manageHousehold(homeA), expected: .notFound),
+        Row(
+            name: "other guardian manages household", actor: guardianB, action: .manageHousehold(homeA),
+            expected: .notFound),
         Row(name: "stranger manages household", actor: loner, action: .manageHousehold(homeA), expected: .notFound),
     ]
 

@@ -5,7 +5,9 @@ import Testing
 @Suite struct AccountRulesTests {
     @Test func emailsAreNormalisedOrRefusedNamingTheField() throws {
         #expect(try AccountRules.email("  Ada@Example.COM ") == "ada@example.com")
-        for bad in ["", "ada", "ada@", "@example.com", "ada@example", "a b@example.com", "ada@@example.com", "ada@.com"] {
+        for bad in [
+            "", "ada", "ada@", "@example.com", "ada@example", "a b@example.com", "ada@@example.com", "ada@.com",
+        ] {
             #expect(throws: DomainError.invalid(field: "email", "Enter an e-mail address like name@example.com.")) {
                 try AccountRules.email(bad)
             }
@@ -15,7 +17,7 @@ import Testing
     @Test func passwordsAreLongEnoughAndFitBcrypt() throws {
         #expect(try AccountRules.password("12345678") == "12345678")
         #expect(throws: DomainError.self) { try AccountRules.password("1234567") }
-        #expect(throws: DomainError.self) { try AccountRules.password(String(repeating: "é", count: 40)) } // 80 bytes
+        #expect(throws: DomainError.self) { try AccountRules.password(String(repeating: "é", count: 40)) }  // 80 bytes
     }
 
     @Test func namesAndUsernames() throws {
@@ -62,7 +64,7 @@ import Testing
         let ids = TimeOrderedIDGenerator(clock: clock)
         let sameMillisecond = (0..<10_000).map { _ in ids.makeUUID().uuidString.lowercased() }
         #expect(Set(sameMillisecond).count == sameMillisecond.count)
-        let prefix = "019d371a-dafb-7" // 1,774,746,000,123 ms in hex, then version 7
+        let prefix = "019d371a-dafb-7"  // 1,774,746,000,123 ms in hex, then version 7
         for text in sameMillisecond {
             #expect(text.hasPrefix(prefix), "\(text)")
             #expect("89ab".contains(Array(text)[19]), "\(text)")

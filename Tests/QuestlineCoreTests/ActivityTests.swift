@@ -12,8 +12,10 @@ private let us = Locale(identifier: "en_US")
         // Now: 10 May 2026, 15:00 in Berlin. The window is 11 April .. 10 May (Berlin days).
         let now = at("2026-05-10T13:00:00Z")
         let entries = [
-            SavedEntry(articleKey: "en/In", savedAt: at("2026-04-10T22:01:00Z"), thumbnailURL: nil),   // 11 Apr 00:01 Berlin: 29 days ago
-            SavedEntry(articleKey: "en/Out", savedAt: at("2026-04-10T21:59:00Z"), thumbnailURL: nil),  // 10 Apr 23:59 Berlin: 30 days ago
+            // 11 Apr 00:01 Berlin: 29 days ago
+            SavedEntry(articleKey: "en/In", savedAt: at("2026-04-10T22:01:00Z"), thumbnailURL: nil),
+            // 10 Apr 23:59 Berlin: 30 days ago
+            SavedEntry(articleKey: "en/Out", savedAt: at("2026-04-10T21:59:00Z"), thumbnailURL: nil),
         ]
         let module = SavedModule(entries: entries, now: now, timeZone: zone("Europe/Berlin"), locale: us)
         #expect(module.count == 1)
@@ -22,19 +24,22 @@ private let us = Locale(identifier: "en_US")
     @Test func aSaveAt2359InOneZoneIsAnotherDayInAnother() {
         // 23:59 on 10 April in Berlin is 06:59 on 11 April in Tokyo and 17:59 on 10 April in New York.
         let save = [SavedEntry(articleKey: "en/Edge", savedAt: at("2026-04-10T21:59:00Z"), thumbnailURL: nil)]
-        let tokyoNow = at("2026-05-10T03:00:00Z")   // 10 May, 12:00 in Tokyo: window from 11 April
+        let tokyoNow = at("2026-05-10T03:00:00Z")  // 10 May, 12:00 in Tokyo: window from 11 April
         #expect(SavedModule(entries: save, now: tokyoNow, timeZone: zone("Asia/Tokyo"), locale: us).count == 1)
-        let newYorkNow = at("2026-05-10T16:00:00Z") // 10 May, 12:00 in New York: 10 April is out
+        let newYorkNow = at("2026-05-10T16:00:00Z")  // 10 May, 12:00 in New York: 10 April is out
         #expect(SavedModule(entries: save, now: newYorkNow, timeZone: zone("America/New_York"), locale: us).count == 0)
     }
 
     @Test func anArticleInTwoListsCountsOnceAndImagesSkipArticlesWithout() {
         let now = at("2026-05-10T13:00:00Z")
         let entries = [
-            SavedEntry(articleKey: "en/Octopus", savedAt: at("2026-05-09T10:00:00Z"), thumbnailURL: "https://img/octo.jpg"),
-            SavedEntry(articleKey: "en/Octopus", savedAt: at("2026-05-10T10:00:00Z"), thumbnailURL: "https://img/octo.jpg"),
+            SavedEntry(
+                articleKey: "en/Octopus", savedAt: at("2026-05-09T10:00:00Z"), thumbnailURL: "https://img/octo.jpg"),
+            SavedEntry(
+                articleKey: "en/Octopus", savedAt: at("2026-05-10T10:00:00Z"), thumbnailURL: "https://img/octo.jpg"),
             SavedEntry(articleKey: "en/Squid", savedAt: at("2026-05-08T10:00:00Z"), thumbnailURL: nil),
-            SavedEntry(articleKey: "en/Whale", savedAt: at("2026-05-07T10:00:00Z"), thumbnailURL: "https://img/whale.jpg"),
+            SavedEntry(
+                articleKey: "en/Whale", savedAt: at("2026-05-07T10:00:00Z"), thumbnailURL: "https://img/whale.jpg"),
         ]
         let module = SavedModule(entries: entries, now: now, timeZone: zone("UTC"), locale: us)
         #expect(module.count == 3)
@@ -51,9 +56,18 @@ private let us = Locale(identifier: "en_US")
         #expect(SavedModule.format(at("2026-05-03T15:42:00Z"), now: now, timeZone: utc, locale: us) == "May 3")
         #expect(SavedModule.format(at("2025-05-03T15:42:00Z"), now: now, timeZone: utc, locale: us) == "May 3, 2025")
         // "Today" is the viewer's: 01:30 on 11 May in Berlin is not today for a New Yorker on the 10th.
-        #expect(plain(SavedModule.format(at("2026-05-10T23:30:00Z"), now: at("2026-05-10T23:45:00Z"), timeZone: zone("America/New_York"), locale: us)) == "7:30 PM")
-        #expect(SavedModule.format(at("2026-05-10T21:30:00Z"), now: at("2026-05-10T23:45:00Z"), timeZone: zone("Europe/Berlin"), locale: us) == "May 10")
-        #expect(SavedModule.format(at("2026-05-10T15:42:00Z"), now: now, timeZone: utc, locale: Locale(identifier: "de_DE")) == "15:42")
+        #expect(
+            plain(
+                SavedModule.format(
+                    at("2026-05-10T23:30:00Z"), now: at("2026-05-10T23:45:00Z"), timeZone: zone("America/New_York"),
+                    locale: us)) == "7:30 PM")
+        #expect(
+            SavedModule.format(
+                at("2026-05-10T21:30:00Z"), now: at("2026-05-10T23:45:00Z"), timeZone: zone("Europe/Berlin"), locale: us
+            ) == "May 10")
+        #expect(
+            SavedModule.format(at("2026-05-10T15:42:00Z"), now: now, timeZone: utc, locale: Locale(identifier: "de_DE"))
+                == "15:42")
     }
 
     @Test func nothingSavedKeepsTheModuleAtZero() {
@@ -69,14 +83,19 @@ private let us = Locale(identifier: "en_US")
         let today = day("2026-05-10")
         let reads: [(article: String, day: LocalDay)] = [
             ("A", day("2026-05-10")), ("A", day("2026-05-09")), ("B", day("2026-05-09")), ("C", day("2026-05-08")),
-            ("D", day("2026-04-11")), ("E", day("2026-04-10")), // 29 days ago counts, 30 does not
+            ("D", day("2026-04-11")), ("E", day("2026-04-10")),  // 29 days ago counts, 30 does not
         ]
-        let intervals = [ReadingInterval(localDay: day("2026-05-10"), seconds: 600), ReadingInterval(localDay: day("2026-05-04"), seconds: 5000),
-                         ReadingInterval(localDay: day("2026-05-03"), seconds: 900), ReadingInterval(localDay: day("2026-05-09"), seconds: -20)]
+        let intervals = [
+            ReadingInterval(localDay: day("2026-05-10"), seconds: 600),
+            ReadingInterval(localDay: day("2026-05-04"), seconds: 5000),
+            ReadingInterval(localDay: day("2026-05-03"), seconds: 900),
+            ReadingInterval(localDay: day("2026-05-09"), seconds: -20),
+        ]
         let saves = [at("2026-05-10T08:00:00Z"), at("2026-05-06T08:00:00Z")]
-        let insights = ReadingInsights(reads: reads, intervals: intervals, saves: saves, today: today, timeZone: zone("UTC"))
+        let insights = ReadingInsights(
+            reads: reads, intervals: intervals, saves: saves, today: today, timeZone: zone("UTC"))
         #expect(insights.articlesRead30 == 4)
-        #expect(insights.secondsRead7 == 600 + 3600) // capped at an hour; the 3rd is outside; negatives count 0
+        #expect(insights.secondsRead7 == 600 + 3600)  // capped at an hour; the 3rd is outside; negatives count 0
         #expect(insights.currentStreak == 3)
         #expect(insights.timeline.count == 7)
         #expect(insights.timeline.first?.day == day("2026-05-04"))
@@ -87,8 +106,11 @@ private let us = Locale(identifier: "en_US")
     }
 
     @Test func legacyItemsFallBackToTheirReadingListDateOrAreReported() {
-        let a = LegacySavedItem(language: "en", title: "A", savedAt: at("2020-01-01T00:00:00Z"), readingListCreatedAt: at("2019-01-01T00:00:00Z"))
-        let b = LegacySavedItem(language: "en", title: "B", savedAt: nil, readingListCreatedAt: at("2019-01-01T00:00:00Z"))
+        let a = LegacySavedItem(
+            language: "en", title: "A", savedAt: at("2020-01-01T00:00:00Z"),
+            readingListCreatedAt: at("2019-01-01T00:00:00Z"))
+        let b = LegacySavedItem(
+            language: "en", title: "B", savedAt: nil, readingListCreatedAt: at("2019-01-01T00:00:00Z"))
         let c = LegacySavedItem(language: "en", title: "C", savedAt: nil, readingListCreatedAt: nil)
         #expect(a.effectiveSavedAt == at("2020-01-01T00:00:00Z"))
         #expect(b.effectiveSavedAt == at("2019-01-01T00:00:00Z"))
@@ -96,7 +118,11 @@ private let us = Locale(identifier: "en_US")
     }
 
     @Test func languagesAreWikipediaCodes() throws {
-        for good in ["en", "DE", "zh-hant", "simple", "be-tarask", "pt"] { #expect(throws: Never.self) { try WikiLanguage.validate(good, field: "language") } }
-        for bad in ["", "xx-yy", "klingon", "e n", "12"] { #expect(throws: DomainError.self) { try WikiLanguage.validate(bad, field: "language") } }
+        for good in ["en", "DE", "zh-hant", "simple", "be-tarask", "pt"] {
+            #expect(throws: Never.self) { try WikiLanguage.validate(good, field: "language") }
+        }
+        for bad in ["", "xx-yy", "klingon", "e n", "12"] {
+            #expect(throws: DomainError.self) { try WikiLanguage.validate(bad, field: "language") }
+        }
     }
 }

@@ -21,7 +21,10 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
 @Suite struct KotlinRandomTests {
     @Test func firstIntsForSeedZeroMatchKotlin() {
         var random = KotlinRandom(seed: 0)
-        #expect((0..<5).map { _ in random.nextInt() } == [-1_934_310_868, 1_409_199_696, -649_160_781, -1_454_478_562, -1_464_141_532])
+        #expect(
+            (0..<5).map { _ in random.nextInt() } == [
+                -1_934_310_868, 1_409_199_696, -649_160_781, -1_454_478_562, -1_464_141_532,
+            ])
     }
 
     @Test func shuffleWithSeed206MatchesKotlin() {
@@ -58,16 +61,21 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
         #expect(feed.events.count == 48)
         let eligible = QuestionBuilder.eligibleEvents(feed, date: day("2026-02-06"))
         #expect(eligible.count == 34)
-        #expect(years(QuestionBuilder.build(feed, date: day("2026-02-06"))) ==
-                [[1944, 1941], [1501, 1485], [637, 758], [1864, 1863], [1340, 1270]])
+        #expect(
+            years(QuestionBuilder.build(feed, date: day("2026-02-06"))) == [
+                [1944, 1941], [1501, 1485], [637, 758], [1864, 1863], [1340, 1270],
+            ])
     }
 
     @Test func theSharedFullFeedsGiveTheSameQuestionsAsTheTrimmedOnes() throws {
         let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../shared/data/onthisday").standardized
-        guard FileManager.default.fileExists(atPath: shared.path) else { return } // the project tests without ../shared
-        for (full, trimmed, date) in [("android-fixture-10-30.json", "onthisday-10-30-trimmed.json", "2026-02-06"),
-                                      ("ios-fixture-05-07.json", "onthisday-05-07-trimmed.json", "2026-05-07")] {
+        // the project tests without ../shared
+        guard FileManager.default.fileExists(atPath: shared.path) else { return }
+        for (full, trimmed, date) in [
+            ("android-fixture-10-30.json", "onthisday-10-30-trimmed.json", "2026-02-06"),
+            ("ios-fixture-05-07.json", "onthisday-05-07-trimmed.json", "2026-05-07"),
+        ] {
             let big = try OnThisDayFeed.decode(Data(contentsOf: shared.appendingPathComponent(full)))
             let small = try fixture(trimmed)
             #expect(QuestionBuilder.build(big, date: day(date)) == QuestionBuilder.build(small, date: day(date)))
@@ -92,7 +100,9 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
     }
 
     @Test func olderFormatTitlesAreReadToo() throws {
-        let page = try JSONDecoder().decode(OnThisDayFeed.Page.self, from: Data(#"{"title":"Battle_of_Verdun","normalizedtitle":"Battle of Verdun"}"#.utf8))
+        let page = try JSONDecoder().decode(
+            OnThisDayFeed.Page.self,
+            from: Data(#"{"title":"Battle_of_Verdun","normalizedtitle":"Battle of Verdun"}"#.utf8))
         #expect(page.title == "Battle of Verdun")
         let bare = try JSONDecoder().decode(OnThisDayFeed.Page.self, from: Data(#"{"title":"Battle_of_Verdun"}"#.utf8))
         #expect(bare.title == "Battle of Verdun")
@@ -100,32 +110,36 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
 
     @Test func digitsThatGiveTheYearAwayRemoveAnEvent() {
         let date = day("2026-02-21")
-        let kept = QuestionBuilder.eligibleEvents(feed([
-            (1916, "The Battle of Verdun begins."),
-            (1917, "A treaty of 1848 is cited."),        // a 4-digit number: out
-            (1918, "Over 12000 people march."),          // 5 digits: no 1-4 digit word, kept
-            (1919, "Line one\nmentions 42 on line two"), // a newline: never a full match, kept
-            (1920, "Apollo 11 lands."),                  // out
-            (1921, "Route A12 opens."),                  // "A12" is one word: kept
-        ]), date: date)
+        let kept = QuestionBuilder.eligibleEvents(
+            feed([
+                (1916, "The Battle of Verdun begins."),
+                (1917, "A treaty of 1848 is cited."),  // a 4-digit number: out
+                (1918, "Over 12000 people march."),  // 5 digits: no 1-4 digit word, kept
+                (1919, "Line one\nmentions 42 on line two"),  // a newline: never a full match, kept
+                (1920, "Apollo 11 lands."),  // out
+                (1921, "Route A12 opens."),  // "A12" is one word: kept
+            ]), date: date)
         #expect(kept.map(\.year) == [1916, 1918, 1919, 1921])
     }
 
     @Test func bcFutureAndDuplicateYearsAreDropped() {
-        let kept = QuestionBuilder.eligibleEvents(feed([
-            (-44, "Caesar is assassinated."),
-            (0, "Year zero."),
-            (2027, "Something next year."),
-            (1066, "A battle."),
-            (1066, "Another event the same year."),
-            (2026, "Something this year."),
-        ]), date: day("2026-02-21"))
+        let kept = QuestionBuilder.eligibleEvents(
+            feed([
+                (-44, "Caesar is assassinated."),
+                (0, "Year zero."),
+                (2027, "Something next year."),
+                (1066, "A battle."),
+                (1066, "Another event the same year."),
+                (2026, "Something this year."),
+            ]), date: day("2026-02-21"))
         #expect(kept.map(\.text) == ["A battle.", "Something this year."])
     }
 
     @Test func zeroOrOneEligibleEventMeansNoGame() {
         #expect(QuestionBuilder.build(feed([]), date: day("2026-02-21")) == .notEnoughEvents(eligible: 0))
-        #expect(QuestionBuilder.build(feed([(1916, "Verdun."), (-10, "BC."), (1916, "Same year.")]), date: day("2026-02-21"))
+        #expect(
+            QuestionBuilder.build(
+                feed([(1916, "Verdun."), (-10, "BC."), (1916, "Same year.")]), date: day("2026-02-21"))
                 == .notEnoughEvents(eligible: 1))
     }
 
@@ -134,8 +148,9 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
         #expect(years(two).count == 5)
         for pair in years(two) { #expect(Set(pair) == [1844, 2001]) }
 
-        let three = QuestionBuilder.build(feed([(2001, "Wikipedia goes online."), (1844, "Independence."), (1916, "Verdun.")]),
-                                          date: day("2026-02-21"))
+        let three = QuestionBuilder.build(
+            feed([(2001, "Wikipedia goes online."), (1844, "Independence."), (1916, "Verdun.")]),
+            date: day("2026-02-21"))
         #expect(years(three).count == 5)
         for pair in years(three) { #expect(pair[0] != pair[1]) }
     }
@@ -145,7 +160,9 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
         // 2005: 2010 and 2020 are in the future for that game.
         #expect(QuestionBuilder.eligibleEvents(events, date: day("2005-03-01")).count == 3)
         // Same month and day in two years with the same eligible events: the same game.
-        #expect(QuestionBuilder.build(events, date: day("2024-03-01")) == QuestionBuilder.build(events, date: day("2025-03-01")))
+        #expect(
+            QuestionBuilder.build(events, date: day("2024-03-01"))
+                == QuestionBuilder.build(events, date: day("2025-03-01")))
     }
 
     @Test func malformedFeedsAreRefusedWithWhere() {
@@ -156,7 +173,10 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
             _ = try OnThisDayFeed.decode(Data(#"{"events":[{"text":"A","year":"MMXX"}]}"#.utf8))
             Issue.record("expected an error")
         } catch {
-            guard case .invalid(let issues) = error else { Issue.record("wrong error \(error)"); return }
+            guard case .invalid(let issues) = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
             #expect(issues.first?.message.contains("events[0].year") == true)
         }
     }
@@ -172,9 +192,13 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
 
 @Suite struct GameSessionTests {
     private func session() -> GameSession {
-        guard case .questions(let questions) = QuestionBuilder.build(
-            feed([(1844, "Independence."), (1916, "Verdun."), (2001, "Online."), (1066, "Hastings."), (1492, "Voyage.")]),
-            date: day("2026-02-21"))
+        guard
+            case .questions(let questions) = QuestionBuilder.build(
+                feed([
+                    (1844, "Independence."), (1916, "Verdun."), (2001, "Online."), (1066, "Hastings."),
+                    (1492, "Voyage."),
+                ]),
+                date: day("2026-02-21"))
         else { fatalError("no game") }
         return GameSession(questions: questions)
     }
@@ -201,8 +225,8 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
         #expect(again.repeated)
         #expect(again.correct == first.correct)
         #expect(throws: DomainError.self) { try game.answer(0, .second) }
-        #expect(throws: DomainError.self) { try game.answer(2, .first) }   // out of order
-        #expect(throws: DomainError.self) { try game.answer(5, .first) }   // no such question
+        #expect(throws: DomainError.self) { try game.answer(2, .first) }  // out of order
+        #expect(throws: DomainError.self) { try game.answer(5, .first) }  // no such question
         #expect(throws: DomainError.self) { try game.answer(-1, .first) }
         #expect(game.currentIndex == 1)
     }
@@ -231,17 +255,21 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
     }
 
     @Test func noGames() {
-        #expect(GameStats(games: [], today: day("2026-05-07")) == GameStats(played: 0, averageScore: 0, currentStreak: 0, bestStreak: 0))
+        #expect(
+            GameStats(games: [], today: day("2026-05-07"))
+                == GameStats(played: 0, averageScore: 0, currentStreak: 0, bestStreak: 0))
     }
 
     @Test func streaksAcrossAGapCountTheRunTheGapEnded() {
-        let games = [game("2026-05-01", 5), game("2026-05-02", 4), game("2026-05-03", 3), // run of 3, ended by a gap
-                     game("2026-05-05", 2), game("2026-05-06", 4)]                      // run of 2 up to yesterday
+        let games = [
+            game("2026-05-01", 5), game("2026-05-02", 4), game("2026-05-03", 3),  // run of 3, ended by a gap
+            game("2026-05-05", 2), game("2026-05-06", 4),
+        ]  // run of 2 up to yesterday
         let stats = GameStats(games: games, today: day("2026-05-07"))
         #expect(stats.played == 5)
         #expect(stats.averageScore == 3.6)
         #expect(stats.bestStreak == 3)
-        #expect(stats.currentStreak == 2) // today not played yet: the run ending yesterday still counts
+        #expect(stats.currentStreak == 2)  // today not played yet: the run ending yesterday still counts
         #expect(GameStats(games: games + [game("2026-05-07", 1)], today: day("2026-05-07")).currentStreak == 3)
         #expect(GameStats(games: games, today: day("2026-05-08")).currentStreak == 0)
     }
@@ -256,9 +284,10 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
     }
 
     @Test func averagesRoundToOneDecimal() {
-        let games = [game("2026-05-01", 1), game("2026-05-02", 2), game("2026-05-03", 2)] // 1.666…
+        let games = [game("2026-05-01", 1), game("2026-05-02", 2), game("2026-05-03", 2)]  // 1.666…
         #expect(GameStats(games: games, today: day("2026-05-03")).averageScore == 1.7)
-        let quarter = [game("2026-05-01", 3), game("2026-05-02", 4), game("2026-05-03", 4), game("2026-05-04", 4)] // 3.75
+        // 3.75
+        let quarter = [game("2026-05-01", 3), game("2026-05-02", 4), game("2026-05-03", 4), game("2026-05-04", 4)]
         #expect(GameStats(games: quarter, today: day("2026-05-04")).averageScore == 3.8)
     }
 }
@@ -270,8 +299,11 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
         // The BC event is dropped; the second 1066 event repeats a year; "Apollo 11" has a number
         // that gives the year away, so the next 1969 event is the first eligible one of its year;
         // 2999 is after the game's year.
-        #expect(eligible.map(\.text) == ["The Battle of Hastings is fought.", "The first crewed Moon landing takes place.",
-                                         "The Magna Carta is sealed."])
+        #expect(
+            eligible.map(\.text) == [
+                "The Battle of Hastings is fought.", "The first crewed Moon landing takes place.",
+                "The Magna Carta is sealed.",
+            ])
         // The image is the thumbnail of the first page that has one.
         #expect(eligible[0].imageURL == "https://upload.wikimedia.org/william.jpg")
         #expect(eligible[1].imageURL == nil)
@@ -290,24 +322,37 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
     @Test func theScannerAgreesWithTheRegularExpression() throws {
         let feeds = ["onthisday-10-30-trimmed.json", "onthisday-05-07-trimmed.json", "rules-feed.json"]
         for name in feeds {
-            let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")
+            let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "Fixtures/\(name)")
             for event in try OnThisDayFeed.decode(Data(contentsOf: url)).events {
-                #expect(QuestionBuilder.fullyMatchesDigits(event.text) == QuestionBuilder.fullyMatchesDigitsWithRegex(event.text), "\(event.text)")
+                #expect(
+                    QuestionBuilder.fullyMatchesDigits(event.text)
+                        == QuestionBuilder.fullyMatchesDigitsWithRegex(event.text), "\(event.text)")
             }
         }
-        let pieces = ["1", "12", "123", "1234", "12345", "a", "Z", "é", "_", " ", ",", ".", "-", "\n", "\r", "\u{2028}", "\u{0663}", "٣٤",
-                      "\u{0301}", "\u{200D}", "日", "A1", "1a", "(", ")", "'", "\t", "\u{00A0}", "½", "²", "Ⅻ", "\u{FF11}"]
+        let pieces = [
+            "1", "12", "123", "1234", "12345", "a", "Z", "é", "_", " ", ",", ".", "-", "\n", "\r", "\u{2028}",
+            "\u{0663}", "٣٤",
+            "\u{0301}", "\u{200D}", "日", "A1", "1a", "(", ")", "'", "\t", "\u{00A0}", "½", "²", "Ⅻ", "\u{FF11}",
+        ]
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<5_000 {
-            let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
-            #expect(QuestionBuilder.fullyMatchesDigits(text) == QuestionBuilder.fullyMatchesDigitsWithRegex(text), "\(text.debugDescription)")
+            let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator)!
+            }.joined()
+            #expect(
+                QuestionBuilder.fullyMatchesDigits(text) == QuestionBuilder.fullyMatchesDigitsWithRegex(text),
+                "\(text.debugDescription)")
         }
     }
 
     @Test func localDaysFromOffsetsMatchTheCalendar() {
         var generator = SystemRandomNumberGenerator()
-        let zones = ["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "Pacific/Apia", "America/Santiago",
-                     "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns"].map { TimeZoneID($0)!.timeZone }
+        let zones = [
+            "UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "Pacific/Apia",
+            "America/Santiago",
+            "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns",
+        ].map { TimeZoneID($0)!.timeZone }
         for _ in 0..<5_000 {
             let instant = Date(timeIntervalSince1970: Double.random(in: 0...2_000_000_000, using: &generator))
             let zone = zones.randomElement(using: &generator)!

@@ -18,12 +18,16 @@ private func use(_ token: String, _ start: String, minutes: Double, _ zone: Time
     UsageRecord(token: token, start: at(start), seconds: Int(minutes * 60), zone: zone)
 }
 
-private func spec(_ goal: GoalType, target: Int, period: QuestPeriod? = nil, start: String = "2026-03-01", end: String? = nil,
-                  minimum: Int? = nil, within: Int? = nil, apps: [String] = [], weekdays: Set<Int> = Set(1...7),
-                  window: DailyWindow? = nil, bonus: Int = 10) -> QuestSpec {
-    QuestSpec(title: "Quest", goal: goal, target: target, period: period, dailyMinimumMinutes: minimum, withinMinutes: within,
-                  learningApps: apps, rewardApps: [RewardUnlock(token: "game", minutes: 30)], bonusPercent: bonus, weekdays: weekdays,
-                  window: window, startDay: day(start), endDay: end.map(day), assignee: child)
+private func spec(
+    _ goal: GoalType, target: Int, period: QuestPeriod? = nil, start: String = "2026-03-01", end: String? = nil,
+    minimum: Int? = nil, within: Int? = nil, apps: [String] = [], weekdays: Set<Int> = Set(1...7),
+    window: DailyWindow? = nil, bonus: Int = 10
+) -> QuestSpec {
+    QuestSpec(
+        title: "Quest", goal: goal, target: target, period: period, dailyMinimumMinutes: minimum, withinMinutes: within,
+        learningApps: apps, rewardApps: [RewardUnlock(token: "game", minutes: 30)], bonusPercent: bonus,
+        weekdays: weekdays,
+        window: window, startDay: day(start), endDay: end.map(day), assignee: child)
 }
 
 private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
@@ -42,17 +46,20 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
         let eleventh = eval.progress(quest, in: quest.period(containing: day("2026-03-11"))!)
         #expect(tenth.value == 30 && tenth.completed)
         #expect(eleventh.value == 10 && !eleventh.completed)
-        #expect(tenth.points == 60) // 30 min x 2 points
+        #expect(tenth.points == 60)  // 30 min x 2 points
     }
 
     @Test func weeksStartOnMondayInTheChildsZoneAlsoInADSTWeek() {
         // Berlin moves to summer time on Sunday 29 March 2026. The week is Mon 23 - Sun 29 March.
         let quest = spec(.weeklyMinutes, target: 100)
-        #expect(quest.period(containing: day("2026-03-29"))! == PeriodWindow(first: day("2026-03-23"), last: day("2026-03-29")))
+        #expect(
+            quest.period(containing: day("2026-03-29"))!
+                == PeriodWindow(first: day("2026-03-23"), last: day("2026-03-29")))
         let records = [
             use("duo", "2026-03-22T22:30:00Z", minutes: 20),  // Sunday 22 23:30 Berlin (CET): last week
             use("duo", "2026-03-22T23:05:00Z", minutes: 20),  // Monday 23 00:05: this week
-            use("duo", "2026-03-29T21:50:00Z", minutes: 20),  // Sunday 29 23:50 (CEST): this week, 10 min; then Monday 30
+            // Sunday 29 23:50 (CEST): this week, 10 min; then Monday 30
+            use("duo", "2026-03-29T21:50:00Z", minutes: 20),
         ]
         let eval = evaluate(records)
         #expect(eval.progress(quest, in: quest.period(containing: day("2026-03-25"))!).value == 30)
@@ -70,17 +77,21 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
 
     @Test func specificAppsCountOnlyTheChosenApps() {
         let quest = spec(.specificApps, target: 60, period: .week, apps: ["khan"])
-        let eval = evaluate([use("khan", "2026-03-10T10:00:00Z", minutes: 25), use("duo", "2026-03-10T11:00:00Z", minutes: 50),
-                             use("khan", "2026-03-12T10:00:00Z", minutes: 35)])
+        let eval = evaluate([
+            use("khan", "2026-03-10T10:00:00Z", minutes: 25), use("duo", "2026-03-10T11:00:00Z", minutes: 50),
+            use("khan", "2026-03-12T10:00:00Z", minutes: 35),
+        ])
         let progress = eval.progress(quest, in: quest.period(containing: day("2026-03-12"))!)
         #expect(progress.value == 60 && progress.completed && progress.unit == .minutes)
     }
 
     @Test func pointsTargetCountsPointsAtEachAppsRate() {
         let quest = spec(.pointsTarget, target: 100, period: .week)
-        let eval = evaluate([use("khan", "2026-03-10T10:00:00Z", minutes: 20.9), use("math", "2026-03-11T10:00:00Z", minutes: 20)])
+        let eval = evaluate([
+            use("khan", "2026-03-10T10:00:00Z", minutes: 20.9), use("math", "2026-03-11T10:00:00Z", minutes: 20),
+        ])
         let progress = eval.progress(quest, in: quest.period(containing: day("2026-03-11"))!)
-        #expect(progress.value == 20 * 2 + 20 * 3) // whole minutes per app and day
+        #expect(progress.value == 20 * 2 + 20 * 3)  // whole minutes per app and day
         #expect(progress.completed)
         #expect(quest.bonus(forPoints: progress.points) == 10)
     }
@@ -94,19 +105,25 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
 
     @Test func appDiversityCountsAppsWithAtLeastAMinute() {
         let quest = spec(.appDiversity, target: 3, period: .week)
-        let eval = evaluate([use("khan", "2026-03-10T10:00:00Z", minutes: 5), use("duo", "2026-03-11T10:00:00Z", minutes: 0.5),
-                             use("math", "2026-03-12T10:00:00Z", minutes: 1)])
+        let eval = evaluate([
+            use("khan", "2026-03-10T10:00:00Z", minutes: 5), use("duo", "2026-03-11T10:00:00Z", minutes: 0.5),
+            use("math", "2026-03-12T10:00:00Z", minutes: 1),
+        ])
         #expect(eval.progress(quest, in: quest.period(containing: day("2026-03-10"))!).value == 2)
-        let more = evaluate([use("khan", "2026-03-10T10:00:00Z", minutes: 5), use("duo", "2026-03-11T10:00:00Z", minutes: 2),
-                             use("math", "2026-03-12T10:00:00Z", minutes: 1)])
+        let more = evaluate([
+            use("khan", "2026-03-10T10:00:00Z", minutes: 5), use("duo", "2026-03-11T10:00:00Z", minutes: 2),
+            use("math", "2026-03-12T10:00:00Z", minutes: 1),
+        ])
         #expect(more.progress(quest, in: quest.period(containing: day("2026-03-10"))!).completed)
     }
 
     @Test func dailyConsistencyCountsDaysMeetingTheMinimum() {
         let quest = spec(.dailyConsistency, target: 3, minimum: 15)
-        let eval = evaluate([use("khan", "2026-03-09T10:00:00Z", minutes: 15), use("khan", "2026-03-10T10:00:00Z", minutes: 14),
-                             use("duo", "2026-03-11T10:00:00Z", minutes: 10), use("khan", "2026-03-11T12:00:00Z", minutes: 5),
-                             use("duo", "2026-03-15T10:00:00Z", minutes: 30)])
+        let eval = evaluate([
+            use("khan", "2026-03-09T10:00:00Z", minutes: 15), use("khan", "2026-03-10T10:00:00Z", minutes: 14),
+            use("duo", "2026-03-11T10:00:00Z", minutes: 10), use("khan", "2026-03-11T12:00:00Z", minutes: 5),
+            use("duo", "2026-03-15T10:00:00Z", minutes: 30),
+        ])
         let progress = eval.progress(quest, in: quest.period(containing: day("2026-03-12"))!)
         #expect(progress.value == 3 && progress.unit == .days && progress.completed)
     }
@@ -114,38 +131,46 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
     @Test func timeWindowCountsOnlyMinutesInsideTheLocalWindow() {
         // 16:00-18:00 Berlin. On 29 March (DST day) 16:00 CEST is 14:00 UTC.
         let quest = spec(.timeWindow, target: 60, window: DailyWindow(startMinute: 16 * 60, endMinute: 18 * 60))
-        let eval = evaluate([use("khan", "2026-03-29T13:30:00Z", minutes: 60)]) // 15:30-16:30 CEST
+        let eval = evaluate([use("khan", "2026-03-29T13:30:00Z", minutes: 60)])  // 15:30-16:30 CEST
         #expect(eval.progress(quest, in: quest.period(containing: day("2026-03-29"))!).value == 30)
-        let winter = evaluate([use("khan", "2026-03-10T14:30:00Z", minutes: 60)]) // 15:30-16:30 CET
+        let winter = evaluate([use("khan", "2026-03-10T14:30:00Z", minutes: 60)])  // 15:30-16:30 CET
         #expect(winter.progress(quest, in: quest.period(containing: day("2026-03-10"))!).value == 30)
     }
 
     @Test func scheduleFiltersWeekdaysAndWindowForEveryGoal() {
         // Weekdays only: Saturday use does not count.
         let quest = spec(.weeklyMinutes, target: 30, weekdays: [1, 2, 3, 4, 5])
-        let eval = evaluate([use("khan", "2026-03-14T10:00:00Z", minutes: 40), use("khan", "2026-03-13T10:00:00Z", minutes: 10)])
+        let eval = evaluate([
+            use("khan", "2026-03-14T10:00:00Z", minutes: 40), use("khan", "2026-03-13T10:00:00Z", minutes: 10),
+        ])
         #expect(eval.progress(quest, in: quest.period(containing: day("2026-03-13"))!).value == 10)
     }
 
     @Test func efficiencyCountsPointsEarnedInTheFirstMinutesOfUse() {
         // Earn 90 points within 30 minutes: 10 min of Duolingo (1/min) then 20 of Math (3/min) = 70.
         let quest = spec(.efficiency, target: 90, within: 30)
-        let eval = evaluate([use("duo", "2026-03-10T09:00:00Z", minutes: 10), use("math", "2026-03-10T10:00:00Z", minutes: 40)])
+        let eval = evaluate([
+            use("duo", "2026-03-10T09:00:00Z", minutes: 10), use("math", "2026-03-10T10:00:00Z", minutes: 40),
+        ])
         let progress = eval.progress(quest, in: quest.period(containing: day("2026-03-10"))!)
         #expect(progress.value == 70 && !progress.completed)
-        let fast = evaluate([use("math", "2026-03-10T09:00:00Z", minutes: 30), use("duo", "2026-03-10T10:00:00Z", minutes: 40)])
+        let fast = evaluate([
+            use("math", "2026-03-10T09:00:00Z", minutes: 30), use("duo", "2026-03-10T10:00:00Z", minutes: 40),
+        ])
         #expect(fast.progress(quest, in: quest.period(containing: day("2026-03-10"))!).value == 90)
     }
 
     @Test func streaksCompleteOncePerRunAndStartAgain() {
         let quest = spec(.streak, target: 3, minimum: 10)
         var records: [UsageRecord] = []
-        for d in [1, 2, 3, 4, 5, 6, 8] { records.append(use("khan", String(format: "2026-03-%02dT10:00:00Z", d), minutes: 12)) }
+        for d in [1, 2, 3, 4, 5, 6, 8] {
+            records.append(use("khan", String(format: "2026-03-%02dT10:00:00Z", d), minutes: 12))
+        }
         let eval = evaluate(records)
         let (completed, current) = eval.streakRuns(quest, through: day("2026-03-09"))
         #expect(completed.map(\.period.first) == [day("2026-03-03"), day("2026-03-06")])
-        #expect(current.value == 1) // the 8th; the 9th not yet met does not break it
-        #expect(eval.streakRuns(quest, through: day("2026-03-10")).current.value == 0) // the 9th was missed
+        #expect(current.value == 1)  // the 8th; the 9th not yet met does not break it
+        #expect(eval.streakRuns(quest, through: day("2026-03-10")).current.value == 0)  // the 9th was missed
         // An inactive weekday neither counts nor breaks: Saturday 7 March off.
         let weekdaysOnly = spec(.streak, target: 7, minimum: 10, weekdays: [1, 2, 3, 4, 5, 7])
         #expect(eval.streakRuns(weekdaysOnly, through: day("2026-03-08")).completed.count == 1)
@@ -155,7 +180,9 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
         let quest = spec(.pointsTarget, target: 50, period: .challenge, start: "2026-03-10", end: "2026-03-12")
         #expect(quest.period(containing: day("2026-03-09")) == nil)
         #expect(quest.period(containing: day("2026-03-13")) == nil)
-        #expect(quest.period(containing: day("2026-03-11"))! == PeriodWindow(first: day("2026-03-10"), last: day("2026-03-12")))
+        #expect(
+            quest.period(containing: day("2026-03-11"))!
+                == PeriodWindow(first: day("2026-03-10"), last: day("2026-03-12")))
         let weekly = spec(.weeklyMinutes, target: 50, start: "2026-03-11")
         #expect(weekly.period(containing: day("2026-03-12"))!.first == day("2026-03-11"))
     }
@@ -164,7 +191,8 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
     @Test func lateDuplicateOverlappingAndReorderedReportsGiveTheCleanResult() {
         var generator = SystemRandomNumberGenerator()
         let goals: [QuestSpec] = [
-            spec(.dailyMinutes, target: 30), spec(.weeklyMinutes, target: 200), spec(.pointsTarget, target: 100, period: .week),
+            spec(.dailyMinutes, target: 30), spec(.weeklyMinutes, target: 200),
+            spec(.pointsTarget, target: 100, period: .week),
             spec(.appDiversity, target: 2, period: .day), spec(.efficiency, target: 20, within: 15),
             spec(.timeWindow, target: 20, window: DailyWindow(startMinute: 600, endMinute: 720)),
         ]
@@ -183,11 +211,15 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
             // Messy: every report twice, plus overlapping sub-intervals, shuffled.
             var messy = clean + clean
             for record in clean where record.seconds >= 120 {
-                messy.append(UsageRecord(token: record.token, start: record.start + 30, seconds: record.seconds / 2, zone: berlin))
+                messy.append(
+                    UsageRecord(
+                        token: record.token, start: record.start + 30, seconds: record.seconds / 2, zone: berlin))
             }
             messy.shuffle(using: &generator)
-            let a = evaluate(clean), b = evaluate(messy)
-            #expect(a.timeline.earnings(catalog: Dictionary(uniqueKeysWithValues: catalog.map { ($0.token, $0) }))
+            let a = evaluate(clean)
+            let b = evaluate(messy)
+            #expect(
+                a.timeline.earnings(catalog: Dictionary(uniqueKeysWithValues: catalog.map { ($0.token, $0) }))
                     == b.timeline.earnings(catalog: Dictionary(uniqueKeysWithValues: catalog.map { ($0.token, $0) })))
             for quest in goals {
                 for offset in 0..<7 {
@@ -201,7 +233,8 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
 
 @Suite struct QuestSpecTests {
     @Test func everyBadFieldIsNamed() {
-        var bad = spec(.dailyConsistency, target: 6, start: "2026-03-10", end: "2026-03-09", weekdays: [1, 2], bonus: 12)
+        var bad = spec(
+            .dailyConsistency, target: 6, start: "2026-03-10", end: "2026-03-09", weekdays: [1, 2], bonus: 12)
         bad.title = "  "
         bad.learningApps = ["game", "nope"]
         bad.rewardApps = [RewardUnlock(token: "khan", minutes: 30)]
@@ -209,8 +242,14 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
             try bad.validate(catalog: catalog, today: day("2026-03-01"))
             Issue.record("expected invalid")
         } catch {
-            guard case .invalid(let issues) = error else { Issue.record("\(error)"); return }
-            #expect(Set(issues.map(\.field)) == ["title", "target", "bonusPercent", "dailyMinimumMinutes", "learningApps", "rewardApps", "endDate"])
+            guard case .invalid(let issues) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(
+                Set(issues.map(\.field)) == [
+                    "title", "target", "bonusPercent", "dailyMinimumMinutes", "learningApps", "rewardApps", "endDate",
+                ])
         }
     }
 
@@ -223,18 +262,27 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
         #expect(throws: DomainError.self) { try spec(.timeWindow, target: 30).validate(catalog: catalog, today: nil) }
         #expect(throws: DomainError.self) { try spec(.efficiency, target: 30).validate(catalog: catalog, today: nil) }
         #expect(throws: DomainError.self) { try spec(.appDiversity, target: 4).validate(catalog: catalog, today: nil) }
-        #expect(throws: DomainError.self) { try spec(.pointsTarget, target: 30, period: .challenge).validate(catalog: catalog, today: nil) }
-        #expect(throws: DomainError.self) { try spec(.weeklyMinutes, target: 30, weekdays: []).validate(catalog: catalog, today: nil) }
-        #expect(throws: DomainError.self) { try spec(.dailyMinutes, target: 30, period: .week).validate(catalog: catalog, today: nil) }
+        #expect(throws: DomainError.self) {
+            try spec(.pointsTarget, target: 30, period: .challenge).validate(catalog: catalog, today: nil)
+        }
+        #expect(throws: DomainError.self) {
+            try spec(.weeklyMinutes, target: 30, weekdays: []).validate(catalog: catalog, today: nil)
+        }
+        #expect(throws: DomainError.self) {
+            try spec(.dailyMinutes, target: 30, period: .week).validate(catalog: catalog, today: nil)
+        }
         try spec(.appDiversity, target: 3, period: .week).validate(catalog: catalog, today: nil)
         try spec(.efficiency, target: 30, within: 10).validate(catalog: catalog, today: nil)
         try spec(.streak, target: 7, minimum: 10).validate(catalog: catalog, today: nil)
     }
 
     @Test func catalogEntriesAreValidated() throws {
-        let app = try QuestApp.validated(token: "tok-1", name: " Khan ", icon: nil, role: "learning", pointsPerMinute: nil)
+        let app = try QuestApp.validated(
+            token: "tok-1", name: " Khan ", icon: nil, role: "learning", pointsPerMinute: nil)
         #expect(app.name == "Khan" && app.pointsPerMinute == 1 && app.icon == "📘")
-        #expect(throws: DomainError.self) { try QuestApp.validated(token: "", name: "", icon: "abc", role: "toy", pointsPerMinute: 0) }
+        #expect(throws: DomainError.self) {
+            try QuestApp.validated(token: "", name: "", icon: "abc", role: "toy", pointsPerMinute: 0)
+        }
     }
 }
 
@@ -249,7 +297,8 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
             UnlockGrant(id: "b", token: "game", minutes: 20, startsAt: now + 600, expiresAt: expiry, challengeID: nil),
         ]
         let usage = UsageTimeline([
-            UsageRecord(token: "game", start: now - 3600, seconds: 1800, zone: berlin),  // before the grants: free of charge
+            // before the grants: free of charge
+            UsageRecord(token: "game", start: now - 3600, seconds: 1800, zone: berlin),
             UsageRecord(token: "game", start: now + 60, seconds: 40 * 60, zone: berlin),
         ])
         let balances = UnlockLedger.balances(grants, usage: usage)
@@ -262,25 +311,36 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
         #expect(try rules.cost(minutes: 10) == 50)
         #expect(throws: DomainError.self) { try rules.cost(minutes: 4) }
         #expect(throws: DomainError.self) { try rules.cost(minutes: 31) }
-        #expect(throws: DomainError.self) { try RedemptionRules.validated(pointsPerMinute: 0, minMinutes: 10, maxMinutes: 5) }
+        #expect(throws: DomainError.self) {
+            try RedemptionRules.validated(pointsPerMinute: 0, minMinutes: 10, maxMinutes: 5)
+        }
     }
 
     @Test func badgesFollowTheTotals() {
-        let stats = QuestStats(challengesCompleted: 1, bestStreak: 3, currentStreak: 1, learningMinutes: 75, pointsEarned: 120)
+        let stats = QuestStats(
+            challengesCompleted: 1, bestStreak: 3, currentStreak: 1, learningMinutes: 75, pointsEarned: 120)
         #expect(stats.deserved.map(\.id) == ["first-quest", "on-a-roll", "hour-of-learning"])
-        #expect(QuestStats(challengesCompleted: 0, bestStreak: 2, currentStreak: 0, learningMinutes: 59, pointsEarned: 0).deserved.isEmpty)
+        #expect(
+            QuestStats(challengesCompleted: 0, bestStreak: 2, currentStreak: 0, learningMinutes: 59, pointsEarned: 0)
+                .deserved.isEmpty)
     }
 
     @Test func learningDaysFormRunsAndTheCurrentOneReachesTodayOrYesterday() {
         let days = [day("2026-03-05"), day("2026-03-01"), day("2026-03-02"), day("2026-03-03"), day("2026-03-02")]
         let runs = DayRun.runs(of: days)
-        #expect(runs == [DayRun(first: day("2026-03-01"), last: day("2026-03-03")), DayRun(first: day("2026-03-05"), last: day("2026-03-05"))])
+        #expect(
+            runs == [
+                DayRun(first: day("2026-03-01"), last: day("2026-03-03")),
+                DayRun(first: day("2026-03-05"), last: day("2026-03-05")),
+            ])
         #expect(runs.map(\.length).max() == 3)
         #expect(DayRun.current(in: runs, today: day("2026-03-05")) == 1)
-        #expect(DayRun.current(in: runs, today: day("2026-03-06")) == 1) // yesterday still counts
+        #expect(DayRun.current(in: runs, today: day("2026-03-06")) == 1)  // yesterday still counts
         #expect(DayRun.current(in: runs, today: day("2026-03-07")) == 0)
-        #expect(DayRun.current(in: runs, today: day("2026-03-02")) == 2) // a later run does not count before it starts
+        #expect(DayRun.current(in: runs, today: day("2026-03-02")) == 2)  // a later run does not count before it starts
         // A day that fills the gap joins both neighbours.
-        #expect(DayRun.adding(day("2026-03-04"), left: runs[0], right: runs[1]) == DayRun(first: day("2026-03-01"), last: day("2026-03-05")))
+        #expect(
+            DayRun.adding(day("2026-03-04"), left: runs[0], right: runs[1])
+                == DayRun(first: day("2026-03-01"), last: day("2026-03-05")))
     }
 }

@@ -8,10 +8,13 @@ import Testing
         ("plain text", false, true), ("café ☕️ 👩‍👩‍👧", false, true), ("right\u{200F}to-left mark", false, true),
         ("a\u{0}b", false, false), ("a\u{0}b", true, false), ("a\u{7}b", true, false), ("a\u{7F}b", false, false),
         ("a\u{85}b", false, false), ("a\u{9F}b", true, false), ("\u{A0}non-breaking", false, true),
-        ("two\nlines", false, false), ("two\nlines", true, true), ("tab\there", false, false), ("tab\there", true, true),
+        ("two\nlines", false, false), ("two\nlines", true, true), ("tab\there", false, false),
+        ("tab\there", true, true),
         ("crlf\r\nlines", true, true), ("crlf\r\nlines", false, false),
     ])
-    func theTextRuleRefusesControlCharactersAndLineBreaksOutsideMultiLineFields(text: String, multiline: Bool, allowed: Bool) {
+    func theTextRuleRefusesControlCharactersAndLineBreaksOutsideMultiLineFields(
+        text: String, multiline: Bool, allowed: Bool
+    ) {
         #expect((TextRule.issue(text, field: "f", multiline: multiline) == nil) == allowed)
     }
 
@@ -21,7 +24,10 @@ import Testing
         #expect(TextRule.issue("a\nb", field: "comments[2].text") == nil)
         let issue = try #require(TextRule.issue("a\nb", field: "items[3].title"))
         #expect(issue.field == "items[3].title")
-        #expect(throws: DomainError.invalid(field: "password", "Remove control characters (NUL, line breaks, tabs and the like).")) {
+        #expect(
+            throws: DomainError.invalid(
+                field: "password", "Remove control characters (NUL, line breaks, tabs and the like).")
+        ) {
             try AccountRules.password("abcdefgh\u{0}XYZ")
         }
     }
@@ -34,7 +40,9 @@ import Testing
         for outside in ["0001-01-01", "1899-12-31", "2200-01-01", "9999-12-31"] {
             #expect(throws: DomainError.self) { try DateWindow.day(outside, field: "d") }
         }
-        #expect(throws: DomainError.invalid(field: "endDate", "Use a date like 2026-05-01.")) { try DateWindow.day("10000-01-01", field: "endDate") }
+        #expect(throws: DomainError.invalid(field: "endDate", "Use a date like 2026-05-01.")) {
+            try DateWindow.day("10000-01-01", field: "endDate")
+        }
         let instant = { (text: String) in try Date(text, strategy: .iso8601) }
         #expect(DateWindow.readingIssue(try instant("2001-01-15T00:00:00Z"), field: "at") == nil)
         #expect(DateWindow.readingIssue(try instant("2001-01-14T23:59:59Z"), field: "at")?.field == "at")
@@ -46,8 +54,12 @@ import Testing
     @Test func pagingIsRefusedOutsideItsBoundsNamingEachParameter() throws {
         let page = try Paging(limit: nil, offset: nil)
         #expect(page.limit == 50 && page.offset == 0)
-        #expect(throws: DomainError.invalid([FieldIssue(field: "limit", message: "Use a limit from 1 to 200."),
-                                             FieldIssue(field: "offset", message: "Use an offset from 0 to 1000000.")])) {
+        #expect(
+            throws: DomainError.invalid([
+                FieldIssue(field: "limit", message: "Use a limit from 1 to 200."),
+                FieldIssue(field: "offset", message: "Use an offset from 0 to 1000000."),
+            ])
+        ) {
             try Paging(limit: -1, offset: Int.max)
         }
         #expect(throws: DomainError.self) { try Paging(limit: 201, offset: 0) }

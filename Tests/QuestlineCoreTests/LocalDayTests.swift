@@ -13,7 +13,10 @@ private func day(_ iso: String) -> LocalDay { LocalDay(iso: iso)! }
         #expect(LocalDay(year: 2026, month: 2, day: 29) == nil)
         #expect(LocalDay(year: 1900, month: 2, day: 29) == nil)
         #expect(LocalDay(year: 2000, month: 2, day: 29) != nil)
-        for bad in ["2026-2-06", "2026-02-6", "20260206", "2026-13-01", "2026-00-10", "2026-04-31", "abcd-ef-gh", "", " 2026-02-06"] {
+        for bad in [
+            "2026-2-06", "2026-02-6", "20260206", "2026-13-01", "2026-00-10", "2026-04-31", "abcd-ef-gh", "",
+            " 2026-02-06",
+        ] {
             #expect(LocalDay(iso: bad) == nil, "\(bad) should be refused")
         }
     }
@@ -41,7 +44,7 @@ private func day(_ iso: String) -> LocalDay { LocalDay(iso: iso)! }
         #expect(day("2026-01-01").days(until: day("2027-01-01")) == 365)
         #expect(day("2024-01-01").days(until: day("2025-01-01")) == 366)
         #expect(day("2026-05-07") < day("2026-05-08"))
-        #expect(day("2026-11-22").isoWeekday == 7) // a Sunday
+        #expect(day("2026-11-22").isoWeekday == 7)  // a Sunday
         #expect(day("2026-11-23").isoWeekday == 1)
     }
 
@@ -49,7 +52,9 @@ private func day(_ iso: String) -> LocalDay { LocalDay(iso: iso)! }
         let data = try JSONEncoder().encode([day("2026-05-07")])
         #expect(String(decoding: data, as: UTF8.self) == #"["2026-05-07"]"#)
         #expect(try JSONDecoder().decode([LocalDay].self, from: data) == [day("2026-05-07")])
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([LocalDay].self, from: Data(#"["2026-02-30"]"#.utf8)) }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode([LocalDay].self, from: Data(#"["2026-02-30"]"#.utf8))
+        }
     }
 }
 
@@ -148,10 +153,16 @@ private func day(_ iso: String) -> LocalDay { LocalDay(iso: iso)! }
     }
 
     @Test func onlyIANANamesAreTimeZones() {
-        for good in ["Europe/Berlin", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "Pacific/Apia", "America/Argentina/Buenos_Aires", "Etc/GMT+5", "UTC"] {
+        for good in [
+            "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "Pacific/Apia",
+            "America/Argentina/Buenos_Aires", "Etc/GMT+5", "UTC",
+        ] {
             #expect(TimeZoneID(good) != nil, "\(good)")
         }
-        for bad in ["", "GMT+5", "+05:30", "EST", "Mars/Olympus_Mons", "europe/berlin", "Europe/Berlin ", "Europe/Berlin/Extra", "../etc/passwd", "Europe//Berlin", String(repeating: "A", count: 100)] {
+        for bad in [
+            "", "GMT+5", "+05:30", "EST", "Mars/Olympus_Mons", "europe/berlin", "Europe/Berlin ", "Europe/Berlin/Extra",
+            "../etc/passwd", "Europe//Berlin", String(repeating: "A", count: 100),
+        ] {
             #expect(TimeZoneID(bad) == nil, "\(bad)")
         }
     }

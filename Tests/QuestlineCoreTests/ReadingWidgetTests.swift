@@ -8,19 +8,32 @@ private func days(_ list: [String]) -> Set<LocalDay> { Set(list.map(day)) }
 private func run(_ from: String, _ through: String) -> Set<LocalDay> {
     var result: Set<LocalDay> = []
     var current = day(from)
-    while current <= day(through) { result.insert(current); current = current.adding(days: 1) }
+    while current <= day(through) {
+        result.insert(current)
+        current = current.adding(days: 1)
+    }
     return result
 }
 
 /// The seed's 2026 campaign, and the same with two freezes.
-private let may = Campaign(id: "2026", startDay: day("2026-05-01"), endDay: day("2026-05-31"), goalDays: 25,
-                           claimUntilDay: day("2026-07-10"), removeAfterDay: day("2026-07-10"))
-private var mayWithFreezes: Campaign { var c = may; c.freezes = 2; return c }
+private let may = Campaign(
+    id: "2026", startDay: day("2026-05-01"), endDay: day("2026-05-31"), goalDays: 25,
+    claimUntilDay: day("2026-07-10"), removeAfterDay: day("2026-07-10"))
+private var mayWithFreezes: Campaign {
+    var c = may
+    c.freezes = 2
+    return c
+}
 
-private func model(_ campaign: Campaign = may, today: String, joined: String? = nil, reads: Set<LocalDay> = [],
-                   completed: String? = nil, claimed: Bool = false, loggedIn: Bool = true) -> WidgetModel {
-    ReadingWidget.model(campaign: campaign, status: ReaderStatus(loggedIn: loggedIn, joinDay: joined.map(day), completedOn: completed.map(day),
-                                                                 claimed: claimed, readDays: reads), today: day(today))
+private func model(
+    _ campaign: Campaign = may, today: String, joined: String? = nil, reads: Set<LocalDay> = [],
+    completed: String? = nil, claimed: Bool = false, loggedIn: Bool = true
+) -> WidgetModel {
+    ReadingWidget.model(
+        campaign: campaign,
+        status: ReaderStatus(
+            loggedIn: loggedIn, joinDay: joined.map(day), completedOn: completed.map(day),
+            claimed: claimed, readDays: reads), today: day(today))
 }
 
 @Suite struct WidgetStateTests {
@@ -35,36 +48,75 @@ private func model(_ campaign: Campaign = may, today: String, joined: String? = 
     static let rows: [Row] = [
         Row(name: "day before start", model: model(today: "2026-04-30"), state: .notLiveYet, streak: 0),
         Row(name: "start day, not joined", model: model(today: "2026-05-01"), state: .notEnrolled, streak: 0),
-        Row(name: "not joined with a 1-day streak", model: model(today: "2026-05-02", reads: days(["2026-05-01"])), state: .notEnrolled, streak: 1),
-        Row(name: "not joined with a 2-day streak", model: model(today: "2026-05-03", reads: run("2026-05-01", "2026-05-02")),
+        Row(
+            name: "not joined with a 1-day streak", model: model(today: "2026-05-02", reads: days(["2026-05-01"])),
+            state: .notEnrolled, streak: 1),
+        Row(
+            name: "not joined with a 2-day streak",
+            model: model(today: "2026-05-03", reads: run("2026-05-01", "2026-05-02")),
             state: .notEnrolledWithStreak, streak: 2),
-        Row(name: "joined, nothing read", model: model(today: "2026-05-03", joined: "2026-05-02"), state: .enrolledNotStarted, streak: 0),
-        Row(name: "joined, read today", model: model(today: "2026-05-03", joined: "2026-05-02", reads: days(["2026-05-03"])),
-            state: .streakReadToday, streak: 1),
-        Row(name: "joined, read yesterday not today", model: model(today: "2026-05-04", joined: "2026-05-02", reads: days(["2026-05-03"])),
-            state: .streakNotReadToday, streak: 1),
-        Row(name: "streak lost: restart", model: model(today: "2026-05-06", joined: "2026-05-02", reads: days(["2026-05-03"])),
+        Row(
+            name: "joined, nothing read", model: model(today: "2026-05-03", joined: "2026-05-02"),
             state: .enrolledNotStarted, streak: 0),
-        Row(name: "joined today with a streak from before", model: model(today: "2026-05-05", joined: "2026-05-05", reads: run("2026-05-01", "2026-05-04")),
+        Row(
+            name: "joined, read today",
+            model: model(today: "2026-05-03", joined: "2026-05-02", reads: days(["2026-05-03"])),
+            state: .streakReadToday, streak: 1),
+        Row(
+            name: "joined, read yesterday not today",
+            model: model(today: "2026-05-04", joined: "2026-05-02", reads: days(["2026-05-03"])),
+            state: .streakNotReadToday, streak: 1),
+        Row(
+            name: "streak lost: restart",
+            model: model(today: "2026-05-06", joined: "2026-05-02", reads: days(["2026-05-03"])),
+            state: .enrolledNotStarted, streak: 0),
+        Row(
+            name: "joined today with a streak from before",
+            model: model(today: "2026-05-05", joined: "2026-05-05", reads: run("2026-05-01", "2026-05-04")),
             state: .enrolledWithStreakNotReadToday, streak: 4),
-        Row(name: "joined today with a streak, read today", model: model(today: "2026-05-05", joined: "2026-05-05", reads: run("2026-05-01", "2026-05-05")),
+        Row(
+            name: "joined today with a streak, read today",
+            model: model(today: "2026-05-05", joined: "2026-05-05", reads: run("2026-05-01", "2026-05-05")),
             state: .streakReadToday, streak: 5),
-        Row(name: "freeze spent on yesterday", model: model(mayWithFreezes, today: "2026-05-06", joined: "2026-05-01", reads: run("2026-05-01", "2026-05-04")),
+        Row(
+            name: "freeze spent on yesterday",
+            model: model(
+                mayWithFreezes, today: "2026-05-06", joined: "2026-05-01", reads: run("2026-05-01", "2026-05-04")),
             state: .freezeApplied, streak: 4),
-        Row(name: "freeze spent, read today", model: model(mayWithFreezes, today: "2026-05-06", joined: "2026-05-01",
-                                                           reads: run("2026-05-01", "2026-05-04").union(days(["2026-05-06"]))),
+        Row(
+            name: "freeze spent, read today",
+            model: model(
+                mayWithFreezes, today: "2026-05-06", joined: "2026-05-01",
+                reads: run("2026-05-01", "2026-05-04").union(days(["2026-05-06"]))),
             state: .streakReadToday, streak: 5),
-        Row(name: "completed on the 25th day", model: model(today: "2026-05-25", joined: "2026-05-01", reads: run("2026-05-01", "2026-05-25")),
+        Row(
+            name: "completed on the 25th day",
+            model: model(today: "2026-05-25", joined: "2026-05-01", reads: run("2026-05-01", "2026-05-25")),
             state: .completed, streak: 25),
-        Row(name: "end day, still running", model: model(today: "2026-05-31", joined: "2026-05-01", reads: run("2026-05-20", "2026-05-30")),
+        Row(
+            name: "end day, still running",
+            model: model(today: "2026-05-31", joined: "2026-05-01", reads: run("2026-05-20", "2026-05-30")),
             state: .streakNotReadToday, streak: 11),
-        Row(name: "day after end, incomplete", model: model(today: "2026-06-01", joined: "2026-05-01", reads: run("2026-05-20", "2026-05-31")),
+        Row(
+            name: "day after end, incomplete",
+            model: model(today: "2026-06-01", joined: "2026-05-01", reads: run("2026-05-20", "2026-05-31")),
             state: .concludedIncomplete, streak: 12),
-        Row(name: "day after end, joined, never read", model: model(today: "2026-06-01", joined: "2026-05-01"), state: .concludedNoStreak, streak: 0),
-        Row(name: "day after end, never joined", model: model(today: "2026-06-01", reads: run("2026-05-01", "2026-05-10")), state: .concludedNoStreak, streak: 0),
-        Row(name: "claim deadline, completed", model: model(today: "2026-07-10", joined: "2026-05-01", reads: run("2026-05-01", "2026-05-25"), completed: "2026-05-25"),
+        Row(
+            name: "day after end, joined, never read", model: model(today: "2026-06-01", joined: "2026-05-01"),
+            state: .concludedNoStreak, streak: 0),
+        Row(
+            name: "day after end, never joined",
+            model: model(today: "2026-06-01", reads: run("2026-05-01", "2026-05-10")), state: .concludedNoStreak,
+            streak: 0),
+        Row(
+            name: "claim deadline, completed",
+            model: model(
+                today: "2026-07-10", joined: "2026-05-01", reads: run("2026-05-01", "2026-05-25"),
+                completed: "2026-05-25"),
             state: .completed, streak: 25),
-        Row(name: "removal: the day after removeAfterDay", model: model(today: "2026-07-11", joined: "2026-05-01", completed: "2026-05-25"),
+        Row(
+            name: "removal: the day after removeAfterDay",
+            model: model(today: "2026-07-11", joined: "2026-05-01", completed: "2026-05-25"),
             state: .removed, streak: 0),
     ]
 
@@ -81,7 +133,8 @@ private func model(_ campaign: Campaign = may, today: String, joined: String? = 
 
 @Suite struct StreakRuleTests {
     @Test func twoReadsOnOneDayCountOnce() {
-        let m = model(today: "2026-05-02", joined: "2026-05-01", reads: days(["2026-05-01", "2026-05-02", "2026-05-02"]))
+        let m = model(
+            today: "2026-05-02", joined: "2026-05-01", reads: days(["2026-05-01", "2026-05-02", "2026-05-02"]))
         #expect(m.streak == 2)
     }
 
@@ -92,20 +145,27 @@ private func model(_ campaign: Campaign = may, today: String, joined: String? = 
     @Test func oneFreezeCoversOneMissedDayTwoMissedDaysLoseTheStreak() {
         var oneFreeze = may
         oneFreeze.freezes = 1
-        let covered = model(oneFreeze, today: "2026-05-07", joined: "2026-05-01", reads: run("2026-05-01", "2026-05-03").union(run("2026-05-05", "2026-05-07")))
-        #expect(covered.streak == 6)      // the frozen 4th adds nothing
+        let covered = model(
+            oneFreeze, today: "2026-05-07", joined: "2026-05-01",
+            reads: run("2026-05-01", "2026-05-03").union(run("2026-05-05", "2026-05-07")))
+        #expect(covered.streak == 6)  // the frozen 4th adds nothing
         #expect(covered.freezesLeft == 0)
-        let lost = model(oneFreeze, today: "2026-05-07", joined: "2026-05-01", reads: run("2026-05-01", "2026-05-03").union(days(["2026-05-06", "2026-05-07"])))
+        let lost = model(
+            oneFreeze, today: "2026-05-07", joined: "2026-05-01",
+            reads: run("2026-05-01", "2026-05-03").union(days(["2026-05-06", "2026-05-07"])))
         #expect(lost.streak == 2)
-        let twoFreezes = model(mayWithFreezes, today: "2026-05-07", joined: "2026-05-01",
-                               reads: run("2026-05-01", "2026-05-03").union(days(["2026-05-06", "2026-05-07"])))
+        let twoFreezes = model(
+            mayWithFreezes, today: "2026-05-07", joined: "2026-05-01",
+            reads: run("2026-05-01", "2026-05-03").union(days(["2026-05-06", "2026-05-07"])))
         #expect(twoFreezes.streak == 5)
         #expect(twoFreezes.freezesLeft == 0)
     }
 
     @Test func freezesOnlyProtectEnrolledDays() {
         // Not joined: no freezes held, the gap breaks the run.
-        let m = model(mayWithFreezes, today: "2026-05-06", reads: run("2026-05-01", "2026-05-03").union(days(["2026-05-05", "2026-05-06"])))
+        let m = model(
+            mayWithFreezes, today: "2026-05-06",
+            reads: run("2026-05-01", "2026-05-03").union(days(["2026-05-05", "2026-05-06"])))
         #expect(m.streak == 2)
         #expect(m.freezesLeft == 0)
     }
@@ -158,18 +218,20 @@ private func model(_ campaign: Campaign = may, today: String, joined: String? = 
     @Test func dstDaysAreOrdinaryDays() {
         // Berlin springs forward on 29 March 2026: the day is 23 hours long.
         var spring = may
-        spring.startDay = day("2026-03-28"); spring.endDay = day("2026-04-30"); spring.goalDays = 3
+        spring.startDay = day("2026-03-28")
+        spring.endDay = day("2026-04-30")
+        spring.goalDays = 3
         let reads: Set<LocalDay> = [
-            LocalDay(instant("2026-03-28T22:30:00Z"), in: zone("Europe/Berlin")), // 23:30 on the 28th (CET)
-            LocalDay(instant("2026-03-29T21:30:00Z"), in: zone("Europe/Berlin")), // 23:30 on the 29th (CEST)
-            LocalDay(instant("2026-03-29T22:30:00Z"), in: zone("Europe/Berlin")), // 00:30 on the 30th
+            LocalDay(instant("2026-03-28T22:30:00Z"), in: zone("Europe/Berlin")),  // 23:30 on the 28th (CET)
+            LocalDay(instant("2026-03-29T21:30:00Z"), in: zone("Europe/Berlin")),  // 23:30 on the 29th (CEST)
+            LocalDay(instant("2026-03-29T22:30:00Z"), in: zone("Europe/Berlin")),  // 00:30 on the 30th
         ]
         #expect(reads == days(["2026-03-28", "2026-03-29", "2026-03-30"]))
         #expect(model(spring, today: "2026-03-30", joined: "2026-03-28", reads: reads).state == .completed)
         // New York falls back on 1 November 2026: a 25-hour day is still one day.
         let fall: Set<LocalDay> = [
-            LocalDay(instant("2026-11-01T04:30:00Z"), in: zone("America/New_York")), // 00:30 EDT on the 1st
-            LocalDay(instant("2026-11-02T04:30:00Z"), in: zone("America/New_York")), // 23:30 EST on the 1st
+            LocalDay(instant("2026-11-01T04:30:00Z"), in: zone("America/New_York")),  // 00:30 EDT on the 1st
+            LocalDay(instant("2026-11-02T04:30:00Z"), in: zone("America/New_York")),  // 23:30 EST on the 1st
         ]
         #expect(fall == days(["2026-11-01"]))
     }
@@ -177,10 +239,11 @@ private func model(_ campaign: Campaign = may, today: String, joined: String? = 
     @Test func aReaderFlyingFromTokyoToLosAngelesKeepsTheStreak() {
         // Reads keep the local day of where they happened.
         let reads: Set<LocalDay> = [
-            LocalDay(instant("2026-05-08T12:00:00Z"), in: zone("Asia/Tokyo")),          // 21:00, 8 May in Tokyo
-            LocalDay(instant("2026-05-09T03:00:00Z"), in: zone("Asia/Tokyo")),          // 12:00, 9 May in Tokyo; then the flight
-            LocalDay(instant("2026-05-09T20:00:00Z"), in: zone("America/Los_Angeles")), // 13:00, 9 May again in LA
-            LocalDay(instant("2026-05-10T18:00:00Z"), in: zone("America/Los_Angeles")), // 11:00, 10 May in LA
+            LocalDay(instant("2026-05-08T12:00:00Z"), in: zone("Asia/Tokyo")),  // 21:00, 8 May in Tokyo
+            // 12:00, 9 May in Tokyo; then the flight
+            LocalDay(instant("2026-05-09T03:00:00Z"), in: zone("Asia/Tokyo")),
+            LocalDay(instant("2026-05-09T20:00:00Z"), in: zone("America/Los_Angeles")),  // 13:00, 9 May again in LA
+            LocalDay(instant("2026-05-10T18:00:00Z"), in: zone("America/Los_Angeles")),  // 11:00, 10 May in LA
         ]
         #expect(reads == days(["2026-05-08", "2026-05-09", "2026-05-10"]))
         // "Today" is in the zone the reader is in now: LA, 10 May.
@@ -214,8 +277,16 @@ private func model(_ campaign: Campaign = may, today: String, joined: String? = 
     }
 
     @Test func campaignsAreValidatedAndChosenByDate() throws {
-        #expect(throws: DomainError.self) { try Campaign.decode(Data(#"{"id":"x","startDay":"2026-05-31","endDay":"2026-05-01","goalDays":25,"claimUntilDay":"2026-07-10","removeAfterDay":"2026-07-10"}"#.utf8)) }
-        let parsed = try Campaign.decode(Data(#"{"id":"2026","startDay":"2026-05-01","endDay":"2026-05-31","goalDays":25,"claimUntilDay":"2026-07-10","removeAfterDay":"2026-07-10","continueActiveStreakAfterEnd":false,"freezes":0}"#.utf8))
+        #expect(throws: DomainError.self) {
+            try Campaign.decode(
+                Data(
+                    #"{"id":"x","startDay":"2026-05-31","endDay":"2026-05-01","goalDays":25,"claimUntilDay":"2026-07-10","removeAfterDay":"2026-07-10"}"#
+                        .utf8))
+        }
+        let parsed = try Campaign.decode(
+            Data(
+                #"{"id":"2026","startDay":"2026-05-01","endDay":"2026-05-31","goalDays":25,"claimUntilDay":"2026-07-10","removeAfterDay":"2026-07-10","continueActiveStreakAfterEnd":false,"freezes":0}"#
+                    .utf8))
         #expect(parsed == may)
         let demo = Campaign.demo(today: day("2026-11-22"))
         #expect(Campaign.current([may, demo], today: day("2026-11-22"))?.id == "demo")

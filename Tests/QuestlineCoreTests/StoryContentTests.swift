@@ -13,7 +13,8 @@ private func shippedFiles() throws -> [String: Data] {
 }
 
 private func assetExists(_ path: String) -> Bool {
-    FileManager.default.fileExists(atPath: contentDirectory.appendingPathComponent("assets").appendingPathComponent(path).path)
+    FileManager.default.fileExists(
+        atPath: contentDirectory.appendingPathComponent("assets").appendingPathComponent(path).path)
 }
 
 private func load(_ files: [String: Data]) -> [ContentIssue] {
@@ -41,31 +42,41 @@ private func load(_ files: [String: Data]) -> [ContentIssue] {
         #expect(load(files).map(\.file) == ["states.json"])
 
         files = try shippedFiles()
-        files["tracks.json"] = Data(#"[{"id":"x","name":"X","state":"CA","city":"Y","latitude":"north","longitude":1}]"#.utf8)
+        files["tracks.json"] = Data(
+            #"[{"id":"x","name":"X","state":"CA","city":"Y","latitude":"north","longitude":1}]"#.utf8)
         #expect(load(files).first?.path == "[0].latitude")
 
         // Whole-content problems: all of them at once.
         var content = try StoryContent.load(files: try shippedFiles(), assetExists: assetExists).get()
-        content.tracks[0] = RaceTrack(id: content.tracks[0].id, name: "", state: "ZZ", city: "C", latitude: 91, longitude: 0)
+        content.tracks[0] = RaceTrack(
+            id: content.tracks[0].id, name: "", state: "ZZ", city: "C", latitude: 91, longitude: 0)
         content.cards.append(content.cards[0])
         let story = content.stories[0]
-        content.stories[0] = Story(id: story.id, title: story.title, track: "nowhere", description: story.description, cover: "https://x/y.png",
-                                   reward: StoryReward(points: 5, card: "no-card", badge: "no-badge"), chapters: [])
+        content.stories[0] = Story(
+            id: story.id, title: story.title, track: "nowhere", description: story.description,
+            cover: "https://x/y.png",
+            reward: StoryReward(points: 5, card: "no-card", badge: "no-badge"), chapters: [])
         let problems = content.problems(assetExists: assetExists).map { "\($0.file) \($0.path)" }
-        for expected in ["tracks.json [0].name", "tracks.json [0].state", "tracks.json [0].latitude", "cards.json [12].id",
-                         "stories.json [0].track", "stories.json [0].cover", "stories.json [0].reward.card", "stories.json [0].reward.badge",
-                         "stories.json [0].chapters"] {
+        for expected in [
+            "tracks.json [0].name", "tracks.json [0].state", "tracks.json [0].latitude", "cards.json [12].id",
+            "stories.json [0].track", "stories.json [0].cover", "stories.json [0].reward.card",
+            "stories.json [0].reward.badge",
+            "stories.json [0].chapters",
+        ] {
             #expect(problems.contains(expected), "\(expected) not in \(problems)")
         }
-        #expect(content.problems(assetExists: { _ in false }).contains { $0.message.contains("is not in the content's assets") })
+        #expect(
+            content.problems(assetExists: { _ in false }).contains {
+                $0.message.contains("is not in the content's assets")
+            })
     }
 
     @Test func searchMatchesTitleTrackAndDescriptionIgnoringCaseAndAccents() throws {
         let content = try StoryContent.load(files: try shippedFiles(), assetExists: assetExists).get()
-        #expect(content.search("ELAN").map(\.id) == ["laguna-seca"])           // "Élan at Laguna Seca"
-        #expect(content.search("brickyard").map(\.id) == ["indianapolis"])     // title
-        #expect(content.search("circuit of the").map(\.id) == ["cota"])        // track name
-        #expect(content.search("corkscrew").map(\.id) == ["laguna-seca"])      // description
+        #expect(content.search("ELAN").map(\.id) == ["laguna-seca"])  // "Élan at Laguna Seca"
+        #expect(content.search("brickyard").map(\.id) == ["indianapolis"])  // title
+        #expect(content.search("circuit of the").map(\.id) == ["cota"])  // track name
+        #expect(content.search("corkscrew").map(\.id) == ["laguna-seca"])  // description
         #expect(content.search("zzz").isEmpty)
         #expect(content.search("", preferredTracks: ["texas"]).first?.id == "texas")
         #expect(content.search("").count == content.stories.count)

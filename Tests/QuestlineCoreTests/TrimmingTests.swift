@@ -6,19 +6,25 @@ import Testing
     /// Property: on random strings of spaces of every kind, line breaks, combining marks,
     /// format characters, emoji and letters, `trimmed` returns what Foundation returns.
     @Test func trimmingMatchesFoundationOnRandomStrings() {
-        let pool: [Unicode.Scalar] = ["a", "Z", "é", "\u{301}", "\u{200B}", "\u{200D}", "\u{FEFF}", "👍", "\u{1F3FD}", " ", "\t", "\n", "\r",
-                                      "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{1680}", "\u{2003}", "\u{2009}", "\u{200A}", "\u{2028}",
-                                      "\u{2029}", "\u{202F}", "\u{205F}", "\u{3000}", "\u{180E}", "中", "ß"]
+        let pool: [Unicode.Scalar] = [
+            "a", "Z", "é", "\u{301}", "\u{200B}", "\u{200D}", "\u{FEFF}", "👍", "\u{1F3FD}", " ", "\t", "\n", "\r",
+            "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{1680}", "\u{2003}", "\u{2009}", "\u{200A}", "\u{2028}",
+            "\u{2029}", "\u{202F}", "\u{205F}", "\u{3000}", "\u{180E}", "中", "ß",
+        ]
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<5_000 {
             var text = String.UnicodeScalarView()
-            for _ in 0..<Int.random(in: 0...8, using: &generator) { text.append(pool.randomElement(using: &generator)!) }
+            for _ in 0..<Int.random(in: 0...8, using: &generator) {
+                text.append(pool.randomElement(using: &generator)!)
+            }
             let string = String(text)
             let scalars = string.unicodeScalars.map { String($0.value, radix: 16) }
             #expect(string.trimmed() == string.trimmingCharacters(in: .whitespacesAndNewlines), "\(scalars)")
             #expect(string.trimmed(newlines: false) == string.trimmingCharacters(in: .whitespaces), "\(scalars)")
         }
-        #expect("  Octopus \n".trimmed() == "Octopus" && " \t ".trimmed().isEmpty && "a\n".trimmed(newlines: false) == "a\n")
+        #expect(
+            "  Octopus \n".trimmed() == "Octopus" && " \t ".trimmed().isEmpty && "a\n".trimmed(newlines: false) == "a\n"
+        )
     }
 
     @Test func controlCharactersAreC0AndC1OnlyNotFormatCharacters() {

@@ -1,7 +1,7 @@
-import QuestlineStore
 import Foundation
 import HTTPTypes
 import QuestlineCore
+import QuestlineStore
 import Testing
 
 @Suite struct AccountsAPITests {
@@ -17,7 +17,8 @@ import Testing
             #expect(me.object["timeZone"] as? String == "Asia/Kolkata")
             #expect(me.object["email"] as? String == "ada@example.com")
 
-            let login = try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"ADA@example.com","password":"password123"}"#)
+            let login = try await app.send(
+                .post, "/api/v1/auth/login", json: #"{"login":"ADA@example.com","password":"password123"}"#)
             #expect(login.status == .ok)
             let second = login.object["token"] as? String
             #expect(second != nil && second != token)
@@ -34,12 +35,15 @@ import Testing
     @Test func wrongPasswordAndUnknownLoginAreTheSame401() async throws {
         try await Harness.run { app in
             _ = try await app.signUp("ada@example.com")
-            let wrong = try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"ada@example.com","password":"nope-nope"}"#)
-            let unknown = try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"bob@example.com","password":"nope-nope"}"#)
+            let wrong = try await app.send(
+                .post, "/api/v1/auth/login", json: #"{"login":"ada@example.com","password":"nope-nope"}"#)
+            let unknown = try await app.send(
+                .post, "/api/v1/auth/login", json: #"{"login":"bob@example.com","password":"nope-nope"}"#)
             wrong.expectProblem(.unauthorized)
             unknown.expectProblem(.unauthorized)
             #expect(wrong.object["detail"] as? String == unknown.object["detail"] as? String)
-            try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"","password":""}"#).expectProblem(.badRequest, field: "login")
+            try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"","password":""}"#).expectProblem(
+                .badRequest, field: "login")
         }
     }
 
@@ -65,7 +69,8 @@ import Testing
             #expect(ok.status == .ok)
             #expect(ok.object["timeZone"] as? String == "America/New_York")
             #expect(ok.object["displayName"] as? String == "Member")
-            let bad = try await app.send(.patch, "/api/v1/me", json: #"{"timeZone":"GMT+5","displayName":"New"}"#, token: token)
+            let bad = try await app.send(
+                .patch, "/api/v1/me", json: #"{"timeZone":"GMT+5","displayName":"New"}"#, token: token)
             bad.expectProblem(.badRequest, field: "timeZone")
             // Nothing half-written: the valid name in the same request was not saved either.
             #expect(try await app.send(.get, "/api/v1/me", token: token).object["displayName"] as? String == "Member")
@@ -77,8 +82,14 @@ import Testing
             let cases: [(body: String, field: String?)] = [
                 (#"{"email":"nope","password":"password123","displayName":"A","timeZone":"UTC"}"#, "email"),
                 (#"{"email":"a@example.com","password":"short","displayName":"A","timeZone":"UTC"}"#, "password"),
-                (#"{"email":"a@example.com","password":"password123","displayName":"  ","timeZone":"UTC"}"#, "displayName"),
-                (#"{"email":"a@example.com","password":"password123","displayName":"A","timeZone":"Mars/Base"}"#, "timeZone"),
+                (
+                    #"{"email":"a@example.com","password":"password123","displayName":"  ","timeZone":"UTC"}"#,
+                    "displayName"
+                ),
+                (
+                    #"{"email":"a@example.com","password":"password123","displayName":"A","timeZone":"Mars/Base"}"#,
+                    "timeZone"
+                ),
                 (#"{"email":"a@example.com","password":"password123","displayName":"A"}"#, "timeZone"),
                 (#"{"email":42,"password":"password123","displayName":"A","timeZone":"UTC"}"#, "email"),
                 (#"{"email":"a@example.com","password":null,"displayName":"A","timeZone":"UTC"}"#, "password"),
@@ -93,9 +104,11 @@ import Testing
             #expect(try await app.store.accounts.memberCount() == 0)
 
             _ = try await app.signUp("taken@example.com")
-            try await app.send(.post, "/api/v1/auth/signup",
-                               json: #"{"email":"TAKEN@example.com","password":"password123","displayName":"A","timeZone":"UTC"}"#)
-                .expectProblem(.conflict, field: "email")
+            try await app.send(
+                .post, "/api/v1/auth/signup",
+                json: #"{"email":"TAKEN@example.com","password":"password123","displayName":"A","timeZone":"UTC"}"#
+            )
+            .expectProblem(.conflict, field: "email")
             #expect(try await app.store.accounts.memberCount() == 1)
         }
     }
@@ -104,7 +117,9 @@ import Testing
         try await Harness.run(maxBodyBytes: 1024) { app in
             try await app.send(.post, "/api/v1/auth/signup", json: "email=a", headers: [.contentType: "text/plain"])
                 .expectProblem(.unsupportedMediaType)
-            let big = #"{"email":"a@example.com","password":"password123","displayName":""# + String(repeating: "x", count: 2000) + #"","timeZone":"UTC"}"#
+            let big =
+                #"{"email":"a@example.com","password":"password123","displayName":""#
+                + String(repeating: "x", count: 2000) + #"","timeZone":"UTC"}"#
             try await app.send(.post, "/api/v1/auth/signup", json: big).expectProblem(.contentTooLarge, field: "body")
             try await app.send(.get, "/api/v1/nothing-here").expectProblem(.notFound)
             try await app.send(.get, "/no/such/page").expectProblem(.notFound)
@@ -116,8 +131,10 @@ import Testing
     @Test func malformedPathIdsNameTheParameter() async throws {
         try await Harness.run { app in
             let (token, _) = try await app.signUp("ada@example.com")
-            try await app.send(.get, "/api/v1/members/not-a-uuid", token: token).expectProblem(.badRequest, field: "memberId")
-            try await app.send(.get, "/api/v1/households/42", token: token).expectProblem(.badRequest, field: "householdId")
+            try await app.send(.get, "/api/v1/members/not-a-uuid", token: token).expectProblem(
+                .badRequest, field: "memberId")
+            try await app.send(.get, "/api/v1/households/42", token: token).expectProblem(
+                .badRequest, field: "householdId")
         }
     }
 }

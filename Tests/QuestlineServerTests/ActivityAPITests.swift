@@ -1,12 +1,14 @@
-import QuestlineCore
 import Foundation
 import HTTPTypes
+import QuestlineCore
 import Testing
 
 private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
 
 @Suite struct ActivityAPITests {
-    private func save(_ app: Harness, _ token: String, _ title: String, list: String? = nil, thumbnail: String? = nil) async throws -> Reply {
+    private func save(_ app: Harness, _ token: String, _ title: String, list: String? = nil, thumbnail: String? = nil)
+        async throws -> Reply
+    {
         var body = #"{"language":"en","title":"\#(title)""#
         if let list { body += #","readingList":"\#(list)""# }
         if let thumbnail { body += #","thumbnailUrl":"\#(thumbnail)""# }
@@ -19,20 +21,20 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
             let empty = try await app.send(.get, "/api/v1/activity", token: token).object
             #expect((empty["saved"] as? [String: Any])?["count"] as? Int == 0)
 
-            app.clock.set(at("2026-04-10T21:59:00Z")) // 23:59 on 10 April in Berlin
+            app.clock.set(at("2026-04-10T21:59:00Z"))  // 23:59 on 10 April in Berlin
             _ = try await save(app, token, "Too old")
-            app.clock.set(at("2026-04-10T22:01:00Z")) // 00:01 on 11 April in Berlin
+            app.clock.set(at("2026-04-10T22:01:00Z"))  // 00:01 on 11 April in Berlin
             _ = try await save(app, token, "Just in", thumbnail: "https://upload.wikimedia.org/in.jpg")
             app.clock.set(at("2026-05-10T09:00:00Z"))
             _ = try await save(app, token, "Octopus")
-            _ = try await save(app, token, "Octopus", list: "Sea")   // an article in two lists counts once
+            _ = try await save(app, token, "Octopus", list: "Sea")  // an article in two lists counts once
             let repeatSave = try await save(app, token, "Octopus")
             #expect(repeatSave.object["saved"] as? Bool == false)
 
             app.clock.set(at("2026-05-10T13:00:00Z"))
             let activity = try await app.send(.get, "/api/v1/activity", token: token).object
             let saved = try #require(activity["saved"] as? [String: Any])
-            #expect(saved["count"] as? Int == 2) // "Just in" and "Octopus"
+            #expect(saved["count"] as? Int == 2)  // "Just in" and "Octopus"
             #expect((saved["lastSavedText"] as? String)?.replacingOccurrences(of: "\u{202F}", with: " ") == "11:00 AM")
             #expect(saved["thumbnails"] as? [String] == ["https://upload.wikimedia.org/in.jpg"])
             let german = try await app.send(.get, "/api/v1/activity?locale=de_DE", token: token).object
@@ -54,11 +56,20 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
             _ = try await save(app, token, "Octopus")
             _ = try await save(app, token, "Octopus", list: "Sea")
-            #expect(try await app.send(.delete, "/api/v1/saved?language=en&title=Octopus&readingList=Sea", token: token).status == .noContent)
-            #expect((try await app.send(.get, "/api/v1/activity", token: token).object["saved"] as? [String: Any])?["count"] as? Int == 1)
-            #expect(try await app.send(.delete, "/api/v1/saved?language=en&title=Octopus", token: token).status == .noContent)
-            #expect((try await app.send(.get, "/api/v1/activity", token: token).object["saved"] as? [String: Any])?["count"] as? Int == 0)
-            try await app.send(.delete, "/api/v1/saved?language=en&title=Octopus", token: token).expectProblem(.notFound)
+            #expect(
+                try await app.send(.delete, "/api/v1/saved?language=en&title=Octopus&readingList=Sea", token: token)
+                    .status == .noContent)
+            #expect(
+                (try await app.send(.get, "/api/v1/activity", token: token).object["saved"] as? [String: Any])?["count"]
+                    as? Int == 1)
+            #expect(
+                try await app.send(.delete, "/api/v1/saved?language=en&title=Octopus", token: token).status
+                    == .noContent)
+            #expect(
+                (try await app.send(.get, "/api/v1/activity", token: token).object["saved"] as? [String: Any])?["count"]
+                    as? Int == 0)
+            try await app.send(.delete, "/api/v1/saved?language=en&title=Octopus", token: token).expectProblem(
+                .notFound)
             app.clock.advance(by: 3600)
             _ = try await save(app, token, "Octopus")
             let resaved = try await app.send(.get, "/api/v1/activity", token: token).object["saved"] as? [String: Any]
@@ -71,19 +82,33 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
         try await Harness.run { app in
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
             try await save(app, token, "  ").expectProblem(.badRequest, field: "title")
-            try await app.send(.post, "/api/v1/saved", json: #"{"language":"klingon","title":"Qapla"}"#, token: token).expectProblem(.badRequest, field: "language")
-            let items = #"[{"language":"en","title":"Fine","savedAt":"2026-01-01T00:00:00Z"},{"language":"en","title":"","savedAt":null}]"#
-            try await app.send(.post, "/api/v1/saved/import", json: #"{"importId":"x","total":2,"offset":0,"items":\#(items)}"#, token: token)
-                .expectProblem(.badRequest, field: "items[1].title")
+            try await app.send(.post, "/api/v1/saved", json: #"{"language":"klingon","title":"Qapla"}"#, token: token)
+                .expectProblem(.badRequest, field: "language")
+            let items =
+                #"[{"language":"en","title":"Fine","savedAt":"2026-01-01T00:00:00Z"},{"language":"en","title":"","savedAt":null}]"#
+            try await app.send(
+                .post, "/api/v1/saved/import", json: #"{"importId":"x","total":2,"offset":0,"items":\#(items)}"#,
+                token: token
+            )
+            .expectProblem(.badRequest, field: "items[1].title")
             let future = #"[{"language":"en","title":"Later","savedAt":"2027-01-01T00:00:00Z"}]"#
-            try await app.send(.post, "/api/v1/saved/import", json: #"{"importId":"x","total":1,"offset":0,"items":\#(future)}"#, token: token)
-                .expectProblem(.badRequest, field: "items[0].savedAt")
-            let many = "[" + Array(repeating: #"{"language":"en","title":"A","savedAt":null}"#, count: 501).joined(separator: ",") + "]"
-            let tooMany = try await app.send(.post, "/api/v1/saved/import", json: #"{"importId":"x","total":501,"offset":0,"items":\#(many)}"#, token: token)
+            try await app.send(
+                .post, "/api/v1/saved/import", json: #"{"importId":"x","total":1,"offset":0,"items":\#(future)}"#,
+                token: token
+            )
+            .expectProblem(.badRequest, field: "items[0].savedAt")
+            let many =
+                "["
+                + Array(repeating: #"{"language":"en","title":"A","savedAt":null}"#, count: 501).joined(separator: ",")
+                + "]"
+            let tooMany = try await app.send(
+                .post, "/api/v1/saved/import", json: #"{"importId":"x","total":501,"offset":0,"items":\#(many)}"#,
+                token: token)
             #expect(tooMany.status == .badRequest)
             let listed = try await app.send(.get, "/api/v1/saved", token: token).object
             #expect(listed["total"] as? Int == 0)
-            try await app.send(.get, "/api/v1/activity?locale=xx_YY!", token: token).expectProblem(.badRequest, field: "locale")
+            try await app.send(.get, "/api/v1/activity?locale=xx_YY!", token: token).expectProblem(
+                .badRequest, field: "locale")
             try await app.send(.get, "/api/v1/activity").expectProblem(.unauthorized)
         }
     }
@@ -91,7 +116,8 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
     @Test func importsReportItemsWithoutDatesAndIgnoreARepeatedBatch() async throws {
         try await Harness.run { app in
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
-            let items = #"[{"language":"en","title":"Dated","savedAt":"2024-01-01T00:00:00Z"},{"language":"en","title":"List only","savedAt":null,"readingListCreatedAt":"2023-06-01T00:00:00Z","readingList":"Old"},{"language":"de","title":"No date"}]"#
+            let items =
+                #"[{"language":"en","title":"Dated","savedAt":"2024-01-01T00:00:00Z"},{"language":"en","title":"List only","savedAt":null,"readingListCreatedAt":"2023-06-01T00:00:00Z","readingList":"Old"},{"language":"de","title":"No date"}]"#
             let body = #"{"importId":"phone","total":3,"offset":0,"items":\#(items)}"#
             let first = try await app.send(.post, "/api/v1/saved/import", json: body, token: token)
             #expect(first.status == .ok, "\(first.text)")
@@ -111,13 +137,19 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
     @Test func readingTimeAndReadsFeedTheInsights() async throws {
         try await Harness.run(sessionLifetime: 90 * 86_400) { app in
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
-            let intervals = #"{"intervals":[{"eventId":"t1","start":"2026-05-07T08:00:00Z","end":"2026-05-07T08:10:00Z","timeZone":"UTC"},{"eventId":"t2","start":"2026-05-06T08:00:00Z","end":"2026-05-06T12:00:00Z","timeZone":"UTC"},{"eventId":"t3","start":"2026-05-06T08:00:00Z","end":"2026-05-06T07:00:00Z","timeZone":"UTC"}]}"#
+            let intervals =
+                #"{"intervals":[{"eventId":"t1","start":"2026-05-07T08:00:00Z","end":"2026-05-07T08:10:00Z","timeZone":"UTC"},{"eventId":"t2","start":"2026-05-06T08:00:00Z","end":"2026-05-06T12:00:00Z","timeZone":"UTC"},{"eventId":"t3","start":"2026-05-06T08:00:00Z","end":"2026-05-06T07:00:00Z","timeZone":"UTC"}]}"#
             let recorded = try await app.send(.post, "/api/v1/activity/reading-time", json: intervals, token: token)
             #expect(recorded.object["recorded"] as? Int == 3)
-            #expect(try await app.send(.post, "/api/v1/activity/reading-time", json: intervals, token: token).object["recorded"] as? Int == 0)
+            #expect(
+                try await app.send(.post, "/api/v1/activity/reading-time", json: intervals, token: token).object[
+                    "recorded"] as? Int == 0)
             for (index, day) in ["2026-05-05", "2026-05-06", "2026-05-07"].enumerated() {
-                _ = try await app.send(.post, "/api/v1/reading/reads", token: token, headers: [:], bodyJSON:
-                    #"{"eventId":"r\#(index)","articleId":"A\#(index % 2)","title":"A","language":"en","at":"\#(day)T09:00:00Z","timeZone":"UTC"}"#)
+                _ = try await app.send(
+                    .post, "/api/v1/reading/reads", token: token, headers: [:],
+                    bodyJSON:
+                        #"{"eventId":"r\#(index)","articleId":"A\#(index % 2)","title":"A","language":"en","at":"\#(day)T09:00:00Z","timeZone":"UTC"}"#
+                )
             }
             let activity = try await app.send(.get, "/api/v1/activity", token: token).object
             #expect(activity["secondsRead7Days"] as? Int == 600 + 3600)
@@ -132,7 +164,9 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
 }
 
 extension Harness {
-    func send(_ method: HTTPRequest.Method, _ uri: String, token: String?, headers: HTTPFields, bodyJSON: String) async throws -> Reply {
+    func send(_ method: HTTPRequest.Method, _ uri: String, token: String?, headers: HTTPFields, bodyJSON: String)
+        async throws -> Reply
+    {
         try await send(method, uri, json: bodyJSON, token: token, headers: headers)
     }
 }

@@ -4,18 +4,20 @@ import HummingbirdTesting
 import Logging
 import NIOConcurrencyHelpers
 import QuestlineCore
+import QuestlineServer
 import QuestlineStore
 import SQLKit
-@testable import QuestlineFeatures
-import QuestlineServer
 import Testing
+
+@testable import QuestlineFeatures
 
 /// Buffered analytics (what `serve` uses): recording an event is an append; a background
 /// flusher writes whole batches, a flush writes the rest, every event once; a backlog past
 /// `maxPending` holds the recording request back. Unbuffered, each event is written at once.
 @Suite struct AnalyticsBufferTests {
     private func withStore(_ body: (Store) async throws -> Void) async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-analytics-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "questline-analytics-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try await Store.open(.sqlite(path: dir.appendingPathComponent("t.sqlite").path))
@@ -27,13 +29,15 @@ import Testing
     }
 
     private func buffer(_ store: Store, batchSize: Int = 500, maxPending: Int = 20_000) -> AnalyticsBuffer {
-        AnalyticsBuffer(store: store.reading, executor: store.database.writerExecutor, buffered: true,
-                        batchSize: batchSize, maxPending: maxPending)
+        AnalyticsBuffer(
+            store: store.reading, executor: store.database.writerExecutor, buffered: true,
+            batchSize: batchSize, maxPending: maxPending)
     }
 
     private func event(_ n: Int) -> AnalyticsEvent {
-        AnalyticsEvent(id: "event-\(n)", subject: "subject-\(n)", name: "reading_widget_impression", campaign: "c",
-                       properties: ["state": "notEnrolled"], at: Date(timeIntervalSince1970: 1_778_400_000))
+        AnalyticsEvent(
+            id: "event-\(n)", subject: "subject-\(n)", name: "reading_widget_impression", campaign: "c",
+            properties: ["state": "notEnrolled"], at: Date(timeIntervalSince1970: 1_778_400_000))
     }
 
     /// Rows written, and distinct ids among them (a double write must show).
@@ -51,12 +55,12 @@ import Testing
             await buffer.untilIdle()
             #expect(try await stored(store).rows == 0)
             #expect(buffer.pendingCount == 499)
-            try await buffer.add(event(499)) // a whole batch: the flusher starts, the add does not wait for it
+            try await buffer.add(event(499))  // a whole batch: the flusher starts, the add does not wait for it
             await buffer.untilIdle()
             #expect(try await stored(store).rows == 500)
             for n in 500..<503 { try await buffer.add(event(n)) }
             await buffer.flush()
-            await buffer.flush() // nothing left: writes nothing again
+            await buffer.flush()  // nothing left: writes nothing again
             let written = try await stored(store)
             #expect(written.rows == 503 && written.ids == 503)
             #expect(buffer.pendingCount == 0)
@@ -139,9 +143,10 @@ import Testing
         let app = try await buildApplication(configuration: configuration, logger: logger)
         try await app.test(.live) { client in
             for n in 0..<3 {
-                let response = try await client.execute(uri: "/api/v1/reading/events", method: .post,
-                                                        headers: [.contentType: "application/json", .init("X-Device-Id")!: "device-stop-\(n)"],
-                                                        body: ByteBuffer(string: #"{"name":"reading_share"}"#))
+                let response = try await client.execute(
+                    uri: "/api/v1/reading/events", method: .post,
+                    headers: [.contentType: "application/json", .init("X-Device-Id")!: "device-stop-\(n)"],
+                    body: ByteBuffer(string: #"{"name":"reading_share"}"#))
                 #expect(response.status == .noContent)
             }
         }

@@ -26,7 +26,8 @@ enum Asker: String, CaseIterable, Sendable {
 /// The members and resources each matrix cell starts from (a fresh database per cell).
 struct World: Sendable {
     var tokens: [Asker: String] = [:]
-    var adminID = "", childID = "", guardianID = "", household = "", quest = "", session = "", invitation = "", comment = ""
+    var adminID = "", childID = "", guardianID = "", household = "", quest = "", session = "", invitation = "",
+        comment = ""
 
     /// A tiny valid PNG: the signature and nothing else an image sniffer needs.
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
@@ -39,32 +40,55 @@ struct World: Sendable {
         let (other, _) = try await app.signUp("other@example.com", name: "Olga")
         world.adminID = adminID
         world.guardianID = guardianID
-        world.household = try await app.send(.post, "/api/v1/households", json: #"{"name":"Home"}"#, token: guardian).object["id"] as? String ?? ""
+        world.household =
+            try await app.send(.post, "/api/v1/households", json: #"{"name":"Home"}"#, token: guardian).object["id"]
+            as? String ?? ""
         _ = try await app.send(.post, "/api/v1/households", json: #"{"name":"Other"}"#, token: other)
-        world.childID = try await app.send(.post, "/api/v1/households/\(world.household)/children",
-                                           json: #"{"username":"kid","password":"kidpass123","displayName":"Kid"}"#, token: guardian)
+        world.childID =
+            try await app.send(
+                .post, "/api/v1/households/\(world.household)/children",
+                json: #"{"username":"kid","password":"kidpass123","displayName":"Kid"}"#, token: guardian
+            )
             .object["id"] as? String ?? ""
-        let child = try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"kid","password":"kidpass123"}"#).object["token"] as? String ?? ""
+        let child =
+            try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"kid","password":"kidpass123"}"#).object[
+                "token"] as? String ?? ""
         world.tokens = [.owner: admin, .stranger: stranger, .guardian: guardian, .child: child, .otherGuardian: other]
-        for (token, body) in [("khan", #"{"name":"Khan","role":"learning"}"#), ("game", #"{"name":"Game","role":"reward"}"#),
-                              ("spare", #"{"name":"Spare","role":"reward"}"#)] {
+        for (token, body) in [
+            ("khan", #"{"name":"Khan","role":"learning"}"#), ("game", #"{"name":"Game","role":"reward"}"#),
+            ("spare", #"{"name":"Spare","role":"reward"}"#),
+        ] {
             _ = try await app.send(.put, "/api/v1/children/\(world.childID)/apps/\(token)", json: body, token: guardian)
         }
-        world.quest = try await app.send(.post, "/api/v1/children/\(world.childID)/quests",
-                                         json: #"{"title":"Learn","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"game","minutes":10}]}"#,
-                                         token: guardian).object["id"] as? String ?? ""
-        _ = try await app.send(.post, "/api/v1/children/\(world.childID)/adjustments", json: #"{"points":100,"reason":"Start"}"#, token: guardian)
-        world.invitation = try await app.send(.post, "/api/v1/households/\(world.household)/invitations", json: #"{"role":"guardian"}"#,
-                                              token: guardian).object["code"] as? String ?? ""
-        world.session = try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: admin).object["id"] as? String ?? ""
+        world.quest =
+            try await app.send(
+                .post, "/api/v1/children/\(world.childID)/quests",
+                json:
+                    #"{"title":"Learn","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"game","minutes":10}]}"#,
+                token: guardian
+            ).object["id"] as? String ?? ""
+        _ = try await app.send(
+            .post, "/api/v1/children/\(world.childID)/adjustments", json: #"{"points":100,"reason":"Start"}"#,
+            token: guardian)
+        world.invitation =
+            try await app.send(
+                .post, "/api/v1/households/\(world.household)/invitations", json: #"{"role":"guardian"}"#,
+                token: guardian
+            ).object["code"] as? String ?? ""
+        world.session =
+            try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: admin).object["id"] as? String ?? ""
         for token in world.tokens.values {
             _ = try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"Octopus"}"#, token: token)
         }
         if stories {
             // The owner (the administrator) has a comment, a profile photo, selfies at Daytona and
             // Homestead, and Daytona's rewards collected (100 points).
-            try await StoryContentFeature(store: app.store, configuration: FeatureConfiguration()).installBundledContentIfEmpty()
-            world.comment = try await app.send(.post, "/api/v1/stories/daytona/chapters/0/comments", json: #"{"text":"Great lap"}"#, token: admin)
+            try await StoryContentFeature(store: app.store, configuration: FeatureConfiguration())
+                .installBundledContentIfEmpty()
+            world.comment =
+                try await app.send(
+                    .post, "/api/v1/stories/daytona/chapters/0/comments", json: #"{"text":"Great lap"}"#, token: admin
+                )
                 .object["id"] as? String ?? ""
             for story in ["daytona", "homestead"] {
                 _ = try await app.sendBytes(.put, "/api/v1/stories/\(story)/selfie", bytes: png, token: admin)
@@ -101,13 +125,17 @@ struct MatrixRow: Sendable, CustomTestStringConvertible {
 }
 
 private let now = "2026-05-07T09:00:00Z"
-private let read = #"{"eventId":"e-1","articleId":"Octopus","title":"Octopus","language":"en","at":"\#(now)","timeZone":"Europe/Berlin"}"#
+private let read =
+    #"{"eventId":"e-1","articleId":"Octopus","title":"Octopus","language":"en","at":"\#(now)","timeZone":"Europe/Berlin"}"#
 private let quest = #"{"title":"Learn more","goalType":"weeklyMinutes","target":100}"#
 
 /// Statuses: every member for their own data; in a household, guardians manage and children
 /// read and report; outside it, 404.
 private func all(_ status: Int, anonymous: Int = 401) -> [Asker: Int] {
-    [.anonymous: anonymous, .owner: status, .stranger: status, .guardian: status, .child: status, .otherGuardian: status]
+    [
+        .anonymous: anonymous, .owner: status, .stranger: status, .guardian: status, .child: status,
+        .otherGuardian: status,
+    ]
 }
 /// Child-scoped: the owner is the child.
 private func childData(child: Int, guardian: Int) -> [Asker: Int] {
@@ -124,158 +152,375 @@ private func adminOnly(_ status: Int) -> [Asker: Int] {
 }
 
 let matrix: [MatrixRow] = [
-    MatrixRow(operation: "signUp", request: { _ in Cell(method: .post, path: "/api/v1/auth/signup",
-              json: #"{"email":"new-\#(UUID().uuidString.prefix(8))@example.com","password":"password123","displayName":"New","timeZone":"UTC"}"#) },
-              expected: all(201, anonymous: 201)),
-    MatrixRow(operation: "logIn", request: { _ in Cell(method: .post, path: "/api/v1/auth/login", json: #"{"login":"stranger@example.com","password":"password123"}"#) },
-              expected: all(200, anonymous: 200)),
-    MatrixRow(operation: "logOut", request: { _ in Cell(method: .post, path: "/api/v1/auth/logout", json: nil) }, expected: all(204)),
-    MatrixRow(operation: "getMe", request: { _ in Cell(method: .get, path: "/api/v1/me", json: nil) }, expected: all(200)),
-    MatrixRow(operation: "updateMe", request: { _ in Cell(method: .patch, path: "/api/v1/me", json: #"{"displayName":"Renamed"}"#) }, expected: all(200)),
-    MatrixRow(operation: "getMember", request: { w in Cell(method: .get, path: "/api/v1/members/\(w.childID)", json: nil) },
-              expected: childData(child: 200, guardian: 200), owner: .child),
-    MatrixRow(operation: "updateMember", request: { w in Cell(method: .patch, path: "/api/v1/members/\(w.childID)", json: #"{"displayName":"Kiddo"}"#) },
-              expected: childData(child: 200, guardian: 200), owner: .child),
-    MatrixRow(operation: "createHousehold", request: { _ in Cell(method: .post, path: "/api/v1/households", json: #"{"name":"Another"}"#) },
-              expected: [.anonymous: 401, .owner: 201, .stranger: 201, .guardian: 409, .child: 409, .otherGuardian: 409]),
-    MatrixRow(operation: "getHousehold", request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)", json: nil) },
-              expected: householdData(guardian: 200, child: 200), owner: .guardian),
-    MatrixRow(operation: "createChild", request: { w in Cell(method: .post, path: "/api/v1/households/\(w.household)/children",
-                                                             json: #"{"username":"kid2","password":"kidpass123","displayName":"Kid 2"}"#) },
-              expected: householdData(guardian: 201, child: 403), owner: .guardian),
-    MatrixRow(operation: "createInvitation", request: { w in Cell(method: .post, path: "/api/v1/households/\(w.household)/invitations", json: #"{"role":"child"}"#) },
-              expected: householdData(guardian: 201, child: 403), owner: .guardian),
-    MatrixRow(operation: "acceptInvitation", request: { w in Cell(method: .post, path: "/api/v1/invitations/accept", json: #"{"code":"\#(w.invitation)"}"#) },
-              expected: [.anonymous: 401, .owner: 200, .stranger: 200, .guardian: 409, .child: 409, .otherGuardian: 409]),
-    MatrixRow(operation: "getTodaysGame", request: { _ in Cell(method: .get, path: "/api/v1/game/today", json: nil) }, expected: all(200)),
-    MatrixRow(operation: "getGameDay", request: { _ in Cell(method: .get, path: "/api/v1/game/days/2026-05-06", json: nil) }, expected: all(200)),
-    MatrixRow(operation: "startGame", request: { _ in Cell(method: .post, path: "/api/v1/game/sessions", json: "{}") },
-              expected: [.anonymous: 401, .owner: 200, .stranger: 201, .guardian: 201, .child: 201, .otherGuardian: 201]),
-    MatrixRow(operation: "getGameSession", request: { w in Cell(method: .get, path: "/api/v1/game/sessions/\(w.session)", json: nil) },
-              expected: [.anonymous: 401, .owner: 200, .stranger: 404, .guardian: 404, .child: 404, .otherGuardian: 404]),
-    MatrixRow(operation: "answerQuestion", request: { w in Cell(method: .post, path: "/api/v1/game/sessions/\(w.session)/answers",
-                                                                json: #"{"questionIndex":0,"choice":"first"}"#) },
-              expected: [.anonymous: 401, .owner: 200, .stranger: 404, .guardian: 404, .child: 404, .otherGuardian: 404]),
-    MatrixRow(operation: "getGameStats", request: { _ in Cell(method: .get, path: "/api/v1/game/stats", json: nil) }, expected: all(200)),
-    MatrixRow(operation: "getGameArchive", request: { _ in Cell(method: .get, path: "/api/v1/game/archive", json: nil) }, expected: all(200)),
-    MatrixRow(operation: "recordRead", request: { _ in Cell(method: .post, path: "/api/v1/reading/reads", json: read) }, expected: all(200)),
-    MatrixRow(operation: "recordReads", request: { _ in Cell(method: .post, path: "/api/v1/reading/reads/batch", json: #"{"reads":[\#(read)]}"#) },
-              expected: all(200)),
-    MatrixRow(operation: "getReadingWidget", request: { _ in Cell(method: .get, path: "/api/v1/reading/widget", json: nil) }, expected: all(200, anonymous: 200)),
-    MatrixRow(operation: "joinChallenge", request: { _ in Cell(method: .post, path: "/api/v1/reading/challenge/join", json: nil) }, expected: all(200)),
-    MatrixRow(operation: "claimPrize", request: { _ in Cell(method: .post, path: "/api/v1/reading/challenge/claim", json: nil) }, expected: all(409)),
-    MatrixRow(operation: "getShareCard", request: { _ in Cell(method: .get, path: "/api/v1/reading/share.svg", json: nil) }, expected: all(200)),
-    MatrixRow(operation: "searchArticles", request: { _ in Cell(method: .get, path: "/api/v1/reading/articles?q=Octopus", json: nil) }, expected: all(200, anonymous: 200)),
-    MatrixRow(operation: "randomArticle", request: { _ in Cell(method: .get, path: "/api/v1/reading/articles/random", json: nil) }, expected: all(200, anonymous: 200)),
-    MatrixRow(operation: "trackReadingEvent", request: { _ in Cell(method: .post, path: "/api/v1/reading/events", json: #"{"name":"reading_share"}"#) },
-              expected: all(204)),
-    MatrixRow(operation: "listCampaigns", request: { _ in Cell(method: .get, path: "/api/v1/reading/campaigns", json: nil) },
-              expected: all(200, anonymous: 200)),
-    MatrixRow(operation: "listBadges", request: { _ in Cell(method: .get, path: "/api/v1/badges", json: nil) }, expected: all(200)),
-    MatrixRow(operation: "putCampaign", request: { _ in Cell(method: .put, path: "/api/v1/admin/campaigns/matrix", json: #"""
-        {"id":"matrix","startDay":"2026-05-01","endDay":"2026-05-30","goalDays":10,"claimUntilDay":"2026-06-30","removeAfterDay":"2026-06-30","freezes":1}
-        """#) }, expected: adminOnly(200)),
-    MatrixRow(operation: "getReadingFunnel", request: { _ in Cell(method: .get, path: "/api/v1/admin/reading/funnel?campaign=2026", json: nil) },
-              expected: adminOnly(200)),
-    MatrixRow(operation: "listSaved", request: { _ in Cell(method: .get, path: "/api/v1/saved", json: nil) }, expected: all(200)),
-    MatrixRow(operation: "saveArticle", request: { _ in Cell(method: .post, path: "/api/v1/saved", json: #"{"language":"en","title":"Squid"}"#) },
-              expected: all(200)),
-    MatrixRow(operation: "unsaveArticle", request: { _ in Cell(method: .delete, path: "/api/v1/saved?language=en&title=Octopus", json: nil) },
-              expected: all(204)),
-    MatrixRow(operation: "importSaved", request: { _ in Cell(method: .post, path: "/api/v1/saved/import", json: #"""
-        {"importId":"matrix-import","total":1,"offset":0,"items":[{"language":"en","title":"Squid","savedAt":"2026-05-01T10:00:00Z"}]}
-        """#) }, expected: all(200)),
-    MatrixRow(operation: "getActivity", request: { _ in Cell(method: .get, path: "/api/v1/activity", json: nil) }, expected: all(200)),
-    MatrixRow(operation: "recordReadingTime", request: { _ in Cell(method: .post, path: "/api/v1/activity/reading-time", json: #"""
-        {"intervals":[{"eventId":"t-1","start":"2026-05-07T08:00:00Z","end":"2026-05-07T08:05:00Z","timeZone":"UTC"}]}
-        """#) }, expected: all(200)),
-    MatrixRow(operation: "getQuestRules", request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/quest-rules", json: nil) },
-              expected: householdData(guardian: 200, child: 200), owner: .guardian),
-    MatrixRow(operation: "setQuestRules", request: { w in Cell(method: .put, path: "/api/v1/households/\(w.household)/quest-rules",
-                                                               json: #"{"pointsPerMinute":2,"minMinutes":5,"maxMinutes":30}"#) },
-              expected: householdData(guardian: 200, child: 403), owner: .guardian),
-    MatrixRow(operation: "householdEvents", request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/events", json: nil) },
-              expected: householdData(guardian: 200, child: 200), owner: .guardian, streams: true),
-    MatrixRow(operation: "listQuestApps", request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/apps", json: nil) },
-              expected: childData(child: 200, guardian: 200), owner: .child),
-    MatrixRow(operation: "putQuestApp", request: { w in Cell(method: .put, path: "/api/v1/children/\(w.childID)/apps/new-app", json: #"{"name":"New","role":"learning"}"#) },
-              expected: childData(child: 403, guardian: 200), owner: .child),
-    MatrixRow(operation: "deleteQuestApp", request: { w in Cell(method: .delete, path: "/api/v1/children/\(w.childID)/apps/spare", json: nil) },
-              expected: childData(child: 403, guardian: 204), owner: .child),
-    MatrixRow(operation: "getQuestBoard", request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/quests", json: nil) },
-              expected: childData(child: 200, guardian: 200), owner: .child),
-    MatrixRow(operation: "createQuest", request: { w in Cell(method: .post, path: "/api/v1/children/\(w.childID)/quests", json: quest) },
-              expected: childData(child: 403, guardian: 201), owner: .child),
-    MatrixRow(operation: "getQuest", request: { w in Cell(method: .get, path: "/api/v1/quests/\(w.quest)", json: nil) },
-              expected: childData(child: 200, guardian: 200), owner: .child),
-    MatrixRow(operation: "updateQuest", request: { w in Cell(method: .put, path: "/api/v1/quests/\(w.quest)", json: quest) },
-              expected: childData(child: 403, guardian: 200), owner: .child),
-    MatrixRow(operation: "deleteQuest", request: { w in Cell(method: .delete, path: "/api/v1/quests/\(w.quest)", json: nil) },
-              expected: childData(child: 403, guardian: 204), owner: .child),
-    MatrixRow(operation: "setQuestStatus", request: { w in Cell(method: .put, path: "/api/v1/quests/\(w.quest)/status", json: #"{"status":"paused"}"#) },
-              expected: childData(child: 403, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "signUp",
+        request: { _ in
+            Cell(
+                method: .post, path: "/api/v1/auth/signup",
+                json:
+                    #"{"email":"new-\#(UUID().uuidString.prefix(8))@example.com","password":"password123","displayName":"New","timeZone":"UTC"}"#
+            )
+        },
+        expected: all(201, anonymous: 201)),
+    MatrixRow(
+        operation: "logIn",
+        request: { _ in
+            Cell(
+                method: .post, path: "/api/v1/auth/login",
+                json: #"{"login":"stranger@example.com","password":"password123"}"#)
+        },
+        expected: all(200, anonymous: 200)),
+    MatrixRow(
+        operation: "logOut", request: { _ in Cell(method: .post, path: "/api/v1/auth/logout", json: nil) },
+        expected: all(204)),
+    MatrixRow(
+        operation: "getMe", request: { _ in Cell(method: .get, path: "/api/v1/me", json: nil) }, expected: all(200)),
+    MatrixRow(
+        operation: "updateMe",
+        request: { _ in Cell(method: .patch, path: "/api/v1/me", json: #"{"displayName":"Renamed"}"#) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "getMember", request: { w in Cell(method: .get, path: "/api/v1/members/\(w.childID)", json: nil) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "updateMember",
+        request: { w in Cell(method: .patch, path: "/api/v1/members/\(w.childID)", json: #"{"displayName":"Kiddo"}"#) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "createHousehold",
+        request: { _ in Cell(method: .post, path: "/api/v1/households", json: #"{"name":"Another"}"#) },
+        expected: [.anonymous: 401, .owner: 201, .stranger: 201, .guardian: 409, .child: 409, .otherGuardian: 409]),
+    MatrixRow(
+        operation: "getHousehold",
+        request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)", json: nil) },
+        expected: householdData(guardian: 200, child: 200), owner: .guardian),
+    MatrixRow(
+        operation: "createChild",
+        request: { w in
+            Cell(
+                method: .post, path: "/api/v1/households/\(w.household)/children",
+                json: #"{"username":"kid2","password":"kidpass123","displayName":"Kid 2"}"#)
+        },
+        expected: householdData(guardian: 201, child: 403), owner: .guardian),
+    MatrixRow(
+        operation: "createInvitation",
+        request: { w in
+            Cell(method: .post, path: "/api/v1/households/\(w.household)/invitations", json: #"{"role":"child"}"#)
+        },
+        expected: householdData(guardian: 201, child: 403), owner: .guardian),
+    MatrixRow(
+        operation: "acceptInvitation",
+        request: { w in Cell(method: .post, path: "/api/v1/invitations/accept", json: #"{"code":"\#(w.invitation)"}"#)
+        },
+        expected: [.anonymous: 401, .owner: 200, .stranger: 200, .guardian: 409, .child: 409, .otherGuardian: 409]),
+    MatrixRow(
+        operation: "getTodaysGame", request: { _ in Cell(method: .get, path: "/api/v1/game/today", json: nil) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "getGameDay", request: { _ in Cell(method: .get, path: "/api/v1/game/days/2026-05-06", json: nil) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "startGame", request: { _ in Cell(method: .post, path: "/api/v1/game/sessions", json: "{}") },
+        expected: [.anonymous: 401, .owner: 200, .stranger: 201, .guardian: 201, .child: 201, .otherGuardian: 201]),
+    MatrixRow(
+        operation: "getGameSession",
+        request: { w in Cell(method: .get, path: "/api/v1/game/sessions/\(w.session)", json: nil) },
+        expected: [.anonymous: 401, .owner: 200, .stranger: 404, .guardian: 404, .child: 404, .otherGuardian: 404]),
+    MatrixRow(
+        operation: "answerQuestion",
+        request: { w in
+            Cell(
+                method: .post, path: "/api/v1/game/sessions/\(w.session)/answers",
+                json: #"{"questionIndex":0,"choice":"first"}"#)
+        },
+        expected: [.anonymous: 401, .owner: 200, .stranger: 404, .guardian: 404, .child: 404, .otherGuardian: 404]),
+    MatrixRow(
+        operation: "getGameStats", request: { _ in Cell(method: .get, path: "/api/v1/game/stats", json: nil) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "getGameArchive", request: { _ in Cell(method: .get, path: "/api/v1/game/archive", json: nil) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "recordRead", request: { _ in Cell(method: .post, path: "/api/v1/reading/reads", json: read) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "recordReads",
+        request: { _ in Cell(method: .post, path: "/api/v1/reading/reads/batch", json: #"{"reads":[\#(read)]}"#) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "getReadingWidget", request: { _ in Cell(method: .get, path: "/api/v1/reading/widget", json: nil) },
+        expected: all(200, anonymous: 200)),
+    MatrixRow(
+        operation: "joinChallenge",
+        request: { _ in Cell(method: .post, path: "/api/v1/reading/challenge/join", json: nil) }, expected: all(200)),
+    MatrixRow(
+        operation: "claimPrize",
+        request: { _ in Cell(method: .post, path: "/api/v1/reading/challenge/claim", json: nil) }, expected: all(409)),
+    MatrixRow(
+        operation: "getShareCard", request: { _ in Cell(method: .get, path: "/api/v1/reading/share.svg", json: nil) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "searchArticles",
+        request: { _ in Cell(method: .get, path: "/api/v1/reading/articles?q=Octopus", json: nil) },
+        expected: all(200, anonymous: 200)),
+    MatrixRow(
+        operation: "randomArticle",
+        request: { _ in Cell(method: .get, path: "/api/v1/reading/articles/random", json: nil) },
+        expected: all(200, anonymous: 200)),
+    MatrixRow(
+        operation: "trackReadingEvent",
+        request: { _ in Cell(method: .post, path: "/api/v1/reading/events", json: #"{"name":"reading_share"}"#) },
+        expected: all(204)),
+    MatrixRow(
+        operation: "listCampaigns", request: { _ in Cell(method: .get, path: "/api/v1/reading/campaigns", json: nil) },
+        expected: all(200, anonymous: 200)),
+    MatrixRow(
+        operation: "listBadges", request: { _ in Cell(method: .get, path: "/api/v1/badges", json: nil) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "putCampaign",
+        request: { _ in
+            Cell(
+                method: .put, path: "/api/v1/admin/campaigns/matrix",
+                json: #"""
+                    {"id":"matrix","startDay":"2026-05-01","endDay":"2026-05-30","goalDays":10,"claimUntilDay":"2026-06-30","removeAfterDay":"2026-06-30","freezes":1}
+                    """#)
+        }, expected: adminOnly(200)),
+    MatrixRow(
+        operation: "getReadingFunnel",
+        request: { _ in Cell(method: .get, path: "/api/v1/admin/reading/funnel?campaign=2026", json: nil) },
+        expected: adminOnly(200)),
+    MatrixRow(
+        operation: "listSaved", request: { _ in Cell(method: .get, path: "/api/v1/saved", json: nil) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "saveArticle",
+        request: { _ in Cell(method: .post, path: "/api/v1/saved", json: #"{"language":"en","title":"Squid"}"#) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "unsaveArticle",
+        request: { _ in Cell(method: .delete, path: "/api/v1/saved?language=en&title=Octopus", json: nil) },
+        expected: all(204)),
+    MatrixRow(
+        operation: "importSaved",
+        request: { _ in
+            Cell(
+                method: .post, path: "/api/v1/saved/import",
+                json: #"""
+                    {"importId":"matrix-import","total":1,"offset":0,"items":[{"language":"en","title":"Squid","savedAt":"2026-05-01T10:00:00Z"}]}
+                    """#)
+        }, expected: all(200)),
+    MatrixRow(
+        operation: "getActivity", request: { _ in Cell(method: .get, path: "/api/v1/activity", json: nil) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "recordReadingTime",
+        request: { _ in
+            Cell(
+                method: .post, path: "/api/v1/activity/reading-time",
+                json: #"""
+                    {"intervals":[{"eventId":"t-1","start":"2026-05-07T08:00:00Z","end":"2026-05-07T08:05:00Z","timeZone":"UTC"}]}
+                    """#)
+        }, expected: all(200)),
+    MatrixRow(
+        operation: "getQuestRules",
+        request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/quest-rules", json: nil) },
+        expected: householdData(guardian: 200, child: 200), owner: .guardian),
+    MatrixRow(
+        operation: "setQuestRules",
+        request: { w in
+            Cell(
+                method: .put, path: "/api/v1/households/\(w.household)/quest-rules",
+                json: #"{"pointsPerMinute":2,"minMinutes":5,"maxMinutes":30}"#)
+        },
+        expected: householdData(guardian: 200, child: 403), owner: .guardian),
+    MatrixRow(
+        operation: "householdEvents",
+        request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/events", json: nil) },
+        expected: householdData(guardian: 200, child: 200), owner: .guardian, streams: true),
+    MatrixRow(
+        operation: "listQuestApps",
+        request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/apps", json: nil) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "putQuestApp",
+        request: { w in
+            Cell(
+                method: .put, path: "/api/v1/children/\(w.childID)/apps/new-app",
+                json: #"{"name":"New","role":"learning"}"#)
+        },
+        expected: childData(child: 403, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "deleteQuestApp",
+        request: { w in Cell(method: .delete, path: "/api/v1/children/\(w.childID)/apps/spare", json: nil) },
+        expected: childData(child: 403, guardian: 204), owner: .child),
+    MatrixRow(
+        operation: "getQuestBoard",
+        request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/quests", json: nil) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "createQuest",
+        request: { w in Cell(method: .post, path: "/api/v1/children/\(w.childID)/quests", json: quest) },
+        expected: childData(child: 403, guardian: 201), owner: .child),
+    MatrixRow(
+        operation: "getQuest", request: { w in Cell(method: .get, path: "/api/v1/quests/\(w.quest)", json: nil) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "updateQuest", request: { w in Cell(method: .put, path: "/api/v1/quests/\(w.quest)", json: quest) },
+        expected: childData(child: 403, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "deleteQuest", request: { w in Cell(method: .delete, path: "/api/v1/quests/\(w.quest)", json: nil) },
+        expected: childData(child: 403, guardian: 204), owner: .child),
+    MatrixRow(
+        operation: "setQuestStatus",
+        request: { w in Cell(method: .put, path: "/api/v1/quests/\(w.quest)/status", json: #"{"status":"paused"}"#) },
+        expected: childData(child: 403, guardian: 200), owner: .child),
     // The old addresses, kept through API version 1.
-    MatrixRow(operation: "getChallenge", request: { w in Cell(method: .get, path: "/api/v1/challenges/\(w.quest)", json: nil) },
-              expected: childData(child: 200, guardian: 200), owner: .child),
-    MatrixRow(operation: "updateChallenge", request: { w in Cell(method: .put, path: "/api/v1/challenges/\(w.quest)", json: quest) },
-              expected: childData(child: 403, guardian: 200), owner: .child),
-    MatrixRow(operation: "deleteChallenge", request: { w in Cell(method: .delete, path: "/api/v1/challenges/\(w.quest)", json: nil) },
-              expected: childData(child: 403, guardian: 204), owner: .child),
-    MatrixRow(operation: "setChallengeStatus", request: { w in Cell(method: .put, path: "/api/v1/challenges/\(w.quest)/status", json: #"{"status":"paused"}"#) },
-              expected: childData(child: 403, guardian: 200), owner: .child),
-    MatrixRow(operation: "reportUsage", request: { w in Cell(method: .post, path: "/api/v1/children/\(w.childID)/usage", json: #"""
-        {"reports":[{"id":"m-1","appToken":"khan","startedAt":"2026-05-07T09:00:00Z","durationSeconds":600,"timeZone":"Europe/Berlin"}]}
-        """#) }, expected: childData(child: 200, guardian: 200), owner: .child),
-    MatrixRow(operation: "listGrants", request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/grants", json: nil) },
-              expected: childData(child: 200, guardian: 200), owner: .child),
-    MatrixRow(operation: "redeemPoints", request: { w in Cell(method: .post, path: "/api/v1/children/\(w.childID)/redemptions", json: #"{"appToken":"game","minutes":5}"#) },
-              expected: childData(child: 201, guardian: 403), owner: .child),
-    MatrixRow(operation: "adjustPoints", request: { w in Cell(method: .post, path: "/api/v1/children/\(w.childID)/adjustments", json: #"{"points":5,"reason":"Well done"}"#) },
-              expected: childData(child: 403, guardian: 201), owner: .child),
-    MatrixRow(operation: "getLedger", request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/ledger", json: nil) },
-              expected: childData(child: 200, guardian: 200), owner: .child),
-    MatrixRow(operation: "listStories", request: { _ in Cell(method: .get, path: "/api/v1/stories?q=speedway", json: nil) }, expected: all(200), stories: true),
-    MatrixRow(operation: "getStoryCatalog", request: { _ in Cell(method: .get, path: "/api/v1/stories/catalog", json: nil) }, expected: all(200), stories: true),
-    MatrixRow(operation: "getStoryPreferences", request: { _ in Cell(method: .get, path: "/api/v1/stories/preferences", json: nil) }, expected: all(200), stories: true),
-    MatrixRow(operation: "setStoryPreferences", request: { _ in Cell(method: .put, path: "/api/v1/stories/preferences", json: #"{"states":["FL"],"tracks":["daytona"]}"#) },
-              expected: all(200), stories: true),
-    MatrixRow(operation: "finishOnboarding", request: { _ in Cell(method: .post, path: "/api/v1/stories/onboarding", json: nil) }, expected: all(204), stories: true),
-    MatrixRow(operation: "getStory", request: { _ in Cell(method: .get, path: "/api/v1/stories/daytona", json: nil) }, expected: all(200), stories: true),
-    MatrixRow(operation: "setStoryBookmark", request: { _ in Cell(method: .put, path: "/api/v1/stories/daytona/bookmark", json: #"{"bookmarked":true}"#) },
-              expected: all(204), stories: true),
-    MatrixRow(operation: "getStoryPage", request: { _ in Cell(method: .get, path: "/api/v1/stories/daytona/chapters/0/pages/1", json: nil) },
-              expected: all(200), stories: true),
-    MatrixRow(operation: "listStoryComments", request: { _ in Cell(method: .get, path: "/api/v1/stories/daytona/chapters/0/comments", json: nil) },
-              expected: all(200), stories: true),
-    MatrixRow(operation: "addStoryComment", request: { _ in Cell(method: .post, path: "/api/v1/stories/daytona/chapters/0/comments", json: #"{"text":"Hi"}"#) },
-              expected: all(201), stories: true),
+    MatrixRow(
+        operation: "getChallenge",
+        request: { w in Cell(method: .get, path: "/api/v1/challenges/\(w.quest)", json: nil) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "updateChallenge",
+        request: { w in Cell(method: .put, path: "/api/v1/challenges/\(w.quest)", json: quest) },
+        expected: childData(child: 403, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "deleteChallenge",
+        request: { w in Cell(method: .delete, path: "/api/v1/challenges/\(w.quest)", json: nil) },
+        expected: childData(child: 403, guardian: 204), owner: .child),
+    MatrixRow(
+        operation: "setChallengeStatus",
+        request: { w in Cell(method: .put, path: "/api/v1/challenges/\(w.quest)/status", json: #"{"status":"paused"}"#)
+        },
+        expected: childData(child: 403, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "reportUsage",
+        request: { w in
+            Cell(
+                method: .post, path: "/api/v1/children/\(w.childID)/usage",
+                json: #"""
+                    {"reports":[{"id":"m-1","appToken":"khan","startedAt":"2026-05-07T09:00:00Z","durationSeconds":600,"timeZone":"Europe/Berlin"}]}
+                    """#)
+        }, expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "listGrants",
+        request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/grants", json: nil) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "redeemPoints",
+        request: { w in
+            Cell(
+                method: .post, path: "/api/v1/children/\(w.childID)/redemptions",
+                json: #"{"appToken":"game","minutes":5}"#)
+        },
+        expected: childData(child: 201, guardian: 403), owner: .child),
+    MatrixRow(
+        operation: "adjustPoints",
+        request: { w in
+            Cell(
+                method: .post, path: "/api/v1/children/\(w.childID)/adjustments",
+                json: #"{"points":5,"reason":"Well done"}"#)
+        },
+        expected: childData(child: 403, guardian: 201), owner: .child),
+    MatrixRow(
+        operation: "getLedger",
+        request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/ledger", json: nil) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "listStories", request: { _ in Cell(method: .get, path: "/api/v1/stories?q=speedway", json: nil) },
+        expected: all(200), stories: true),
+    MatrixRow(
+        operation: "getStoryCatalog", request: { _ in Cell(method: .get, path: "/api/v1/stories/catalog", json: nil) },
+        expected: all(200), stories: true),
+    MatrixRow(
+        operation: "getStoryPreferences",
+        request: { _ in Cell(method: .get, path: "/api/v1/stories/preferences", json: nil) }, expected: all(200),
+        stories: true),
+    MatrixRow(
+        operation: "setStoryPreferences",
+        request: { _ in
+            Cell(method: .put, path: "/api/v1/stories/preferences", json: #"{"states":["FL"],"tracks":["daytona"]}"#)
+        },
+        expected: all(200), stories: true),
+    MatrixRow(
+        operation: "finishOnboarding",
+        request: { _ in Cell(method: .post, path: "/api/v1/stories/onboarding", json: nil) }, expected: all(204),
+        stories: true),
+    MatrixRow(
+        operation: "getStory", request: { _ in Cell(method: .get, path: "/api/v1/stories/daytona", json: nil) },
+        expected: all(200), stories: true),
+    MatrixRow(
+        operation: "setStoryBookmark",
+        request: { _ in Cell(method: .put, path: "/api/v1/stories/daytona/bookmark", json: #"{"bookmarked":true}"#) },
+        expected: all(204), stories: true),
+    MatrixRow(
+        operation: "getStoryPage",
+        request: { _ in Cell(method: .get, path: "/api/v1/stories/daytona/chapters/0/pages/1", json: nil) },
+        expected: all(200), stories: true),
+    MatrixRow(
+        operation: "listStoryComments",
+        request: { _ in Cell(method: .get, path: "/api/v1/stories/daytona/chapters/0/comments", json: nil) },
+        expected: all(200), stories: true),
+    MatrixRow(
+        operation: "addStoryComment",
+        request: { _ in
+            Cell(method: .post, path: "/api/v1/stories/daytona/chapters/0/comments", json: #"{"text":"Hi"}"#)
+        },
+        expected: all(201), stories: true),
     // Comments are visible to every member; only the author deletes one.
-    MatrixRow(operation: "deleteStoryComment", request: { w in Cell(method: .delete, path: "/api/v1/comments/\(w.comment)", json: nil) },
-              expected: adminOnly(204), stories: true),
-    MatrixRow(operation: "uploadSelfie", request: { _ in Cell(method: .put, path: "/api/v1/stories/texas/selfie", json: nil, bytes: World.png) },
-              expected: all(204), stories: true),
+    MatrixRow(
+        operation: "deleteStoryComment",
+        request: { w in Cell(method: .delete, path: "/api/v1/comments/\(w.comment)", json: nil) },
+        expected: adminOnly(204), stories: true),
+    MatrixRow(
+        operation: "uploadSelfie",
+        request: { _ in Cell(method: .put, path: "/api/v1/stories/texas/selfie", json: nil, bytes: World.png) },
+        expected: all(204), stories: true),
     // Selfies and photos are served to their owner only: the others have none of their own.
-    MatrixRow(operation: "getSelfie", request: { _ in Cell(method: .get, path: "/api/v1/stories/daytona/selfie", json: nil) },
-              expected: ownerOnly(200, others: 404), stories: true),
-    MatrixRow(operation: "collectStoryRewards", request: { _ in Cell(method: .post, path: "/api/v1/stories/homestead/rewards", json: nil) },
-              expected: ownerOnly(201, others: 409), stories: true),
-    MatrixRow(operation: "getStoryProfile", request: { _ in Cell(method: .get, path: "/api/v1/profile/stories", json: nil) }, expected: all(200), stories: true),
-    MatrixRow(operation: "setProfileDetails", request: { _ in Cell(method: .put, path: "/api/v1/profile/details", json: #"{"location":"Austin"}"#) },
-              expected: all(200), stories: true),
-    MatrixRow(operation: "uploadProfilePhoto", request: { _ in Cell(method: .put, path: "/api/v1/profile/photo", json: nil, bytes: World.png) },
-              expected: all(204), stories: true),
-    MatrixRow(operation: "getProfilePhoto", request: { _ in Cell(method: .get, path: "/api/v1/profile/photo", json: nil) },
-              expected: ownerOnly(200, others: 404), stories: true),
-    MatrixRow(operation: "getPoints", request: { _ in Cell(method: .get, path: "/api/v1/points", json: nil) }, expected: all(200), stories: true),
-    MatrixRow(operation: "listDailyTasks", request: { _ in Cell(method: .get, path: "/api/v1/points/tasks", json: nil) }, expected: all(200), stories: true),
-    MatrixRow(operation: "completeDailyTask", request: { _ in Cell(method: .post, path: "/api/v1/points/tasks/check-in", json: nil) },
-              expected: all(201), stories: true),
-    MatrixRow(operation: "listShopCards", request: { _ in Cell(method: .get, path: "/api/v1/shop/cards?q=flag", json: nil) }, expected: all(200), stories: true),
+    MatrixRow(
+        operation: "getSelfie", request: { _ in Cell(method: .get, path: "/api/v1/stories/daytona/selfie", json: nil) },
+        expected: ownerOnly(200, others: 404), stories: true),
+    MatrixRow(
+        operation: "collectStoryRewards",
+        request: { _ in Cell(method: .post, path: "/api/v1/stories/homestead/rewards", json: nil) },
+        expected: ownerOnly(201, others: 409), stories: true),
+    MatrixRow(
+        operation: "getStoryProfile", request: { _ in Cell(method: .get, path: "/api/v1/profile/stories", json: nil) },
+        expected: all(200), stories: true),
+    MatrixRow(
+        operation: "setProfileDetails",
+        request: { _ in Cell(method: .put, path: "/api/v1/profile/details", json: #"{"location":"Austin"}"#) },
+        expected: all(200), stories: true),
+    MatrixRow(
+        operation: "uploadProfilePhoto",
+        request: { _ in Cell(method: .put, path: "/api/v1/profile/photo", json: nil, bytes: World.png) },
+        expected: all(204), stories: true),
+    MatrixRow(
+        operation: "getProfilePhoto", request: { _ in Cell(method: .get, path: "/api/v1/profile/photo", json: nil) },
+        expected: ownerOnly(200, others: 404), stories: true),
+    MatrixRow(
+        operation: "getPoints", request: { _ in Cell(method: .get, path: "/api/v1/points", json: nil) },
+        expected: all(200), stories: true),
+    MatrixRow(
+        operation: "listDailyTasks", request: { _ in Cell(method: .get, path: "/api/v1/points/tasks", json: nil) },
+        expected: all(200), stories: true),
+    MatrixRow(
+        operation: "completeDailyTask",
+        request: { _ in Cell(method: .post, path: "/api/v1/points/tasks/check-in", json: nil) },
+        expected: all(201), stories: true),
+    MatrixRow(
+        operation: "listShopCards", request: { _ in Cell(method: .get, path: "/api/v1/shop/cards?q=flag", json: nil) },
+        expected: all(200), stories: true),
     // Points are one balance per member: the owner has a story's rewards, the child its quest
     // adjustment; the others have nothing to spend.
-    MatrixRow(operation: "buyCard", request: { _ in Cell(method: .post, path: "/api/v1/shop/cards/pit-crew/purchase", json: nil) },
-              expected: [.anonymous: 401, .owner: 201, .stranger: 409, .guardian: 409, .child: 201, .otherGuardian: 409], stories: true),
-    MatrixRow(operation: "listHelpTopics", request: { _ in Cell(method: .get, path: "/api/v1/help", json: nil) }, expected: all(200), stories: true),
+    MatrixRow(
+        operation: "buyCard",
+        request: { _ in Cell(method: .post, path: "/api/v1/shop/cards/pit-crew/purchase", json: nil) },
+        expected: [.anonymous: 401, .owner: 201, .stranger: 409, .guardian: 409, .child: 201, .otherGuardian: 409],
+        stories: true),
+    MatrixRow(
+        operation: "listHelpTopics", request: { _ in Cell(method: .get, path: "/api/v1/help", json: nil) },
+        expected: all(200), stories: true),
 ]
 
 @Suite struct AuthorizationMatrixTests {
@@ -283,11 +528,12 @@ let matrix: [MatrixRow] = [
     /// operation without a row fails here.
     @Test func everyOperationOfTheContractHasARow() throws {
         let yaml = String(decoding: try QuestlineContract.yaml(), as: UTF8.self)
-        let operations = Set(yaml.split(separator: "\n").compactMap { line -> String? in
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard trimmed.hasPrefix("operationId:") else { return nil }
-            return trimmed.dropFirst("operationId:".count).trimmingCharacters(in: .whitespaces)
-        })
+        let operations = Set(
+            yaml.split(separator: "\n").compactMap { line -> String? in
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                guard trimmed.hasPrefix("operationId:") else { return nil }
+                return trimmed.dropFirst("operationId:".count).trimmingCharacters(in: .whitespaces)
+            })
         let rows = matrix.map(\.operation)
         #expect(Set(rows).count == rows.count, "an operation has two rows")
         #expect(operations.subtracting(rows).sorted() == [], "operations without a row in the authorization matrix")
@@ -310,7 +556,9 @@ let matrix: [MatrixRow] = [
                 } else {
                     reply = try await app.send(cell.method, cell.path, json: cell.json, token: token)
                 }
-                #expect(reply.status.code == expected, "\(row.operation) as \(asker.rawValue): \(reply.status.code) \(reply.text.prefix(300))")
+                #expect(
+                    reply.status.code == expected,
+                    "\(row.operation) as \(asker.rawValue): \(reply.status.code) \(reply.text.prefix(300))")
                 if reply.status.code >= 400 { #expect(reply.headers[.contentType] == "application/problem+json") }
             }
         }

@@ -43,13 +43,16 @@ extension Harness {
     }
 
     func answer(_ session: String, _ index: Int, _ choice: String, token: String) async throws -> Reply {
-        try await send(.post, "/api/v1/game/sessions/\(session)/answers", json: #"{"questionIndex":\#(index),"choice":"\#(choice)"}"#, token: token)
+        try await send(
+            .post, "/api/v1/game/sessions/\(session)/answers",
+            json: #"{"questionIndex":\#(index),"choice":"\#(choice)"}"#, token: token)
     }
 
     /// Plays a whole game choosing `first` every time; returns the session id.
     @discardableResult
     func playWholeGame(token: String, date: String? = nil) async throws -> String {
-        let start = try await send(.post, "/api/v1/game/sessions", json: date.map { #"{"date":"\#($0)"}"# } ?? "{}", token: token)
+        let start = try await send(
+            .post, "/api/v1/game/sessions", json: date.map { #"{"date":"\#($0)"}"# } ?? "{}", token: token)
         #expect(start.status == .created || start.status == .ok, "\(start.text)")
         let id = start.object["id"] as? String ?? ""
         for index in 0..<5 { _ = try await answer(id, index, "first", token: token) }
@@ -61,7 +64,7 @@ extension Harness {
     @Test func playTodaysGameFromStartToResults() async throws {
         let feeds = try FixtureFeeds()
         try await Harness.runGame(feeds: feeds) { app in
-            let fetchedBefore = feeds.callCount // the fixture is shared by the run on each database
+            let fetchedBefore = feeds.callCount  // the fixture is shared by the run on each database
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
             let today = try await app.send(.get, "/api/v1/game/today", token: token)
             #expect(today.status == .ok)
@@ -75,7 +78,7 @@ extension Harness {
             let questions = try #require(start.object["questions"] as? [[String: Any]])
             #expect(questions.count == 5)
             let firstCard = try #require(questions[0]["first"] as? [String: Any])
-            #expect(firstCard["year"] == nil) // no peeking before answering
+            #expect(firstCard["year"] == nil)  // no peeking before answering
             #expect((firstCard["text"] as? String)?.isEmpty == false)
 
             // Resuming gives the same game.
@@ -100,7 +103,8 @@ extension Harness {
             #expect(view.object["currentQuestion"] as? Int == 1)
             let revealed = (view.object["questions"] as? [[String: Any]])?[0]["first"] as? [String: Any]
             #expect(revealed?["year"] as? Int == firstYear)
-            let summary = try await app.send(.get, "/api/v1/game/today", token: token).object["session"] as? [String: Any]
+            let summary =
+                try await app.send(.get, "/api/v1/game/today", token: token).object["session"] as? [String: Any]
             #expect(summary?["answered"] as? Int == 1)
             #expect(summary?["completed"] as? Bool == false)
 
@@ -122,18 +126,23 @@ extension Harness {
     @Test func everyoneGetsTheSameQuestionsFixedAtStart() async throws {
         let feeds = try FixtureFeeds()
         try await Harness.runGame(feeds: feeds) { app in
-            let fetchedBefore = feeds.callCount // the fixture is shared by the run on each database
+            let fetchedBefore = feeds.callCount  // the fixture is shared by the run on each database
             let (ada, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
             let (bob, _) = try await app.signUp("bob@example.com", timeZone: "Europe/Berlin")
             let adaGame = try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: ada)
             let bobGame = try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: bob)
-            let texts = { (reply: Reply) in (reply.object["questions"] as? [[String: Any]])?.map { ($0["first"] as? [String: Any])?["text"] as? String } }
+            let texts = { (reply: Reply) in
+                (reply.object["questions"] as? [[String: Any]])?.map {
+                    ($0["first"] as? [String: Any])?["text"] as? String
+                }
+            }
             #expect(texts(adaGame) == texts(bobGame))
-            #expect(feeds.callCount == fetchedBefore + 1) // one fetch, then the cache
+            #expect(feeds.callCount == fetchedBefore + 1)  // one fetch, then the cache
 
             // A later edit of the feed changes nobody's game in progress.
-            feeds.replaceFeed(with: OnThisDayFeed(events: [.init(text: "New A.", year: 1500), .init(text: "New B.", year: 1900)]))
-            app.clock.advance(by: 21 * 3600) // past the cache refresh, still 7 May in UTC until 24:00
+            feeds.replaceFeed(
+                with: OnThisDayFeed(events: [.init(text: "New A.", year: 1500), .init(text: "New B.", year: 1900)]))
+            app.clock.advance(by: 21 * 3600)  // past the cache refresh, still 7 May in UTC until 24:00
             let id = adaGame.object["id"] as? String ?? ""
             let again = try await app.send(.get, "/api/v1/game/sessions/\(id)", token: ada)
             #expect(texts(again) == texts(adaGame))
@@ -144,14 +153,24 @@ extension Harness {
         try await Harness.runGame(feeds: try FixtureFeeds()) { app in
             let (kolkata, _) = try await app.signUp("k@example.com", timeZone: "Asia/Kolkata")
             let (losAngeles, _) = try await app.signUp("la@example.com", timeZone: "America/Los_Angeles")
-            app.clock.set(try Date("2026-05-07T18:29:00Z", strategy: .iso8601)) // 23:59 in Kolkata, 11:29 in LA
-            #expect(try await app.send(.get, "/api/v1/game/today", token: kolkata).object["date"] as? String == "2026-05-07")
-            #expect(try await app.send(.get, "/api/v1/game/today", token: losAngeles).object["date"] as? String == "2026-05-07")
-            app.clock.set(try Date("2026-05-07T18:31:00Z", strategy: .iso8601)) // 00:01 on the 8th in Kolkata
-            #expect(try await app.send(.get, "/api/v1/game/today", token: kolkata).object["date"] as? String == "2026-05-08")
-            #expect(try await app.send(.get, "/api/v1/game/today", token: losAngeles).object["date"] as? String == "2026-05-07")
-            app.clock.set(try Date("2026-05-08T07:00:00Z", strategy: .iso8601)) // 00:00 on the 8th in LA (PDT, UTC-7)
-            #expect(try await app.send(.get, "/api/v1/game/today", token: losAngeles).object["date"] as? String == "2026-05-08")
+            app.clock.set(try Date("2026-05-07T18:29:00Z", strategy: .iso8601))  // 23:59 in Kolkata, 11:29 in LA
+            #expect(
+                try await app.send(.get, "/api/v1/game/today", token: kolkata).object["date"] as? String == "2026-05-07"
+            )
+            #expect(
+                try await app.send(.get, "/api/v1/game/today", token: losAngeles).object["date"] as? String
+                    == "2026-05-07")
+            app.clock.set(try Date("2026-05-07T18:31:00Z", strategy: .iso8601))  // 00:01 on the 8th in Kolkata
+            #expect(
+                try await app.send(.get, "/api/v1/game/today", token: kolkata).object["date"] as? String == "2026-05-08"
+            )
+            #expect(
+                try await app.send(.get, "/api/v1/game/today", token: losAngeles).object["date"] as? String
+                    == "2026-05-07")
+            app.clock.set(try Date("2026-05-08T07:00:00Z", strategy: .iso8601))  // 00:00 on the 8th in LA (PDT, UTC-7)
+            #expect(
+                try await app.send(.get, "/api/v1/game/today", token: losAngeles).object["date"] as? String
+                    == "2026-05-08")
             // The 8th is a new game: different seed, so a different first question.
             let eighth = try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: losAngeles)
             #expect(eighth.object["date"] as? String == "2026-05-08")
@@ -161,14 +180,15 @@ extension Harness {
     @Test func archiveDatesArePlayableOnceAndStatsDoNotLetThemFillGaps() async throws {
         try await Harness.runGame(feeds: try FixtureFeeds()) { app in
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
-            try await app.playWholeGame(token: token)                       // 7 May, on its day
-            app.clock.advance(by: 2 * 86_400)                               // 9 May: the 8th was missed
-            try await app.playWholeGame(token: token)                       // 9 May, on its day
-            let archived = try await app.playWholeGame(token: token, date: "2026-05-08") // the gap, from the archive
+            try await app.playWholeGame(token: token)  // 7 May, on its day
+            app.clock.advance(by: 2 * 86_400)  // 9 May: the 8th was missed
+            try await app.playWholeGame(token: token)  // 9 May, on its day
+            let archived = try await app.playWholeGame(token: token, date: "2026-05-08")  // the gap, from the archive
             let view = try await app.send(.get, "/api/v1/game/sessions/\(archived)", token: token)
             #expect(view.object["fromArchive"] as? Bool == true)
             // Played once: starting it again resumes the finished game.
-            let again = try await app.send(.post, "/api/v1/game/sessions", json: #"{"date":"2026-05-08"}"#, token: token)
+            let again = try await app.send(
+                .post, "/api/v1/game/sessions", json: #"{"date":"2026-05-08"}"#, token: token)
             #expect(again.status == .ok)
             #expect(again.object["completed"] as? Bool == true)
 
@@ -194,18 +214,25 @@ extension Harness {
         try await Harness.runGame(feeds: try FixtureFeeds()) { app in
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
             let (other, _) = try await app.signUp("eve@example.com", timeZone: "UTC")
-            try await app.send(.post, "/api/v1/game/sessions", json: #"{"date":"2026-05-08"}"#, token: token).expectProblem(.badRequest, field: "date")
-            try await app.send(.post, "/api/v1/game/sessions", json: #"{"date":"2025-01-01"}"#, token: token).expectProblem(.badRequest, field: "date")
-            try await app.send(.post, "/api/v1/game/sessions", json: #"{"date":"07/05/2026"}"#, token: token).expectProblem(.badRequest, field: "date")
-            try await app.send(.post, "/api/v1/game/sessions", json: #"{"language":"xx"}"#, token: token).expectProblem(.badRequest, field: "language")
-            try await app.send(.get, "/api/v1/game/today?language=klingon", token: token).expectProblem(.badRequest, field: "language")
-            try await app.send(.get, "/api/v1/game/archive?month=2026-13", token: token).expectProblem(.badRequest, field: "month")
+            try await app.send(.post, "/api/v1/game/sessions", json: #"{"date":"2026-05-08"}"#, token: token)
+                .expectProblem(.badRequest, field: "date")
+            try await app.send(.post, "/api/v1/game/sessions", json: #"{"date":"2025-01-01"}"#, token: token)
+                .expectProblem(.badRequest, field: "date")
+            try await app.send(.post, "/api/v1/game/sessions", json: #"{"date":"07/05/2026"}"#, token: token)
+                .expectProblem(.badRequest, field: "date")
+            try await app.send(.post, "/api/v1/game/sessions", json: #"{"language":"xx"}"#, token: token).expectProblem(
+                .badRequest, field: "language")
+            try await app.send(.get, "/api/v1/game/today?language=klingon", token: token).expectProblem(
+                .badRequest, field: "language")
+            try await app.send(.get, "/api/v1/game/archive?month=2026-13", token: token).expectProblem(
+                .badRequest, field: "month")
             try await app.send(.get, "/api/v1/game/today").expectProblem(.unauthorized)
 
             let id = try await app.playWholeGame(token: token)
             try await app.send(.get, "/api/v1/game/sessions/\(id)", token: other).expectProblem(.notFound)
             try await app.answer(id, 0, "first", token: other).expectProblem(.notFound)
-            try await app.send(.get, "/api/v1/game/sessions/\(UUID().uuidString)", token: token).expectProblem(.notFound)
+            try await app.send(.get, "/api/v1/game/sessions/\(UUID().uuidString)", token: token).expectProblem(
+                .notFound)
             try await app.answer(id, 0, "neither", token: token).expectProblem(.badRequest, field: "choice")
             try await app.answer(id, 9, "first", token: token).expectProblem(.badRequest, field: "questionIndex")
         }
@@ -214,13 +241,13 @@ extension Harness {
     @Test func daysWithoutAGameSaySoClearly() async throws {
         try await Harness.runGame(feeds: try FixtureFeeds()) { app in
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
-            app.clock.set(try Date("2026-02-21T12:00:00Z", strategy: .iso8601)) // a one-event feed
+            app.clock.set(try Date("2026-02-21T12:00:00Z", strategy: .iso8601))  // a one-event feed
             let few = try await app.send(.get, "/api/v1/game/today", token: token)
             #expect(few.object["status"] as? String == "notEnoughEvents")
             #expect((few.object["message"] as? String)?.contains("isn't available") == true)
             try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: token).expectProblem(.notFound)
 
-            app.clock.set(try Date("2026-04-01T12:00:00Z", strategy: .iso8601)) // feed unreachable, nothing cached
+            app.clock.set(try Date("2026-04-01T12:00:00Z", strategy: .iso8601))  // feed unreachable, nothing cached
             let down = try await app.send(.get, "/api/v1/game/today", token: token)
             #expect(down.status == .ok)
             #expect(down.object["status"] as? String == "feedUnavailable")
@@ -228,8 +255,10 @@ extension Harness {
             refused.expectProblem(.serviceUnavailable)
             #expect(refused.headers[.retryAfter] != nil)
 
-            app.clock.set(try Date("2026-05-20T12:00:00Z", strategy: .iso8601)) // 404 from the wiki: no data
-            #expect(try await app.send(.get, "/api/v1/game/today", token: token).object["status"] as? String == "notEnoughEvents")
+            app.clock.set(try Date("2026-05-20T12:00:00Z", strategy: .iso8601))  // 404 from the wiki: no data
+            #expect(
+                try await app.send(.get, "/api/v1/game/today", token: token).object["status"] as? String
+                    == "notEnoughEvents")
         }
     }
 }
@@ -240,11 +269,19 @@ extension Harness {
         let seen = NIOLockedValueBox<[String: String]>([:])
         let router = Router()
         router.get("/api/rest_v1/feed/onthisday/events/:month/:day") { request, context -> Response in
-            seen.withLockedValue { $0["ua"] = request.headers[.userAgent]; $0["lang"] = request.headers[.acceptLanguage] ?? "" }
+            seen.withLockedValue {
+                $0["ua"] = request.headers[.userAgent]
+                $0["lang"] = request.headers[.acceptLanguage] ?? ""
+            }
             switch (context.parameters.get("month"), context.parameters.get("day")) {
             case ("2", "21"):
-                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string:
-                    #"{"events":[{"text":"Verdun begins.","year":1916,"pages":[{"titles":{"normalized":"Battle of Verdun"},"thumbnail":{"source":"https://img/v.jpg"}}]}]}"#)))
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(
+                        byteBuffer: ByteBuffer(
+                            string:
+                                #"{"events":[{"text":"Verdun begins.","year":1916,"pages":[{"titles":{"normalized":"Battle of Verdun"},"thumbnail":{"source":"https://img/v.jpg"}}]}]}"#
+                        )))
             case ("2", "22"): return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "{not json")))
             case ("2", "23"): return Response(status: .notImplemented)
             case ("2", "24"): return Response(status: .internalServerError)
@@ -254,10 +291,14 @@ extension Harness {
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            let feeds = WikimediaFeedClient(template: "http://127.0.0.1:\(port)/api/rest_v1/feed/onthisday/events/{month}/{day}",
-                                            timeout: .seconds(5))
+            let feeds = WikimediaFeedClient(
+                template: "http://127.0.0.1:\(port)/api/rest_v1/feed/onthisday/events/{month}/{day}",
+                timeout: .seconds(5))
             let result = try await feeds.fetch(language: .english, month: 2, day: 21)
-            guard case .feed(let feed) = result else { Issue.record("expected a feed, got \(result)"); return }
+            guard case .feed(let feed) = result else {
+                Issue.record("expected a feed, got \(result)")
+                return
+            }
             #expect(feed.events.first?.pages.first?.title == "Battle of Verdun")
             #expect(feed.events.first?.imageURL == "https://img/v.jpg")
             #expect(seen.withLockedValue { $0["ua"] }?.hasPrefix("Questline/") == true)
@@ -267,10 +308,14 @@ extension Harness {
 
             #expect(try await feeds.fetch(language: .english, month: 3, day: 3) == .noData)
             for day in [22, 23, 24] {
-                await #expect(throws: DomainError.self) { try await feeds.fetch(language: .english, month: 2, day: day) }
+                await #expect(throws: DomainError.self) {
+                    try await feeds.fetch(language: .english, month: 2, day: day)
+                }
             }
             let unreachable = WikimediaFeedClient(template: "http://127.0.0.1:1/{month}/{day}", timeout: .seconds(2))
-            await #expect(throws: DomainError.self) { try await unreachable.fetch(language: .english, month: 2, day: 21) }
+            await #expect(throws: DomainError.self) {
+                try await unreachable.fetch(language: .english, month: 2, day: 21)
+            }
         }
     }
 }

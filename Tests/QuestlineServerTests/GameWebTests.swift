@@ -1,6 +1,6 @@
-import QuestlineCore
 import Foundation
 import HTTPTypes
+import QuestlineCore
 import Testing
 
 @Suite struct GameWebTests {
@@ -26,12 +26,14 @@ import Testing
             #expect(question.text.contains("Question 1 of 5"))
             #expect(question.text.contains(#"name="choice" value="first""#))
             #expect(question.text.contains("bubble--current"))
-            #expect(!question.text.contains("Came first")) // no answer shown before submitting
+            #expect(!question.text.contains("Came first"))  // no answer shown before submitting
 
             // Leaving mid-game and coming back offers "Continue playing".
-            let noChoice = try await app.send(.post, "\(play)/answer", headers: form(token), bodyText: "questionIndex=0")
+            let noChoice = try await app.send(
+                .post, "\(play)/answer", headers: form(token), bodyText: "questionIndex=0")
             #expect(noChoice.headers[.location] == "\(play)?choose=1")
-            let answered = try await app.send(.post, "\(play)/answer", headers: form(token), bodyText: "questionIndex=0&choice=first")
+            let answered = try await app.send(
+                .post, "\(play)/answer", headers: form(token), bodyText: "questionIndex=0&choice=first")
             #expect(answered.headers[.location] == "\(play)?reveal=0")
             let reveal = try await app.send(.get, "\(play)?reveal=0", headers: cookie(token))
             #expect(reveal.text.contains("Correct!") || reveal.text.contains("Incorrect!"))
@@ -41,7 +43,8 @@ import Testing
             #expect(try await app.send(.get, "/game", headers: cookie(token)).text.contains("Continue playing"))
 
             for index in 1..<5 {
-                _ = try await app.send(.post, "\(play)/answer", headers: form(token), bodyText: "questionIndex=\(index)&choice=second")
+                _ = try await app.send(
+                    .post, "\(play)/answer", headers: form(token), bodyText: "questionIndex=\(index)&choice=second")
             }
             let results = try await app.send(.get, play, headers: cookie(token))
             #expect(results.text.contains("right"))
@@ -61,7 +64,7 @@ import Testing
             #expect(anonymous.status == .seeOther)
             #expect(anonymous.headers[.location] == "/login?next=/game")
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
-            app.clock.set(try Date("2026-04-01T12:00:00Z", strategy: .iso8601)) // feed unreachable
+            app.clock.set(try Date("2026-04-01T12:00:00Z", strategy: .iso8601))  // feed unreachable
             let down = try await app.send(.get, "/game", headers: cookie(token))
             #expect(down.status == .ok)
             #expect(down.text.contains("Today's game isn't available"))

@@ -1,9 +1,9 @@
 import Foundation
-import NIOConcurrencyHelpers
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOConcurrencyHelpers
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineServer
@@ -22,26 +22,34 @@ struct Harness {
 
     static let start = try! Date("2026-05-07T10:00:00Z", strategy: .iso8601)
 
-    static func configuration(clock: ManualClock, maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil,
-                              sessionLifetime: TimeInterval = 3600, rateLimits: RateLimits = .standard) -> AppConfiguration {
-        AppConfiguration(store: .sqlite(path: ":unused:"), clock: clock, bcryptCost: 4, sessionLifetime: sessionLifetime,
-                         maxBodyBytes: maxBodyBytes, logLevel: .warning, feedFetcher: feedFetcher, adminEmails: ["admin@example.com"],
-                         rateLimits: rateLimits)
+    static func configuration(
+        clock: ManualClock, maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil,
+        sessionLifetime: TimeInterval = 3600, rateLimits: RateLimits = .standard
+    ) -> AppConfiguration {
+        AppConfiguration(
+            store: .sqlite(path: ":unused:"), clock: clock, bcryptCost: 4, sessionLifetime: sessionLifetime,
+            maxBodyBytes: maxBodyBytes, logLevel: .warning, feedFetcher: feedFetcher,
+            adminEmails: ["admin@example.com"],
+            rateLimits: rateLimits)
     }
 
     /// Runs `body` against a fresh server on each database the run has (SQLite always,
     /// PostgreSQL when the test script provides one), one after the other.
-    static func run(maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil, sessionLifetime: TimeInterval = 3600,
-                    rateLimits: RateLimits = .standard, on databases: [TestDatabase] = TestDatabase.available,
-                    _ body: @Sendable (Harness) async throws -> Void) async throws {
+    static func run(
+        maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil, sessionLifetime: TimeInterval = 3600,
+        rateLimits: RateLimits = .standard, on databases: [TestDatabase] = TestDatabase.available,
+        _ body: @Sendable (Harness) async throws -> Void
+    ) async throws {
         for database in databases {
             try await database.withStore { store in
                 let clock = ManualClock(start)
                 var logger = Logger(label: "test")
                 logger.logLevel = .warning
-                let app = try await buildApplication(configuration: configuration(clock: clock, maxBodyBytes: maxBodyBytes, feedFetcher: feedFetcher,
-                                                                                     sessionLifetime: sessionLifetime, rateLimits: rateLimits),
-                                                     store: store, logger: logger)
+                let app = try await buildApplication(
+                    configuration: configuration(
+                        clock: clock, maxBodyBytes: maxBodyBytes, feedFetcher: feedFetcher,
+                        sessionLifetime: sessionLifetime, rateLimits: rateLimits),
+                    store: store, logger: logger)
                 try await app.test(.router) { client in
                     try await body(Harness(client: client, store: store, clock: clock, database: database))
                 }
@@ -50,8 +58,10 @@ struct Harness {
     }
 
     /// Runs `body` on a fresh server and returns what it returns.
-    static func runReturning<T: Sendable>(rateLimits: RateLimits = .standard, on database: TestDatabase,
-                                          _ body: @escaping @Sendable (Harness) async throws -> T) async throws -> T {
+    static func runReturning<T: Sendable>(
+        rateLimits: RateLimits = .standard, on database: TestDatabase,
+        _ body: @escaping @Sendable (Harness) async throws -> T
+    ) async throws -> T {
         let result = NIOLockedValueBox<T?>(nil)
         try await run(rateLimits: rateLimits, on: [database]) { app in
             let value = try await body(app)
@@ -62,28 +72,37 @@ struct Harness {
 
     /// Sends a request; `json` is sent as the body with `Content-Type: application/json`.
     @discardableResult
-    func send(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, token: String? = nil,
-              headers extra: HTTPFields = [:]) async throws -> Reply {
+    func send(
+        _ method: HTTPRequest.Method, _ uri: String, json: String? = nil, token: String? = nil,
+        headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
         var headers = extra
         if json != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
         if let token { headers[.authorization] = "Bearer \(token)" }
-        let response = try await client.execute(uri: uri, method: method, headers: headers,
-                                                body: json.map { ByteBuffer(string: $0) })
+        let response = try await client.execute(
+            uri: uri, method: method, headers: headers,
+            body: json.map { ByteBuffer(string: $0) })
         return Reply(response)
     }
 
     /// Sends raw bytes (`application/octet-stream`), as a device uploads a photo.
     @discardableResult
-    func sendBytes(_ method: HTTPRequest.Method, _ uri: String, bytes: [UInt8], token: String? = nil) async throws -> Reply {
+    func sendBytes(_ method: HTTPRequest.Method, _ uri: String, bytes: [UInt8], token: String? = nil) async throws
+        -> Reply
+    {
         var headers: HTTPFields = [.contentType: "application/octet-stream"]
         if let token { headers[.authorization] = "Bearer \(token)" }
-        return Reply(try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(bytes: bytes)))
+        return Reply(
+            try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(bytes: bytes)))
     }
 
     /// Signs up a member through the API; returns its token and id.
-    func signUp(_ email: String, name: String = "Member", timeZone: String = "Europe/Berlin") async throws -> (token: String, id: String) {
-        let reply = try await send(.post, "/api/v1/auth/signup",
-                                   json: #"{"email":"\#(email)","password":"password123","displayName":"\#(name)","timeZone":"\#(timeZone)"}"#)
+    func signUp(_ email: String, name: String = "Member", timeZone: String = "Europe/Berlin") async throws -> (
+        token: String, id: String
+    ) {
+        let reply = try await send(
+            .post, "/api/v1/auth/signup",
+            json: #"{"email":"\#(email)","password":"password123","displayName":"\#(name)","timeZone":"\#(timeZone)"}"#)
         #expect(reply.status == .created, "sign-up of \(email): \(reply.text)")
         let member = reply.object["member"] as? [String: Any]
         return (reply.object["token"] as? String ?? "", member?["id"] as? String ?? "")
@@ -107,11 +126,15 @@ struct Reply {
     }
 
     /// Asserts an RFC 9457 problem with this status (and field, when given).
-    func expectProblem(_ expected: HTTPResponse.Status, field: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectProblem(
+        _ expected: HTTPResponse.Status, field: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(status == expected, "\(text)", sourceLocation: sourceLocation)
         #expect(headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
         #expect(object["status"] as? Int == expected.code, sourceLocation: sourceLocation)
-        #expect((object["type"] as? String)?.hasPrefix("https://questline.dev/problems/") == true, sourceLocation: sourceLocation)
+        #expect(
+            (object["type"] as? String)?.hasPrefix("https://questline.dev/problems/") == true,
+            sourceLocation: sourceLocation)
         #expect((object["detail"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
         if let field { #expect(object["field"] as? String == field, "\(text)", sourceLocation: sourceLocation) }
     }

@@ -1,6 +1,6 @@
-import QuestlineStore
 import Foundation
 import HTTPTypes
+import QuestlineStore
 import Testing
 
 @Suite struct HouseholdAPITests {
@@ -17,20 +17,23 @@ import Testing
         let home = try await app.send(.post, "/api/v1/households", json: #"{"name":"Hopper home"}"#, token: guardian)
         #expect(home.status == .created, "\(home.text)")
         let household = home.object["id"] as? String ?? ""
-        let child = try await app.send(.post, "/api/v1/households/\(household)/children",
-                                       json: #"{"username":"Kid1","password":"kidpass123","displayName":"Kid"}"#, token: guardian)
+        let child = try await app.send(
+            .post, "/api/v1/households/\(household)/children",
+            json: #"{"username":"Kid1","password":"kidpass123","displayName":"Kid"}"#, token: guardian)
         #expect(child.status == .created, "\(child.text)")
-        #expect(child.object["timeZone"] as? String == "Europe/Berlin") // the guardian's zone by default
+        #expect(child.object["timeZone"] as? String == "Europe/Berlin")  // the guardian's zone by default
         #expect(child.object["role"] as? String == "child")
-        let childLogin = try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"kid1","password":"kidpass123"}"#)
+        let childLogin = try await app.send(
+            .post, "/api/v1/auth/login", json: #"{"login":"kid1","password":"kidpass123"}"#)
         #expect(childLogin.status == .ok)
         let (other, _) = try await app.signUp("olga@example.com")
         let otherHome = try await app.send(.post, "/api/v1/households", json: #"{"name":"Other"}"#, token: other)
         let (stranger, strangerID) = try await app.signUp("sam@example.com")
-        return Family(guardian: guardian, guardianID: guardianID, household: household,
-                      child: childLogin.object["token"] as? String ?? "", childID: child.object["id"] as? String ?? "",
-                      otherGuardian: other, otherHousehold: otherHome.object["id"] as? String ?? "",
-                      stranger: stranger, strangerID: strangerID)
+        return Family(
+            guardian: guardian, guardianID: guardianID, household: household,
+            child: childLogin.object["token"] as? String ?? "", childID: child.object["id"] as? String ?? "",
+            otherGuardian: other, otherHousehold: otherHome.object["id"] as? String ?? "",
+            stranger: stranger, strangerID: strangerID)
     }
 
     @Test func householdMembersSeeEachOtherAndStrangersSeeNothing() async throws {
@@ -45,47 +48,68 @@ import Testing
             for token in [f.stranger, f.otherGuardian] {
                 try await app.send(.get, "/api/v1/households/\(f.household)", token: token).expectProblem(.notFound)
                 try await app.send(.get, "/api/v1/members/\(f.childID)", token: token).expectProblem(.notFound)
-                try await app.send(.patch, "/api/v1/members/\(f.childID)", json: #"{"displayName":"Pwned"}"#, token: token)
-                    .expectProblem(.notFound)
-                try await app.send(.post, "/api/v1/households/\(f.household)/children",
-                                   json: #"{"username":"intruder","password":"password123","displayName":"X"}"#, token: token)
-                    .expectProblem(.notFound)
-                try await app.send(.post, "/api/v1/households/\(f.household)/invitations", json: #"{"role":"guardian"}"#, token: token)
-                    .expectProblem(.notFound)
+                try await app.send(
+                    .patch, "/api/v1/members/\(f.childID)", json: #"{"displayName":"Pwned"}"#, token: token
+                )
+                .expectProblem(.notFound)
+                try await app.send(
+                    .post, "/api/v1/households/\(f.household)/children",
+                    json: #"{"username":"intruder","password":"password123","displayName":"X"}"#, token: token
+                )
+                .expectProblem(.notFound)
+                try await app.send(
+                    .post, "/api/v1/households/\(f.household)/invitations", json: #"{"role":"guardian"}"#, token: token
+                )
+                .expectProblem(.notFound)
             }
             try await app.send(.get, "/api/v1/members/\(f.strangerID)", token: f.guardian).expectProblem(.notFound)
             try await app.send(.get, "/api/v1/households/\(f.household)").expectProblem(.unauthorized)
             // A guardian of the household cannot see the other household either.
-            try await app.send(.get, "/api/v1/households/\(f.otherHousehold)", token: f.guardian).expectProblem(.notFound)
+            try await app.send(.get, "/api/v1/households/\(f.otherHousehold)", token: f.guardian).expectProblem(
+                .notFound)
         }
     }
 
     @Test func onlyGuardiansChangeOthersAndOnlyChildren() async throws {
         try await Harness.run { app in
             let f = try await family(app)
-            let renamed = try await app.send(.patch, "/api/v1/members/\(f.childID)", json: #"{"displayName":"Kiddo"}"#, token: f.guardian)
+            let renamed = try await app.send(
+                .patch, "/api/v1/members/\(f.childID)", json: #"{"displayName":"Kiddo"}"#, token: f.guardian)
             #expect(renamed.status == .ok)
             #expect(renamed.object["displayName"] as? String == "Kiddo")
-            try await app.send(.patch, "/api/v1/members/\(f.guardianID)", json: #"{"displayName":"Boss"}"#, token: f.child)
-                .expectProblem(.forbidden)
-            try await app.send(.post, "/api/v1/households/\(f.household)/children",
-                               json: #"{"username":"sibling","password":"password123","displayName":"S"}"#, token: f.child)
-                .expectProblem(.forbidden)
-            try await app.send(.post, "/api/v1/households/\(f.household)/invitations", json: #"{"role":"child"}"#, token: f.child)
-                .expectProblem(.forbidden)
-            #expect(try await app.send(.get, "/api/v1/members/\(f.guardianID)", token: f.guardian).object["displayName"] as? String == "Grace")
+            try await app.send(
+                .patch, "/api/v1/members/\(f.guardianID)", json: #"{"displayName":"Boss"}"#, token: f.child
+            )
+            .expectProblem(.forbidden)
+            try await app.send(
+                .post, "/api/v1/households/\(f.household)/children",
+                json: #"{"username":"sibling","password":"password123","displayName":"S"}"#, token: f.child
+            )
+            .expectProblem(.forbidden)
+            try await app.send(
+                .post, "/api/v1/households/\(f.household)/invitations", json: #"{"role":"child"}"#, token: f.child
+            )
+            .expectProblem(.forbidden)
+            #expect(
+                try await app.send(.get, "/api/v1/members/\(f.guardianID)", token: f.guardian).object["displayName"]
+                    as? String == "Grace")
         }
     }
 
     @Test func childUsernamesAreValidatedAndUnique() async throws {
         try await Harness.run { app in
             let f = try await family(app)
-            try await app.send(.post, "/api/v1/households/\(f.household)/children",
-                               json: #"{"username":"kid1","password":"password123","displayName":"Twin"}"#, token: f.guardian)
-                .expectProblem(.conflict, field: "username")
-            try await app.send(.post, "/api/v1/households/\(f.household)/children",
-                               json: #"{"username":"a b","password":"password123","displayName":"X","timeZone":"Nowhere"}"#, token: f.guardian)
-                .expectProblem(.badRequest, field: "username")
+            try await app.send(
+                .post, "/api/v1/households/\(f.household)/children",
+                json: #"{"username":"kid1","password":"password123","displayName":"Twin"}"#, token: f.guardian
+            )
+            .expectProblem(.conflict, field: "username")
+            try await app.send(
+                .post, "/api/v1/households/\(f.household)/children",
+                json: #"{"username":"a b","password":"password123","displayName":"X","timeZone":"Nowhere"}"#,
+                token: f.guardian
+            )
+            .expectProblem(.badRequest, field: "username")
             #expect(try await app.store.accounts.memberCount() == 4)
         }
     }
@@ -93,18 +117,23 @@ import Testing
     @Test func invitationsAddAnExistingAccountOnce() async throws {
         try await Harness.run { app in
             let f = try await family(app)
-            let invite = try await app.send(.post, "/api/v1/households/\(f.household)/invitations", json: #"{"role":"guardian"}"#, token: f.guardian)
+            let invite = try await app.send(
+                .post, "/api/v1/households/\(f.household)/invitations", json: #"{"role":"guardian"}"#, token: f.guardian
+            )
             #expect(invite.status == .created)
             let code = invite.object["code"] as? String ?? ""
             #expect(code.count == 10)
-            let joined = try await app.send(.post, "/api/v1/invitations/accept", json: #"{"code":"\#(code.lowercased())"}"#, token: f.stranger)
+            let joined = try await app.send(
+                .post, "/api/v1/invitations/accept", json: #"{"code":"\#(code.lowercased())"}"#, token: f.stranger)
             #expect(joined.status == .ok, "\(joined.text)")
             #expect((joined.object["members"] as? [[String: Any]])?.count == 3)
             #expect(try await app.send(.get, "/api/v1/members/\(f.childID)", token: f.stranger).status == .ok)
             // Used codes do not work again; members of a household cannot join another.
             let (late, _) = try await app.signUp("late@example.com")
-            try await app.send(.post, "/api/v1/invitations/accept", json: #"{"code":"\#(code)"}"#, token: late).expectProblem(.notFound)
-            try await app.send(.post, "/api/v1/households", json: #"{"name":"Second"}"#, token: f.guardian).expectProblem(.conflict)
+            try await app.send(.post, "/api/v1/invitations/accept", json: #"{"code":"\#(code)"}"#, token: late)
+                .expectProblem(.notFound)
+            try await app.send(.post, "/api/v1/households", json: #"{"name":"Second"}"#, token: f.guardian)
+                .expectProblem(.conflict)
         }
     }
 }

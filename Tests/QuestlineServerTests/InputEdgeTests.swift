@@ -21,13 +21,17 @@ import Testing
     @Test func theTwoCrashingRequestsAreRefusedAndTheServerAnswersAfterwards() async throws {
         try await Harness.run { app in
             let (token, _) = try await app.signUp("ada@example.com")
-            let huge = #"{"importId":"x","total":1,"offset":9223372036854775807,"items":[{"language":"en","title":"T","savedAt":"2026-01-01T00:00:00Z"}]}"#
-            try await app.send(.post, "/api/v1/saved/import", json: huge, token: token).expectProblem(.badRequest, field: "offset")
+            let huge =
+                #"{"importId":"x","total":1,"offset":9223372036854775807,"items":[{"language":"en","title":"T","savedAt":"2026-01-01T00:00:00Z"}]}"#
+            try await app.send(.post, "/api/v1/saved/import", json: huge, token: token).expectProblem(
+                .badRequest, field: "offset")
             try await expectAlive(app)
             #expect(try await app.send(.get, "/api/v1/saved", token: token).object["total"] as? Int == 0)
 
-            try await app.send(.get, "/api/v1/game/archive?month=9999-12", token: token).expectProblem(.badRequest, field: "month")
-            let page = try await app.send(.get, "/game/archive?month=9999-12", headers: [.cookie: "ql_session=\(token)", .accept: "text/html"])
+            try await app.send(.get, "/api/v1/game/archive?month=9999-12", token: token).expectProblem(
+                .badRequest, field: "month")
+            let page = try await app.send(
+                .get, "/game/archive?month=9999-12", headers: [.cookie: "ql_session=\(token)", .accept: "text/html"])
             #expect(page.status == .badRequest)
             #expect(page.text.contains("The archive covers 2025-05 to 2026-05"))
             try await expectAlive(app)
@@ -40,8 +44,10 @@ import Testing
             let (token, _) = try await app.signUp("ada@example.com")
             let oldest = try await app.send(.get, "/api/v1/game/archive?month=2025-05", token: token)
             #expect(oldest.status == .ok && oldest.object["month"] as? String == "2025-05", "\(oldest.text)")
-            try await app.send(.get, "/api/v1/game/archive?month=2025-04", token: token).expectProblem(.badRequest, field: "month")
-            try await app.send(.get, "/api/v1/game/archive?month=2026-06", token: token).expectProblem(.badRequest, field: "month")
+            try await app.send(.get, "/api/v1/game/archive?month=2025-04", token: token).expectProblem(
+                .badRequest, field: "month")
+            try await app.send(.get, "/api/v1/game/archive?month=2026-06", token: token).expectProblem(
+                .badRequest, field: "month")
 
             let cookie: HTTPFields = [.cookie: "ql_session=\(token)", .accept: "text/html"]
             let current = try await app.send(.get, "/game/archive", headers: cookie)
@@ -55,30 +61,39 @@ import Testing
 
     @Test func aNulAnywhereInABodyIsRefusedNamingTheFieldAndNothingIsStored() async throws {
         try await Harness.run { app in
-            try await app.send(.post, "/api/v1/auth/signup",
-                               json: #"{"email":"a\u0000b@example.com","password":"password123","displayName":"Ada"}"#)
-                .expectProblem(.badRequest, field: "email")
+            try await app.send(
+                .post, "/api/v1/auth/signup",
+                json: #"{"email":"a\u0000b@example.com","password":"password123","displayName":"Ada"}"#
+            )
+            .expectProblem(.badRequest, field: "email")
             // bcrypt stops at a NUL: such a password is refused, never hashed short.
-            try await app.send(.post, "/api/v1/auth/signup",
-                               json: #"{"email":"ada@example.com","password":"abcdefgh\u0000XYZ","displayName":"Ada"}"#)
-                .expectProblem(.badRequest, field: "password")
+            try await app.send(
+                .post, "/api/v1/auth/signup",
+                json: #"{"email":"ada@example.com","password":"abcdefgh\u0000XYZ","displayName":"Ada"}"#
+            )
+            .expectProblem(.badRequest, field: "password")
             #expect(try await app.store.accounts.memberCount() == 0)
             try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"ada@example.com","password":"abcdefgh"}"#)
                 .expectProblem(.unauthorized)
 
             let (token, _) = try await app.signUp("ada@example.com")
-            let nested = try await app.send(.post, "/api/v1/saved/import", token: token, json: #"""
-                {"importId":"i","total":2,"offset":0,"items":[
-                  {"language":"en","title":"Fine","savedAt":"2026-01-01T00:00:00Z"},
-                  {"language":"en","title":"Bad","savedAt":"2026-01-01T00:00:00Z","readingList":"a\u0007b"}]}
-                """#)
+            let nested = try await app.send(
+                .post, "/api/v1/saved/import", token: token,
+                json: #"""
+                    {"importId":"i","total":2,"offset":0,"items":[
+                      {"language":"en","title":"Fine","savedAt":"2026-01-01T00:00:00Z"},
+                      {"language":"en","title":"Bad","savedAt":"2026-01-01T00:00:00Z","readingList":"a\u0007b"}]}
+                    """#)
             nested.expectProblem(.badRequest, field: "items[1].readingList")
             #expect(try await app.send(.get, "/api/v1/saved", token: token).object["total"] as? Int == 0)
             // C1 controls arrive as raw UTF-8, not escapes: refused all the same.
-            try await app.send(.post, "/api/v1/saved", json: "{\"language\":\"en\",\"title\":\"a\u{85}b\"}", token: token)
-                .expectProblem(.badRequest, field: "title")
+            try await app.send(
+                .post, "/api/v1/saved", json: "{\"language\":\"en\",\"title\":\"a\u{85}b\"}", token: token
+            )
+            .expectProblem(.badRequest, field: "title")
             // An escaped backslash before "u0000" is the text \u0000, not a NUL.
-            let literal = try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"C:\\u0000"}"#, token: token)
+            let literal = try await app.send(
+                .post, "/api/v1/saved", json: #"{"language":"en","title":"C:\\u0000"}"#, token: token)
             #expect(literal.status == .ok, "\(literal.text)")
             try await expectAlive(app)
         }
@@ -87,7 +102,8 @@ import Testing
     @Test func lineBreaksAreTextOnlyInMultiLineFields() async throws {
         try await Harness.run { app in
             let (token, _) = try await app.signUp("ada@example.com")
-            let bio = try await app.send(.put, "/api/v1/profile/details", json: #"{"bio":"Line one\nLine two\twith a tab"}"#, token: token)
+            let bio = try await app.send(
+                .put, "/api/v1/profile/details", json: #"{"bio":"Line one\nLine two\twith a tab"}"#, token: token)
             #expect(bio.status == .ok, "\(bio.text)")
             try await app.send(.put, "/api/v1/profile/details", json: #"{"location":"Austin\nTexas"}"#, token: token)
                 .expectProblem(.badRequest, field: "location")
@@ -99,9 +115,12 @@ import Testing
     @Test func queryAndPathTextFollowTheSameRule() async throws {
         try await Harness.run { app in
             let (token, _) = try await app.signUp("ada@example.com")
-            try await app.send(.delete, "/api/v1/saved?language=en&title=a%00b", token: token).expectProblem(.badRequest, field: "title")
-            try await app.send(.get, "/api/v1/reading/articles?q=%ED%A0%80", token: token).expectProblem(.badRequest, field: "q")
-            try await app.send(.delete, "/api/v1/comments/a%00b", token: token).expectProblem(.badRequest, field: "path")
+            try await app.send(.delete, "/api/v1/saved?language=en&title=a%00b", token: token).expectProblem(
+                .badRequest, field: "title")
+            try await app.send(.get, "/api/v1/reading/articles?q=%ED%A0%80", token: token).expectProblem(
+                .badRequest, field: "q")
+            try await app.send(.delete, "/api/v1/comments/a%00b", token: token).expectProblem(
+                .badRequest, field: "path")
             try await expectAlive(app)
         }
     }
@@ -111,7 +130,8 @@ import Testing
             let (token, _) = try await app.signUp("ada@example.com")
             try await app.send(.get, "/api/v1/saved?limit=-1", token: token).expectProblem(.badRequest, field: "limit")
             try await app.send(.get, "/api/v1/saved?limit=201", token: token).expectProblem(.badRequest, field: "limit")
-            try await app.send(.get, "/api/v1/saved?offset=9223372036854775807", token: token).expectProblem(.badRequest, field: "offset")
+            try await app.send(.get, "/api/v1/saved?offset=9223372036854775807", token: token).expectProblem(
+                .badRequest, field: "offset")
             try await app.send(.get, "/api/v1/points?limit=0", token: token).expectProblem(.badRequest, field: "limit")
             #expect(try await app.send(.get, "/api/v1/saved?limit=200&offset=1000000", token: token).status == .ok)
         }
@@ -123,29 +143,43 @@ import Testing
             func read(_ at: String) -> String {
                 #"{"eventId":"e-\#(at)","articleId":"Octopus","title":"Octopus","language":"en","at":"\#(at)","timeZone":"UTC"}"#
             }
-            for at in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "10000-01-01T00:00:00Z", "2000-06-01T00:00:00Z"] {
-                try await app.send(.post, "/api/v1/reading/reads", json: read(at), token: token).expectProblem(.badRequest, field: "at")
+            for at in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "10000-01-01T00:00:00Z", "2000-06-01T00:00:00Z"]
+            {
+                try await app.send(.post, "/api/v1/reading/reads", json: read(at), token: token).expectProblem(
+                    .badRequest, field: "at")
             }
-            try await app.send(.post, "/api/v1/reading/reads/batch", json: #"{"reads":[\#(read("2026-05-07T09:00:00Z")),\#(read("1899-12-31T23:59:59Z"))]}"#,
-                               token: token).expectProblem(.badRequest, field: "reads[1].at")
+            try await app.send(
+                .post, "/api/v1/reading/reads/batch",
+                json: #"{"reads":[\#(read("2026-05-07T09:00:00Z")),\#(read("1899-12-31T23:59:59Z"))]}"#,
+                token: token
+            ).expectProblem(.badRequest, field: "reads[1].at")
 
-            try await app.send(.put, "/api/v1/admin/campaigns/far", token: (try await app.signUp("admin@example.com")).token, json: #"""
-                {"id":"far","startDay":"0001-01-01","endDay":"9999-12-31","goalDays":10,"claimUntilDay":"9999-12-31","removeAfterDay":"9999-12-31"}
-                """#).expectProblem(.badRequest, field: "startDay")
+            try await app.send(
+                .put, "/api/v1/admin/campaigns/far", token: (try await app.signUp("admin@example.com")).token,
+                json: #"""
+                    {"id":"far","startDay":"0001-01-01","endDay":"9999-12-31","goalDays":10,"claimUntilDay":"9999-12-31","removeAfterDay":"9999-12-31"}
+                    """#
+            ).expectProblem(.badRequest, field: "startDay")
 
             let f = try await HouseholdAPITests().family(app)
-            try await app.send(.put, "/api/v1/children/\(f.childID)/apps/game", json: #"{"name":"Minecraft","role":"reward"}"#, token: f.guardian)
-            try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: #"""
-                {"title":"Forever","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"game","minutes":20}],"endDate":"9999-12-31"}
-                """#, token: f.guardian).expectProblem(.badRequest, field: "endDate")
+            try await app.send(
+                .put, "/api/v1/children/\(f.childID)/apps/game", json: #"{"name":"Minecraft","role":"reward"}"#,
+                token: f.guardian)
+            try await app.send(
+                .post, "/api/v1/children/\(f.childID)/quests",
+                json: #"""
+                    {"title":"Forever","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"game","minutes":20}],"endDate":"9999-12-31"}
+                    """#, token: f.guardian
+            ).expectProblem(.badRequest, field: "endDate")
             try await expectAlive(app)
         }
     }
 
     @Test func webFormsFollowTheSameTextRule() async throws {
         try await Harness.run { app in
-            let posted = try await app.send(.post, "/signup", headers: form,
-                                            bodyText: "email=ada%40example.com&password=abcdefgh%00XYZ&displayName=Ada&timeZone=UTC")
+            let posted = try await app.send(
+                .post, "/signup", headers: form,
+                bodyText: "email=ada%40example.com&password=abcdefgh%00XYZ&displayName=Ada&timeZone=UTC")
             #expect(posted.status == .badRequest)
             #expect(try await app.store.accounts.memberCount() == 0)
         }

@@ -1,7 +1,7 @@
-import QuestlineStore
-import QuestlineCore
 import Foundation
 import HTTPTypes
+import QuestlineCore
+import QuestlineStore
 import Testing
 
 @Suite struct PlatformTests {
@@ -17,8 +17,10 @@ import Testing
             _ = try await app.send(.get, "/api/v1/me")
             let metrics = try await app.send(.get, "/metrics")
             #expect(metrics.status == .ok)
-            #expect(metrics.text.contains(#"hb_requests{http_route="/api/v1/me",http_request_method="GET",http_response_status_code="401"}"#),
-                    "\(metrics.text.prefix(800))")
+            #expect(
+                metrics.text.contains(
+                    #"hb_requests{http_route="/api/v1/me",http_request_method="GET",http_response_status_code="401"}"#),
+                "\(metrics.text.prefix(800))")
             #expect(metrics.text.contains("http_server_request_duration_bucket{"))
 
             let contract = try await app.send(.get, "/openapi.yaml")
@@ -40,18 +42,31 @@ import Testing
             #expect(again.headers[.init("Idempotent-Replayed")!] == "true")
             #expect(try await app.store.accounts.memberCount() == 1)
 
-            let different = try await app.send(.post, "/api/v1/auth/signup", json: body.replacingOccurrences(of: "Ada", with: "Bob"), headers: key)
+            let different = try await app.send(
+                .post, "/api/v1/auth/signup", json: body.replacingOccurrences(of: "Ada", with: "Bob"), headers: key)
             different.expectProblem(.unprocessableContent, field: "Idempotency-Key")
-            try await app.send(.post, "/api/v1/auth/signup", json: body, headers: [.init("Idempotency-Key")!: String(repeating: "k", count: 300)])
-                .expectProblem(.badRequest, field: "Idempotency-Key")
+            try await app.send(
+                .post, "/api/v1/auth/signup", json: body,
+                headers: [.init("Idempotency-Key")!: String(repeating: "k", count: 300)]
+            )
+            .expectProblem(.badRequest, field: "Idempotency-Key")
 
             // Keys are per member: the same key from two members are two writes.
             let token = first.object["token"] as? String
             let (other, _) = try await app.signUp("bob@example.com")
             let household: HTTPFields = [.init("Idempotency-Key")!: "home-1"]
-            #expect(try await app.send(.post, "/api/v1/households", json: #"{"name":"A"}"#, token: token, headers: household).status == .created)
-            #expect(try await app.send(.post, "/api/v1/households", json: #"{"name":"A"}"#, token: other, headers: household).status == .created)
-            #expect(try await app.send(.post, "/api/v1/households", json: #"{"name":"A"}"#, token: token, headers: household).headers[.init("Idempotent-Replayed")!] == "true")
+            #expect(
+                try await app.send(
+                    .post, "/api/v1/households", json: #"{"name":"A"}"#, token: token, headers: household
+                ).status == .created)
+            #expect(
+                try await app.send(
+                    .post, "/api/v1/households", json: #"{"name":"A"}"#, token: other, headers: household
+                ).status == .created)
+            #expect(
+                try await app.send(
+                    .post, "/api/v1/households", json: #"{"name":"A"}"#, token: token, headers: household
+                ).headers[.init("Idempotent-Replayed")!] == "true")
         }
     }
 
@@ -70,7 +85,8 @@ import Testing
         try await Harness.run { app in
             let key: HTTPFields = [.init("Idempotency-Key")!: "bad-1"]
             let body = #"{"email":"nope","password":"password123","displayName":"A","timeZone":"UTC"}"#
-            try await app.send(.post, "/api/v1/auth/signup", json: body, headers: key).expectProblem(.badRequest, field: "email")
+            try await app.send(.post, "/api/v1/auth/signup", json: body, headers: key).expectProblem(
+                .badRequest, field: "email")
             let replay = try await app.send(.post, "/api/v1/auth/signup", json: body, headers: key)
             replay.expectProblem(.badRequest, field: "email")
             #expect(replay.headers[.init("Idempotent-Replayed")!] == "true")

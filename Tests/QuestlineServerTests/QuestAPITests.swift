@@ -14,17 +14,24 @@ import Testing
     /// the child's apps: two learning apps and a reward app.
     func family(_ app: Harness) async throws -> Family {
         let f = try await HouseholdAPITests().family(app)
-        for (token, body) in [("khan", #"{"name":"Khan Kids","icon":"📘","role":"learning","pointsPerMinute":2}"#),
-                              ("duo", #"{"name":"Duolingo","role":"learning"}"#),
-                              ("game", #"{"name":"Minecraft","icon":"🎮","role":"reward"}"#)] {
-            let put = try await app.send(.put, "/api/v1/children/\(f.childID)/apps/\(token)", json: body, token: f.guardian)
+        for (token, body) in [
+            ("khan", #"{"name":"Khan Kids","icon":"📘","role":"learning","pointsPerMinute":2}"#),
+            ("duo", #"{"name":"Duolingo","role":"learning"}"#),
+            ("game", #"{"name":"Minecraft","icon":"🎮","role":"reward"}"#),
+        ] {
+            let put = try await app.send(
+                .put, "/api/v1/children/\(f.childID)/apps/\(token)", json: body, token: f.guardian)
             #expect(put.status == .ok, "\(put.text)")
         }
         return f
     }
 
-    func usage(_ reports: [(id: String, app: String, start: String, seconds: Int)], zone: String = "Europe/Berlin") -> String {
-        let items = reports.map { #"{"id":"\#($0.id)","appToken":"\#($0.app)","startedAt":"\#($0.start)","durationSeconds":\#($0.seconds),"timeZone":"\#(zone)"}"# }
+    func usage(_ reports: [(id: String, app: String, start: String, seconds: Int)], zone: String = "Europe/Berlin")
+        -> String
+    {
+        let items = reports.map {
+            #"{"id":"\#($0.id)","appToken":"\#($0.app)","startedAt":"\#($0.start)","durationSeconds":\#($0.seconds),"timeZone":"\#(zone)"}"#
+        }
         return #"{"reports":[\#(items.joined(separator: ","))]}"#
     }
 
@@ -36,14 +43,16 @@ import Testing
     @Test func usageDrivesAQuestToCompletionOnceWithBonusAndUnlock() async throws {
         try await Harness.run(sessionLifetime: 7 * 86_400) { app in
             let f = try await family(app)
-            let created = try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian)
+            let created = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian)
             #expect(created.status == .created, "\(created.text)")
             let questID = created.object["id"] as? String ?? ""
             #expect((created.object["progress"] as? [String: Any])?["text"] as? String == "0 / 30 minutes")
 
             // 20 minutes, then an overlapping report: the union is 09:00-09:30 UTC = 30 minutes.
-            let first = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
-                                           json: usage([("r1", "khan", "2026-05-07T09:00:00Z", 1200)]), token: f.child)
+            let first = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: usage([("r1", "khan", "2026-05-07T09:00:00Z", 1200)]), token: f.child)
             #expect(first.status == .ok, "\(first.text)")
             #expect(first.object["pointsEarned"] as? Int == 40)
             let quest = try await app.send(.get, "/api/v1/quests/\(questID)", token: f.guardian)
@@ -52,23 +61,30 @@ import Testing
             #expect(alias.status == .ok && alias.object["id"] as? String == questID)
             #expect((quest.object["progress"] as? [String: Any])?["value"] as? Int == 20)
 
-            let second = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
-                                            json: usage([("r2", "khan", "2026-05-07T09:10:00Z", 1200), ("r1", "khan", "2026-05-07T09:00:00Z", 1200)]),
-                                            token: f.child)
-            #expect(second.object["accepted"] as? Int == 1 && second.object["duplicates"] as? Int == 1, "\(second.text)")
+            let second = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: usage([
+                    ("r2", "khan", "2026-05-07T09:10:00Z", 1200), ("r1", "khan", "2026-05-07T09:00:00Z", 1200),
+                ]),
+                token: f.child)
+            #expect(
+                second.object["accepted"] as? Int == 1 && second.object["duplicates"] as? Int == 1, "\(second.text)")
             #expect(second.object["pointsEarned"] as? Int == 20)
             let completed = second.object["completed"] as? [[String: Any]] ?? []
-            #expect(completed.count == 1 && completed.first?["bonus"] as? Int == 6) // 10% of 60 points
+            #expect(completed.count == 1 && completed.first?["bonus"] as? Int == 6)  // 10% of 60 points
             #expect((second.object["badges"] as? [String])?.contains("first-quest") == true)
 
             // The same again, late, and in another batch: nothing changes.
-            let again = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
-                                           json: usage([("r2", "khan", "2026-05-07T09:10:00Z", 1200)]), token: f.child)
+            let again = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: usage([("r2", "khan", "2026-05-07T09:10:00Z", 1200)]), token: f.child)
             #expect(again.object["accepted"] as? Int == 0 && (again.object["completed"] as? [Any])?.isEmpty == true)
             // A third report inside the same minutes: no new minutes, no second completion.
-            let inside = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
-                                            json: usage([("r3", "khan", "2026-05-07T09:05:00Z", 600)]), token: f.child)
-            #expect(inside.object["pointsEarned"] as? Int == 0 && (inside.object["completed"] as? [Any])?.isEmpty == true)
+            let inside = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: usage([("r3", "khan", "2026-05-07T09:05:00Z", 600)]), token: f.child)
+            #expect(
+                inside.object["pointsEarned"] as? Int == 0 && (inside.object["completed"] as? [Any])?.isEmpty == true)
 
             // Parent and child see the same figures.
             let board = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
@@ -83,11 +99,12 @@ import Testing
             let grants = try await app.send(.get, "/api/v1/children/\(f.childID)/grants", token: f.child)
             let grant = (try JSONSerialization.jsonObject(with: Data(grants.text.utf8)) as? [[String: Any]])?.first
             #expect(grant?["appToken"] as? String == "game" && grant?["minutesLeft"] as? Int == 20, "\(grants.text)")
-            #expect(grant?["expiresAt"] as? String == "2026-05-07T22:00:00Z") // midnight in Berlin
+            #expect(grant?["expiresAt"] as? String == "2026-05-07T22:00:00Z")  // midnight in Berlin
             // Playing the game uses the grant up.
             app.clock.advance(by: 1800)
-            _ = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
-                                   json: usage([("g1", "game", "2026-05-07T10:05:00Z", 900)]), token: f.child)
+            _ = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: usage([("g1", "game", "2026-05-07T10:05:00Z", 900)]), token: f.child)
             let left = try await app.send(.get, "/api/v1/children/\(f.childID)/grants", token: f.child)
             #expect(left.text.contains(#""minutesLeft":5"#), "\(left.text)")
 
@@ -97,33 +114,46 @@ import Testing
             #expect((tomorrow.object["progress"] as? [String: Any])?["value"] as? Int == 0)
             #expect(tomorrow.object["state"] as? String == "inProgress")
             let ledger = try await app.send(.get, "/api/v1/children/\(f.childID)/ledger", token: f.guardian)
-            #expect((ledger.object["entries"] as? [[String: Any]])?.map { $0["kind"] as? String ?? "" } == ["bonus", "earn", "earn"])
+            #expect(
+                (ledger.object["entries"] as? [[String: Any]])?.map { $0["kind"] as? String ?? "" } == [
+                    "bonus", "earn", "earn",
+                ])
 
             // The board's totals: yesterday's learning still counts as today's streak; a late
             // report for the day before joins it into a streak of two and adds its minutes.
             let next = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
-            #expect(next.object["currentStreak"] as? Int == 1 && next.object["learningMinutes"] as? Int == 30, "\(next.text)")
+            #expect(
+                next.object["currentStreak"] as? Int == 1 && next.object["learningMinutes"] as? Int == 30,
+                "\(next.text)")
             #expect((next.object["quests"] as? [[String: Any]])?.first?["completions"] as? Int == 1)
-            _ = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
-                                   json: usage([("late", "duo", "2026-05-06T09:00:00Z", 600)]), token: f.child)
+            _ = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: usage([("late", "duo", "2026-05-06T09:00:00Z", 600)]), token: f.child)
             let late = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
-            #expect(late.object["currentStreak"] as? Int == 2 && late.object["learningMinutes"] as? Int == 40, "\(late.text)")
+            #expect(
+                late.object["currentStreak"] as? Int == 2 && late.object["learningMinutes"] as? Int == 40,
+                "\(late.text)")
         }
     }
 
     @Test func weeklyQuestsResetOnMondayInTheChildsZone() async throws {
         try await Harness.run(sessionLifetime: 7 * 86_400) { app in
             let f = try await family(app)
-            let created = try await app.send(.post, "/api/v1/children/\(f.childID)/quests",
-                                             json: #"{"title":"Week","goalType":"weeklyMinutes","target":100}"#, token: f.guardian)
+            let created = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/quests",
+                json: #"{"title":"Week","goalType":"weeklyMinutes","target":100}"#, token: f.guardian)
             let id = created.object["id"] as? String ?? ""
             // Sunday 10 May 23:50 Berlin (21:50 UTC), 12 minutes: 10 in this week, 2 on Monday.
             app.clock.set(try Date("2026-05-10T21:59:00Z", strategy: .iso8601))
-            _ = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
-                                   json: usage([("w1", "duo", "2026-05-10T21:50:00Z", 720)]), token: f.child)
-            #expect((try await app.send(.get, "/api/v1/quests/\(id)", token: f.child).object["progress"] as? [String: Any])?["value"] as? Int == 10)
-            app.clock.set(try Date("2026-05-10T22:30:00Z", strategy: .iso8601)) // Monday 00:30 in Berlin
-            let monday = try await app.send(.get, "/api/v1/quests/\(id)", token: f.child).object["progress"] as? [String: Any]
+            _ = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: usage([("w1", "duo", "2026-05-10T21:50:00Z", 720)]), token: f.child)
+            #expect(
+                (try await app.send(.get, "/api/v1/quests/\(id)", token: f.child).object["progress"] as? [String: Any])?[
+                    "value"] as? Int == 10)
+            app.clock.set(try Date("2026-05-10T22:30:00Z", strategy: .iso8601))  // Monday 00:30 in Berlin
+            let monday =
+                try await app.send(.get, "/api/v1/quests/\(id)", token: f.child).object["progress"] as? [String: Any]
             #expect(monday?["value"] as? Int == 2 && monday?["periodStart"] as? String == "2026-05-11")
         }
     }
@@ -131,17 +161,22 @@ import Testing
     @Test func fiftyConcurrentRedemptionsAgainstABalanceForTenNeverOverdraw() async throws {
         try await Harness.run { app in
             let f = try await family(app)
-            let rules = try await app.send(.put, "/api/v1/households/\(f.household)/quest-rules",
-                                           json: #"{"pointsPerMinute":5,"minMinutes":5,"maxMinutes":30}"#, token: f.guardian)
+            let rules = try await app.send(
+                .put, "/api/v1/households/\(f.household)/quest-rules",
+                json: #"{"pointsPerMinute":5,"minMinutes":5,"maxMinutes":30}"#, token: f.guardian)
             #expect(rules.status == .ok, "\(rules.text)")
-            let adjust = try await app.send(.post, "/api/v1/children/\(f.childID)/adjustments", json: #"{"points":250,"reason":"Starter points"}"#,
-                                            token: f.guardian)
+            let adjust = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/adjustments", json: #"{"points":250,"reason":"Starter points"}"#,
+                token: f.guardian)
             #expect(adjust.object["balance"] as? Int == 250)
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for _ in 0..<50 {
                     group.addTask {
-                        try await app.send(.post, "/api/v1/children/\(f.childID)/redemptions", json: #"{"appToken":"game","minutes":5}"#,
-                                           token: f.child).status
+                        try await app.send(
+                            .post, "/api/v1/children/\(f.childID)/redemptions",
+                            json: #"{"appToken":"game","minutes":5}"#,
+                            token: f.child
+                        ).status
                     }
                 }
                 return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
@@ -152,68 +187,108 @@ import Testing
             #expect(ledger.object["balance"] as? Int == 0)
             let entries = ledger.object["entries"] as? [[String: Any]] ?? []
             #expect(entries.count == 11 && entries.reduce(0) { $0 + ($1["points"] as? Int ?? 0) } == 0)
-            let child = try #require(try await app.store.accounts.member(MemberIDFrom(f.childID)))
+            let child = try #require(
+                try await app.store.accounts.member(try MemberID.parse(f.childID, field: "childId")))
             #expect(try await app.store.quests.read { try await $0.points.sum(child.id) } == 0)
             let grants = try await app.send(.get, "/api/v1/children/\(f.childID)/grants", token: f.child)
             #expect((try JSONSerialization.jsonObject(with: Data(grants.text.utf8)) as? [Any])?.count == 10)
             // Out of the household's limits, and guardians do not spend a child's points.
-            try await app.send(.post, "/api/v1/children/\(f.childID)/redemptions", json: #"{"appToken":"game","minutes":31}"#, token: f.child)
-                .expectProblem(.badRequest, field: "minutes")
-            try await app.send(.post, "/api/v1/children/\(f.childID)/redemptions", json: #"{"appToken":"game","minutes":5}"#, token: f.guardian)
-                .expectProblem(.forbidden)
-            try await app.send(.post, "/api/v1/children/\(f.childID)/adjustments", json: #"{"points":-1,"reason":"Oops"}"#, token: f.guardian)
-                .expectProblem(.conflict, field: "points")
+            try await app.send(
+                .post, "/api/v1/children/\(f.childID)/redemptions", json: #"{"appToken":"game","minutes":31}"#,
+                token: f.child
+            )
+            .expectProblem(.badRequest, field: "minutes")
+            try await app.send(
+                .post, "/api/v1/children/\(f.childID)/redemptions", json: #"{"appToken":"game","minutes":5}"#,
+                token: f.guardian
+            )
+            .expectProblem(.forbidden)
+            try await app.send(
+                .post, "/api/v1/children/\(f.childID)/adjustments", json: #"{"points":-1,"reason":"Oops"}"#,
+                token: f.guardian
+            )
+            .expectProblem(.conflict, field: "points")
         }
     }
 
     @Test func childrenCannotSetOrChangeQuestsAndOtherHouseholdsSeeNothing() async throws {
         try await Harness.run { app in
             let f = try await family(app)
-            let created = try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian)
+            let created = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian)
             let id = created.object["id"] as? String ?? ""
             // The child: reads, reports, redeems; never creates, edits, pauses, deletes or approves.
-            try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.child).expectProblem(.forbidden)
-            try await app.send(.put, "/api/v1/quests/\(id)", json: Self.dailyQuest, token: f.child).expectProblem(.forbidden)
-            try await app.send(.put, "/api/v1/quests/\(id)/status", json: #"{"status":"paused"}"#, token: f.child).expectProblem(.forbidden)
-            try await app.send(.delete, "/api/v1/quests/\(id)", token: f.child).expectProblem(.forbidden)
-            try await app.send(.put, "/api/v1/children/\(f.childID)/apps/x", json: #"{"name":"X","role":"reward"}"#, token: f.child).expectProblem(.forbidden)
-            try await app.send(.post, "/api/v1/children/\(f.childID)/adjustments", json: #"{"points":1000,"reason":"Me"}"#, token: f.child)
+            try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.child)
                 .expectProblem(.forbidden)
-            try await app.send(.put, "/api/v1/households/\(f.household)/quest-rules", json: #"{"pointsPerMinute":1,"minMinutes":1,"maxMinutes":240}"#,
-                               token: f.child).expectProblem(.forbidden)
+            try await app.send(.put, "/api/v1/quests/\(id)", json: Self.dailyQuest, token: f.child).expectProblem(
+                .forbidden)
+            try await app.send(.put, "/api/v1/quests/\(id)/status", json: #"{"status":"paused"}"#, token: f.child)
+                .expectProblem(.forbidden)
+            try await app.send(.delete, "/api/v1/quests/\(id)", token: f.child).expectProblem(.forbidden)
+            try await app.send(
+                .put, "/api/v1/children/\(f.childID)/apps/x", json: #"{"name":"X","role":"reward"}"#, token: f.child
+            ).expectProblem(.forbidden)
+            try await app.send(
+                .post, "/api/v1/children/\(f.childID)/adjustments", json: #"{"points":1000,"reason":"Me"}"#,
+                token: f.child
+            )
+            .expectProblem(.forbidden)
+            try await app.send(
+                .put, "/api/v1/households/\(f.household)/quest-rules",
+                json: #"{"pointsPerMinute":1,"minMinutes":1,"maxMinutes":240}"#,
+                token: f.child
+            ).expectProblem(.forbidden)
             #expect(try await app.send(.get, "/api/v1/quests/\(id)", token: f.child).status == .ok)
 
             for token in [f.otherGuardian, f.stranger] {
                 try await app.send(.get, "/api/v1/quests/\(id)", token: token).expectProblem(.notFound)
-                try await app.send(.put, "/api/v1/quests/\(id)", json: Self.dailyQuest, token: token).expectProblem(.notFound)
+                try await app.send(.put, "/api/v1/quests/\(id)", json: Self.dailyQuest, token: token).expectProblem(
+                    .notFound)
                 try await app.send(.delete, "/api/v1/quests/\(id)", token: token).expectProblem(.notFound)
                 try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: token).expectProblem(.notFound)
-                try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: token).expectProblem(.notFound)
+                try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: token)
+                    .expectProblem(.notFound)
                 try await app.send(.get, "/api/v1/children/\(f.childID)/apps", token: token).expectProblem(.notFound)
                 try await app.send(.get, "/api/v1/children/\(f.childID)/grants", token: token).expectProblem(.notFound)
                 try await app.send(.get, "/api/v1/children/\(f.childID)/ledger", token: token).expectProblem(.notFound)
-                try await app.send(.post, "/api/v1/children/\(f.childID)/usage", json: usage([("x", "khan", "2026-05-07T09:00:00Z", 60)]), token: token)
-                    .expectProblem(.notFound)
-                try await app.send(.post, "/api/v1/children/\(f.childID)/adjustments", json: #"{"points":5,"reason":"Hi"}"#, token: token)
-                    .expectProblem(.notFound)
-                try await app.send(.get, "/api/v1/households/\(f.household)/quest-rules", token: token).expectProblem(.notFound)
-                try await app.send(.get, "/api/v1/households/\(f.household)/events", token: token).expectProblem(.notFound)
+                try await app.send(
+                    .post, "/api/v1/children/\(f.childID)/usage",
+                    json: usage([("x", "khan", "2026-05-07T09:00:00Z", 60)]), token: token
+                )
+                .expectProblem(.notFound)
+                try await app.send(
+                    .post, "/api/v1/children/\(f.childID)/adjustments", json: #"{"points":5,"reason":"Hi"}"#,
+                    token: token
+                )
+                .expectProblem(.notFound)
+                try await app.send(.get, "/api/v1/households/\(f.household)/quest-rules", token: token).expectProblem(
+                    .notFound)
+                try await app.send(.get, "/api/v1/households/\(f.household)/events", token: token).expectProblem(
+                    .notFound)
             }
             try await app.send(.get, "/api/v1/children/\(f.childID)/quests").expectProblem(.unauthorized)
             // Quests are for children: a guardian has no board.
             let guardianID = try await app.send(.get, "/api/v1/me", token: f.guardian).object["id"] as? String ?? ""
-            try await app.send(.get, "/api/v1/children/\(guardianID)/quests", token: f.guardian).expectProblem(.notFound)
+            try await app.send(.get, "/api/v1/children/\(guardianID)/quests", token: f.guardian).expectProblem(
+                .notFound)
             // Deleting keeps what was paid; pausing stops completion.
-            #expect(try await app.send(.put, "/api/v1/quests/\(id)/status", json: #"{"status":"paused"}"#, token: f.guardian)
+            #expect(
+                try await app.send(
+                    .put, "/api/v1/quests/\(id)/status", json: #"{"status":"paused"}"#, token: f.guardian
+                )
                 .object["state"] as? String == "paused")
-            let paused = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
-                                            json: usage([("p1", "khan", "2026-05-07T09:00:00Z", 1800)]), token: f.child)
+            let paused = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: usage([("p1", "khan", "2026-05-07T09:00:00Z", 1800)]), token: f.child)
             #expect((paused.object["completed"] as? [Any])?.isEmpty == true)
-            let resumed = try await app.send(.put, "/api/v1/quests/\(id)/status", json: #"{"status":"active"}"#, token: f.guardian)
+            let resumed = try await app.send(
+                .put, "/api/v1/quests/\(id)/status", json: #"{"status":"active"}"#, token: f.guardian)
             #expect(resumed.object["state"] as? String == "completed", "\(resumed.text)")
             #expect(try await app.send(.delete, "/api/v1/quests/\(id)", token: f.guardian).status == .noContent)
             try await app.send(.get, "/api/v1/quests/\(id)", token: f.guardian).expectProblem(.notFound)
-            #expect(try await app.send(.get, "/api/v1/children/\(f.childID)/ledger", token: f.guardian).object["balance"] as? Int == 66)
+            #expect(
+                try await app.send(.get, "/api/v1/children/\(f.childID)/ledger", token: f.guardian).object["balance"]
+                    as? Int == 66)
         }
     }
 
@@ -221,30 +296,47 @@ import Testing
         try await Harness.run { app in
             let f = try await family(app)
             let path = "/api/v1/children/\(f.childID)/usage"
-            try await app.send(.post, path, json: usage([("a", "khan", "2026-05-07T09:00:00Z", 60), ("b", "tiktok", "2026-05-07T09:00:00Z", 60)]),
-                               token: f.child).expectProblem(.badRequest, field: "reports[1].appToken")
+            try await app.send(
+                .post, path,
+                json: usage([("a", "khan", "2026-05-07T09:00:00Z", 60), ("b", "tiktok", "2026-05-07T09:00:00Z", 60)]),
+                token: f.child
+            ).expectProblem(.badRequest, field: "reports[1].appToken")
             try await app.send(.post, path, json: usage([("a", "khan", "2026-05-07T09:00:00Z", -60)]), token: f.child)
                 .expectProblem(.badRequest, field: "reports[0].durationSeconds")
             try await app.send(.post, path, json: usage([("a", "khan", "2026-05-07T10:30:00Z", 60)]), token: f.child)
                 .expectProblem(.badRequest, field: "reports[0].startedAt")
-            try await app.send(.post, path, json: usage([("a", "khan", "2026-05-07T09:00:00Z", 60)], zone: "Mars/Base"), token: f.child)
-                .expectProblem(.badRequest, field: "reports[0].timeZone")
-            try await app.send(.post, path, json: #"{"reports":[]}"#, token: f.child).expectProblem(.badRequest, field: "reports")
-            let child = try #require(try await app.store.accounts.member(MemberIDFrom(f.childID)))
+            try await app.send(
+                .post, path, json: usage([("a", "khan", "2026-05-07T09:00:00Z", 60)], zone: "Mars/Base"), token: f.child
+            )
+            .expectProblem(.badRequest, field: "reports[0].timeZone")
+            try await app.send(.post, path, json: #"{"reports":[]}"#, token: f.child).expectProblem(
+                .badRequest, field: "reports")
+            let child = try #require(
+                try await app.store.accounts.member(try MemberID.parse(f.childID, field: "childId")))
             #expect(try await app.store.quests.read { try await $0.reportCount(child.id) } == 0)
             // A report id reused with other content is a conflict, and the batch is not half-written.
-            _ = try await app.send(.post, path, json: usage([("a", "khan", "2026-05-07T09:00:00Z", 60)]), token: f.child)
-            try await app.send(.post, path, json: usage([("b", "khan", "2026-05-07T08:00:00Z", 60), ("a", "khan", "2026-05-07T09:00:00Z", 120)]),
-                               token: f.child).expectProblem(.conflict, field: "reports[1].id")
+            _ = try await app.send(
+                .post, path, json: usage([("a", "khan", "2026-05-07T09:00:00Z", 60)]), token: f.child)
+            try await app.send(
+                .post, path,
+                json: usage([("b", "khan", "2026-05-07T08:00:00Z", 60), ("a", "khan", "2026-05-07T09:00:00Z", 120)]),
+                token: f.child
+            ).expectProblem(.conflict, field: "reports[1].id")
             #expect(try await app.store.quests.read { try await $0.reportCount(child.id) } == 1)
 
             let quests = "/api/v1/children/\(f.childID)/quests"
             let cases: [(String, String)] = [
                 (#"{"title":"T","goalType":"dailyMinutes","target":5000}"#, "target"),
-                (#"{"title":"T","goalType":"dailyMinutes","target":30,"startDate":"2026-05-10","endDate":"2026-05-09"}"#, "endDate"),
+                (
+                    #"{"title":"T","goalType":"dailyMinutes","target":30,"startDate":"2026-05-10","endDate":"2026-05-09"}"#,
+                    "endDate"
+                ),
                 (#"{"title":"T","goalType":"dailyMinutes","target":30,"weekdays":[]}"#, "weekdays"),
                 (#"{"title":"T","goalType":"specificApps","target":30,"learningApps":["tiktok"]}"#, "learningApps"),
-                (#"{"title":"T","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"khan","minutes":10}]}"#, "rewardApps"),
+                (
+                    #"{"title":"T","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"khan","minutes":10}]}"#,
+                    "rewardApps"
+                ),
                 (#"{"title":"T","goalType":"dailyMinutes","target":30,"bonusPercent":50}"#, "bonusPercent"),
                 (#"{"title":"T","goalType":"timeWindow","target":30}"#, "window"),
                 (#"{"title":"T","goalType":"fastest","target":30}"#, "goalType"),
@@ -252,53 +344,80 @@ import Testing
                 (#"{"title":"","goalType":"dailyMinutes","target":30}"#, "title"),
             ]
             for (body, field) in cases {
-                try await app.send(.post, quests, json: body, token: f.guardian).expectProblem(.badRequest, field: field)
+                try await app.send(.post, quests, json: body, token: f.guardian).expectProblem(
+                    .badRequest, field: field)
             }
             #expect((try await app.send(.get, quests, token: f.guardian).object["quests"] as? [Any])?.isEmpty == true)
-            try await app.send(.put, "/api/v1/children/\(f.childID)/apps/new", json: #"{"name":"","role":"toy"}"#, token: f.guardian)
-                .expectProblem(.badRequest)
-            try await app.send(.delete, "/api/v1/children/\(f.childID)/apps/nope", token: f.guardian).expectProblem(.notFound)
+            try await app.send(
+                .put, "/api/v1/children/\(f.childID)/apps/new", json: #"{"name":"","role":"toy"}"#, token: f.guardian
+            )
+            .expectProblem(.badRequest)
+            try await app.send(.delete, "/api/v1/children/\(f.childID)/apps/nope", token: f.guardian).expectProblem(
+                .notFound)
         }
     }
 
     @Test func theWebPagesAskTheSamePolicy() async throws {
         try await Harness.run { app in
             let f = try await family(app)
-            let id = try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian).object["id"] as? String ?? ""
+            let id =
+                try await app.send(
+                    .post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian
+                ).object["id"] as? String ?? ""
             func cookie(_ token: String) -> HTTPFields { [.cookie: "ql_session=\(token)", .accept: "text/html"] }
-            #expect(try await app.send(.get, "/quests/children/\(f.childID)", headers: cookie(f.guardian)).status == .ok)
+            #expect(
+                try await app.send(.get, "/quests/children/\(f.childID)", headers: cookie(f.guardian)).status == .ok)
             #expect(try await app.send(.get, "/quests/\(id)", headers: cookie(f.child)).status == .ok)
             for token in [f.otherGuardian, f.stranger] {
-                for path in ["/quests/children/\(f.childID)", "/quests/\(id)", "/quests/children/\(f.childID)/quests/new", "/quests/\(id)/edit"] {
+                for path in [
+                    "/quests/children/\(f.childID)", "/quests/\(id)", "/quests/children/\(f.childID)/quests/new",
+                    "/quests/\(id)/edit",
+                ] {
                     #expect(try await app.send(.get, path, headers: cookie(token)).status == .notFound, "\(path)")
                 }
                 #expect(try await app.send(.post, "/quests/\(id)/delete", headers: cookie(token)).status == .notFound)
             }
             // A child's own board, but not the guardian's tools.
-            #expect(try await app.send(.get, "/quests/children/\(f.childID)/quests/new", headers: cookie(f.child)).status == .forbidden)
+            #expect(
+                try await app.send(.get, "/quests/children/\(f.childID)/quests/new", headers: cookie(f.child)).status
+                    == .forbidden)
             var form = cookie(f.child)
             form[.contentType] = "application/x-www-form-urlencoded"
-            #expect(try await app.send(.post, "/quests/children/\(f.childID)/adjust", json: "points=500&reason=Me", headers: form).status == .forbidden)
+            #expect(
+                try await app.send(
+                    .post, "/quests/children/\(f.childID)/adjust", json: "points=500&reason=Me", headers: form
+                ).status == .forbidden)
             #expect(try await app.send(.post, "/quests/\(id)/delete", headers: cookie(f.child)).status == .forbidden)
-            #expect(try await app.send(.get, "/api/v1/quests/\(id)", token: f.guardian).status == .ok) // still there
+            #expect(try await app.send(.get, "/api/v1/quests/\(id)", token: f.guardian).status == .ok)  // still there
         }
     }
 
     @Test func catalogsAndQuestListsAreCapped() async throws {
         try await Harness.run { app in
             let f = try await family(app)
-            for index in 3..<QuestsFeature.maxApps { // the family already has 3 apps
-                let put = try await app.send(.put, "/api/v1/children/\(f.childID)/apps/app-\(index)", json: #"{"name":"App \#(index)","role":"learning"}"#,
-                                             token: f.guardian)
+            for index in 3..<QuestsFeature.maxApps {  // the family already has 3 apps
+                let put = try await app.send(
+                    .put, "/api/v1/children/\(f.childID)/apps/app-\(index)",
+                    json: #"{"name":"App \#(index)","role":"learning"}"#,
+                    token: f.guardian)
                 #expect(put.status == .ok)
             }
-            try await app.send(.put, "/api/v1/children/\(f.childID)/apps/one-more", json: #"{"name":"One more","role":"learning"}"#, token: f.guardian)
-                .expectProblem(.conflict, field: "token")
+            try await app.send(
+                .put, "/api/v1/children/\(f.childID)/apps/one-more", json: #"{"name":"One more","role":"learning"}"#,
+                token: f.guardian
+            )
+            .expectProblem(.conflict, field: "token")
             // Changing an app that is there is still fine.
-            #expect(try await app.send(.put, "/api/v1/children/\(f.childID)/apps/app-3", json: #"{"name":"Renamed","role":"learning"}"#,
-                                       token: f.guardian).status == .ok)
-            #expect((try JSONSerialization.jsonObject(with: Data(try await app.send(.get, "/api/v1/children/\(f.childID)/apps", token: f.child).text.utf8))
-                     as? [Any])?.count == QuestsFeature.maxApps)
+            #expect(
+                try await app.send(
+                    .put, "/api/v1/children/\(f.childID)/apps/app-3", json: #"{"name":"Renamed","role":"learning"}"#,
+                    token: f.guardian
+                ).status == .ok)
+            #expect(
+                (try JSONSerialization.jsonObject(
+                    with: Data(try await app.send(.get, "/api/v1/children/\(f.childID)/apps", token: f.child).text.utf8)
+                )
+                    as? [Any])?.count == QuestsFeature.maxApps)
         }
     }
 
@@ -317,18 +436,25 @@ import Testing
                 #"{"title":"Fast","goalType":"efficiency","target":40,"withinMinutes":15}"#,
             ]
             for body in bodies {
-                let created = try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: body, token: f.guardian)
+                let created = try await app.send(
+                    .post, "/api/v1/children/\(f.childID)/quests", json: body, token: f.guardian)
                 #expect(created.status == .created, "\(body): \(created.text)")
             }
             // 20 minutes of Khan (2/min) at 16:30 Berlin: progress in every unit.
-            _ = try await app.send(.post, "/api/v1/children/\(f.childID)/usage",
-                                   json: usage([("k", "khan", "2026-05-07T08:00:00Z", 1200), ("d", "duo", "2026-05-07T08:30:00Z", 300)]), token: f.child)
+            _ = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: usage([("k", "khan", "2026-05-07T08:00:00Z", 1200), ("d", "duo", "2026-05-07T08:30:00Z", 300)]),
+                token: f.child)
             let board = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
-            let texts = (board.object["quests"] as? [[String: Any]] ?? []).map { ($0["progress"] as? [String: Any])?["text"] as? String ?? "" }
-            #expect(texts == ["25 / 30 minutes", "25 / 300 minutes", "20 / 60 minutes", "1 / 7 days", "45 / 500 points", "2 / 2 apps",
-                              "1 / 5 days", "0 / 30 minutes", "30 / 40 points in your first 15 minutes"], "\(texts)")
+            let texts = (board.object["quests"] as? [[String: Any]] ?? []).map {
+                ($0["progress"] as? [String: Any])?["text"] as? String ?? ""
+            }
+            #expect(
+                texts == [
+                    "25 / 30 minutes", "25 / 300 minutes", "20 / 60 minutes", "1 / 7 days", "45 / 500 points",
+                    "2 / 2 apps",
+                    "1 / 5 days", "0 / 30 minutes", "30 / 40 points in your first 15 minutes",
+                ], "\(texts)")
         }
     }
 }
-
-func MemberIDFrom(_ raw: String) -> QuestlineCore.MemberID { QuestlineCore.MemberID(raw)! }

@@ -1,6 +1,6 @@
-import QuestlineCore
 import Foundation
 import HTTPTypes
+import QuestlineCore
 import QuestlineFeatures
 import QuestlineServer
 import Testing
@@ -14,16 +14,22 @@ import Testing
             let wrong = #"{"login":"lock@example.com","password":"wrong-password"}"#
             let right = #"{"login":"lock@example.com","password":"password123"}"#
             for _ in 0..<4 { try await app.send(.post, "/api/v1/auth/login", json: wrong).expectProblem(.unauthorized) }
-            try await app.send(.post, "/api/v1/auth/login", json: wrong).expectProblem(.unauthorized) // the 5th locks
+            try await app.send(.post, "/api/v1/auth/login", json: wrong).expectProblem(.unauthorized)  // the 5th locks
             let locked = try await app.send(.post, "/api/v1/auth/login", json: right)
             locked.expectProblem(.tooManyRequests)
             #expect(locked.headers[.retryAfter] == "60")
             // An account that does not exist answers the same way (nothing is revealed).
-            for _ in 0..<5 { _ = try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"nobody@example.com","password":"x-password"}"#) }
-            try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"nobody@example.com","password":"x-password"}"#)
-                .expectProblem(.tooManyRequests)
+            for _ in 0..<5 {
+                _ = try await app.send(
+                    .post, "/api/v1/auth/login", json: #"{"login":"nobody@example.com","password":"x-password"}"#)
+            }
+            try await app.send(
+                .post, "/api/v1/auth/login", json: #"{"login":"nobody@example.com","password":"x-password"}"#
+            )
+            .expectProblem(.tooManyRequests)
             app.clock.advance(by: 61)
-            try await app.send(.post, "/api/v1/auth/login", json: wrong).expectProblem(.unauthorized) // 6th failure: 120 s
+            // 6th failure: 120 s
+            try await app.send(.post, "/api/v1/auth/login", json: wrong).expectProblem(.unauthorized)
             #expect(try await app.send(.post, "/api/v1/auth/login", json: right).headers[.retryAfter] == "120")
             app.clock.advance(by: 121)
             #expect(try await app.send(.post, "/api/v1/auth/login", json: right).status == .ok)
@@ -34,24 +40,29 @@ import Testing
     }
 
     @Test func loginAttemptsAndWritesAreLimitedPerAddressAndPerMember() async throws {
-        let limits = RateLimits(loginsPerAddress: 3, writesPerMember: 4, writesPerAddress: 100, failuresBeforeLock: 0, lockSeconds: 0,
-                                maxLockSeconds: 0)
+        let limits = RateLimits(
+            loginsPerAddress: 3, writesPerMember: 4, writesPerAddress: 100, failuresBeforeLock: 0, lockSeconds: 0,
+            maxLockSeconds: 0)
         try await Harness.run(rateLimits: limits) { app in
             let (token, _) = try await app.signUp("busy@example.com")
             let login = #"{"login":"busy@example.com","password":"password123"}"#
             for _ in 0..<3 { #expect(try await app.send(.post, "/api/v1/auth/login", json: login).status == .ok) }
             let refused = try await app.send(.post, "/api/v1/auth/login", json: login)
             refused.expectProblem(.tooManyRequests)
-            #expect(Int(refused.headers[.retryAfter] ?? "") == 20) // 3 a minute: one every 20 s
+            #expect(Int(refused.headers[.retryAfter] ?? "") == 20)  // 3 a minute: one every 20 s
             // Writes per member: 4 a minute; reads are not limited.
             for index in 0..<4 {
-                let saved = try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"Article \#(index)"}"#, token: token)
+                let saved = try await app.send(
+                    .post, "/api/v1/saved", json: #"{"language":"en","title":"Article \#(index)"}"#, token: token)
                 #expect(saved.status == .ok, "\(saved.text)")
             }
-            try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"One more"}"#, token: token).expectProblem(.tooManyRequests)
+            try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"One more"}"#, token: token)
+                .expectProblem(.tooManyRequests)
             #expect(try await app.send(.get, "/api/v1/saved", token: token).status == .ok)
             app.clock.advance(by: 15)
-            #expect(try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"Later"}"#, token: token).status == .ok)
+            #expect(
+                try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"Later"}"#, token: token)
+                    .status == .ok)
         }
     }
 }
@@ -66,7 +77,9 @@ import Testing
             _ = try await app.send(.patch, "/api/v1/me", json: #"{"displayName":"Renamed"}"#, token: token)
             #expect(try await app.send(.get, "/api/v1/me", token: token).object["displayName"] as? String == "Renamed")
             let home = try await app.send(.post, "/api/v1/households", json: #"{"name":"Cached home"}"#, token: token)
-            #expect(try await app.send(.get, "/api/v1/me", token: token).object["householdId"] as? String == home.object["id"] as? String)
+            #expect(
+                try await app.send(.get, "/api/v1/me", token: token).object["householdId"] as? String == home.object[
+                    "id"] as? String)
             #expect(try await app.send(.post, "/api/v1/auth/logout", token: token).status == .noContent)
             try await app.send(.get, "/api/v1/me", token: token).expectProblem(.unauthorized)
         }
@@ -77,7 +90,8 @@ import Testing
 @Suite struct StoryAssetTests {
     @Test func bundledAssetsAreServedWithTheirTypeAndAScriptlessPolicy() async throws {
         try await Harness.run { app in
-            _ = try await StoryContentFeature(store: app.store, configuration: FeatureConfiguration()).installBundledContentIfEmpty()
+            _ = try await StoryContentFeature(store: app.store, configuration: FeatureConfiguration())
+                .installBundledContentIfEmpty()
             let cover = try await app.send(.get, "/content/stories/covers/indianapolis.svg")
             #expect(cover.status == .ok && cover.headers[.contentType] == "image/svg+xml")
             #expect(cover.headers[.contentSecurityPolicy]?.contains("sandbox") == true)

@@ -1,6 +1,6 @@
-import QuestlineCore
 import Foundation
 import HTTPTypes
+import QuestlineCore
 import Testing
 
 private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
@@ -28,7 +28,9 @@ extension Harness {
         var instant = at(from + "T10:00:00Z")
         for index in 0..<days {
             clock.set(instant)
-            let reply = try await send(.post, "/api/v1/reading/reads", json: readJSON("\(from)-\(index)", ISO8601DateFormatter().string(from: instant)), token: token)
+            let reply = try await send(
+                .post, "/api/v1/reading/reads",
+                json: readJSON("\(from)-\(index)", ISO8601DateFormatter().string(from: instant)), token: token)
             #expect(reply.status == .ok, "\(reply.text)")
             instant += 86_400
         }
@@ -51,10 +53,12 @@ extension Harness {
             #expect(joined.object["joinDay"] as? String == "2026-05-02")
             #expect(try await app.widget(token: token).object["state"] as? String == "enrolledNotStarted")
 
-            let first = try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("r1", "2026-05-02T07:30:00Z"), token: token)
+            let first = try await app.send(
+                .post, "/api/v1/reading/reads", json: app.readJSON("r1", "2026-05-02T07:30:00Z"), token: token)
             #expect(first.object["recorded"] as? Bool == true)
             #expect(first.object["localDay"] as? String == "2026-05-02")
-            let retry = try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("r1", "2026-05-02T07:30:00Z"), token: token)
+            let retry = try await app.send(
+                .post, "/api/v1/reading/reads", json: app.readJSON("r1", "2026-05-02T07:30:00Z"), token: token)
             #expect(retry.object["recorded"] as? Bool == false)
             let readToday = try await app.widget(token: token).object
             #expect(readToday["state"] as? String == "streakReadToday")
@@ -63,7 +67,7 @@ extension Harness {
 
             app.clock.set(at("2026-05-03T09:00:00Z"))
             #expect(try await app.widget(token: token).object["state"] as? String == "streakNotReadToday")
-            app.clock.set(at("2026-05-05T09:00:00Z")) // the 3rd and 4th missed, no freezes in 2026
+            app.clock.set(at("2026-05-05T09:00:00Z"))  // the 3rd and 4th missed, no freezes in 2026
             #expect(try await app.widget(token: token).object["state"] as? String == "enrolledNotStarted")
         }
     }
@@ -80,7 +84,7 @@ extension Harness {
             let badges = try await app.send(.get, "/api/v1/badges", token: token).object["badges"] as? [[String: Any]]
             #expect(badges?.first?["id"] as? String == "reading-challenge-2026")
 
-            app.clock.set(at("2026-06-20T10:00:00Z")) // a long gap later: still completed
+            app.clock.set(at("2026-06-20T10:00:00Z"))  // a long gap later: still completed
             #expect(try await app.widget(token: token).object["state"] as? String == "completed")
             let claimed = try await app.send(.post, "/api/v1/reading/challenge/claim", token: token)
             #expect(claimed.status == .ok)
@@ -106,32 +110,52 @@ extension Harness {
             try await app.send(.post, "/api/v1/reading/challenge/claim", token: ada).expectProblem(.conflict)
             #expect(try await app.widget(token: ada).object["state"] as? String == "removed")
             // The badge stays after the widget is gone.
-            #expect((try await app.send(.get, "/api/v1/badges", token: ada).object["badges"] as? [[String: Any]])?.count == 1)
+            #expect(
+                (try await app.send(.get, "/api/v1/badges", token: ada).object["badges"] as? [[String: Any]])?.count
+                    == 1)
         }
     }
 
     @Test func badReadsAreRefusedNamingTheFieldAndNothingIsRecorded() async throws {
         try await Harness.runReading { app in
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "Europe/Paris")
-            try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("f", "2026-05-01T09:00:00Z"), token: token)
-                .expectProblem(.badRequest, field: "at") // an hour in the future of the server's clock
-            try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("z", "2026-05-01T07:00:00Z", zone: "Mars/Base"), token: token)
-                .expectProblem(.badRequest, field: "timeZone")
-            let klingon = app.readJSON("k", "2026-05-01T07:00:00Z").replacingOccurrences(of: #""language":"en""#, with: #""language":"klingon""#)
-            try await app.send(.post, "/api/v1/reading/reads", json: klingon, token: token).expectProblem(.badRequest, field: "language")
+            try await app.send(
+                .post, "/api/v1/reading/reads", json: app.readJSON("f", "2026-05-01T09:00:00Z"), token: token
+            )
+            .expectProblem(.badRequest, field: "at")  // an hour in the future of the server's clock
+            try await app.send(
+                .post, "/api/v1/reading/reads", json: app.readJSON("z", "2026-05-01T07:00:00Z", zone: "Mars/Base"),
+                token: token
+            )
+            .expectProblem(.badRequest, field: "timeZone")
+            let klingon = app.readJSON("k", "2026-05-01T07:00:00Z").replacingOccurrences(
+                of: #""language":"en""#, with: #""language":"klingon""#)
+            try await app.send(.post, "/api/v1/reading/reads", json: klingon, token: token).expectProblem(
+                .badRequest, field: "language")
             // Control characters (PostgreSQL refuses NUL in text outright) are refused, naming the field.
-            try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("nul", "2026-05-01T07:00:00Z", title: #"Oct\u0000opus"#), token: token)
-                .expectProblem(.badRequest, field: "articleId")
-            let titled = app.readJSON("tab", "2026-05-01T07:00:00Z").replacingOccurrences(of: #""title":"Octopus""#, with: #""title":"Oct\topus""#)
-            try await app.send(.post, "/api/v1/reading/reads", json: titled, token: token).expectProblem(.badRequest, field: "title")
+            try await app.send(
+                .post, "/api/v1/reading/reads",
+                json: app.readJSON("nul", "2026-05-01T07:00:00Z", title: #"Oct\u0000opus"#), token: token
+            )
+            .expectProblem(.badRequest, field: "articleId")
+            let titled = app.readJSON("tab", "2026-05-01T07:00:00Z").replacingOccurrences(
+                of: #""title":"Octopus""#, with: #""title":"Oct\topus""#)
+            try await app.send(.post, "/api/v1/reading/reads", json: titled, token: token).expectProblem(
+                .badRequest, field: "title")
             let id = app.readJSON("line\\nbreak", "2026-05-01T07:00:00Z")
-            try await app.send(.post, "/api/v1/reading/reads", json: id, token: token).expectProblem(.badRequest, field: "eventId")
-            let batch = #"{"reads":[\#(app.readJSON("ok", "2026-05-01T07:00:00Z")),\#(app.readJSON("bad", "2026-05-01T07:00:00Z", zone: "GMT+5"))]}"#
-            try await app.send(.post, "/api/v1/reading/reads/batch", json: batch, token: token).expectProblem(.badRequest, field: "reads[1].timeZone")
+            try await app.send(.post, "/api/v1/reading/reads", json: id, token: token).expectProblem(
+                .badRequest, field: "eventId")
+            let batch =
+                #"{"reads":[\#(app.readJSON("ok", "2026-05-01T07:00:00Z")),\#(app.readJSON("bad", "2026-05-01T07:00:00Z", zone: "GMT+5"))]}"#
+            try await app.send(.post, "/api/v1/reading/reads/batch", json: batch, token: token).expectProblem(
+                .badRequest, field: "reads[1].timeZone")
             #expect(try await app.widget(token: token).object["readToday"] as? Bool == false)
-            try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("anon", "2026-05-01T07:00:00Z")).expectProblem(.unauthorized)
-            try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("d", "2026-05-01T07:00:00Z"),
-                               headers: [.init("X-Device-Id")!: "x"]).expectProblem(.badRequest, field: "X-Device-Id")
+            try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("anon", "2026-05-01T07:00:00Z"))
+                .expectProblem(.unauthorized)
+            try await app.send(
+                .post, "/api/v1/reading/reads", json: app.readJSON("d", "2026-05-01T07:00:00Z"),
+                headers: [.init("X-Device-Id")!: "x"]
+            ).expectProblem(.badRequest, field: "X-Device-Id")
         }
     }
 
@@ -160,16 +184,21 @@ extension Harness {
         try await Harness.runReading { app in
             let device: HTTPFields = [.init("X-Device-Id")!: "phone-abc-123", .init("X-Time-Zone")!: "Europe/Paris"]
             app.clock.set(at("2026-05-02T10:00:00Z"))
-            _ = try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("p1", "2026-05-01T10:00:00Z"), headers: device)
-            _ = try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("p2", "2026-05-02T10:00:00Z"), headers: device)
+            _ = try await app.send(
+                .post, "/api/v1/reading/reads", json: app.readJSON("p1", "2026-05-01T10:00:00Z"), headers: device)
+            _ = try await app.send(
+                .post, "/api/v1/reading/reads", json: app.readJSON("p2", "2026-05-02T10:00:00Z"), headers: device)
             let anonymous = try await app.send(.get, "/api/v1/reading/widget", headers: device).object
             #expect(anonymous["state"] as? String == "notEnrolledWithStreak")
             #expect((anonymous["ctas"] as? [[String: Any]])?.first?["kind"] as? String == "login")
             let pending = try await app.send(.post, "/api/v1/reading/challenge/join", headers: device)
             #expect(pending.status == .accepted)
 
-            let signUp = try await app.send(.post, "/api/v1/auth/signup",
-                                            json: #"{"email":"new@example.com","password":"password123","displayName":"New","timeZone":"Europe/Paris","deviceId":"phone-abc-123"}"#)
+            let signUp = try await app.send(
+                .post, "/api/v1/auth/signup",
+                json:
+                    #"{"email":"new@example.com","password":"password123","displayName":"New","timeZone":"Europe/Paris","deviceId":"phone-abc-123"}"#
+            )
             let token = signUp.object["token"] as? String
             let widget = try await app.widget(token: token).object
             #expect(widget["state"] as? String == "streakReadToday")
@@ -183,21 +212,32 @@ extension Harness {
             let (reader, _) = try await app.signUp("reader@example.com", timeZone: "UTC")
             _ = try await app.widget(token: reader)
             _ = try await app.send(.post, "/api/v1/reading/challenge/join", token: reader)
-            _ = try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("f1", "2026-05-01T07:00:00Z", zone: "UTC"), token: reader)
-            try await app.send(.get, "/api/v1/admin/reading/funnel?campaign=2026", token: reader).expectProblem(.forbidden)
+            _ = try await app.send(
+                .post, "/api/v1/reading/reads", json: app.readJSON("f1", "2026-05-01T07:00:00Z", zone: "UTC"),
+                token: reader)
+            try await app.send(.get, "/api/v1/admin/reading/funnel?campaign=2026", token: reader).expectProblem(
+                .forbidden)
             try await app.send(.get, "/api/v1/admin/reading/funnel?campaign=2026").expectProblem(.unauthorized)
-            try await app.send(.get, "/api/v1/admin/reading/funnel?campaign=nope", token: admin).expectProblem(.notFound)
+            try await app.send(.get, "/api/v1/admin/reading/funnel?campaign=nope", token: admin).expectProblem(
+                .notFound)
             let funnel = try await app.send(.get, "/api/v1/admin/reading/funnel?campaign=2026", token: admin)
             let steps = try #require(funnel.object["steps"] as? [[String: Any]])
-            #expect(steps.map { $0["event"] as? String } == ["reading_widget_impression", "reading_challenge_join", "reading_first_read",
-                                                             "reading_streak_7", "reading_challenge_complete", "reading_prize_claim"])
+            #expect(
+                steps.map { $0["event"] as? String } == [
+                    "reading_widget_impression", "reading_challenge_join", "reading_first_read",
+                    "reading_streak_7", "reading_challenge_complete", "reading_prize_claim",
+                ])
             #expect(steps.map { $0["members"] as? Int } == [1, 1, 1, 0, 0, 0])
 
-            let campaign = #"{"id":"autumn","startDay":"2026-10-01","endDay":"2026-10-31","goalDays":20,"claimUntilDay":"2026-11-30","removeAfterDay":"2026-11-30","freezes":1}"#
-            try await app.send(.put, "/api/v1/admin/campaigns/autumn", json: campaign, token: reader).expectProblem(.forbidden)
-            #expect(try await app.send(.put, "/api/v1/admin/campaigns/autumn", json: campaign, token: admin).status == .ok)
+            let campaign =
+                #"{"id":"autumn","startDay":"2026-10-01","endDay":"2026-10-31","goalDays":20,"claimUntilDay":"2026-11-30","removeAfterDay":"2026-11-30","freezes":1}"#
+            try await app.send(.put, "/api/v1/admin/campaigns/autumn", json: campaign, token: reader).expectProblem(
+                .forbidden)
+            #expect(
+                try await app.send(.put, "/api/v1/admin/campaigns/autumn", json: campaign, token: admin).status == .ok)
             let bad = campaign.replacingOccurrences(of: #""goalDays":20"#, with: #""goalDays":99"#)
-            try await app.send(.put, "/api/v1/admin/campaigns/autumn", json: bad, token: admin).expectProblem(.badRequest, field: "goalDays")
+            try await app.send(.put, "/api/v1/admin/campaigns/autumn", json: bad, token: admin).expectProblem(
+                .badRequest, field: "goalDays")
             let list = try await app.send(.get, "/api/v1/reading/campaigns").object["campaigns"] as? [[String: Any]]
             #expect(Set(list?.compactMap { $0["id"] as? String } ?? []) == ["2026", "autumn"])
         }

@@ -23,19 +23,31 @@ import Testing
 
     static func setUp(_ app: Harness) async throws -> Actors {
         let (guardian, _) = try await app.signUp("replay-guardian@example.com")
-        let household = try await app.send(.post, "/api/v1/households", json: #"{"name":"Replay"}"#, token: guardian).object["id"] as? String ?? ""
-        let childID = try await app.send(.post, "/api/v1/households/\(household)/children",
-                                         json: #"{"username":"replaykid","password":"kidpass123","displayName":"Kid"}"#, token: guardian)
+        let household =
+            try await app.send(.post, "/api/v1/households", json: #"{"name":"Replay"}"#, token: guardian).object["id"]
+            as? String ?? ""
+        let childID =
+            try await app.send(
+                .post, "/api/v1/households/\(household)/children",
+                json: #"{"username":"replaykid","password":"kidpass123","displayName":"Kid"}"#, token: guardian
+            )
             .object["id"] as? String ?? ""
-        let child = try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"replaykid","password":"kidpass123"}"#).object["token"] as? String ?? ""
-        for (token, body) in [("khan", #"{"name":"Khan","role":"learning","pointsPerMinute":2}"#), ("duo", #"{"name":"Duo","role":"learning"}"#),
-                              ("game", #"{"name":"Game","role":"reward"}"#)] {
+        let child =
+            try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"replaykid","password":"kidpass123"}"#)
+            .object["token"] as? String ?? ""
+        for (token, body) in [
+            ("khan", #"{"name":"Khan","role":"learning","pointsPerMinute":2}"#),
+            ("duo", #"{"name":"Duo","role":"learning"}"#),
+            ("game", #"{"name":"Game","role":"reward"}"#),
+        ] {
             _ = try await app.send(.put, "/api/v1/children/\(childID)/apps/\(token)", json: body, token: guardian)
         }
-        for quest in [#"{"title":"Daily","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"game","minutes":15}]}"#,
-                      #"{"title":"Weekly","goalType":"weeklyMinutes","target":200,"bonusPercent":20}"#,
-                      #"{"title":"Streak","goalType":"streak","target":2,"dailyMinimumMinutes":10}"#,
-                      #"{"title":"Points","goalType":"pointsTarget","target":300,"bonusPercent":25}"#] {
+        for quest in [
+            #"{"title":"Daily","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"game","minutes":15}]}"#,
+            #"{"title":"Weekly","goalType":"weeklyMinutes","target":200,"bonusPercent":20}"#,
+            #"{"title":"Streak","goalType":"streak","target":2,"dailyMinimumMinutes":10}"#,
+            #"{"title":"Points","goalType":"pointsTarget","target":300,"bonusPercent":25}"#,
+        ] {
             let created = try await app.send(.post, "/api/v1/children/\(childID)/quests", json: quest, token: guardian)
             #expect(created.status == .created, "\(created.text)")
         }
@@ -45,8 +57,8 @@ import Testing
 
     /// 1,000 writes from a seeded generator: the same list every run.
     static func writes(childID: String) -> [Write] {
-        var generator = SeededGenerator(seed: 20261122)
-        let start = try! Date("2026-05-07T00:00:00Z", strategy: .iso8601) // the harness clock is 10:00 that day
+        var generator = SeededGenerator(seed: 20_261_122)
+        let start = try! Date("2026-05-07T00:00:00Z", strategy: .iso8601)  // the harness clock is 10:00 that day
         func instant(_ maxMinutes: Int) -> String {
             start.addingTimeInterval(Double(Int.random(in: 0..<maxMinutes, using: &generator) * 60)).formatted(.iso8601)
         }
@@ -54,32 +66,50 @@ import Testing
         for index in 0..<400 {
             let app = ["khan", "duo"][index % 2]
             let minutes = Int.random(in: 1...20, using: &generator)
-            writes.append(Write(key: "usage-\(index)", asGuardian: false, asChild: true, method: .post, path: "/api/v1/children/\(childID)/usage",
-                                json: #"{"reports":[{"id":"u\#(index)","appToken":"\#(app)","startedAt":"\#(instant(9 * 60 - 20))","durationSeconds":\#(minutes * 60),"timeZone":"Europe/Berlin"}]}"#))
+            writes.append(
+                Write(
+                    key: "usage-\(index)", asGuardian: false, asChild: true, method: .post,
+                    path: "/api/v1/children/\(childID)/usage",
+                    json:
+                        #"{"reports":[{"id":"u\#(index)","appToken":"\#(app)","startedAt":"\#(instant(9 * 60 - 20))","durationSeconds":\#(minutes * 60),"timeZone":"Europe/Berlin"}]}"#
+                ))
         }
         for index in 0..<300 {
             let title = "Article \(Int.random(in: 0..<60, using: &generator))"
-            let at = start.addingTimeInterval(-Double(Int.random(in: 0..<(10 * 24 * 60), using: &generator) * 60)).formatted(.iso8601)
-            writes.append(Write(key: "read-\(index)", asGuardian: false, asChild: false, method: .post, path: "/api/v1/reading/reads",
-                                json: #"{"eventId":"r\#(index)","articleId":"\#(title.replacingOccurrences(of: " ", with: "_"))","title":"\#(title)","language":"en","at":"\#(at)","timeZone":"Europe/Berlin"}"#))
+            let at = start.addingTimeInterval(-Double(Int.random(in: 0..<(10 * 24 * 60), using: &generator) * 60))
+                .formatted(.iso8601)
+            writes.append(
+                Write(
+                    key: "read-\(index)", asGuardian: false, asChild: false, method: .post,
+                    path: "/api/v1/reading/reads",
+                    json:
+                        #"{"eventId":"r\#(index)","articleId":"\#(title.replacingOccurrences(of: " ", with: "_"))","title":"\#(title)","language":"en","at":"\#(at)","timeZone":"Europe/Berlin"}"#
+                ))
         }
         for index in 0..<200 {
             let title = "Saved \(Int.random(in: 0..<50, using: &generator))"
             let list = ["", "Later", "Science"][Int.random(in: 0..<3, using: &generator)]
-            writes.append(Write(key: "save-\(index)", asGuardian: false, asChild: false, method: .post, path: "/api/v1/saved",
-                                json: #"{"language":"en","title":"\#(title)","readingList":"\#(list)"}"#))
+            writes.append(
+                Write(
+                    key: "save-\(index)", asGuardian: false, asChild: false, method: .post, path: "/api/v1/saved",
+                    json: #"{"language":"en","title":"\#(title)","readingList":"\#(list)"}"#))
         }
         for index in 0..<100 {
-            writes.append(Write(key: "adjust-\(index)", asGuardian: true, asChild: false, method: .post, path: "/api/v1/children/\(childID)/adjustments",
-                                json: #"{"points":\#(Int.random(in: 1...10, using: &generator)),"reason":"Chore \#(index)"}"#))
+            writes.append(
+                Write(
+                    key: "adjust-\(index)", asGuardian: true, asChild: false, method: .post,
+                    path: "/api/v1/children/\(childID)/adjustments",
+                    json: #"{"points":\#(Int.random(in: 1...10, using: &generator)),"reason":"Chore \#(index)"}"#))
         }
-        writes.shuffle(using: &generator) // one recorded order, mixing the kinds
+        writes.shuffle(using: &generator)  // one recorded order, mixing the kinds
         return writes
     }
 
     static func send(_ write: Write, _ app: Harness, _ actors: Actors) async throws {
         let token = write.asGuardian ? actors.guardian : write.asChild ? actors.child : actors.reader
-        let reply = try await app.send(write.method, write.path, json: write.json, token: token, headers: [HTTPField.Name("Idempotency-Key")!: write.key])
+        let reply = try await app.send(
+            write.method, write.path, json: write.json, token: token,
+            headers: [HTTPField.Name("Idempotency-Key")!: write.key])
         #expect((200..<300).contains(reply.status.code), "\(write.key): \(reply.text)")
     }
 
@@ -88,14 +118,21 @@ import Testing
         let board = try await app.send(.get, "/api/v1/children/\(actors.childID)/quests", token: actors.child).object
         let quests = (board["quests"] as? [[String: Any]] ?? []).map { quest -> String in
             let progress = quest["progress"] as? [String: Any] ?? [:]
-            return "\(quest["summary"] ?? "") \(progress["value"] ?? "") \(progress["completed"] ?? "") ×\(quest["completions"] ?? "")"
+            return
+                "\(quest["summary"] ?? "") \(progress["value"] ?? "") \(progress["completed"] ?? "") ×\(quest["completions"] ?? "")"
         }
-        let grants = (board["grants"] as? [[String: Any]] ?? []).map { "\($0["appToken"] ?? "") \($0["minutes"] ?? "") \($0["minutesLeft"] ?? "")" }
-        let badges = (board["badges"] as? [[String: Any]] ?? []).filter { $0["awardedAt"] != nil }.map { "\($0["id"] ?? "")" }
+        let grants = (board["grants"] as? [[String: Any]] ?? []).map {
+            "\($0["appToken"] ?? "") \($0["minutes"] ?? "") \($0["minutesLeft"] ?? "")"
+        }
+        let badges = (board["badges"] as? [[String: Any]] ?? []).filter { $0["awardedAt"] != nil }.map {
+            "\($0["id"] ?? "")"
+        }
         var byKind: [String: Int] = [:]
         var offset = 0
-        while true { // every page of the ledger
-            let page = try await app.send(.get, "/api/v1/children/\(actors.childID)/ledger?limit=200&offset=\(offset)", token: actors.guardian).object
+        while true {  // every page of the ledger
+            let page = try await app.send(
+                .get, "/api/v1/children/\(actors.childID)/ledger?limit=200&offset=\(offset)", token: actors.guardian
+            ).object
             let entries = page["entries"] as? [[String: Any]] ?? []
             for entry in entries { byKind[entry["kind"] as? String ?? "", default: 0] += entry["points"] as? Int ?? 0 }
             if entries.count < 200 { break }

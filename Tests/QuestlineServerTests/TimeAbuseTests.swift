@@ -1,6 +1,6 @@
-import QuestlineCore
 import Foundation
 import HTTPTypes
+import QuestlineCore
 import Testing
 
 /// Clients that lie about time: a zone that puts a read on a day far ahead of the member's, a
@@ -15,14 +15,22 @@ import Testing
             // 10:30 UTC on 7 May: 23:30 on 6 May in Pago Pago (-11), 00:30 on 8 May in Kiritimati (+14).
             app.clock.set(try Date("2026-05-07T10:30:00Z", strategy: .iso8601))
             let (token, _) = try await app.signUp("samoa@example.com", timeZone: "Pacific/Pago_Pago")
-            try await app.send(.post, "/api/v1/reading/reads", json: read("far", at: "2026-05-07T10:29:00Z", zone: "Pacific/Kiritimati"), token: token)
-                .expectProblem(.badRequest, field: "timeZone")
+            try await app.send(
+                .post, "/api/v1/reading/reads",
+                json: read("far", at: "2026-05-07T10:29:00Z", zone: "Pacific/Kiritimati"), token: token
+            )
+            .expectProblem(.badRequest, field: "timeZone")
             // One day ahead is travel, and allowed: Tokyo is already on 7 May.
-            let tokyo = try await app.send(.post, "/api/v1/reading/reads", json: read("tokyo", at: "2026-05-07T10:29:00Z", zone: "Asia/Tokyo"), token: token)
+            let tokyo = try await app.send(
+                .post, "/api/v1/reading/reads", json: read("tokyo", at: "2026-05-07T10:29:00Z", zone: "Asia/Tokyo"),
+                token: token)
             #expect(tokyo.status == .ok && tokyo.object["localDay"] as? String == "2026-05-07", "\(tokyo.text)")
             // A device clock an hour ahead: refused, so it cannot bank tomorrow.
-            try await app.send(.post, "/api/v1/reading/reads", json: read("future", at: "2026-05-07T11:31:00Z", zone: "Pacific/Pago_Pago"), token: token)
-                .expectProblem(.badRequest, field: "at")
+            try await app.send(
+                .post, "/api/v1/reading/reads",
+                json: read("future", at: "2026-05-07T11:31:00Z", zone: "Pacific/Pago_Pago"), token: token
+            )
+            .expectProblem(.badRequest, field: "at")
             let widget = try await app.send(.get, "/api/v1/reading/widget", token: token)
             #expect(widget.status == .ok)
             #expect(!widget.text.contains("2026-05-08"))

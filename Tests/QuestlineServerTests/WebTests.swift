@@ -1,8 +1,8 @@
-import QuestlineStore
-import HummingbirdTesting
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdTesting
+import QuestlineStore
 import Testing
 
 @Suite struct WebTests {
@@ -20,8 +20,11 @@ import Testing
             #expect(page.text.contains(#"<label for="email">"#))
             #expect(page.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
 
-            let posted = try await app.send(.post, "/signup", headers: form,
-                                            bodyText: "email=ada%40example.com&password=password123&displayName=Ada+L&timeZone=Asia%2FKolkata&next=%2Fprofile")
+            let posted = try await app.send(
+                .post, "/signup", headers: form,
+                bodyText:
+                    "email=ada%40example.com&password=password123&displayName=Ada+L&timeZone=Asia%2FKolkata&next=%2Fprofile"
+            )
             #expect(posted.status == .seeOther)
             #expect(posted.headers[.location] == "/profile")
             let setCookie = posted.headers[.setCookie] ?? ""
@@ -50,8 +53,9 @@ import Testing
 
     @Test func formErrorsAppearNextToTheirFieldsAndKeepTheValues() async throws {
         try await Harness.run { app in
-            let reply = try await app.send(.post, "/signup", headers: form,
-                                           bodyText: "email=ada%40example.com&password=short&displayName=Ada&timeZone=Nowhere")
+            let reply = try await app.send(
+                .post, "/signup", headers: form,
+                bodyText: "email=ada%40example.com&password=short&displayName=Ada&timeZone=Nowhere")
             #expect(reply.status == .badRequest)
             #expect(reply.text.contains(#"id="password-error""#))
             #expect(reply.text.contains(#"id="timeZone-error""#))
@@ -59,7 +63,8 @@ import Testing
             #expect(!reply.text.contains("short"))
             #expect(try await app.store.accounts.memberCount() == 0)
 
-            let login = try await app.send(.post, "/login", headers: form, bodyText: "login=ada%40example.com&password=wrong")
+            let login = try await app.send(
+                .post, "/login", headers: form, bodyText: "login=ada%40example.com&password=wrong")
             #expect(login.status == .unauthorized)
             #expect(login.text.contains("do not match"))
         }
@@ -69,13 +74,16 @@ import Testing
         try await Harness.run { app in
             var headers = form
             headers[.origin] = "https://evil.example"
-            let refused = try await app.send(.post, "/signup", headers: headers,
-                                             bodyText: "email=ada%40example.com&password=password123&displayName=Ada&timeZone=UTC")
+            let refused = try await app.send(
+                .post, "/signup", headers: headers,
+                bodyText: "email=ada%40example.com&password=password123&displayName=Ada&timeZone=UTC")
             #expect(refused.status == .forbidden)
             #expect(try await app.store.accounts.memberCount() == 0)
 
-            let posted = try await app.send(.post, "/signup", headers: form,
-                                            bodyText: "email=ada%40example.com&password=password123&displayName=Ada&timeZone=UTC&next=%2F%2Fevil.example")
+            let posted = try await app.send(
+                .post, "/signup", headers: form,
+                bodyText:
+                    "email=ada%40example.com&password=password123&displayName=Ada&timeZone=UTC&next=%2F%2Fevil.example")
             #expect(posted.headers[.location] == "/")
         }
     }
@@ -88,8 +96,9 @@ import Testing
 
             let (token, _) = try await app.signUp("ada@example.com")
             let cookie = "ql_session=\(token)"
-            let saved = try await app.send(.post, "/profile", headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
-                                           bodyText: "displayName=Ada+Lovelace&timeZone=America%2FNew_York")
+            let saved = try await app.send(
+                .post, "/profile", headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
+                bodyText: "displayName=Ada+Lovelace&timeZone=America%2FNew_York")
             #expect(saved.status == .seeOther)
             let page = try await app.send(.get, "/profile?saved=1", headers: [.cookie: cookie])
             #expect(page.text.contains("Your profile is saved."))
@@ -111,8 +120,11 @@ import Testing
 extension Harness {
     /// Sends a raw text body (forms).
     @discardableResult
-    func send(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, headers: HTTPFields, bodyText: String) async throws -> Reply {
-        let response = try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: bodyText))
+    func send(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, headers: HTTPFields, bodyText: String)
+        async throws -> Reply
+    {
+        let response = try await client.execute(
+            uri: uri, method: method, headers: headers, body: ByteBuffer(string: bodyText))
         return Reply(response)
     }
 }

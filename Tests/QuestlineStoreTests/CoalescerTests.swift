@@ -1,11 +1,12 @@
 import Foundation
 import QuestlineCore
-@testable import QuestlineStore
 import QuestlineTestSupport
 import SQLKit
 import Testing
 
-private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
+@testable import QuestlineStore
+
+private let t0 = Date(timeIntervalSince1970: 1_778_400_000)  // 2026-05-10
 
 /// Reads sent at the same time share transactions (`Coalescer.groupCommit`); each caller must still get
 /// exactly its own outcome, as if the requests had been written one after the other.
@@ -18,8 +19,10 @@ private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
             let requests: [(ReadOwner, [NewRead])] = (0..<200).map { n in
                 let owner = owners[n % owners.count]
                 let reads = (0..<3).map { r in
-                    NewRead(eventID: "e\(n / 16)-\(r)", articleID: "A_\(r)", title: "A \(r)", language: "en", at: t0, timeZone: "UTC",
-                            localDay: LocalDay(iso: "2026-05-\(10 + r)")!, thumbnailURL: nil)
+                    NewRead(
+                        eventID: "e\(n / 16)-\(r)", articleID: "A_\(r)", title: "A \(r)", language: "en", at: t0,
+                        timeZone: "UTC",
+                        localDay: LocalDay(iso: "2026-05-\(10 + r)")!, thumbnailURL: nil)
                 }
                 return (owner, reads)
             }
@@ -38,8 +41,12 @@ private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
             #expect(recordedBy.count == distinct.count && recordedBy.values.allSatisfy { $0 == 1 })
             // The per-day summary counts every recorded read once.
             let (events, summed) = try await store.database.withConnection { db in
-                (try await db.raw("SELECT COUNT(*) AS n FROM reading_events").first()!.decode(column: "n", as: Int.self),
-                 try await db.raw("SELECT CAST(SUM(reads) AS BIGINT) AS n FROM reading_days").first()!.decode(column: "n", as: Int.self))
+                (
+                    try await db.raw("SELECT COUNT(*) AS n FROM reading_events").first()!.decode(
+                        column: "n", as: Int.self),
+                    try await db.raw("SELECT CAST(SUM(reads) AS BIGINT) AS n FROM reading_days").first()!.decode(
+                        column: "n", as: Int.self)
+                )
             }
             #expect(events == distinct.count && summed == distinct.count)
         }
@@ -48,10 +55,12 @@ private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
     @Test(arguments: TestDatabase.available)
     func aFailingItemFailsOnlyItsOwnCaller(_ db: TestDatabase) async throws {
         try await db.withStore { store in
-            try await store.database.withConnection { db in try await db.raw("CREATE TABLE group_items (n BIGINT PRIMARY KEY)").run() }
+            try await store.database.withConnection { db in
+                try await db.raw("CREATE TABLE group_items (n BIGINT PRIMARY KEY)").run()
+            }
             let commit = Coalescer<Int, Int>.groupCommit(store.database, maxItems: 16) { db, items in
                 for item in items {
-                    guard item != 13 else { throw CancellationError() } // one bad item
+                    guard item != 13 else { throw CancellationError() }  // one bad item
                     try await db.raw("INSERT INTO group_items (n) VALUES (\(bind: item))").run()
                 }
                 return items
@@ -62,7 +71,9 @@ private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
             }
             #expect(results.filter { !$0.value }.map(\.key) == [13])
             let stored = try await store.database.withConnection { db in
-                try await db.raw("SELECT n FROM group_items ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) }
+                try await db.raw("SELECT n FROM group_items ORDER BY n").all().map {
+                    try $0.decode(column: "n", as: Int.self)
+                }
             }
             #expect(stored == (0..<50).filter { $0 != 13 })
         }

@@ -9,13 +9,17 @@ private let day = LocalDay(iso: "2026-05-07")!
 
 private func member(_ store: Store, _ email: String) async throws -> MemberID {
     let id = MemberID(UUID())
-    _ = try await store.accounts.createMember(NewMember(id: id, email: email, username: nil, passwordHash: "h", displayName: "M",
-                                                       timeZone: TimeZoneID("UTC")!), now: t0)
+    _ = try await store.accounts.createMember(
+        NewMember(
+            id: id, email: email, username: nil, passwordHash: "h", displayName: "M",
+            timeZone: TimeZoneID("UTC")!), now: t0)
     return id
 }
 
 private let questions: [GameQuestion] = {
-    let feed = OnThisDayFeed(events: [.init(text: "A.", year: 1500), .init(text: "B.", year: 1600), .init(text: "C.", year: 1700)])
+    let feed = OnThisDayFeed(events: [
+        .init(text: "A.", year: 1500), .init(text: "B.", year: 1600), .init(text: "C.", year: 1700),
+    ])
     guard case .questions(let questions) = QuestionBuilder.build(feed, date: day) else { fatalError() }
     return questions
 }()
@@ -25,13 +29,16 @@ private let questions: [GameQuestion] = {
     func feedsAreCachedPerLanguageAndDayAndReplaced(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             #expect(try await store.game.feed(language: "en", month: 5, day: 7) == nil)
-            let feed = OnThisDayFeed(events: [.init(text: "A.", year: 1500, pages: [.init(title: "A", thumbnail: .init(source: "https://img/a.jpg"))])])
+            let feed = OnThisDayFeed(events: [
+                .init(text: "A.", year: 1500, pages: [.init(title: "A", thumbnail: .init(source: "https://img/a.jpg"))])
+            ])
             try await store.game.saveFeed(feed, language: "en", month: 5, day: 7, source: "live", now: t0)
             let cached = try await store.game.feed(language: "en", month: 5, day: 7)
             #expect(cached?.feed == feed)
             #expect(cached?.source == "live")
             #expect(try await store.game.feed(language: "de", month: 5, day: 7) == nil)
-            try await store.game.saveFeed(OnThisDayFeed(events: []), language: "en", month: 5, day: 7, source: "import", now: t0 + 10)
+            try await store.game.saveFeed(
+                OnThisDayFeed(events: []), language: "en", month: 5, day: 7, source: "import", now: t0 + 10)
             #expect(try await store.game.feed(language: "en", month: 5, day: 7)?.source == "import")
             #expect(try await store.game.feed(language: "en", month: 5, day: 7)?.feed.events.isEmpty == true)
         }
@@ -41,20 +48,26 @@ private let questions: [GameQuestion] = {
     func aDateIsStartedOnceAndAnsweredInOrder(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let ada = try await member(store, "ada@example.com")
-            let (first, created) = try await store.game.startSession(id: UUID().uuidString.lowercased(), member: ada, language: "en",
-                                                                     date: day, fromArchive: false, session: GameSession(questions: questions), now: t0)
+            let (first, created) = try await store.game.startSession(
+                id: UUID().uuidString.lowercased(), member: ada, language: "en",
+                date: day, fromArchive: false, session: GameSession(questions: questions), now: t0)
             #expect(created)
-            let (again, createdAgain) = try await store.game.startSession(id: UUID().uuidString.lowercased(), member: ada, language: "en",
-                                                                          date: day, fromArchive: false, session: GameSession(questions: []), now: t0)
+            let (again, createdAgain) = try await store.game.startSession(
+                id: UUID().uuidString.lowercased(), member: ada, language: "en",
+                date: day, fromArchive: false, session: GameSession(questions: []), now: t0)
             #expect(!createdAgain)
             #expect(again.id == first.id)
             #expect(again.session.questions == questions)
 
             let answered = try await store.game.answer(sessionID: first.id, 0, questions[0].answer, now: t0)
             #expect(answered?.1.correct == true)
-            await #expect(throws: DomainError.self) { try await store.game.answer(sessionID: first.id, 2, .first, now: t0) }
+            await #expect(throws: DomainError.self) {
+                try await store.game.answer(sessionID: first.id, 2, .first, now: t0)
+            }
             #expect(try await store.game.session(id: first.id)?.session.currentIndex == 1)
-            for index in 1..<5 { _ = try await store.game.answer(sessionID: first.id, index, .first, now: t0 + Double(index)) }
+            for index in 1..<5 {
+                _ = try await store.game.answer(sessionID: first.id, index, .first, now: t0 + Double(index))
+            }
             let done = try await store.game.session(id: first.id)
             #expect(done?.completedAt == t0 + 4)
             #expect(try await store.game.finishedGames(member: ada, language: "en").map(\.date) == [day])
@@ -67,8 +80,9 @@ private let questions: [GameQuestion] = {
     func concurrentAnswersToOneQuestionCountOnce(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let ada = try await member(store, "ada@example.com")
-            let (record, _) = try await store.game.startSession(id: UUID().uuidString.lowercased(), member: ada, language: "en",
-                                                                date: day, fromArchive: false, session: GameSession(questions: questions), now: t0)
+            let (record, _) = try await store.game.startSession(
+                id: UUID().uuidString.lowercased(), member: ada, language: "en",
+                date: day, fromArchive: false, session: GameSession(questions: questions), now: t0)
             let outcomes = await withTaskGroup(of: Bool.self) { group in
                 for attempt in 0..<10 {
                     group.addTask {

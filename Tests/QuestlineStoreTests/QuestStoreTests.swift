@@ -1,19 +1,25 @@
-import SQLKit
 import Foundation
 import QuestlineCore
 import QuestlineStore
 import QuestlineTestSupport
+import SQLKit
 import Testing
 
-private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
+private let t0 = Date(timeIntervalSince1970: 1_778_400_000)  // 2026-05-10
 
 private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
-    let guardian = MemberID(UUID()), kid = MemberID(UUID()), household = HouseholdID(UUID())
-    _ = try await store.accounts.createMember(NewMember(id: guardian, email: "\(guardian.rawValue)@example.com", username: nil, passwordHash: "h",
-                                                       displayName: "G", timeZone: TimeZoneID("UTC")!), now: t0)
+    let guardian = MemberID(UUID())
+    let kid = MemberID(UUID())
+    let household = HouseholdID(UUID())
+    _ = try await store.accounts.createMember(
+        NewMember(
+            id: guardian, email: "\(guardian.rawValue)@example.com", username: nil, passwordHash: "h",
+            displayName: "G", timeZone: TimeZoneID("UTC")!), now: t0)
     _ = try await store.accounts.createHousehold(id: household, name: "Home", guardian: guardian, now: t0)
-    _ = try await store.accounts.createChild(NewMember(id: kid, email: nil, username: "k\(kid.rawValue.prefix(8))", passwordHash: "h",
-                                                       displayName: "K", timeZone: TimeZoneID("UTC")!), household: household, now: t0)
+    _ = try await store.accounts.createChild(
+        NewMember(
+            id: kid, email: nil, username: "k\(kid.rawValue.prefix(8))", passwordHash: "h",
+            displayName: "K", timeZone: TimeZoneID("UTC")!), household: household, now: t0)
     return (kid, household)
 }
 
@@ -22,12 +28,18 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
     func concurrentSpendsNeverOverdrawAndTheLedgerAddsUp(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let (kid, _) = try await child(store)
-            _ = try await store.quests.write { try await $0.points.append(kid, kind: .adjust, points: 250, reason: "start", id: UUID().uuidString, now: t0) }
+            _ = try await store.quests.write {
+                try await $0.points.append(
+                    kid, kind: .adjust, points: 250, reason: "start", id: UUID().uuidString, now: t0)
+            }
             let results = await withTaskGroup(of: Bool.self) { group in
                 for _ in 0..<100 {
                     group.addTask {
                         do {
-                            _ = try await store.quests.write { try await $0.points.append(kid, kind: .redeem, points: -25, reason: "spend", id: UUID().uuidString, now: t0) }
+                            _ = try await store.quests.write {
+                                try await $0.points.append(
+                                    kid, kind: .redeem, points: -25, reason: "spend", id: UUID().uuidString, now: t0)
+                            }
                             return true
                         } catch { return false }
                     }
@@ -49,11 +61,14 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
         try await db.withStore { store in
             let (kid, _) = try await child(store)
             let berlin = TimeZoneID("Europe/Berlin")!
-            let a = StoredUsageReport(id: "a", record: UsageRecord(token: "khan", start: t0, seconds: 600, zone: berlin))
-            let b = StoredUsageReport(id: "b", record: UsageRecord(token: "khan", start: t0 + 3600, seconds: 60, zone: berlin))
+            let a = StoredUsageReport(
+                id: "a", record: UsageRecord(token: "khan", start: t0, seconds: 600, zone: berlin))
+            let b = StoredUsageReport(
+                id: "b", record: UsageRecord(token: "khan", start: t0 + 3600, seconds: 60, zone: berlin))
             let first = try await store.quests.write { try await $0.insertReports(kid, [a, b], now: t0) }
             #expect(first.new == ["a", "b"] && first.conflicting.isEmpty)
-            let changed = StoredUsageReport(id: "b", record: UsageRecord(token: "khan", start: t0, seconds: 61, zone: berlin))
+            let changed = StoredUsageReport(
+                id: "b", record: UsageRecord(token: "khan", start: t0, seconds: 61, zone: berlin))
             let again = try await store.quests.write { try await $0.insertReports(kid, [a, changed], now: t0) }
             #expect(again.new.isEmpty && again.conflicting == ["b"])
             let stored = try await store.quests.read { try await $0.reports(kid, from: t0, to: t0 + 3601) }
@@ -65,20 +80,33 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
     func challengesRoundTripAndCompletionsAndBadgesHappenOnce(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let (kid, household) = try await child(store)
-            let spec = QuestSpec(title: "After school", description: "Math", goal: .timeWindow, target: 30, learningApps: ["khan"],
-                                     rewardApps: [RewardUnlock(token: "game", minutes: 15)], bonusPercent: 15, weekdays: [1, 3, 5],
-                                     window: DailyWindow(startMinute: 960, endMinute: 1080), startDay: LocalDay(iso: "2026-05-10")!,
-                                     endDay: LocalDay(iso: "2026-06-01")!, assignee: kid)
-            let challenge = Quest(id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
+            let spec = QuestSpec(
+                title: "After school", description: "Math", goal: .timeWindow, target: 30, learningApps: ["khan"],
+                rewardApps: [RewardUnlock(token: "game", minutes: 15)], bonusPercent: 15, weekdays: [1, 3, 5],
+                window: DailyWindow(startMinute: 960, endMinute: 1080), startDay: LocalDay(iso: "2026-05-10")!,
+                endDay: LocalDay(iso: "2026-06-01")!, assignee: kid)
+            let challenge = Quest(
+                id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
             try await store.quests.write { try await $0.insertQuest(challenge) }
             #expect(try await store.quests.read { try await $0.challenge(challenge.id) } == challenge)
-            #expect(try await store.quests.write { try await $0.insertCompletion(challenge.id, child: kid, periodKey: "2026-05-11", value: 30, bonus: 3, now: t0) })
-            #expect(try await !store.quests.write { try await $0.insertCompletion(challenge.id, child: kid, periodKey: "2026-05-11", value: 31, bonus: 3, now: t0) })
+            #expect(
+                try await store.quests.write {
+                    try await $0.insertCompletion(
+                        challenge.id, child: kid, periodKey: "2026-05-11", value: 30, bonus: 3, now: t0)
+                })
+            #expect(
+                try await !store.quests.write {
+                    try await $0.insertCompletion(
+                        challenge.id, child: kid, periodKey: "2026-05-11", value: 31, bonus: 3, now: t0)
+                })
             #expect(try await store.quests.write { try await $0.award(kid, badge: "first-quest", now: t0) })
             #expect(try await !store.quests.write { try await $0.award(kid, badge: "first-quest", now: t0) })
             #expect(try await store.quests.write { try await $0.deleteQuest(challenge.id, now: t0) })
             #expect(try await store.quests.read { try await $0.challenge(challenge.id) } == nil)
-            #expect(try await store.quests.read { try await $0.learningSummary(kid, today: LocalDay(t0, in: .gmt)).completions } == 1) // what was completed stays
+            #expect(
+                try await store.quests.read {
+                    try await $0.learningSummary(kid, today: LocalDay(t0, in: .gmt)).completions
+                } == 1)  // what was completed stays
         }
     }
 
@@ -86,17 +114,29 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
     func completionsAreCountedOnTheChallengeAndLookedUpByPeriod(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let (kid, household) = try await child(store)
-            let spec = QuestSpec(title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-10")!, assignee: kid)
-            let challenge = Quest(id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
+            let spec = QuestSpec(
+                title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-10")!, assignee: kid)
+            let challenge = Quest(
+                id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
             try await store.quests.write { try await $0.insertQuest(challenge) }
             for key in ["2026-05-10", "2026-05-11", "2026-05-11", "2026-05-13"] {
-                _ = try await store.quests.write { try await $0.insertCompletion(challenge.id, child: kid, periodKey: key, value: 10, bonus: 1, now: t0) }
+                _ = try await store.quests.write {
+                    try await $0.insertCompletion(
+                        challenge.id, child: kid, periodKey: key, value: 10, bonus: 1, now: t0)
+                }
             }
             #expect(try await store.quests.read { try await $0.challenge(challenge.id) }?.completions == 3)
             #expect(try await store.quests.read { try await $0.challenges(assignee: kid) }.map(\.completions) == [3])
-            let asked: [(challenge: QuestID, periodKey: String)] = [(challenge.id, "2026-05-11"), (challenge.id, "2026-05-12")]
-            #expect(try await store.quests.read { try await $0.completedPeriods(asked) } == [CompletedPeriod(challenge: challenge.id, periodKey: "2026-05-11")])
-            #expect(try await store.quests.read { try await $0.learningSummary(kid, today: LocalDay(iso: "2026-05-13")!) }.completions == 3)
+            let asked: [(challenge: QuestID, periodKey: String)] = [
+                (challenge.id, "2026-05-11"), (challenge.id, "2026-05-12"),
+            ]
+            #expect(
+                try await store.quests.read { try await $0.completedPeriods(asked) } == [
+                    CompletedPeriod(challenge: challenge.id, periodKey: "2026-05-11")
+                ])
+            #expect(
+                try await store.quests.read { try await $0.learningSummary(kid, today: LocalDay(iso: "2026-05-13")!) }
+                    .completions == 3)
         }
     }
 
@@ -110,16 +150,20 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
             for round in 0..<6 {
                 let (kid, _) = try await child(store)
                 let days = (0..<40).filter { _ in rng.next() % 3 != 0 }.map { start.adding(days: $0) }
-                var arriving = days + days.prefix(5) // some days settled twice
+                var arriving = days + days.prefix(5)  // some days settled twice
                 arriving.shuffle(using: &rng)
                 for day in arriving { try await store.quests.write { try await $0.addLearningDay(kid, day) } }
                 for offset in [-1, 0, 10, 25, 39, 40, 41, 45] {
                     let today = start.adding(days: offset)
-                    let expected = DayRun.runs(of: days) // the whole history at once
+                    let expected = DayRun.runs(of: days)  // the whole history at once
                     let summary = try await store.quests.read { try await $0.learningSummary(kid, today: today) }
-                    #expect(summary.bestStreak == expected.map(\.length).max() ?? 0, "round \(round), days \(arriving.map(\.iso))")
-                    #expect(DayRun.current(latest: summary.latestRun, today: today) == DayRun.current(in: expected, today: today),
-                            "round \(round), today \(today.iso), days \(arriving.map(\.iso))")
+                    #expect(
+                        summary.bestStreak == expected.map(\.length).max() ?? 0,
+                        "round \(round), days \(arriving.map(\.iso))")
+                    #expect(
+                        DayRun.current(latest: summary.latestRun, today: today)
+                            == DayRun.current(in: expected, today: today),
+                        "round \(round), today \(today.iso), days \(arriving.map(\.iso))")
                 }
             }
         }
@@ -131,28 +175,40 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
         try await db.withStore(migrate: false) { store in
             try await Migrator(Migrations.all.filter { $0.version < 401 }).migrate(store.database, now: t0)
             let (kid, household) = try await child(store)
-            let spec = QuestSpec(title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-01")!, assignee: kid)
-            let challenge = Quest(id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
-            let days = ["2026-05-01", "2026-05-02", "2026-05-03", "2026-05-05", "2026-05-06", "2026-05-09"].map { LocalDay(iso: $0)! }
+            let spec = QuestSpec(
+                title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-01")!, assignee: kid)
+            let challenge = Quest(
+                id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
+            let days = ["2026-05-01", "2026-05-02", "2026-05-03", "2026-05-05", "2026-05-06", "2026-05-09"].map {
+                LocalDay(iso: $0)!
+            }
             try await store.quests.write { q in
                 try await q.insertQuest(challenge)
                 for (index, day) in days.enumerated() {
                     try await q.putEarning(kid, DayEarning(token: "khan", day: day, minutes: 10 + index, points: 10))
                 }
-                try await q.putEarning(kid, DayEarning(token: "khan", day: LocalDay(iso: "2026-05-04")!, minutes: 0, points: 0))
+                try await q.putEarning(
+                    kid, DayEarning(token: "khan", day: LocalDay(iso: "2026-05-04")!, minutes: 0, points: 0))
             }
             try await store.database.withConnection { db in
                 for key in ["2026-05-01", "2026-05-02"] {
-                    try await db.raw("""
+                    try await db.raw(
+                        """
                         INSERT INTO quest_completions (challenge_id, period_key, child_id, value, bonus, completed_at)
                         VALUES (\(bind: challenge.id.rawValue), \(bind: key), \(bind: kid.rawValue), 10, 1, 0)
-                        """).run()
+                        """
+                    ).run()
                 }
             }
             try await Migrator().migrate(store.database, now: t0)
-            let summary = try await store.quests.read { try await $0.learningSummary(kid, today: LocalDay(iso: "2026-05-07")!) }
-            #expect(summary == LearningSummary(learningMinutes: 75, completions: 2, bestStreak: 3,
-                                               latestRun: DayRun(first: LocalDay(iso: "2026-05-05")!, last: LocalDay(iso: "2026-05-06")!)))
+            let summary = try await store.quests.read {
+                try await $0.learningSummary(kid, today: LocalDay(iso: "2026-05-07")!)
+            }
+            #expect(
+                summary
+                    == LearningSummary(
+                        learningMinutes: 75, completions: 2, bestStreak: 3,
+                        latestRun: DayRun(first: LocalDay(iso: "2026-05-05")!, last: LocalDay(iso: "2026-05-06")!)))
             #expect(try await store.quests.read { try await $0.challenge(challenge.id) }?.completions == 2)
         }
     }
@@ -166,13 +222,18 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
             var content = StoryContent.empty
             content.states = [StoryState(code: "CA", name: "California")]
             let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF, 0x10]
-            try await store.stories.replaceContent(content, assets: [StoryAsset(path: "a/b.png", contentType: "image/png", bytes: png),
-                                                                     StoryAsset(path: "old.svg", contentType: "image/svg+xml", bytes: Array("<svg/>".utf8))],
-                                                   now: t0)
+            try await store.stories.replaceContent(
+                content,
+                assets: [
+                    StoryAsset(path: "a/b.png", contentType: "image/png", bytes: png),
+                    StoryAsset(path: "old.svg", contentType: "image/svg+xml", bytes: Array("<svg/>".utf8)),
+                ],
+                now: t0)
             #expect(try await store.stories.content()?.content == content)
             #expect(try await store.stories.asset("a/b.png")?.bytes == png)
             content.states.append(StoryState(code: "TX", name: "Texas"))
-            try await store.stories.replaceContent(content, assets: [StoryAsset(path: "a/b.png", contentType: "image/png", bytes: [1, 2, 3])], now: t0)
+            try await store.stories.replaceContent(
+                content, assets: [StoryAsset(path: "a/b.png", contentType: "image/png", bytes: [1, 2, 3])], now: t0)
             #expect(try await store.stories.content()?.content.states.count == 2)
             #expect(try await store.stories.asset("old.svg") == nil)
             #expect(try await store.stories.asset("a/b.png")?.bytes == [1, 2, 3])

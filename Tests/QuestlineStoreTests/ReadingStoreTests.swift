@@ -1,23 +1,27 @@
-import SQLKit
 import Foundation
 import QuestlineCore
-@testable import QuestlineStore
 import QuestlineTestSupport
+import SQLKit
 import Testing
 
-private let t0 = Date(timeIntervalSince1970: 1_778_400_000) // 2026-05-10
+@testable import QuestlineStore
+
+private let t0 = Date(timeIntervalSince1970: 1_778_400_000)  // 2026-05-10
 private func day(_ iso: String) -> LocalDay { LocalDay(iso: iso)! }
-private extension Date { var storedMillisForTests: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) } }
+extension Date { fileprivate var storedMillisForTests: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) } }
 
 private func read(_ id: String, _ localDay: String, title: String = "Octopus") -> NewRead {
-    NewRead(eventID: id, articleID: title.replacingOccurrences(of: " ", with: "_"), title: title, language: "en", at: t0,
-            timeZone: "UTC", localDay: day(localDay), thumbnailURL: nil)
+    NewRead(
+        eventID: id, articleID: title.replacingOccurrences(of: " ", with: "_"), title: title, language: "en", at: t0,
+        timeZone: "UTC", localDay: day(localDay), thumbnailURL: nil)
 }
 
 private func member(_ store: Store) async throws -> MemberID {
     let id = MemberID(UUID())
-    _ = try await store.accounts.createMember(NewMember(id: id, email: "\(id.rawValue)@example.com", username: nil, passwordHash: "h",
-                                                       displayName: "R", timeZone: TimeZoneID("UTC")!), now: t0)
+    _ = try await store.accounts.createMember(
+        NewMember(
+            id: id, email: "\(id.rawValue)@example.com", username: nil, passwordHash: "h",
+            displayName: "R", timeZone: TimeZoneID("UTC")!), now: t0)
     return id
 }
 
@@ -26,18 +30,27 @@ private func member(_ store: Store) async throws -> MemberID {
     func readsAreRecordedOnceAndSummarisedPerDay(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let ada = try await member(store)
-            let first = try await store.reading.record([read("a", "2026-05-08"), read("b", "2026-05-08"), read("c", "2026-05-09")],
-                                                       owner: .member(ada), now: t0)
-            #expect(first == RecordedReads(eventIDs: ["a", "b", "c"], newDays: [day("2026-05-08"), day("2026-05-09")]))
-            let retry = try await store.reading.record([read("a", "2026-05-08"), read("d", "2026-05-10")], owner: .member(ada), now: t0)
+            let first = try await store.reading.record(
+                [read("a", "2026-05-08"), read("b", "2026-05-08"), read("c", "2026-05-09")],
+                owner: .member(ada), now: t0)
+            #expect(
+                first == RecordedReads(eventIDs: ["a", "b", "c"], newDays: [day("2026-05-08"), day("2026-05-09")]))
+            let retry = try await store.reading.record(
+                [read("a", "2026-05-08"), read("d", "2026-05-10")], owner: .member(ada), now: t0)
             #expect(retry == RecordedReads(eventIDs: ["d"], newDays: [day("2026-05-10")]))
             let sameDay = try await store.reading.record([read("e", "2026-05-10")], owner: .member(ada), now: t0)
-            #expect(sameDay == RecordedReads(eventIDs: ["e"], newDays: [])) // a further read on a day already read
-            #expect(try await store.reading.readDays(.member(ada), from: day("2026-05-01"), through: day("2026-05-31"))
+            #expect(sameDay == RecordedReads(eventIDs: ["e"], newDays: []))  // a further read on a day already read
+            #expect(
+                try await store.reading.readDays(.member(ada), from: day("2026-05-01"), through: day("2026-05-31"))
                     == [day("2026-05-08"), day("2026-05-09"), day("2026-05-10")])
-            #expect(try await store.reading.readDays(.member(ada), from: day("2026-05-09"), through: day("2026-05-09")) == [day("2026-05-09")])
+            #expect(
+                try await store.reading.readDays(.member(ada), from: day("2026-05-09"), through: day("2026-05-09")) == [
+                    day("2026-05-09")
+                ])
             // Event ids are per owner: another reader's "a" is another read.
-            #expect(try await store.reading.record([read("a", "2026-05-08")], owner: .device("device-123"), now: t0).eventIDs == ["a"])
+            #expect(
+                try await store.reading.record([read("a", "2026-05-08")], owner: .device("device-123"), now: t0)
+                    .eventIDs == ["a"])
         }
     }
 
@@ -47,16 +60,21 @@ private func member(_ store: Store) async throws -> MemberID {
     func aLargeBatchWithDuplicatesRecordsEachNewReadOnce(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let ada = try await member(store)
-            _ = try await store.reading.record([read("old-1", "2026-05-01"), read("old-2", "2026-05-02")], owner: .member(ada), now: t0)
+            _ = try await store.reading.record(
+                [read("old-1", "2026-05-01"), read("old-2", "2026-05-02")], owner: .member(ada), now: t0)
             var reads = (0..<3_400).map { read("new-\($0)", "2026-05-\(String(format: "%02d", 3 + $0 % 5))") }
-            reads.insert(read("old-2", "2026-05-02"), at: 3_100) // recorded before
-            reads.insert(read("new-7", "2026-05-05"), at: 3_200) // sent twice in this very batch
+            reads.insert(read("old-2", "2026-05-02"), at: 3_100)  // recorded before
+            reads.insert(read("new-7", "2026-05-05"), at: 3_200)  // sent twice in this very batch
             let recorded = try await store.reading.record(reads, owner: .member(ada), now: t0)
             #expect(recorded.eventIDs == Set((0..<3_400).map { "new-\($0)" }))
             #expect(recorded.newDays == Set((3...7).map { day("2026-05-0\($0)") }))
             let (events, summed) = try await store.database.withConnection { db in
-                (try await db.raw("SELECT COUNT(*) AS n FROM reading_events").first()!.decode(column: "n", as: Int.self),
-                 try await db.raw("SELECT CAST(SUM(reads) AS BIGINT) AS n FROM reading_days").first()!.decode(column: "n", as: Int.self))
+                (
+                    try await db.raw("SELECT COUNT(*) AS n FROM reading_events").first()!.decode(
+                        column: "n", as: Int.self),
+                    try await db.raw("SELECT CAST(SUM(reads) AS BIGINT) AS n FROM reading_days").first()!.decode(
+                        column: "n", as: Int.self)
+                )
             }
             #expect(events == 3_402 && summed == 3_402)
         }
@@ -71,17 +89,23 @@ private func member(_ store: Store) async throws -> MemberID {
             let title = "Ünïcödé \"quoted\" back\\slash\nline 🐙 \u{1}\u{7f} end"
             let at = Date(timeIntervalSince1970: 1_778_400_123.456)
             let reads = [
-                NewRead(eventID: "odd \"id\"", articleID: "Octo/pus?x=1&y='2'", title: title, language: "de", at: at,
-                        timeZone: "Europe/Berlin", localDay: day("2026-05-10"), thumbnailURL: "https://example.com/a b\"c.jpg"),
-                NewRead(eventID: "plain", articleID: "Plain", title: "Plain", language: "en", at: t0, timeZone: "UTC",
-                        localDay: day("2026-05-09"), thumbnailURL: nil),
+                NewRead(
+                    eventID: "odd \"id\"", articleID: "Octo/pus?x=1&y='2'", title: title, language: "de", at: at,
+                    timeZone: "Europe/Berlin", localDay: day("2026-05-10"),
+                    thumbnailURL: "https://example.com/a b\"c.jpg"),
+                NewRead(
+                    eventID: "plain", articleID: "Plain", title: "Plain", language: "en", at: t0, timeZone: "UTC",
+                    localDay: day("2026-05-09"), thumbnailURL: nil),
             ]
-            #expect(try await store.reading.record(reads, owner: .member(ada), now: t0).eventIDs == ["odd \"id\"", "plain"])
+            #expect(
+                try await store.reading.record(reads, owner: .member(ada), now: t0).eventIDs == ["odd \"id\"", "plain"])
             let stored = try await store.database.withConnection { db in
-                try await db.raw("""
+                try await db.raw(
+                    """
                     SELECT event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at
                     FROM reading_events ORDER BY event_id
-                    """).all()
+                    """
+                ).all()
             }
             #expect(stored.count == 2)
             let odd = try #require(stored.first)
@@ -102,14 +126,20 @@ private func member(_ store: Store) async throws -> MemberID {
     func aDevicesReadsAndPendingJoinMoveToTheMember(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let ada = try await member(store)
-            _ = try await store.reading.record([read("x", "2026-05-08"), read("shared", "2026-05-09")], owner: .device("phone-0001"), now: t0)
-            _ = try await store.reading.record([read("shared", "2026-05-09"), read("y", "2026-05-10")], owner: .member(ada), now: t0)
+            _ = try await store.reading.record(
+                [read("x", "2026-05-08"), read("shared", "2026-05-09")], owner: .device("phone-0001"), now: t0)
+            _ = try await store.reading.record(
+                [read("shared", "2026-05-09"), read("y", "2026-05-10")], owner: .member(ada), now: t0)
             try await store.reading.addPendingJoin(device: "phone-0001", campaign: "2026", now: t0)
             #expect(try await store.reading.hasPendingJoin(device: "phone-0001", campaign: "2026"))
             #expect(try await store.reading.adoptDevice("phone-0001", member: ada) == ["2026"])
-            #expect(try await store.reading.readDays(.member(ada), from: day("2026-05-01"), through: day("2026-05-31"))
+            #expect(
+                try await store.reading.readDays(.member(ada), from: day("2026-05-01"), through: day("2026-05-31"))
                     == [day("2026-05-08"), day("2026-05-09"), day("2026-05-10")])
-            #expect(try await store.reading.readDays(.device("phone-0001"), from: day("2026-05-01"), through: day("2026-05-31")).isEmpty)
+            #expect(
+                try await store.reading.readDays(
+                    .device("phone-0001"), from: day("2026-05-01"), through: day("2026-05-31")
+                ).isEmpty)
             #expect(try await store.reading.adoptDevice("phone-0001", member: ada).isEmpty)
             #expect(try await store.reading.seenArticles(.member(ada), matching: "OCTO", limit: 10).count == 1)
         }
@@ -121,12 +151,17 @@ private func member(_ store: Store) async throws -> MemberID {
             let ada = try await member(store)
             let (joined, created) = try await store.reading.join(ada, campaign: "2026", day: day("2026-05-02"), now: t0)
             #expect(created)
-            let (again, createdAgain) = try await store.reading.join(ada, campaign: "2026", day: day("2026-05-05"), now: t0 + 60)
+            let (again, createdAgain) = try await store.reading.join(
+                ada, campaign: "2026", day: day("2026-05-05"), now: t0 + 60)
             #expect(!createdAgain)
             #expect(again.joinDay == joined.joinDay)
-            #expect(try await !store.reading.claim(ada, campaign: "2026", now: t0)) // not completed
-            #expect(try await store.reading.recordCompletion(ada, campaign: "2026", day: day("2026-05-26"), badgeTitle: "Completed", now: t0))
-            #expect(try await !store.reading.recordCompletion(ada, campaign: "2026", day: day("2026-05-28"), badgeTitle: "Completed", now: t0))
+            #expect(try await !store.reading.claim(ada, campaign: "2026", now: t0))  // not completed
+            #expect(
+                try await store.reading.recordCompletion(
+                    ada, campaign: "2026", day: day("2026-05-26"), badgeTitle: "Completed", now: t0))
+            #expect(
+                try await !store.reading.recordCompletion(
+                    ada, campaign: "2026", day: day("2026-05-28"), badgeTitle: "Completed", now: t0))
             #expect(try await store.reading.enrollment(ada, campaign: "2026")?.completedOn == day("2026-05-26"))
             #expect(try await store.reading.badges(ada).map(\.id) == ["reading-challenge-2026"])
             #expect(try await store.reading.claim(ada, campaign: "2026", now: t0 + 10))
@@ -138,8 +173,9 @@ private func member(_ store: Store) async throws -> MemberID {
     @Test(arguments: TestDatabase.available)
     func campaignsAndFunnelCounts(_ db: TestDatabase) async throws {
         try await db.withStore { store in
-            let may = Campaign(id: "2026", startDay: day("2026-05-01"), endDay: day("2026-05-31"), goalDays: 25,
-                               claimUntilDay: day("2026-07-10"), removeAfterDay: day("2026-07-10"))
+            let may = Campaign(
+                id: "2026", startDay: day("2026-05-01"), endDay: day("2026-05-31"), goalDays: 25,
+                claimUntilDay: day("2026-07-10"), removeAfterDay: day("2026-07-10"))
             try await store.reading.saveCampaign(may, replace: false, now: t0)
             var changed = may
             changed.goalDays = 20
@@ -147,27 +183,38 @@ private func member(_ store: Store) async throws -> MemberID {
             #expect(try await store.reading.campaigns() == [may])
             try await store.reading.saveCampaign(changed, replace: true, now: t0)
             #expect(try await store.reading.campaigns() == [changed])
-            try await store.reading.trackBatch(["a", "a", "b", "c"].enumerated().map { index, subject in
-                AnalyticsEvent(id: "i\(index)", subject: subject, name: "reading_widget_impression", campaign: "2026",
-                               properties: ["surface": "api", "state": "notEnrolled"], at: t0)
-            } + [AnalyticsEvent(id: "j1", subject: "a", name: "reading_challenge_join", campaign: "2026", properties: [:], at: t0)])
+            try await store.reading.trackBatch(
+                ["a", "a", "b", "c"].enumerated().map { index, subject in
+                    AnalyticsEvent(
+                        id: "i\(index)", subject: subject, name: "reading_widget_impression", campaign: "2026",
+                        properties: ["surface": "api", "state": "notEnrolled"], at: t0)
+                } + [
+                    AnalyticsEvent(
+                        id: "j1", subject: "a", name: "reading_challenge_join", campaign: "2026", properties: [:],
+                        at: t0)
+                ])
             let counts = try await store.reading.distinctSubjects(campaign: "2026")
             #expect(counts["reading_widget_impression"] == 3)
             #expect(counts["reading_challenge_join"] == 1)
             #expect(try await store.reading.hasEvent(subject: "a", name: "reading_challenge_join", campaign: "2026"))
             // Properties are stored as JSON with sorted keys (the measurement plan's schema).
             let stored = try await store.database.withConnection { db in
-                try await db.raw("SELECT id, properties FROM analytics_events WHERE id IN ('i0', 'j1') ORDER BY id").all()
+                try await db.raw("SELECT id, properties FROM analytics_events WHERE id IN ('i0', 'j1') ORDER BY id")
+                    .all()
                     .map { try $0.decode(column: "properties", as: String.self) }
             }
             #expect(stored == [#"{"state":"notEnrolled","surface":"api"}"#, "{}"])
             // More than one statement's worth (500 rows) in one call: every event once.
-            try await store.reading.trackBatch((0..<1_201).map {
-                AnalyticsEvent(id: "many-\($0)", subject: "s\($0 % 7)", name: "reading_share", campaign: "2026", properties: [:], at: t0)
-            })
+            try await store.reading.trackBatch(
+                (0..<1_201).map {
+                    AnalyticsEvent(
+                        id: "many-\($0)", subject: "s\($0 % 7)", name: "reading_share", campaign: "2026",
+                        properties: [:], at: t0)
+                })
             #expect(try await store.reading.distinctSubjects(campaign: "2026")["reading_share"] == 7)
             let shares = try await store.database.withConnection { db in
-                try await db.raw("SELECT COUNT(*) AS n FROM analytics_events WHERE name = 'reading_share'").first()!.decode(column: "n", as: Int.self)
+                try await db.raw("SELECT COUNT(*) AS n FROM analytics_events WHERE name = 'reading_share'").first()!
+                    .decode(column: "n", as: Int.self)
             }
             #expect(shares == 1_201)
         }
@@ -182,18 +229,28 @@ private func member(_ store: Store) async throws -> MemberID {
             for n in 0..<6 {
                 let id = try await member(store)
                 members.append(id)
-                let reads = (0..<(n * 3)).map { read("r\($0)", "2026-05-\(String(format: "%02d", 1 + ($0 * 7 + n) % 28))") }
+                let reads = (0..<(n * 3)).map {
+                    read("r\($0)", "2026-05-\(String(format: "%02d", 1 + ($0 * 7 + n) % 28))")
+                }
                 _ = try await store.reading.record(reads, owner: .member(id), now: t0)
-                if n % 2 == 0 { _ = try await store.reading.join(id, campaign: "A", day: day("2026-05-0\(n + 1)"), now: t0) }
-                if n % 3 == 0 { _ = try await store.reading.join(id, campaign: "B", day: day("2026-05-1\(n)"), now: t0 + 5) }
+                if n % 2 == 0 {
+                    _ = try await store.reading.join(id, campaign: "A", day: day("2026-05-0\(n + 1)"), now: t0)
+                }
+                if n % 3 == 0 {
+                    _ = try await store.reading.join(id, campaign: "B", day: day("2026-05-1\(n)"), now: t0 + 5)
+                }
             }
             let asks = (0..<120).map { k in
-                (members[k % 6], k % 4 == 0 ? "B" : "A", day("2026-05-\(String(format: "%02d", 1 + k % 9))"), day("2026-05-\(10 + k % 19)"))
+                (
+                    members[k % 6], k % 4 == 0 ? "B" : "A", day("2026-05-\(String(format: "%02d", 1 + k % 9))"),
+                    day("2026-05-\(10 + k % 19)")
+                )
             }
             let answers = try await withThrowingTaskGroup(of: (Int, Enrollment?, Set<LocalDay>).self) { group in
                 for (index, ask) in asks.enumerated() {
                     group.addTask {
-                        let (enrollment, days) = try await store.reading.widgetFacts(ask.0, campaign: ask.1, from: ask.2, through: ask.3)
+                        let (enrollment, days) = try await store.reading.widgetFacts(
+                            ask.0, campaign: ask.1, from: ask.2, through: ask.3)
                         return (index, enrollment, days)
                     }
                 }

@@ -1,15 +1,16 @@
-import SQLKit
 import Foundation
 import QuestlineCore
 import QuestlineStore
 import QuestlineTestSupport
+import SQLKit
 import Testing
 
 private let t0 = Date(timeIntervalSince1970: 1_790_000_000)
 
 private func newMember(email: String? = nil, username: String? = nil, name: String = "Ada") -> NewMember {
-    NewMember(id: MemberID(UUID()), email: email, username: username, passwordHash: "hash", displayName: name,
-              timeZone: TimeZoneID("Europe/Berlin")!)
+    NewMember(
+        id: MemberID(UUID()), email: email, username: username, passwordHash: "hash", displayName: name,
+        timeZone: TimeZoneID("Europe/Berlin")!)
 }
 
 @Suite struct MigrationTests {
@@ -27,10 +28,15 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
     @Test(arguments: TestDatabase.available)
     func aFailingMigrationLeavesNothingBehind(_ db: TestDatabase) async throws {
         try await db.withStore(migrate: false) { store in
-            let broken = Migrator(Migrations.all + [Migration(version: 9999, name: "broken", [
-                "CREATE TABLE half_done (id TEXT)",
-                "THIS IS NOT SQL",
-            ])])
+            let broken = Migrator(
+                Migrations.all + [
+                    Migration(
+                        version: 9999, name: "broken",
+                        [
+                            "CREATE TABLE half_done (id TEXT)",
+                            "THIS IS NOT SQL",
+                        ])
+                ])
             await #expect(throws: StoreError.self) { try await broken.migrate(store.database) }
             // The whole run rolled back: no table of it exists, not even schema_migrations.
             let leftovers = try? await store.database.withConnection { sql in
@@ -62,10 +68,13 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
             let renamed = try await store.accounts.updateProfile(new.id, displayName: "Ada L.", timeZone: nil, now: t0)
             #expect(renamed?.displayName == "Ada L.")
             #expect(renamed?.timeZone == "Europe/Berlin")
-            let moved = try await store.accounts.updateProfile(new.id, displayName: nil, timeZone: TimeZoneID("Asia/Kolkata"), now: t0)
+            let moved = try await store.accounts.updateProfile(
+                new.id, displayName: nil, timeZone: TimeZoneID("Asia/Kolkata"), now: t0)
             #expect(moved?.displayName == "Ada L.")
             #expect(moved?.timeZone == "Asia/Kolkata")
-            #expect(try await store.accounts.updateProfile(MemberID(UUID()), displayName: "x", timeZone: nil, now: t0) == nil)
+            #expect(
+                try await store.accounts.updateProfile(MemberID(UUID()), displayName: "x", timeZone: nil, now: t0)
+                    == nil)
         }
     }
 
@@ -73,7 +82,9 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
     func aTakenEmailIsAConflictOnTheEmailField(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             _ = try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0)
-            await #expect(throws: DomainError.conflict(field: "email", message: "An account with this e-mail already exists.")) {
+            await #expect(
+                throws: DomainError.conflict(field: "email", message: "An account with this e-mail already exists.")
+            ) {
                 try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0)
             }
             #expect(try await store.accounts.memberCount() == 1)
@@ -98,12 +109,15 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
     @Test(arguments: TestDatabase.available)
     func householdsHoldGuardiansAndChildren(_ db: TestDatabase) async throws {
         try await db.withStore { store in
-            let guardian = try await store.accounts.createMember(newMember(email: "g@example.com", name: "Grace"), now: t0)
+            let guardian = try await store.accounts.createMember(
+                newMember(email: "g@example.com", name: "Grace"), now: t0)
             let home = HouseholdID(UUID())
-            let household = try await store.accounts.createHousehold(id: home, name: "Home", guardian: guardian.id, now: t0)
+            let household = try await store.accounts.createHousehold(
+                id: home, name: "Home", guardian: guardian.id, now: t0)
             #expect(household.members.map(\.role) == [.guardian])
 
-            let child = try await store.accounts.createChild(newMember(username: "kid", name: "Kid"), household: home, now: t0)
+            let child = try await store.accounts.createChild(
+                newMember(username: "kid", name: "Kid"), household: home, now: t0)
             #expect(child.role == .child)
             #expect(child.householdID == home)
             #expect(try await store.accounts.credentials(login: "KID")?.0.id == child.id)
@@ -111,7 +125,8 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
 
             // One household per member.
             await #expect(throws: DomainError.self) {
-                try await store.accounts.createHousehold(id: HouseholdID(UUID()), name: "Second", guardian: guardian.id, now: t0)
+                try await store.accounts.createHousehold(
+                    id: HouseholdID(UUID()), name: "Second", guardian: guardian.id, now: t0)
             }
             #expect(try await store.accounts.member(guardian.id)?.householdID == home)
         }
@@ -140,13 +155,15 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
             let late = try await store.accounts.createMember(newMember(email: "l@example.com"), now: t0)
             let home = HouseholdID(UUID())
             _ = try await store.accounts.createHousehold(id: home, name: "Home", guardian: guardian.id, now: t0)
-            try await store.accounts.createInvitation(codeHash: "c1", household: home, role: .guardian, by: guardian.id, now: t0, expiresAt: t0 + 3600)
+            try await store.accounts.createInvitation(
+                codeHash: "c1", household: home, role: .guardian, by: guardian.id, now: t0, expiresAt: t0 + 3600)
             let joined = try await store.accounts.acceptInvitation(codeHash: "c1", member: other.id, now: t0 + 60)
             #expect(joined.members.first { $0.id == other.id }?.role == .guardian)
             await #expect(throws: DomainError.self) {
                 try await store.accounts.acceptInvitation(codeHash: "c1", member: late.id, now: t0 + 120)
             }
-            try await store.accounts.createInvitation(codeHash: "c2", household: home, role: .child, by: guardian.id, now: t0, expiresAt: t0 + 3600)
+            try await store.accounts.createInvitation(
+                codeHash: "c2", household: home, role: .child, by: guardian.id, now: t0, expiresAt: t0 + 3600)
             await #expect(throws: DomainError.self) {
                 try await store.accounts.acceptInvitation(codeHash: "c2", member: late.id, now: t0 + 3601)
             }
@@ -156,7 +173,8 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
 }
 
 @Suite struct IdempotencyStoreTests {
-    private let response = StoredResponse(status: 201, contentType: "application/json", body: Array(#"{"ok":true}"#.utf8))
+    private let response = StoredResponse(
+        status: 201, contentType: "application/json", body: Array(#"{"ok":true}"#.utf8))
 
     @Test(arguments: TestDatabase.available)
     func aKeyIsClaimedCompletedReplayedAndGuarded(_ db: TestDatabase) async throws {
@@ -172,7 +190,9 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
             // A released claim can be taken again; an abandoned one after `staleAfter`.
             try await idem.release(scope: "m2", key: "k")
             #expect(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 5) == .proceed)
-            #expect(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 5 + idem.staleAfter + 1) == .proceed)
+            #expect(
+                try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 5 + idem.staleAfter + 1)
+                    == .proceed)
         }
     }
 
@@ -200,7 +220,8 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-wal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try await Store.open(.sqlite(path: dir.appendingPathComponent("t.sqlite").path), checkpoints: checkpoints)
+        let store = try await Store.open(
+            .sqlite(path: dir.appendingPathComponent("t.sqlite").path), checkpoints: checkpoints)
         do { try await body(store) } catch {
             await store.shutdown()
             throw error
@@ -217,16 +238,21 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
     @Test func inBackgroundModeCommitsLeaveTheLogToCheckpoint() async throws {
         try await withSQLite(.background) { store in
             #expect(try await autocheckpoint(store) == 10_000)
-            try await store.reading.trackBatch((0..<2_000).map {
-                AnalyticsEvent(id: "e\($0)", subject: "s\($0)", name: "reading_share", campaign: "c", properties: [:], at: t0)
-            })
+            try await store.reading.trackBatch(
+                (0..<2_000).map {
+                    AnalyticsEvent(
+                        id: "e\($0)", subject: "s\($0)", name: "reading_share", campaign: "c", properties: [:], at: t0)
+                })
             let first = try #require(try await store.database.checkpoint())
             #expect(first.logPages > 0)
-            #expect(first.copiedPages == first.logPages) // no reader held an older snapshot
+            #expect(first.copiedPages == first.logPages)  // no reader held an older snapshot
             #expect(try await store.reading.distinctSubjects(campaign: "c")["reading_share"] == 2_000)
             // The next commit starts the log over: the next checkpoint finds only its pages.
-            try await store.reading.trackBatch([AnalyticsEvent(id: "after", subject: "s", name: "reading_share", campaign: "c",
-                                                               properties: [:], at: t0)])
+            try await store.reading.trackBatch([
+                AnalyticsEvent(
+                    id: "after", subject: "s", name: "reading_share", campaign: "c",
+                    properties: [:], at: t0)
+            ])
             let second = try #require(try await store.database.checkpoint())
             #expect(second.logPages > 0 && second.logPages < 10 && first.logPages > 20, "\(first) then \(second)")
         }

@@ -8,7 +8,9 @@ extension TestDatabase: CustomTestStringConvertible {
 @Suite struct TestDatabaseSetup {
     @Test func postgresIsPresentWhenRequired() {
         if TestDatabase.postgresRequired {
-            #expect(TestDatabase.postgresURL != nil, "QUESTLINE_REQUIRE_POSTGRES=1 but QUESTLINE_TEST_POSTGRES_URL is not set")
+            #expect(
+                TestDatabase.postgresURL != nil,
+                "QUESTLINE_REQUIRE_POSTGRES=1 but QUESTLINE_TEST_POSTGRES_URL is not set")
         }
     }
 }

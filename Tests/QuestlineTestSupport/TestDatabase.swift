@@ -16,7 +16,9 @@ public enum TestDatabase: String, CaseIterable, Sendable {
     }
 
     /// Whether a run must have PostgreSQL (`QUESTLINE_REQUIRE_POSTGRES=1`, set by the test script).
-    public static var postgresRequired: Bool { ProcessInfo.processInfo.environment["QUESTLINE_REQUIRE_POSTGRES"] == "1" }
+    public static var postgresRequired: Bool {
+        ProcessInfo.processInfo.environment["QUESTLINE_REQUIRE_POSTGRES"] == "1"
+    }
 
     public static var available: [TestDatabase] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
 
@@ -24,7 +26,8 @@ public enum TestDatabase: String, CaseIterable, Sendable {
     public func withStore<T: Sendable>(migrate: Bool = true, _ body: (Store) async throws -> T) async throws -> T {
         switch self {
         case .sqlite:
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-store-\(UUID().uuidString)")
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "questline-store-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: dir) }
             return try await run(.sqlite(path: dir.appendingPathComponent("test.sqlite").path), migrate: migrate, body)
@@ -32,10 +35,13 @@ public enum TestDatabase: String, CaseIterable, Sendable {
             guard let url = Self.postgresURL else { throw TestSetupError.noPostgres }
             let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
             let admin = try Database(.postgres(url: url))
-            try await admin.withConnection { db in try await db.raw("CREATE SCHEMA \(unsafeRaw: String(schema))").run() }
+            try await admin.withConnection { db in try await db.raw("CREATE SCHEMA \(unsafeRaw: String(schema))").run()
+            }
             defer {
                 Task {
-                    try? await admin.withConnection { db in try await db.raw("DROP SCHEMA \(unsafeRaw: String(schema)) CASCADE").run() }
+                    try? await admin.withConnection { db in
+                        try await db.raw("DROP SCHEMA \(unsafeRaw: String(schema)) CASCADE").run()
+                    }
                     await admin.shutdown()
                 }
             }
@@ -44,7 +50,9 @@ public enum TestDatabase: String, CaseIterable, Sendable {
         }
     }
 
-    private func run<T: Sendable>(_ location: StoreLocation, migrate: Bool, _ body: (Store) async throws -> T) async throws -> T {
+    private func run<T: Sendable>(_ location: StoreLocation, migrate: Bool, _ body: (Store) async throws -> T)
+        async throws -> T
+    {
         let store: Store
         if migrate { store = try await Store.open(location) } else { store = Store(database: try Database(location)) }
         do {

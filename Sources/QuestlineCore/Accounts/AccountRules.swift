@@ -19,8 +19,8 @@ public enum AccountRules {
         let value = raw.trimmed().lowercased()
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
         guard value.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
-              !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
-              value.unicodeScalars.allSatisfy({ !CharacterSet.whitespacesAndNewlines.contains($0) })
+            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+            value.unicodeScalars.allSatisfy({ !CharacterSet.whitespacesAndNewlines.contains($0) })
         else { throw .invalid(field: field, "Enter an e-mail address like name@example.com.") }
         return value
     }

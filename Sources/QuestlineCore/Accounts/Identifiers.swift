@@ -66,8 +66,8 @@ extension UUID {
         var generator = SystemRandomNumberGenerator()
         var bytes = (generator.next() as UInt64, generator.next() as UInt64)
         return withUnsafeMutableBytes(of: &bytes) { raw in
-            raw[6] = (raw[6] & 0x0F) | 0x40 // version 4
-            raw[8] = (raw[8] & 0x3F) | 0x80 // RFC 9562 variant
+            raw[6] = (raw[6] & 0x0F) | 0x40  // version 4
+            raw[8] = (raw[8] & 0x3F) | 0x80  // RFC 9562 variant
             return UUID(uuid: raw.load(as: uuid_t.self))
         }
     }
@@ -80,7 +80,7 @@ extension UUID {
         var uuid = random().uuid
         withUnsafeMutableBytes(of: &uuid) { raw in
             for index in 0..<6 { raw[index] = UInt8(truncatingIfNeeded: milliseconds >> (40 - 8 * UInt64(index))) }
-            raw[6] = (raw[6] & 0x0F) | 0x70 // version 7; random() has set the variant
+            raw[6] = (raw[6] & 0x0F) | 0x70  // version 7; random() has set the variant
         }
         return UUID(uuid: uuid)
     }

@@ -113,12 +113,17 @@ public struct ReadingInsights: Sendable, Equatable {
     ///   - reads: (article, local day of the read) pairs; a read keeps the day of where it happened.
     ///   - saves: save instants, bucketed in the viewer's zone like the Saved module.
     ///   - streakDays: more read days for the streak, which can be longer than the 30-day window.
-    public init(reads: [(article: String, day: LocalDay)], intervals: [ReadingInterval], saves: [Date], streakDays: [LocalDay] = [],
-                today: LocalDay, timeZone: TimeZone) {
+    public init(
+        reads: [(article: String, day: LocalDay)], intervals: [ReadingInterval], saves: [Date],
+        streakDays: [LocalDay] = [],
+        today: LocalDay, timeZone: TimeZone
+    ) {
         let first30 = today.adding(days: -29)
         articlesRead30 = Set(reads.filter { $0.day >= first30 && $0.day <= today }.map(\.article)).count
         let first7 = today.adding(days: -(Self.timelineDays - 1))
-        secondsRead7 = intervals.filter { $0.localDay >= first7 && $0.localDay <= today }.reduce(0) { $0 + max(0, min($1.seconds, ReadingInterval.maxSeconds)) }
+        secondsRead7 = intervals.filter { $0.localDay >= first7 && $0.localDay <= today }.reduce(0) {
+            $0 + max(0, min($1.seconds, ReadingInterval.maxSeconds))
+        }
         let readDays = Set(reads.map(\.day)).union(streakDays)
         var anchor = readDays.contains(today) ? today : today.adding(days: -1)
         var streak = 0
@@ -146,7 +151,9 @@ public struct LegacySavedItem: Sendable, Equatable, Codable {
     public var readingListCreatedAt: Date?
     public var readingList: String?
 
-    public init(language: String, title: String, savedAt: Date?, readingListCreatedAt: Date?, readingList: String? = nil) {
+    public init(
+        language: String, title: String, savedAt: Date?, readingListCreatedAt: Date?, readingList: String? = nil
+    ) {
         self.language = language
         self.title = title
         self.savedAt = savedAt
@@ -162,13 +169,18 @@ public struct LegacySavedItem: Sendable, Equatable, Codable {
 /// Wikipedia language codes: an ISO 639 code, optionally with subtags (`zh-hant`,
 /// `be-tarask`), or one of the special editions.
 public enum WikiLanguage {
-    static let special: Set<String> = ["simple", "als", "bat-smg", "fiu-vro", "roa-rup", "zh-classical", "zh-min-nan", "zh-yue", "nds-nl", "map-bms", "cbk-zam"]
+    static let special: Set<String> = [
+        "simple", "als", "bat-smg", "fiu-vro", "roa-rup", "zh-classical", "zh-min-nan", "zh-yue", "nds-nl", "map-bms",
+        "cbk-zam",
+    ]
     static let iso: Set<String> = Set(Locale.LanguageCode.isoLanguageCodes.map(\.identifier))
 
     public static func validate(_ raw: String, field: String) throws(DomainError) -> String {
         let code = raw.trimmed(newlines: false).lowercased()
         let primary = code.split(separator: "-").first.map(String.init) ?? ""
-        let shapeOK = !code.isEmpty && code.count <= 16 && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+        let shapeOK =
+            !code.isEmpty && code.count <= 16
+            && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
         guard shapeOK, special.contains(code) || iso.contains(primary) else {
             throw .invalid(field: field, "\"\(raw)\" is not a Wikipedia language code (en, de, zh-hant, simple, ...).")
         }

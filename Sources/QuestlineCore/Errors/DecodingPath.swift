@@ -7,11 +7,16 @@ extension DecodingError {
         let codingPath: [any CodingKey]
         switch self {
         case .keyNotFound(let key, let context): codingPath = context.codingPath + [key]
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): codingPath = context.codingPath
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            codingPath = context.codingPath
         @unknown default: codingPath = []
         }
         return codingPath.reduce(into: "") { result, key in
-            if let index = key.intValue { result += "[\(index)]" } else { result += result.isEmpty ? key.stringValue : "." + key.stringValue }
+            if let index = key.intValue {
+                result += "[\(index)]"
+            } else {
+                result += result.isEmpty ? key.stringValue : "." + key.stringValue
+            }
         }
     }
 }

@@ -41,7 +41,11 @@ public struct FieldValidation: Sendable {
     /// Runs one check; a failure is recorded and nil returned.
     public mutating func check<T>(_ body: () throws(DomainError) -> T) -> T? {
         do { return try body() } catch {
-            if case .invalid(let found) = error { issues += found } else { issues.append(FieldIssue(field: "", message: "\(error)")) }
+            if case .invalid(let found) = error {
+                issues += found
+            } else {
+                issues.append(FieldIssue(field: "", message: "\(error)"))
+            }
             return nil
         }
     }

@@ -38,7 +38,10 @@ public struct OnThisDayFeed: Codable, Sendable, Equatable {
         public var thumbnail: Image?
         public var url: String?
 
-        public init(title: String, description: String? = nil, extract: String? = nil, thumbnail: Image? = nil, url: String? = nil) {
+        public init(
+            title: String, description: String? = nil, extract: String? = nil, thumbnail: Image? = nil,
+            url: String? = nil
+        ) {
             self.title = title
             self.description = description
             self.extract = extract
@@ -121,14 +124,16 @@ public struct OnThisDayFeed: Codable, Sendable, Equatable {
 
     static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(
+                in: CharacterSet(charactersIn: "."))
         }
         switch error {
         case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing."
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             return "\(path(context.codingPath)) has the wrong type: \(context.debugDescription)"
         case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "The feed is not valid JSON." : "\(path(context.codingPath)): \(context.debugDescription)"
+            return context.codingPath.isEmpty
+                ? "The feed is not valid JSON." : "\(path(context.codingPath)): \(context.debugDescription)"
         @unknown default: return "The feed could not be read."
         }
     }

@@ -28,4 +28,3 @@ public struct GameLanguage: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { code }
 }
-

@@ -27,8 +27,9 @@ public struct GameSession: Codable, Sendable, Equatable {
 
     public func result(for index: Int) -> AnswerResult? {
         guard questions.indices.contains(index), let choice = answers[index] else { return nil }
-        return AnswerResult(questionIndex: index, choice: choice, correct: questions[index].answer == choice,
-                            correctChoice: questions[index].answer, repeated: true)
+        return AnswerResult(
+            questionIndex: index, choice: choice, correct: questions[index].answer == choice,
+            correctChoice: questions[index].answer, repeated: true)
     }
 
     /// Records an answer. The same answer again returns the first result (a retry); a different
@@ -39,9 +40,11 @@ public struct GameSession: Codable, Sendable, Equatable {
         }
         if let previous = answers[index] {
             guard previous == choice else {
-                throw .conflict(field: "questionIndex", message: isComplete
-                    ? "This game is finished; its answers cannot change."
-                    : "Question \(index + 1) is already answered; its answer cannot change.")
+                throw .conflict(
+                    field: "questionIndex",
+                    message: isComplete
+                        ? "This game is finished; its answers cannot change."
+                        : "Question \(index + 1) is already answered; its answer cannot change.")
             }
             return result(for: index)!
         }
@@ -50,8 +53,9 @@ public struct GameSession: Codable, Sendable, Equatable {
         }
         answers[index] = choice
         let question = questions[index]
-        return AnswerResult(questionIndex: index, choice: choice, correct: question.answer == choice,
-                            correctChoice: question.answer, repeated: false)
+        return AnswerResult(
+            questionIndex: index, choice: choice, correct: question.answer == choice,
+            correctChoice: question.answer, repeated: false)
     }
 }
 
@@ -92,7 +96,8 @@ public struct GameStats: Sendable, Equatable {
     public init(games: [PlayedGame], today: LocalDay) {
         played = games.count
         let total = games.reduce(0) { $0 + $1.score }
-        averageScore = games.isEmpty ? 0 : (Double(total) * 10 / Double(games.count)).rounded(.toNearestOrAwayFromZero) / 10
+        averageScore =
+            games.isEmpty ? 0 : (Double(total) * 10 / Double(games.count)).rounded(.toNearestOrAwayFromZero) / 10
         let runs = DayRun.runs(of: games.filter { !$0.fromArchive }.map(\.date))
         bestStreak = runs.map(\.length).max() ?? 0
         currentStreak = DayRun.current(in: runs, today: today)

@@ -40,7 +40,7 @@ public struct KotlinRandom: Sendable {
     /// A uniform value in `0 ..< bound` (`bound > 0`), exactly as `Random.nextInt(until)`.
     public mutating func nextInt(_ bound: Int32) -> Int32 {
         precondition(bound > 0, "bound must be positive")
-        if bound & -bound == bound { // a power of two: take the top bits
+        if bound & -bound == bound {  // a power of two: take the top bits
             let bitCount = Int32(31 - bound.leadingZeroBitCount)
             return Self.ushr(nextInt(), 32 - bitCount) & ((-bitCount) >> 31)
         }

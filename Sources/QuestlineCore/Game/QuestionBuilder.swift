@@ -18,7 +18,9 @@ public struct GameEvent: Codable, Sendable, Equatable {
         year = event.year
         text = event.text
         imageURL = event.imageURL
-        pages = event.pages.filter { !$0.title.isEmpty }.map { PageLink(title: $0.title, url: $0.url, description: $0.description) }
+        pages = event.pages.filter { !$0.title.isEmpty }.map {
+            PageLink(title: $0.title, url: $0.url, description: $0.description)
+        }
     }
 }
 
@@ -57,7 +59,8 @@ public enum QuestionBuilder {
     public static func eligibleEvents(_ feed: OnThisDayFeed, date: LocalDay) -> [OnThisDayFeed.Event] {
         var seenYears = Set<Int>()
         return feed.events.filter { event in
-            event.year > 0 && event.year <= date.year && !fullyMatchesDigits(event.text) && seenYears.insert(event.year).inserted
+            event.year > 0 && event.year <= date.year && !fullyMatchesDigits(event.text)
+                && seenYears.insert(event.year).inserted
         }
     }
 
@@ -78,8 +81,10 @@ public enum QuestionBuilder {
             scalar.properties.isGraphemeExtend || scalar.properties.generalCategory == .format
         }
         func isDigit(_ scalar: Unicode.Scalar) -> Bool {
-            scalar.isASCII ? (0x30...0x39).contains(scalar.value) : scalar.properties.numericType == .decimal
-                && scalar.properties.generalCategory == .decimalNumber
+            scalar.isASCII
+                ? (0x30...0x39).contains(scalar.value)
+                : scalar.properties.numericType == .decimal
+                    && scalar.properties.generalCategory == .decimalNumber
         }
         /// Whether the position before index `i` (between i-1 and i) is a word boundary.
         func boundary(at i: Int) -> Bool {
@@ -101,7 +106,10 @@ public enum QuestionBuilder {
         }
         var i = 0
         while i < scalars.count {
-            guard isDigit(scalars[i]) else { i += 1; continue }
+            guard isDigit(scalars[i]) else {
+                i += 1
+                continue
+            }
             var j = i
             while j < scalars.count, isDigit(scalars[j]) { j += 1 }
             // Any 1...4 digits inside the run [i, j) with boundaries on both sides.
@@ -145,7 +153,8 @@ public enum QuestionBuilder {
         for index in 0..<questionsPerGame {
             let event1 = list.isEmpty ? copy[index % copy.count] : list.removeFirst()
             let spread = max(Int(390 - 0.19043 * Double(event1.year)), 5)
-            let event2Index: Int? = list.firstIndex { abs($0.year - event1.year) <= spread }
+            let event2Index: Int? =
+                list.firstIndex { abs($0.year - event1.year) <= spread }
                 ?? list.indices.min { abs(list[$0].year - event1.year) < abs(list[$1].year - event1.year) }
             let event2: OnThisDayFeed.Event?
             if let event2Index {

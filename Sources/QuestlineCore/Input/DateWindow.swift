@@ -7,20 +7,24 @@ public import Foundation
 /// narrow it further: reads and saves start at Wikipedia's launch, usage reports reach back 30
 /// days, the game's archive 365.
 public enum DateWindow {
-    public static let firstDay = LocalDay(dayNumber: -25_567) // 1900-01-01
-    public static let lastDay = LocalDay(dayNumber: 84_005) // 2199-12-31
+    public static let firstDay = LocalDay(dayNumber: -25_567)  // 1900-01-01
+    public static let lastDay = LocalDay(dayNumber: 84_005)  // 2199-12-31
     /// Nobody read or saved a Wikipedia article before 15 January 2001.
-    public static let wikipediaLaunch = LocalDay(dayNumber: 11_337) // 2001-01-15
+    public static let wikipediaLaunch = LocalDay(dayNumber: 11_337)  // 2001-01-15
 
     public static var days: ClosedRange<LocalDay> { firstDay...lastDay }
 
     /// The instants of the window (in UTC).
     public static var instants: Range<Date> {
-        Date(timeIntervalSince1970: Double(firstDay.dayNumber) * 86_400)..<Date(timeIntervalSince1970: Double(lastDay.dayNumber + 1) * 86_400)
+        Date(
+            timeIntervalSince1970: Double(firstDay.dayNumber) * 86_400)..<Date(
+                timeIntervalSince1970: Double(lastDay.dayNumber + 1) * 86_400)
     }
 
     /// Parses a day from a request: `YYYY-MM-DD`, a real date, inside the window.
-    public static func day(_ raw: some StringProtocol, field: String, example: String = "2026-05-01") throws(DomainError) -> LocalDay {
+    public static func day(_ raw: some StringProtocol, field: String, example: String = "2026-05-01")
+        throws(DomainError) -> LocalDay
+    {
         guard let day = LocalDay(iso: raw) else { throw .invalid(field: field, "Use a date like \(example).") }
         guard days.contains(day) else { throw .invalid(field: field, outside) }
         return day

@@ -28,9 +28,11 @@ public enum TextRule {
     public static func issue(_ text: some StringProtocol, field: String, multiline: Bool? = nil) -> FieldIssue? {
         let lines = multiline ?? isMultiline(field: lastName(of: field))
         guard text.unicodeScalars.contains(where: { !allows($0, multiline: lines) }) else { return nil }
-        return FieldIssue(field: field, message: lines
-            ? "Remove control characters (NUL and the like; tabs and line breaks are fine here)."
-            : "Remove control characters (NUL, line breaks, tabs and the like).")
+        return FieldIssue(
+            field: field,
+            message: lines
+                ? "Remove control characters (NUL and the like; tabs and line breaks are fine here)."
+                : "Remove control characters (NUL, line breaks, tabs and the like).")
     }
 
     /// Throws `.invalid` naming the field when the text breaks the rule.

@@ -31,33 +31,46 @@ public struct QuestApp: Sendable, Equatable, Hashable, Codable {
     }
 
     /// Validates a catalog entry; field names are the API's.
-    public static func validated(token: String, name: String, icon: String?, role: String, pointsPerMinute: Int?) throws(DomainError) -> QuestApp {
+    public static func validated(token: String, name: String, icon: String?, role: String, pointsPerMinute: Int?)
+        throws(DomainError) -> QuestApp
+    {
         var validation = FieldValidation()
         let token = token.trimmed(newlines: false)
         validation.check { () throws(DomainError) in
-            guard (1...200).contains(token.utf8.count), token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+            guard (1...200).contains(token.utf8.count),
+                token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+            else {
                 throw .invalid(field: "token", "Use the device's app token: 1 to 200 visible ASCII characters.")
             }
         }
         let name = name.trimmed()
         validation.check { () throws(DomainError) in
-            guard (1...60).contains(name.count) else { throw .invalid(field: "name", "Give the app's name (1 to 60 characters).") }
+            guard (1...60).contains(name.count) else {
+                throw .invalid(field: "name", "Give the app's name (1 to 60 characters).")
+            }
         }
         let icon = (icon ?? "").trimmed(newlines: false)
         validation.check { () throws(DomainError) in
-            guard icon.count <= 2, icon.utf8.count <= 32 else { throw .invalid(field: "icon", "Use one emoji as the icon.") }
+            guard icon.count <= 2, icon.utf8.count <= 32 else {
+                throw .invalid(field: "icon", "Use one emoji as the icon.")
+            }
         }
         let role = validation.check { () throws(DomainError) -> AppRole in
-            guard let role = AppRole(rawValue: role) else { throw .invalid(field: "role", "Choose learning or reward.") }
+            guard let role = AppRole(rawValue: role) else {
+                throw .invalid(field: "role", "Choose learning or reward.")
+            }
             return role
         }
         let rate = pointsPerMinute ?? 1
         validation.check { () throws(DomainError) in
-            guard (1...100).contains(rate) else { throw .invalid(field: "pointsPerMinute", "Use 1 to 100 points per minute.") }
+            guard (1...100).contains(rate) else {
+                throw .invalid(field: "pointsPerMinute", "Use 1 to 100 points per minute.")
+            }
         }
         try validation.finish()
-        return QuestApp(token: token, name: name, icon: icon.isEmpty ? (role == .learning ? "📘" : "🎮") : icon, role: role!,
-                        pointsPerMinute: role == .reward ? 0 : rate)
+        return QuestApp(
+            token: token, name: name, icon: icon.isEmpty ? (role == .learning ? "📘" : "🎮") : icon, role: role!,
+            pointsPerMinute: role == .reward ? 0 : rate)
     }
 }
 
@@ -133,7 +146,8 @@ public struct DailyWindow: Sendable, Equatable, Hashable, Codable {
     public static func minute(_ text: String) -> Int? {
         let parts = text.split(separator: ":")
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let h = Int(parts[0]), let m = Int(parts[1]),
-              (0...24).contains(h), (0...59).contains(m), h * 60 + m <= 1440 else { return nil }
+            (0...24).contains(h), (0...59).contains(m), h * 60 + m <= 1440
+        else { return nil }
         return h * 60 + m
     }
 
@@ -177,10 +191,13 @@ public struct QuestSpec: Sendable, Equatable, Codable {
     public var endDay: LocalDay?
     public var assignee: MemberID
 
-    public init(title: String, description: String? = nil, goal: GoalType, target: Int, period: QuestPeriod? = nil,
-                dailyMinimumMinutes: Int? = nil, withinMinutes: Int? = nil, learningApps: [String] = [], rewardApps: [RewardUnlock] = [],
-                bonusPercent: Int = 10, weekdays: Set<Int> = Set(1...7), window: DailyWindow? = nil, startDay: LocalDay,
-                endDay: LocalDay? = nil, assignee: MemberID) {
+    public init(
+        title: String, description: String? = nil, goal: GoalType, target: Int, period: QuestPeriod? = nil,
+        dailyMinimumMinutes: Int? = nil, withinMinutes: Int? = nil, learningApps: [String] = [],
+        rewardApps: [RewardUnlock] = [],
+        bonusPercent: Int = 10, weekdays: Set<Int> = Set(1...7), window: DailyWindow? = nil, startDay: LocalDay,
+        endDay: LocalDay? = nil, assignee: MemberID
+    ) {
         self.title = title
         self.description = description
         self.goal = goal
@@ -220,36 +237,53 @@ public struct QuestSpec: Sendable, Equatable, Codable {
         var v = FieldValidation()
         let title = title.trimmed()
         v.check { () throws(DomainError) in
-            guard (1...80).contains(title.count) else { throw .invalid(field: "title", "Give the quest a title (1 to 80 characters).") }
+            guard (1...80).contains(title.count) else {
+                throw .invalid(field: "title", "Give the quest a title (1 to 80 characters).")
+            }
         }
         v.check { () throws(DomainError) in
-            if let description, description.count > 500 { throw .invalid(field: "description", "Use at most 500 characters.") }
+            if let description, description.count > 500 {
+                throw .invalid(field: "description", "Use at most 500 characters.")
+            }
         }
         v.check { () throws(DomainError) in
             guard goal.periods.contains(period) else {
-                throw .invalid(field: "period", "\(goal.title) runs per \(goal.periods.map(\.rawValue).joined(separator: " or ")).")
+                throw .invalid(
+                    field: "period", "\(goal.title) runs per \(goal.periods.map(\.rawValue).joined(separator: " or "))."
+                )
             }
-            if period == .challenge, endDay == nil { throw .invalid(field: "endDate", "A quest that runs until its end date needs an end date.") }
+            if period == .challenge, endDay == nil {
+                throw .invalid(field: "endDate", "A quest that runs until its end date needs an end date.")
+            }
         }
         v.check { () throws(DomainError) in
             guard targetRange.contains(target) else {
-                throw .invalid(field: "target", "Use a target from \(targetRange.lowerBound) to \(targetRange.upperBound) \(goal.unit.rawValue).")
+                throw .invalid(
+                    field: "target",
+                    "Use a target from \(targetRange.lowerBound) to \(targetRange.upperBound) \(goal.unit.rawValue).")
             }
         }
         v.check { () throws(DomainError) in
-            guard QuestSpec.bonusChoices.contains(bonusPercent) else { throw .invalid(field: "bonusPercent", "Choose 5, 10, 15, 20 or 25 percent.") }
+            guard QuestSpec.bonusChoices.contains(bonusPercent) else {
+                throw .invalid(field: "bonusPercent", "Choose 5, 10, 15, 20 or 25 percent.")
+            }
         }
         v.check { () throws(DomainError) in
             guard !weekdays.isEmpty else { throw .invalid(field: "weekdays", "Choose at least one day of the week.") }
-            guard weekdays.allSatisfy({ (1...7).contains($0) }) else { throw .invalid(field: "weekdays", "Weekdays are 1 (Monday) to 7 (Sunday).") }
-        }
-        v.check { () throws(DomainError) in
-            if goal == .dailyConsistency, target > weekdays.count {
-                throw .invalid(field: "target", "The quest is active on \(weekdays.count) days a week; ask for at most that many.")
+            guard weekdays.allSatisfy({ (1...7).contains($0) }) else {
+                throw .invalid(field: "weekdays", "Weekdays are 1 (Monday) to 7 (Sunday).")
             }
         }
         v.check { () throws(DomainError) in
-            if goal == .timeWindow, window == nil { throw .invalid(field: "window", "A time-window quest needs its daily window.") }
+            if goal == .dailyConsistency, target > weekdays.count {
+                throw .invalid(
+                    field: "target", "The quest is active on \(weekdays.count) days a week; ask for at most that many.")
+            }
+        }
+        v.check { () throws(DomainError) in
+            if goal == .timeWindow, window == nil {
+                throw .invalid(field: "window", "A time-window quest needs its daily window.")
+            }
         }
         v.check { () throws(DomainError) in
             if goal == .streak || goal == .dailyConsistency {
@@ -261,37 +295,57 @@ public struct QuestSpec: Sendable, Equatable, Codable {
         v.check { () throws(DomainError) in
             if goal == .efficiency {
                 guard let within = withinMinutes, (1...600).contains(within) else {
-                    throw .invalid(field: "withinMinutes", "Give the minutes of use the points must be earned in (1 to 600).")
+                    throw .invalid(
+                        field: "withinMinutes", "Give the minutes of use the points must be earned in (1 to 600).")
                 }
             }
         }
         let byToken = Dictionary(catalog.map { ($0.token, $0) }, uniquingKeysWith: { first, _ in first })
         v.check { () throws(DomainError) in
             for token in learningApps where byToken[token]?.role != .learning {
-                throw .invalid(field: "learningApps", byToken[token] == nil ? "\(token) is not in this child's apps." : "\(byToken[token]!.name) is not a learning app.")
+                throw .invalid(
+                    field: "learningApps",
+                    byToken[token] == nil
+                        ? "\(token) is not in this child's apps." : "\(byToken[token]!.name) is not a learning app.")
             }
-            if Set(learningApps).count != learningApps.count { throw .invalid(field: "learningApps", "Choose each app once.") }
-            if goal == .specificApps, learningApps.isEmpty { throw .invalid(field: "learningApps", "Choose the apps this quest is about.") }
+            if Set(learningApps).count != learningApps.count {
+                throw .invalid(field: "learningApps", "Choose each app once.")
+            }
+            if goal == .specificApps, learningApps.isEmpty {
+                throw .invalid(field: "learningApps", "Choose the apps this quest is about.")
+            }
         }
         v.check { () throws(DomainError) in
             if goal == .appDiversity {
-                let available = learningApps.isEmpty ? catalog.filter { $0.role == .learning }.count : learningApps.count
+                let available =
+                    learningApps.isEmpty ? catalog.filter { $0.role == .learning }.count : learningApps.count
                 guard target <= available else {
-                    throw .invalid(field: "target", "Only \(available) learning apps can count; ask for at most that many.")
+                    throw .invalid(
+                        field: "target", "Only \(available) learning apps can count; ask for at most that many.")
                 }
             }
         }
         v.check { () throws(DomainError) in
             for unlock in rewardApps {
                 guard byToken[unlock.token]?.role == .reward else {
-                    throw .invalid(field: "rewardApps", byToken[unlock.token] == nil ? "\(unlock.token) is not in this child's apps." : "\(byToken[unlock.token]!.name) is not a reward app.")
+                    throw .invalid(
+                        field: "rewardApps",
+                        byToken[unlock.token] == nil
+                            ? "\(unlock.token) is not in this child's apps."
+                            : "\(byToken[unlock.token]!.name) is not a reward app.")
                 }
-                guard (1...240).contains(unlock.minutes) else { throw .invalid(field: "rewardApps", "Unlock each reward app for 1 to 240 minutes.") }
+                guard (1...240).contains(unlock.minutes) else {
+                    throw .invalid(field: "rewardApps", "Unlock each reward app for 1 to 240 minutes.")
+                }
             }
-            if Set(rewardApps.map(\.token)).count != rewardApps.count { throw .invalid(field: "rewardApps", "Choose each app once.") }
+            if Set(rewardApps.map(\.token)).count != rewardApps.count {
+                throw .invalid(field: "rewardApps", "Choose each app once.")
+            }
         }
         v.check { () throws(DomainError) in
-            if let endDay, endDay < startDay { throw .invalid(field: "endDate", "The end date is before the start date.") }
+            if let endDay, endDay < startDay {
+                throw .invalid(field: "endDate", "The end date is before the start date.")
+            }
             if let endDay, let today, endDay < today { throw .invalid(field: "endDate", "The end date has passed.") }
         }
         try v.finish()
@@ -324,8 +378,11 @@ public struct Quest: Sendable, Equatable {
     /// The periods completed so far (kept with the challenge, so a board need not count them).
     public let completions: Int
 
-    public init(id: QuestID, householdID: HouseholdID, spec: QuestSpec, status: QuestStatus, createdBy: MemberID, createdAt: Date,
-                completions: Int = 0) {
+    public init(
+        id: QuestID, householdID: HouseholdID, spec: QuestSpec, status: QuestStatus, createdBy: MemberID,
+        createdAt: Date,
+        completions: Int = 0
+    ) {
         self.id = id
         self.householdID = householdID
         self.spec = spec
@@ -354,10 +411,13 @@ public struct QuestDraft: Sendable, Equatable {
     public var startDate: String?
     public var endDate: String?
 
-    public init(title: String, description: String? = nil, goalType: String, target: Int?, period: String? = nil,
-                dailyMinimumMinutes: Int? = nil, withinMinutes: Int? = nil, learningApps: [String] = [], rewardApps: [RewardUnlock] = [],
-                bonusPercent: Int? = nil, weekdays: [Int] = Array(1...7), windowStart: String? = nil, windowEnd: String? = nil,
-                startDate: String? = nil, endDate: String? = nil) {
+    public init(
+        title: String, description: String? = nil, goalType: String, target: Int?, period: String? = nil,
+        dailyMinimumMinutes: Int? = nil, withinMinutes: Int? = nil, learningApps: [String] = [],
+        rewardApps: [RewardUnlock] = [],
+        bonusPercent: Int? = nil, weekdays: [Int] = Array(1...7), windowStart: String? = nil, windowEnd: String? = nil,
+        startDate: String? = nil, endDate: String? = nil
+    ) {
         self.title = title
         self.description = description
         self.goalType = goalType
@@ -376,11 +436,14 @@ public struct QuestDraft: Sendable, Equatable {
     }
 
     public init(_ spec: QuestSpec) {
-        self.init(title: spec.title, description: spec.description, goalType: spec.goal.rawValue, target: spec.target,
-                  period: spec.period.rawValue, dailyMinimumMinutes: spec.dailyMinimumMinutes, withinMinutes: spec.withinMinutes,
-                  learningApps: spec.learningApps, rewardApps: spec.rewardApps, bonusPercent: spec.bonusPercent,
-                  weekdays: spec.weekdays.sorted(), windowStart: spec.window.map { DailyWindow.text($0.startMinute) },
-                  windowEnd: spec.window.map { DailyWindow.text($0.endMinute) }, startDate: spec.startDay.iso, endDate: spec.endDay?.iso)
+        self.init(
+            title: spec.title, description: spec.description, goalType: spec.goal.rawValue, target: spec.target,
+            period: spec.period.rawValue, dailyMinimumMinutes: spec.dailyMinimumMinutes,
+            withinMinutes: spec.withinMinutes,
+            learningApps: spec.learningApps, rewardApps: spec.rewardApps, bonusPercent: spec.bonusPercent,
+            weekdays: spec.weekdays.sorted(), windowStart: spec.window.map { DailyWindow.text($0.startMinute) },
+            windowEnd: spec.window.map { DailyWindow.text($0.endMinute) }, startDate: spec.startDay.iso,
+            endDate: spec.endDay?.iso)
     }
 
     /// Parses and validates every field against the child's catalog. `today` is the child's
@@ -389,13 +452,16 @@ public struct QuestDraft: Sendable, Equatable {
         var v = FieldValidation()
         let goal = v.check { () throws(DomainError) -> GoalType in
             guard let goal = GoalType(rawValue: goalType) else {
-                throw .invalid(field: "goalType", "Choose one of: \(GoalType.allCases.map(\.rawValue).joined(separator: ", ")).")
+                throw .invalid(
+                    field: "goalType", "Choose one of: \(GoalType.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
             return goal
         }
         let period = v.check { () throws(DomainError) -> QuestPeriod? in
             guard let raw = self.period, !raw.isEmpty else { return nil }
-            guard let parsed = QuestPeriod(rawValue: raw) else { throw .invalid(field: "period", "Choose day, week, challenge or run.") }
+            guard let parsed = QuestPeriod(rawValue: raw) else {
+                throw .invalid(field: "period", "Choose day, week, challenge or run.")
+            }
             return parsed
         }
         let target = v.check { () throws(DomainError) -> Int in
@@ -403,7 +469,8 @@ public struct QuestDraft: Sendable, Equatable {
             return value
         }
         let window = v.check { () throws(DomainError) -> DailyWindow? in
-            let start = windowStart.flatMap { $0.isEmpty ? nil : $0 }, end = windowEnd.flatMap { $0.isEmpty ? nil : $0 }
+            let start = windowStart.flatMap { $0.isEmpty ? nil : $0 }
+            let end = windowEnd.flatMap { $0.isEmpty ? nil : $0 }
             if start == nil, end == nil { return nil }
             guard let start, let end, let from = DailyWindow.minute(start), let to = DailyWindow.minute(end) else {
                 throw .invalid(field: "window", "Give the window's start and end as HH:MM.")
@@ -422,10 +489,12 @@ public struct QuestDraft: Sendable, Equatable {
             return try DateWindow.day(endDate, field: "endDate")
         }
         try v.finish()
-        let spec = QuestSpec(title: title, description: description, goal: goal!, target: target!, period: period ?? nil,
-                                 dailyMinimumMinutes: dailyMinimumMinutes, withinMinutes: withinMinutes, learningApps: learningApps,
-                                 rewardApps: rewardApps, bonusPercent: bonusPercent ?? 10, weekdays: Set(weekdays), window: window ?? nil,
-                                 startDay: startDay!, endDay: endDay ?? nil, assignee: assignee).normalized
+        let spec = QuestSpec(
+            title: title, description: description, goal: goal!, target: target!, period: period ?? nil,
+            dailyMinimumMinutes: dailyMinimumMinutes, withinMinutes: withinMinutes, learningApps: learningApps,
+            rewardApps: rewardApps, bonusPercent: bonusPercent ?? 10, weekdays: Set(weekdays), window: window ?? nil,
+            startDay: startDay!, endDay: endDay ?? nil, assignee: assignee
+        ).normalized
         try spec.validate(catalog: catalog, today: today)
         return spec
     }

@@ -14,8 +14,10 @@ public struct QuestCard: Sendable, Equatable {
     public let percent: Int
     public let periodText: String
 
-    public init(spec: QuestSpec, status: QuestStatus, progress: QuestProgress, completedThisPeriod: Bool, today: LocalDay,
-                appNames: [String: String]) {
+    public init(
+        spec: QuestSpec, status: QuestStatus, progress: QuestProgress, completedThisPeriod: Bool, today: LocalDay,
+        appNames: [String: String]
+    ) {
         if status == .paused {
             state = .paused
         } else if today < spec.startDay {
@@ -33,21 +35,31 @@ public struct QuestCard: Sendable, Equatable {
 
     /// One sentence for what the quest asks.
     public static func summary(_ spec: QuestSpec, appNames: [String: String]) -> String {
-        let apps = spec.learningApps.isEmpty ? "learning apps" : spec.learningApps.map { appNames[$0] ?? $0 }.joined(separator: ", ")
+        let apps =
+            spec.learningApps.isEmpty
+            ? "learning apps" : spec.learningApps.map { appNames[$0] ?? $0 }.joined(separator: ", ")
         let per = spec.period == .week ? "this week" : spec.period == .challenge ? "by the end date" : "today"
         var text: String
         switch spec.goal {
         case .dailyMinutes: text = "Use \(apps) for \(spec.target) minutes a day"
         case .weeklyMinutes: text = "Complete \(spec.target) minutes of learning this week"
         case .specificApps: text = "Practice \(apps) for \(spec.target) minutes \(per)"
-        case .streak: text = "Learn at least \(spec.dailyMinimumMinutes ?? 1) minutes a day for \(spec.target) days in a row"
+        case .streak:
+            text = "Learn at least \(spec.dailyMinimumMinutes ?? 1) minutes a day for \(spec.target) days in a row"
         case .pointsTarget: text = "Earn \(spec.target) points \(per)"
         case .appDiversity: text = "Use \(spec.target) different learning apps \(per)"
-        case .dailyConsistency: text = "Learn \(spec.dailyMinimumMinutes ?? 1) minutes on \(spec.target) of \(spec.weekdays.count) days this week"
-        case .timeWindow: text = "Learn \(spec.target) minutes between \(spec.window.map { "\(DailyWindow.text($0.startMinute)) and \(DailyWindow.text($0.endMinute))" } ?? "the set hours")"
-        case .efficiency: text = "Earn \(spec.target) points within \(spec.withinMinutes ?? 0) minutes of learning today"
+        case .dailyConsistency:
+            text =
+                "Learn \(spec.dailyMinimumMinutes ?? 1) minutes on \(spec.target) of \(spec.weekdays.count) days this week"
+        case .timeWindow:
+            text =
+                "Learn \(spec.target) minutes between \(spec.window.map { "\(DailyWindow.text($0.startMinute)) and \(DailyWindow.text($0.endMinute))" } ?? "the set hours")"
+        case .efficiency:
+            text = "Earn \(spec.target) points within \(spec.withinMinutes ?? 0) minutes of learning today"
         }
-        if spec.window != nil, spec.goal != .timeWindow, let window = spec.window { text += " (\(window.description) only)" }
+        if spec.window != nil, spec.goal != .timeWindow, let window = spec.window {
+            text += " (\(window.description) only)"
+        }
         return text
     }
 
@@ -57,7 +69,8 @@ public struct QuestCard: Sendable, Equatable {
         case .minutes: return "\(value) / \(progress.target) minutes"
         case .days: return "\(value) / \(progress.target) days"
         case .points:
-            return spec.goal == .efficiency ? "\(value) / \(progress.target) points in your first \(spec.withinMinutes ?? 0) minutes"
+            return spec.goal == .efficiency
+                ? "\(value) / \(progress.target) points in your first \(spec.withinMinutes ?? 0) minutes"
                 : "\(value) / \(progress.target) points"
         case .apps: return "\(value) / \(progress.target) apps"
         }

@@ -48,17 +48,23 @@ public struct UsageTimeline: Sendable {
                 if let open = current, record.start <= open.end {
                     current = (open.start, max(open.end, record.end), open.zone)
                 } else {
-                    if let open = current { Self.cut(token, open.start, open.end, open.zone, into: &pieces, midnights: &midnights) }
+                    if let open = current {
+                        Self.cut(token, open.start, open.end, open.zone, into: &pieces, midnights: &midnights)
+                    }
                     current = (record.start, record.end, record.zone.timeZone)
                 }
             }
-            if let open = current { Self.cut(token, open.start, open.end, open.zone, into: &pieces, midnights: &midnights) }
+            if let open = current {
+                Self.cut(token, open.start, open.end, open.zone, into: &pieces, midnights: &midnights)
+            }
         }
         self.pieces = pieces.sorted { ($0.start, $0.token) < ($1.start, $1.token) }
     }
 
-    private static func cut(_ token: String, _ start: Date, _ end: Date, _ zone: TimeZone, into pieces: inout [UsagePiece],
-                            midnights: inout DayStarts) {
+    private static func cut(
+        _ token: String, _ start: Date, _ end: Date, _ zone: TimeZone, into pieces: inout [UsagePiece],
+        midnights: inout DayStarts
+    ) {
         var from = start
         while from < end {
             let day = LocalDay(from, in: zone)
@@ -78,7 +84,9 @@ public struct UsageTimeline: Sendable {
         }
         return seconds.map { key, total in
             let minutes = Int(total / 60)
-            return DayEarning(token: key.token, day: key.day, minutes: minutes, points: minutes * (catalog[key.token]?.pointsPerMinute ?? 0))
+            return DayEarning(
+                token: key.token, day: key.day, minutes: minutes,
+                points: minutes * (catalog[key.token]?.pointsPerMinute ?? 0))
         }.sorted { ($0.day, $0.token) < ($1.day, $1.token) }
     }
 
@@ -116,7 +124,8 @@ struct DayStarts {
         } else {
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = zone
-            let components = DateComponents(year: day.year, month: day.month, day: day.day, hour: minute / 60, minute: minute % 60)
+            let components = DateComponents(
+                year: day.year, month: day.month, day: day.day, hour: minute / 60, minute: minute % 60)
             value = calendar.date(from: components) ?? day.start(in: zone).addingTimeInterval(TimeInterval(minute * 60))
         }
         cache[key] = value
@@ -173,7 +182,8 @@ extension QuestSpec {
     /// Streaks have no fixed periods (see `streakRuns`).
     public func period(containing day: LocalDay) -> PeriodWindow? {
         guard day >= startDay, endDay.map({ day <= $0 }) ?? true else { return nil }
-        let first: LocalDay, last: LocalDay
+        let first: LocalDay
+        let last: LocalDay
         switch period {
         case .day, .run: (first, last) = (day, day)
         case .week:
@@ -216,8 +226,12 @@ public struct QuestEvaluator: Sendable {
             if let window = spec.window {
                 let from = instants.instant(piece.day, minute: window.startMinute, zone: piece.zone)
                 let to = instants.instant(piece.day, minute: window.endMinute, zone: piece.zone)
-                let start = max(piece.start, from), end = min(piece.end, to)
-                if start < end { result.append(UsagePiece(token: piece.token, day: piece.day, start: start, end: end, zone: piece.zone)) }
+                let start = max(piece.start, from)
+                let end = min(piece.end, to)
+                if start < end {
+                    result.append(
+                        UsagePiece(token: piece.token, day: piece.day, start: start, end: end, zone: piece.zone))
+                }
             } else {
                 result.append(piece)
             }
@@ -280,25 +294,36 @@ public struct QuestEvaluator: Sendable {
     /// (inactive weekdays neither count nor break it; today not yet met does not break it).
     /// Each run that reaches the target completes once, on that day, and the count starts
     /// again. Returns the completed runs and the current one.
-    public func streakRuns(_ spec: QuestSpec, through today: LocalDay) -> (completed: [QuestProgress], current: QuestProgress) {
+    public func streakRuns(_ spec: QuestSpec, through today: LocalDay) -> (
+        completed: [QuestProgress], current: QuestProgress
+    ) {
         let last = spec.endDay.map { min($0, today) } ?? today
         let byAppDay = secondsByAppDay(counted(spec, first: spec.startDay, last: last))
         let minutes = minutesByDay(byAppDay)
         var pointsByDay: [LocalDay: Int] = [:]
-        for (key, value) in byAppDay { pointsByDay[key.day, default: 0] += Int(value / 60) * (catalog[key.token]?.pointsPerMinute ?? 0) }
+        for (key, value) in byAppDay {
+            pointsByDay[key.day, default: 0] += Int(value / 60) * (catalog[key.token]?.pointsPerMinute ?? 0)
+        }
         let minimum = spec.dailyMinimumMinutes ?? 1
         var completed: [QuestProgress] = []
-        var run = 0, runStart = spec.startDay, runPoints = 0
+        var run = 0
+        var runStart = spec.startDay
+        var runPoints = 0
         var day = spec.startDay
         while day <= last {
             if spec.weekdays.contains(day.isoWeekday) {
                 if (minutes[day] ?? 0) >= minimum {
-                    if run == 0 { runStart = day; runPoints = 0 }
+                    if run == 0 {
+                        runStart = day
+                        runPoints = 0
+                    }
                     run += 1
                     runPoints += pointsByDay[day] ?? 0
                     if run == spec.target {
-                        completed.append(QuestProgress(period: PeriodWindow(first: day, last: day), value: run, target: spec.target,
-                                                       unit: .days, points: runPoints))
+                        completed.append(
+                            QuestProgress(
+                                period: PeriodWindow(first: day, last: day), value: run, target: spec.target,
+                                unit: .days, points: runPoints))
                         run = 0
                     }
                 } else if day < today {
@@ -307,8 +332,9 @@ public struct QuestEvaluator: Sendable {
             }
             day = day.adding(days: 1)
         }
-        let current = QuestProgress(period: PeriodWindow(first: run == 0 ? today : runStart, last: today), value: run,
-                                    target: spec.target, unit: .days, points: run == 0 ? 0 : runPoints)
+        let current = QuestProgress(
+            period: PeriodWindow(first: run == 0 ? today : runStart, last: today), value: run,
+            target: spec.target, unit: .days, points: run == 0 ? 0 : runPoints)
         return (completed, current)
     }
 

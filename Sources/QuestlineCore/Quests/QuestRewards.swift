@@ -32,10 +32,14 @@ public struct RedemptionRules: Sendable, Equatable, Codable {
         self.maxMinutes = maxMinutes
     }
 
-    public static func validated(pointsPerMinute: Int, minMinutes: Int, maxMinutes: Int) throws(DomainError) -> RedemptionRules {
+    public static func validated(pointsPerMinute: Int, minMinutes: Int, maxMinutes: Int) throws(DomainError)
+        -> RedemptionRules
+    {
         var v = FieldValidation()
         v.check { () throws(DomainError) in
-            guard (1...1000).contains(pointsPerMinute) else { throw .invalid(field: "pointsPerMinute", "Use 1 to 1000 points per reward minute.") }
+            guard (1...1000).contains(pointsPerMinute) else {
+                throw .invalid(field: "pointsPerMinute", "Use 1 to 1000 points per reward minute.")
+            }
         }
         v.check { () throws(DomainError) in
             guard (1...240).contains(minMinutes) else { throw .invalid(field: "minMinutes", "Use 1 to 240 minutes.") }
@@ -131,9 +135,10 @@ extension UnlockLedger {
     public static func perApp(_ balances: [GrantBalance]) -> [GrantBalance] {
         Dictionary(grouping: balances, by: \.grant.token).values.compactMap { group -> GrantBalance? in
             guard let first = group.min(by: { $0.grant.startsAt < $1.grant.startsAt }) else { return nil }
-            let merged = UnlockGrant(id: first.grant.id, token: first.grant.token, minutes: group.reduce(0) { $0 + $1.grant.minutes },
-                                     startsAt: first.grant.startsAt, expiresAt: group.map(\.grant.expiresAt).max()!,
-                                     challengeID: group.count == 1 ? first.grant.challengeID : nil)
+            let merged = UnlockGrant(
+                id: first.grant.id, token: first.grant.token, minutes: group.reduce(0) { $0 + $1.grant.minutes },
+                startsAt: first.grant.startsAt, expiresAt: group.map(\.grant.expiresAt).max()!,
+                challengeID: group.count == 1 ? first.grant.challengeID : nil)
             return GrantBalance(grant: merged, secondsLeft: group.reduce(0) { $0 + $1.secondsLeft })
         }.sorted { ($0.grant.startsAt, $0.grant.token) < ($1.grant.startsAt, $1.grant.token) }
     }
@@ -163,11 +168,14 @@ public struct QuestBadge: Sendable, Equatable {
     /// The six starter badges.
     public static let all: [QuestBadge] = [
         QuestBadge(id: "first-quest", title: "First Quest", icon: "🏁", criterion: .challengesCompleted, threshold: 1),
-        QuestBadge(id: "quest-master", title: "Quest Master", icon: "👑", criterion: .challengesCompleted, threshold: 10),
+        QuestBadge(
+            id: "quest-master", title: "Quest Master", icon: "👑", criterion: .challengesCompleted, threshold: 10),
         QuestBadge(id: "on-a-roll", title: "On a Roll", icon: "🔥", criterion: .streakDays, threshold: 3),
         QuestBadge(id: "week-warrior", title: "Week Warrior", icon: "🗓️", criterion: .streakDays, threshold: 7),
-        QuestBadge(id: "hour-of-learning", title: "Hour of Learning", icon: "⏱️", criterion: .learningMinutes, threshold: 60),
-        QuestBadge(id: "point-collector", title: "Point Collector", icon: "💎", criterion: .pointsEarned, threshold: 500),
+        QuestBadge(
+            id: "hour-of-learning", title: "Hour of Learning", icon: "⏱️", criterion: .learningMinutes, threshold: 60),
+        QuestBadge(
+            id: "point-collector", title: "Point Collector", icon: "💎", criterion: .pointsEarned, threshold: 500),
     ]
 }
 
@@ -182,7 +190,8 @@ public struct QuestStats: Sendable, Equatable {
     /// Earned and bonus points, all time (redemptions and adjustments do not count).
     public let pointsEarned: Int
 
-    public init(challengesCompleted: Int, bestStreak: Int, currentStreak: Int, learningMinutes: Int, pointsEarned: Int) {
+    public init(challengesCompleted: Int, bestStreak: Int, currentStreak: Int, learningMinutes: Int, pointsEarned: Int)
+    {
         self.challengesCompleted = challengesCompleted
         self.bestStreak = bestStreak
         self.currentStreak = currentStreak

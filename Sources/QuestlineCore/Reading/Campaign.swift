@@ -14,8 +14,11 @@ public struct Campaign: Codable, Sendable, Equatable {
     /// Shown to readers, e.g. "Read every day in May".
     public var title: String?
 
-    public init(id: String, startDay: LocalDay, endDay: LocalDay, goalDays: Int, claimUntilDay: LocalDay, removeAfterDay: LocalDay,
-                continueActiveStreakAfterEnd: Bool = false, freezes: Int = 0, title: String? = nil) {
+    public init(
+        id: String, startDay: LocalDay, endDay: LocalDay, goalDays: Int, claimUntilDay: LocalDay,
+        removeAfterDay: LocalDay,
+        continueActiveStreakAfterEnd: Bool = false, freezes: Int = 0, title: String? = nil
+    ) {
         self.id = id
         self.startDay = startDay
         self.endDay = endDay
@@ -47,15 +50,29 @@ public struct Campaign: Codable, Sendable, Equatable {
     /// Checks the dates and numbers make a campaign; each problem names its field.
     public func validate() throws(DomainError) {
         var issues: [FieldIssue] = []
-        if id.isEmpty || id.count > 64 || !id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+        if id.isEmpty || id.count > 64
+            || !id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        {
             issues.append(FieldIssue(field: "id", message: "Use 1 to 64 letters, digits, dashes or underscores."))
         }
-        if endDay < startDay { issues.append(FieldIssue(field: "endDay", message: "The end day is before the start day.")) }
-        if goalDays < 1 || goalDays > startDay.days(until: endDay) + 1 {
-            issues.append(FieldIssue(field: "goalDays", message: "The goal must be between 1 and the \(startDay.days(until: endDay) + 1) days of the challenge."))
+        if endDay < startDay {
+            issues.append(FieldIssue(field: "endDay", message: "The end day is before the start day."))
         }
-        if claimUntilDay < endDay { issues.append(FieldIssue(field: "claimUntilDay", message: "Claiming must stay open at least until the end day.")) }
-        if removeAfterDay < claimUntilDay { issues.append(FieldIssue(field: "removeAfterDay", message: "The widget cannot go before claiming closes.")) }
+        if goalDays < 1 || goalDays > startDay.days(until: endDay) + 1 {
+            issues.append(
+                FieldIssue(
+                    field: "goalDays",
+                    message:
+                        "The goal must be between 1 and the \(startDay.days(until: endDay) + 1) days of the challenge.")
+            )
+        }
+        if claimUntilDay < endDay {
+            issues.append(
+                FieldIssue(field: "claimUntilDay", message: "Claiming must stay open at least until the end day."))
+        }
+        if removeAfterDay < claimUntilDay {
+            issues.append(FieldIssue(field: "removeAfterDay", message: "The widget cannot go before claiming closes."))
+        }
         if freezes < 0 || freezes > 10 { issues.append(FieldIssue(field: "freezes", message: "Use 0 to 10 freezes.")) }
         if !issues.isEmpty { throw .invalid(issues) }
     }
@@ -84,8 +101,9 @@ public struct Campaign: Codable, Sendable, Equatable {
     /// A demo campaign around `today` (started 10 days ago, 30 days long, goal 25, 2 freezes),
     /// so a newcomer sees live states.
     public static func demo(today: LocalDay) -> Campaign {
-        Campaign(id: "demo", startDay: today.adding(days: -10), endDay: today.adding(days: 19), goalDays: 25,
-                 claimUntilDay: today.adding(days: 60), removeAfterDay: today.adding(days: 60), freezes: 2,
-                 title: "Demo challenge: read 25 days in a row")
+        Campaign(
+            id: "demo", startDay: today.adding(days: -10), endDay: today.adding(days: 19), goalDays: 25,
+            claimUntilDay: today.adding(days: 60), removeAfterDay: today.adding(days: 60), freezes: 2,
+            title: "Demo challenge: read 25 days in a row")
     }
 }

@@ -47,7 +47,8 @@ public struct ReadingHistory: Codable, Sendable, Equatable {
                 throw .invalid(field: "reads[\(index)].timeZone", "\"\(read.timeZone)\" is not an IANA time zone.")
             }
         }
-        return ReaderStatus(loggedIn: loggedIn ?? true, joinDay: joinedAt.map { LocalDay($0, in: timeZone.timeZone) },
-                            completedOn: nil, claimed: false, readDays: days)
+        return ReaderStatus(
+            loggedIn: loggedIn ?? true, joinDay: joinedAt.map { LocalDay($0, in: timeZone.timeZone) },
+            completedOn: nil, claimed: false, readDays: days)
     }
 }

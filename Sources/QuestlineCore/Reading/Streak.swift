@@ -47,7 +47,9 @@ public struct StreakSummary: Sendable, Equatable {
                 if run == 0 { runStartNumber = day }
                 run += 1
                 best = max(best, run)
-                if completedNumber == nil, run >= campaign.goalDays, day <= endNumber || campaign.continueActiveStreakAfterEnd {
+                if completedNumber == nil, run >= campaign.goalDays,
+                    day <= endNumber || campaign.continueActiveStreakAfterEnd
+                {
                     completedNumber = day
                 }
             } else if day < todayNumber {
@@ -74,6 +76,10 @@ public struct StreakSummary: Sendable, Equatable {
         frozenDays = frozen
         self.readDays = readCount
         self.completedOn = completedOn
-        if let joinDay, let runStart, run > 0 { streakStartedBeforeJoining = runStart < joinDay } else { streakStartedBeforeJoining = false }
+        if let joinDay, let runStart, run > 0 {
+            streakStartedBeforeJoining = runStart < joinDay
+        } else {
+            streakStartedBeforeJoining = false
+        }
     }
 }

@@ -27,7 +27,10 @@ public struct ReaderStatus: Sendable, Equatable {
     /// Local days with at least one read.
     public var readDays: Set<LocalDay>
 
-    public init(loggedIn: Bool = true, joinDay: LocalDay? = nil, completedOn: LocalDay? = nil, claimed: Bool = false, readDays: Set<LocalDay> = []) {
+    public init(
+        loggedIn: Bool = true, joinDay: LocalDay? = nil, completedOn: LocalDay? = nil, claimed: Bool = false,
+        readDays: Set<LocalDay> = []
+    ) {
         self.loggedIn = loggedIn
         self.joinDay = joinDay
         self.completedOn = completedOn
@@ -84,7 +87,9 @@ public enum ReadingWidget {
         status.completedOn ?? (status.joinDay != nil ? summary.completedOn : nil)
     }
 
-    public static func state(campaign: Campaign, status: ReaderStatus, summary: StreakSummary, today: LocalDay) -> WidgetState {
+    public static func state(campaign: Campaign, status: ReaderStatus, summary: StreakSummary, today: LocalDay)
+        -> WidgetState
+    {
         let completed = completion(status: status, summary: summary)
         if today > campaign.removeAfterDay { return .removed }
         if today < campaign.startDay { return .notLiveYet }
@@ -98,18 +103,21 @@ public enum ReadingWidget {
         }
         if summary.current == 0 { return .enrolledNotStarted }
         if summary.yesterdayFrozen, !summary.readToday { return .freezeApplied }
-        if status.joinDay == today, summary.streakStartedBeforeJoining, !summary.readToday { return .enrolledWithStreakNotReadToday }
+        if status.joinDay == today, summary.streakStartedBeforeJoining, !summary.readToday {
+            return .enrolledWithStreakNotReadToday
+        }
         return summary.readToday ? .streakReadToday : .streakNotReadToday
     }
 
     public static func model(campaign: Campaign, status: ReaderStatus, today: LocalDay) -> WidgetModel {
-        let summary = StreakSummary(campaign: campaign, readDays: status.readDays, today: today, joinDay: status.joinDay)
+        let summary = StreakSummary(
+            campaign: campaign, readDays: status.readDays, today: today, joinDay: status.joinDay)
         let state = state(campaign: campaign, status: status, summary: summary, today: today)
         let shown: Int
         switch state {
         case .removed, .notLiveYet, .concludedNoStreak: shown = 0
         case .concludedIncomplete: shown = summary.best
-        case .completed: shown = max(summary.best, campaign.goalDays) // the goal reached, even after a cleared history
+        case .completed: shown = max(summary.best, campaign.goalDays)  // the goal reached, even after a cleared history
         default: shown = summary.current
         }
         let restart = state == .enrolledNotStarted && summary.best > 0
@@ -120,13 +128,16 @@ public enum ReadingWidget {
         let palette = WidgetContent.palette[state.family]!
         let colors = palette[((offset % palette.count) + palette.count) % palette.count]
         let values: [String: String] = [
-            "streak": String(shown), "goal": String(campaign.goalDays), "remaining": String(max(campaign.goalDays - shown, 0)),
+            "streak": String(shown), "goal": String(campaign.goalDays),
+            "remaining": String(max(campaign.goalDays - shown, 0)),
             "freezes": String(summary.freezesLeft), "start": campaign.startDay.iso, "end": campaign.endDay.iso,
-            "claimUntil": campaign.claimUntilDay.iso, "daysToStart": String(max(today.days(until: campaign.startDay), 0)),
+            "claimUntil": campaign.claimUntilDay.iso,
+            "daysToStart": String(max(today.days(until: campaign.startDay), 0)),
             "days": shown == 1 ? "day" : "days",
         ]
         return WidgetModel(
-            campaignId: campaign.id, state: state, streak: shown, goalDays: campaign.goalDays, freezesLeft: summary.freezesLeft,
+            campaignId: campaign.id, state: state, streak: shown, goalDays: campaign.goalDays,
+            freezesLeft: summary.freezesLeft,
             readToday: summary.readToday,
             copy: WidgetCopy(title: fill(variant.title, values), body: fill(variant.body, values)),
             illustration: variant.illustration,
@@ -136,8 +147,10 @@ public enum ReadingWidget {
     }
 
     static func ctas(state: WidgetState, campaign: Campaign, status: ReaderStatus, today: LocalDay) -> [WidgetCTA] {
-        let read = [WidgetCTA(kind: .search, label: "Search Wikipedia", target: "/reading/search"),
-                    WidgetCTA(kind: .random, label: "Random article", target: "/reading/random")]
+        let read = [
+            WidgetCTA(kind: .search, label: "Search Wikipedia", target: "/reading/search"),
+            WidgetCTA(kind: .random, label: "Random article", target: "/reading/random"),
+        ]
         switch state {
         case .notEnrolled, .notEnrolledWithStreak:
             return status.loggedIn
@@ -189,63 +202,124 @@ public enum WidgetContent {
         return table[state]!
     }
 
-    public static let illustrations = ["globe-wave", "globe-sleep", "globe-book", "globe-flame", "globe-trophy", "globe-ice",
-                                       "globe-calendar", "globe-star", "globe-moon"]
+    public static let illustrations = [
+        "globe-wave", "globe-sleep", "globe-book", "globe-flame", "globe-trophy", "globe-ice",
+        "globe-calendar", "globe-star", "globe-moon",
+    ]
 
     static let restartVariants = [
-        Variant(title: "Start again today", body: "Your streak ended, but the challenge goes on. Read an article to start a new one.", illustration: "globe-book"),
-        Variant(title: "A fresh start", body: "Streaks can restart any day until {end}. Open an article today.", illustration: "globe-star"),
+        Variant(
+            title: "Start again today",
+            body: "Your streak ended, but the challenge goes on. Read an article to start a new one.",
+            illustration: "globe-book"),
+        Variant(
+            title: "A fresh start", body: "Streaks can restart any day until {end}. Open an article today.",
+            illustration: "globe-star"),
     ]
 
     static let table: [WidgetState: [Variant]] = [
-        .removed: [Variant(title: "The challenge is over", body: "Thanks for reading with us.", illustration: "globe-moon")],
+        .removed: [
+            Variant(title: "The challenge is over", body: "Thanks for reading with us.", illustration: "globe-moon")
+        ],
         .notLiveYet: [
-            Variant(title: "A reading challenge is coming", body: "It starts on {start}: read every day, {goal} days in a row.", illustration: "globe-calendar"),
-            Variant(title: "Get ready to read", body: "{daysToStart} days until the challenge starts on {start}.", illustration: "globe-book"),
+            Variant(
+                title: "A reading challenge is coming",
+                body: "It starts on {start}: read every day, {goal} days in a row.", illustration: "globe-calendar"),
+            Variant(
+                title: "Get ready to read", body: "{daysToStart} days until the challenge starts on {start}.",
+                illustration: "globe-book"),
         ],
         .completed: [
-            Variant(title: "Challenge complete!", body: "You read {goal} days in a row. Claim your prize by {claimUntil}.", illustration: "globe-trophy"),
-            Variant(title: "You did it!", body: "{streak} days of reading. Your badge is in Activity.", illustration: "globe-star"),
-            Variant(title: "A reading champion", body: "Goal reached: {goal} days. Well read!", illustration: "globe-trophy"),
+            Variant(
+                title: "Challenge complete!", body: "You read {goal} days in a row. Claim your prize by {claimUntil}.",
+                illustration: "globe-trophy"),
+            Variant(
+                title: "You did it!", body: "{streak} days of reading. Your badge is in Activity.",
+                illustration: "globe-star"),
+            Variant(
+                title: "A reading champion", body: "Goal reached: {goal} days. Well read!", illustration: "globe-trophy"
+            ),
         ],
         .notEnrolled: [
-            Variant(title: "Join the reading challenge", body: "Read an article every day, {goal} days in a row, before {end}.", illustration: "globe-wave"),
-            Variant(title: "Can you read {goal} days in a row?", body: "Join the challenge and build a daily habit.", illustration: "globe-book"),
-            Variant(title: "A challenge for curious minds", body: "One article a day. {goal} days. Join now.", illustration: "globe-star"),
+            Variant(
+                title: "Join the reading challenge",
+                body: "Read an article every day, {goal} days in a row, before {end}.", illustration: "globe-wave"),
+            Variant(
+                title: "Can you read {goal} days in a row?", body: "Join the challenge and build a daily habit.",
+                illustration: "globe-book"),
+            Variant(
+                title: "A challenge for curious minds", body: "One article a day. {goal} days. Join now.",
+                illustration: "globe-star"),
         ],
         .notEnrolledWithStreak: [
-            Variant(title: "You're on a {streak}-day streak", body: "It counts for the challenge. Join to keep it going to {goal}.", illustration: "globe-flame"),
-            Variant(title: "{streak} days and counting", body: "Join the challenge: your streak since {start} already counts.", illustration: "globe-flame"),
+            Variant(
+                title: "You're on a {streak}-day streak",
+                body: "It counts for the challenge. Join to keep it going to {goal}.", illustration: "globe-flame"),
+            Variant(
+                title: "{streak} days and counting",
+                body: "Join the challenge: your streak since {start} already counts.", illustration: "globe-flame"),
         ],
         .concludedNoStreak: [
-            Variant(title: "The challenge has ended", body: "Keep reading: there will be other challenges.", illustration: "globe-moon"),
+            Variant(
+                title: "The challenge has ended", body: "Keep reading: there will be other challenges.",
+                illustration: "globe-moon"),
             Variant(title: "That's a wrap", body: "The reading challenge ended on {end}.", illustration: "globe-sleep"),
         ],
         .concludedIncomplete: [
-            Variant(title: "The challenge has ended", body: "Your best streak was {streak} {days}. That's something to be proud of.", illustration: "globe-star"),
-            Variant(title: "Well read", body: "You reached {streak} {days} in a row. See you at the next challenge.", illustration: "globe-book"),
+            Variant(
+                title: "The challenge has ended",
+                body: "Your best streak was {streak} {days}. That's something to be proud of.",
+                illustration: "globe-star"),
+            Variant(
+                title: "Well read", body: "You reached {streak} {days} in a row. See you at the next challenge.",
+                illustration: "globe-book"),
         ],
         .enrolledNotStarted: [
-            Variant(title: "You're in! Start reading", body: "Open an article today to start your streak.", illustration: "globe-book"),
-            Variant(title: "Day one starts with one article", body: "Read anything you like to begin your {goal}-day streak.", illustration: "globe-wave"),
+            Variant(
+                title: "You're in! Start reading", body: "Open an article today to start your streak.",
+                illustration: "globe-book"),
+            Variant(
+                title: "Day one starts with one article",
+                body: "Read anything you like to begin your {goal}-day streak.", illustration: "globe-wave"),
         ],
         .freezeApplied: [
-            Variant(title: "Streak saved: {streak} {days}", body: "You missed yesterday, so a freeze kept your streak. {freezes} left. Read today to keep going.", illustration: "globe-ice"),
-            Variant(title: "A freeze saved your streak", body: "Still {streak} {days}. Freezes left: {freezes}. Don't miss today.", illustration: "globe-ice"),
+            Variant(
+                title: "Streak saved: {streak} {days}",
+                body: "You missed yesterday, so a freeze kept your streak. {freezes} left. Read today to keep going.",
+                illustration: "globe-ice"),
+            Variant(
+                title: "A freeze saved your streak",
+                body: "Still {streak} {days}. Freezes left: {freezes}. Don't miss today.", illustration: "globe-ice"),
         ],
         .enrolledWithStreakNotReadToday: [
-            Variant(title: "Keep your {streak}-day streak rolling", body: "You've joined with a streak already going. Read today to add to it.", illustration: "globe-flame"),
-            Variant(title: "You're on a roll", body: "{streak} days so far. One article today keeps it alive.", illustration: "globe-flame"),
+            Variant(
+                title: "Keep your {streak}-day streak rolling",
+                body: "You've joined with a streak already going. Read today to add to it.", illustration: "globe-flame"
+            ),
+            Variant(
+                title: "You're on a roll", body: "{streak} days so far. One article today keeps it alive.",
+                illustration: "globe-flame"),
         ],
         .streakReadToday: [
-            Variant(title: "{streak} {days} in a row", body: "Today's read is done. {remaining} to go.", illustration: "globe-flame"),
-            Variant(title: "Done for today", body: "Streak: {streak} of {goal}. See you tomorrow.", illustration: "globe-star"),
-            Variant(title: "Nice reading!", body: "{streak} {days} down, {remaining} to go.", illustration: "globe-book"),
+            Variant(
+                title: "{streak} {days} in a row", body: "Today's read is done. {remaining} to go.",
+                illustration: "globe-flame"),
+            Variant(
+                title: "Done for today", body: "Streak: {streak} of {goal}. See you tomorrow.",
+                illustration: "globe-star"),
+            Variant(
+                title: "Nice reading!", body: "{streak} {days} down, {remaining} to go.", illustration: "globe-book"),
         ],
         .streakNotReadToday: [
-            Variant(title: "{streak}-day streak", body: "Read an article today to keep it going.", illustration: "globe-flame"),
-            Variant(title: "Don't break the chain", body: "{streak} {days} so far. Today's article is waiting.", illustration: "globe-book"),
-            Variant(title: "Your streak: {streak}", body: "{remaining} days to go. Read something today.", illustration: "globe-wave"),
+            Variant(
+                title: "{streak}-day streak", body: "Read an article today to keep it going.",
+                illustration: "globe-flame"),
+            Variant(
+                title: "Don't break the chain", body: "{streak} {days} so far. Today's article is waiting.",
+                illustration: "globe-book"),
+            Variant(
+                title: "Your streak: {streak}", body: "{remaining} days to go. Read something today.",
+                illustration: "globe-wave"),
         ],
     ]
 

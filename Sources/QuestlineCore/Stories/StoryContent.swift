@@ -77,7 +77,10 @@ public struct Story: Sendable, Equatable, Codable {
     public let reward: StoryReward
     public let chapters: [StoryChapter]
 
-    public init(id: String, title: String, track: String, description: String, cover: String, reward: StoryReward, chapters: [StoryChapter]) {
+    public init(
+        id: String, title: String, track: String, description: String, cover: String, reward: StoryReward,
+        chapters: [StoryChapter]
+    ) {
         self.id = id
         self.title = title
         self.track = track
@@ -97,7 +100,10 @@ public struct StoryBadge: Sendable, Equatable, Codable {
     public let metric: AchievementMetric?
     public let target: Int?
 
-    public init(id: String, title: String, description: String, image: String, metric: AchievementMetric? = nil, target: Int? = nil) {
+    public init(
+        id: String, title: String, description: String, image: String, metric: AchievementMetric? = nil,
+        target: Int? = nil
+    ) {
         self.id = id
         self.title = title
         self.description = description
@@ -206,13 +212,18 @@ public struct StoryContent: Sendable, Equatable, Codable {
     public var help: [HelpTopic]
 
     /// The content files, by name, and what each holds.
-    public static let files = ["states.json", "tracks.json", "stories.json", "badges.json", "achievements.json", "cards.json",
-                               "daily-tasks.json", "help.json"]
+    public static let files = [
+        "states.json", "tracks.json", "stories.json", "badges.json", "achievements.json", "cards.json",
+        "daily-tasks.json", "help.json",
+    ]
 
-    public static let empty = StoryContent(states: [], tracks: [], stories: [], badges: [], achievements: [], cards: [], dailyTasks: [], help: [])
+    public static let empty = StoryContent(
+        states: [], tracks: [], stories: [], badges: [], achievements: [], cards: [], dailyTasks: [], help: [])
 
-    public init(states: [StoryState], tracks: [RaceTrack], stories: [Story], badges: [StoryBadge], achievements: [Achievement],
-                cards: [TradingCard], dailyTasks: [DailyTask], help: [HelpTopic]) {
+    public init(
+        states: [StoryState], tracks: [RaceTrack], stories: [Story], badges: [StoryBadge], achievements: [Achievement],
+        cards: [TradingCard], dailyTasks: [DailyTask], help: [HelpTopic]
+    ) {
         self.states = states
         self.tracks = tracks
         self.stories = stories
@@ -226,7 +237,8 @@ public struct StoryContent: Sendable, Equatable, Codable {
     /// Decodes and validates the content files (name → bytes); `assetExists` says whether an
     /// image or video path the content names is shipped. Returns every problem found, each
     /// with its file and path, or the content: never part of it.
-    public static func load(files: [String: Data], assetExists: (String) -> Bool) -> Result<StoryContent, ContentIssues> {
+    public static func load(files: [String: Data], assetExists: (String) -> Bool) -> Result<StoryContent, ContentIssues>
+    {
         var issues: [ContentIssue] = []
         func decode<T: Decodable>(_ file: String, as type: T.Type) -> T? {
             guard let data = files[file] else {
@@ -248,11 +260,14 @@ public struct StoryContent: Sendable, Equatable, Codable {
         let cards = decode("cards.json", as: [TradingCard].self)
         let tasks = decode("daily-tasks.json", as: [DailyTask].self)
         let help = decode("help.json", as: [HelpTopic].self)
-        guard issues.isEmpty, let states, let tracks, let stories, let badges, let achievements, let cards, let tasks, let help else {
+        guard issues.isEmpty, let states, let tracks, let stories, let badges, let achievements, let cards, let tasks,
+            let help
+        else {
             return .failure(ContentIssues(issues: issues))
         }
-        let content = StoryContent(states: states, tracks: tracks, stories: stories, badges: badges, achievements: achievements,
-                                   cards: cards, dailyTasks: tasks, help: help)
+        let content = StoryContent(
+            states: states, tracks: tracks, stories: stories, badges: badges, achievements: achievements,
+            cards: cards, dailyTasks: tasks, help: help)
         let problems = content.problems(assetExists: assetExists)
         return problems.isEmpty ? .success(content) : .failure(ContentIssues(issues: problems))
     }
@@ -268,25 +283,31 @@ public struct StoryContent: Sendable, Equatable, Codable {
             check(!trimmed.isEmpty && trimmed.count <= max, file, path, "Give 1 to \(max) characters.")
         }
         func asset(_ value: String, _ file: String, _ path: String) {
-            let safe = !value.isEmpty && !value.contains("..") && !value.hasPrefix("/") && !value.contains("://")
+            let safe =
+                !value.isEmpty && !value.contains("..") && !value.hasPrefix("/") && !value.contains("://")
                 && value.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 }
             check(safe, file, path, "Name a file shipped with the content (a relative path, no URLs).")
             if safe { check(assetExists(value), file, path, "\(value) is not in the content's assets.") }
         }
         func id(_ value: String, _ file: String, _ path: String) {
-            check((1...64).contains(value.count) && value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") },
-                  file, path, "Use 1 to 64 letters, digits, - or _.")
+            check(
+                (1...64).contains(value.count)
+                    && value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") },
+                file, path, "Use 1 to 64 letters, digits, - or _.")
         }
         func unique<T>(_ items: [T], _ key: (T) -> String, _ file: String, _ field: String) {
             var seen = Set<String>()
             for (index, item) in items.enumerated() where !seen.insert(key(item)).inserted {
-                issues.append(ContentIssue(file: file, path: "[\(index)].\(field)", message: "\(key(item)) is used twice."))
+                issues.append(
+                    ContentIssue(file: file, path: "[\(index)].\(field)", message: "\(key(item)) is used twice."))
             }
         }
 
         unique(states, \.code, "states.json", "code")
         for (i, state) in states.enumerated() {
-            check((2...3).contains(state.code.count) && state.code.allSatisfy(\.isUppercase), "states.json", "[\(i)].code", "Use a 2- or 3-letter upper-case code.")
+            check(
+                (2...3).contains(state.code.count) && state.code.allSatisfy(\.isUppercase), "states.json",
+                "[\(i)].code", "Use a 2- or 3-letter upper-case code.")
             text(state.name, "states.json", "[\(i)].name", max: 60)
         }
         let stateCodes = Set(states.map(\.code))
@@ -295,7 +316,9 @@ public struct StoryContent: Sendable, Equatable, Codable {
             id(track.id, "tracks.json", "[\(i)].id")
             text(track.name, "tracks.json", "[\(i)].name", max: 80)
             text(track.city, "tracks.json", "[\(i)].city", max: 80)
-            check(stateCodes.contains(track.state), "tracks.json", "[\(i)].state", "\(track.state) is not in states.json.")
+            check(
+                stateCodes.contains(track.state), "tracks.json", "[\(i)].state", "\(track.state) is not in states.json."
+            )
             check((-90...90).contains(track.latitude), "tracks.json", "[\(i)].latitude", "Use -90 to 90.")
             check((-180...180).contains(track.longitude), "tracks.json", "[\(i)].longitude", "Use -180 to 180.")
         }
@@ -315,22 +338,31 @@ public struct StoryContent: Sendable, Equatable, Codable {
             text(badge.description, "badges.json", "[\(i)].description", max: 400)
             asset(badge.image, "badges.json", "[\(i)].image")
             if badge.metric != nil || badge.target != nil {
-                check(badge.metric != nil && (1...1_000_000).contains(badge.target ?? 0), "badges.json", "[\(i)].target",
-                      "A badge awarded by a count needs both metric and a target from 1 to 1000000.")
+                check(
+                    badge.metric != nil && (1...1_000_000).contains(badge.target ?? 0), "badges.json", "[\(i)].target",
+                    "A badge awarded by a count needs both metric and a target from 1 to 1000000.")
             }
         }
-        let cardIDs = Set(cards.map(\.id)), badgeIDs = Set(badges.map(\.id))
+        let cardIDs = Set(cards.map(\.id))
+        let badgeIDs = Set(badges.map(\.id))
         unique(stories, \.id, "stories.json", "id")
         for (i, story) in stories.enumerated() {
             let at = "[\(i)]"
             id(story.id, "stories.json", "\(at).id")
             text(story.title, "stories.json", "\(at).title", max: 120)
             text(story.description, "stories.json", "\(at).description", max: 1000)
-            check(trackIDs.contains(story.track), "stories.json", "\(at).track", "\(story.track) is not in tracks.json.")
+            check(
+                trackIDs.contains(story.track), "stories.json", "\(at).track", "\(story.track) is not in tracks.json.")
             asset(story.cover, "stories.json", "\(at).cover")
-            check((0...100_000).contains(story.reward.points), "stories.json", "\(at).reward.points", "Use 0 to 100000 points.")
-            if let card = story.reward.card { check(cardIDs.contains(card), "stories.json", "\(at).reward.card", "\(card) is not in cards.json.") }
-            if let badge = story.reward.badge { check(badgeIDs.contains(badge), "stories.json", "\(at).reward.badge", "\(badge) is not in badges.json.") }
+            check(
+                (0...100_000).contains(story.reward.points), "stories.json", "\(at).reward.points",
+                "Use 0 to 100000 points.")
+            if let card = story.reward.card {
+                check(cardIDs.contains(card), "stories.json", "\(at).reward.card", "\(card) is not in cards.json.")
+            }
+            if let badge = story.reward.badge {
+                check(badgeIDs.contains(badge), "stories.json", "\(at).reward.badge", "\(badge) is not in badges.json.")
+            }
             check(!story.chapters.isEmpty, "stories.json", "\(at).chapters", "A story needs at least one chapter.")
             unique(story.chapters, \.id, "stories.json", "\(at).chapters.id")
             for (c, chapter) in story.chapters.enumerated() {
@@ -350,7 +382,9 @@ public struct StoryContent: Sendable, Equatable, Codable {
             id(achievement.id, "achievements.json", "[\(i)].id")
             text(achievement.title, "achievements.json", "[\(i)].title", max: 80)
             text(achievement.description, "achievements.json", "[\(i)].description", max: 400)
-            check((1...1_000_000).contains(achievement.target), "achievements.json", "[\(i)].target", "Use a target from 1 to 1000000.")
+            check(
+                (1...1_000_000).contains(achievement.target), "achievements.json", "[\(i)].target",
+                "Use a target from 1 to 1000000.")
         }
         unique(dailyTasks, \.id, "daily-tasks.json", "id")
         for (i, task) in dailyTasks.enumerated() {
@@ -370,7 +404,8 @@ public struct StoryContent: Sendable, Equatable, Codable {
         case .keyNotFound: return "This field is required."
         case .typeMismatch(let type, _): return "Expected \(type)."
         case .valueNotFound(let type, _): return "Expected \(type), got null."
-        case .dataCorrupted(let context): return context.codingPath.isEmpty ? "Not valid JSON." : context.debugDescription
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "Not valid JSON." : context.debugDescription
         @unknown default: return "Could not be read."
         }
     }
@@ -388,9 +423,13 @@ extension StoryContent {
     public func search(_ query: String, preferredTracks: Set<String> = []) -> [Story] {
         let needle = Self.fold(query.trimmed())
         let names = Dictionary(tracks.map { ($0.id, Self.fold($0.name)) }, uniquingKeysWith: { a, _ in a })
-        let found = needle.isEmpty ? stories : stories.filter { story in
-            Self.fold(story.title).contains(needle) || (names[story.track] ?? "").contains(needle) || Self.fold(story.description).contains(needle)
-        }
+        let found =
+            needle.isEmpty
+            ? stories
+            : stories.filter { story in
+                Self.fold(story.title).contains(needle) || (names[story.track] ?? "").contains(needle)
+                    || Self.fold(story.description).contains(needle)
+            }
         return found.sorted { a, b in
             let (pa, pb) = (preferredTracks.contains(a.track), preferredTracks.contains(b.track))
             if pa != pb { return pa }

@@ -8,7 +8,9 @@ public enum UploadedImage {
     /// The content type of `bytes` if they are a JPEG, PNG or HEIC image, else nil.
     public static func contentType(of bytes: [UInt8]) -> String? {
         if bytes.count >= 3, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF { return "image/jpeg" }
-        if bytes.count >= 8, bytes.prefix(8).elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
+        if bytes.count >= 8, bytes.prefix(8).elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            return "image/png"
+        }
         // ISO base media: size, "ftyp", then a HEIF brand.
         if bytes.count >= 12, bytes[4...7].elementsEqual(Array("ftyp".utf8)) {
             let brand = String(decoding: bytes[8...11], as: UTF8.self)
@@ -21,7 +23,9 @@ public enum UploadedImage {
     public static func validate(_ bytes: [UInt8], field: String) throws(DomainError) -> String {
         guard !bytes.isEmpty else { throw .invalid(field: field, "Choose a photo to upload.") }
         guard bytes.count <= maxBytes else { throw .invalid(field: field, "The photo is larger than 5 MB.") }
-        guard let type = contentType(of: bytes) else { throw .invalid(field: field, "This file is not a JPEG, PNG or HEIC photo.") }
+        guard let type = contentType(of: bytes) else {
+            throw .invalid(field: field, "This file is not a JPEG, PNG or HEIC photo.")
+        }
         return type
     }
 }
@@ -33,30 +37,41 @@ public enum StoryRules {
     public static func comment(_ text: String) throws(DomainError) -> String {
         let body = text.trimmed()
         guard !body.isEmpty else { throw .invalid(field: "text", "Write something first.") }
-        guard body.count <= maxComment else { throw .invalid(field: "text", "Keep comments to \(maxComment) characters (this one has \(body.count)).") }
+        guard body.count <= maxComment else {
+            throw .invalid(field: "text", "Keep comments to \(maxComment) characters (this one has \(body.count)).")
+        }
         return body
     }
 
     /// The pre-story choice: at least one state and one track, all known, unless skipped.
-    public static func preferences(states: [String], tracks: [String], skip: Bool, content: StoryContent) throws(DomainError) -> (states: [String], tracks: [String]) {
+    public static func preferences(states: [String], tracks: [String], skip: Bool, content: StoryContent)
+        throws(DomainError) -> (states: [String], tracks: [String])
+    {
         if skip { return ([], []) }
         var v = FieldValidation()
-        let knownStates = Set(content.states.map(\.code)), knownTracks = Set(content.tracks.map(\.id))
+        let knownStates = Set(content.states.map(\.code))
+        let knownTracks = Set(content.tracks.map(\.id))
         v.check { () throws(DomainError) in
             guard !states.isEmpty else { throw .invalid(field: "states", "Choose at least one state, or skip.") }
-            if let unknown = states.first(where: { !knownStates.contains($0) }) { throw .invalid(field: "states", "\(unknown) is not a state we cover.") }
+            if let unknown = states.first(where: { !knownStates.contains($0) }) {
+                throw .invalid(field: "states", "\(unknown) is not a state we cover.")
+            }
         }
         v.check { () throws(DomainError) in
             guard !tracks.isEmpty else { throw .invalid(field: "tracks", "Choose at least one race track, or skip.") }
-            if let unknown = tracks.first(where: { !knownTracks.contains($0) }) { throw .invalid(field: "tracks", "\(unknown) is not a track we cover.") }
+            if let unknown = tracks.first(where: { !knownTracks.contains($0) }) {
+                throw .invalid(field: "tracks", "\(unknown) is not a track we cover.")
+            }
         }
         try v.finish()
         return (Array(Set(states)).sorted(), Array(Set(tracks)).sorted())
     }
 
     /// An achievement's progress from what the member has done.
-    public static func progress(_ metric: AchievementMetric, storiesCompleted: Int, comments: Int, selfies: Int, cards: Int, pointsEarned: Int,
-                                tasksDone: Int, chaptersRead: Int) -> Int {
+    public static func progress(
+        _ metric: AchievementMetric, storiesCompleted: Int, comments: Int, selfies: Int, cards: Int, pointsEarned: Int,
+        tasksDone: Int, chaptersRead: Int
+    ) -> Int {
         switch metric {
         case .storiesCompleted: return storiesCompleted
         case .commentsPosted: return comments

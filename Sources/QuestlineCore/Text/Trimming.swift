@@ -7,7 +7,8 @@ extension StringProtocol {
     public func trimmed(newlines: Bool = true) -> String {
         let scalars = unicodeScalars
         // Foundation's sets also hold U+200B ZERO WIDTH SPACE (a space separator in older Unicode).
-        let isSpace: (Unicode.Scalar) -> Bool = newlines
+        let isSpace: (Unicode.Scalar) -> Bool =
+            newlines
             ? { $0.properties.isWhitespace || $0 == "\u{200B}" }
             : { $0 == "\t" || $0 == "\u{200B}" || $0.properties.generalCategory == .spaceSeparator }
         guard let first = scalars.firstIndex(where: { !isSpace($0) }) else { return "" }

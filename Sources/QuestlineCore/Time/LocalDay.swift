@@ -12,7 +12,7 @@ public struct LocalDay: Hashable, Comparable, Sendable {
     /// Creates a day, or returns nil when the date does not exist in the Gregorian calendar.
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
-              day <= LocalDay.daysInMonth(year: year, month: month)
+            day <= LocalDay.daysInMonth(year: year, month: month)
         else { return nil }
         self.year = year
         self.month = month
@@ -45,7 +45,9 @@ public struct LocalDay: Hashable, Comparable, Sendable {
 
     /// `YYYY-MM-DD`.
     public var iso: String {
-        let y = String(year), m = String(month), d = String(day)
+        let y = String(year)
+        let m = String(month)
+        let d = String(day)
         return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-"
             + (m.count == 1 ? "0" + m : m) + "-" + (d.count == 1 ? "0" + d : d)
     }
@@ -91,7 +93,7 @@ public struct LocalDay: Hashable, Comparable, Sendable {
 
     /// ISO weekday: 1 = Monday ... 7 = Sunday.
     public var isoWeekday: Int {
-        let w = (dayNumber + 3) % 7 // 1970-01-01 was a Thursday (3 when Monday is 0)
+        let w = (dayNumber + 3) % 7  // 1970-01-01 was a Thursday (3 when Monday is 0)
         return (w < 0 ? w + 7 : w) + 1
     }
 
@@ -137,7 +139,8 @@ extension LocalDay: Codable {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let day = LocalDay(iso: text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Expected a date as YYYY-MM-DD, got \"\(text)\"")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "Expected a date as YYYY-MM-DD, got \"\(text)\"")
         }
         self = day
     }

@@ -17,7 +17,7 @@ public struct TimeZoneID: Hashable, Sendable, CustomStringConvertible {
             return
         }
         guard identifier == "UTC" || TimeZoneID.looksLikeIANA(identifier),
-              let zone = TimeZone(identifier: identifier), identifier == "UTC" || zone.identifier == identifier
+            let zone = TimeZone(identifier: identifier), identifier == "UTC" || zone.identifier == identifier
         else { return nil }
         self.identifier = identifier
         self.timeZone = zone
@@ -36,7 +36,8 @@ public struct TimeZoneID: Hashable, Sendable, CustomStringConvertible {
 
         func store(_ zone: TimeZoneID) {
             lock.withLock {
-                if zones.count < 1_000 { zones[zone.identifier] = zone } // only valid zones get here; a bound all the same
+                // only valid zones get here; a bound all the same
+                if zones.count < 1_000 { zones[zone.identifier] = zone }
             }
         }
     }
@@ -52,8 +53,13 @@ public struct TimeZoneID: Hashable, Sendable, CustomStringConvertible {
         let parts = id.split(separator: "/", omittingEmptySubsequences: false)
         guard (2...3).contains(parts.count) else { return false }
         return parts.allSatisfy { part in
-            guard let first = part.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
-            return part.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-+".unicodeScalars.contains($0)) }
+            guard let first = part.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else {
+                return false
+            }
+            return part.unicodeScalars.allSatisfy {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-+".unicodeScalars.contains($0))
+            }
         }
     }
 }

@@ -36,7 +36,8 @@ public struct AccountsFeature: Sendable {
 
     // MARK: Sign-up, login, logout
 
-    public func signUp(email: String, password: String, displayName: String, timeZone: String) async throws -> SignedIn {
+    public func signUp(email: String, password: String, displayName: String, timeZone: String) async throws -> SignedIn
+    {
         var validation = FieldValidation()
         let email = validation.check { () throws(DomainError) in try AccountRules.email(email) }
         let password = validation.check { () throws(DomainError) in try AccountRules.password(password) }
@@ -44,8 +45,9 @@ public struct AccountsFeature: Sendable {
         let zone = validation.check { () throws(DomainError) in try AccountRules.timeZone(timeZone) }
         try validation.finish()
         let member = try await store.accounts.createMember(
-            NewMember(id: ids.make(), email: email!, username: nil, passwordHash: try await passwords.hash(password!),
-                      displayName: name!, timeZone: zone!),
+            NewMember(
+                id: ids.make(), email: email!, username: nil, passwordHash: try await passwords.hash(password!),
+                displayName: name!, timeZone: zone!),
             now: clock.now())
         return try await startSession(for: member)
     }
@@ -53,7 +55,9 @@ public struct AccountsFeature: Sendable {
     public func logIn(login: String, password: String) async throws -> SignedIn {
         var validation = FieldValidation()
         validation.check { () throws(DomainError) in
-            if login.trimmed(newlines: false).isEmpty { throw .invalid(field: "login", "Enter your e-mail or username.") }
+            if login.trimmed(newlines: false).isEmpty {
+                throw .invalid(field: "login", "Enter your e-mail or username.")
+            }
         }
         validation.check { () throws(DomainError) in
             if password.isEmpty { throw .invalid(field: "password", "Enter your password.") }
@@ -62,7 +66,8 @@ public struct AccountsFeature: Sendable {
         // After repeated failures the account is locked for a while, doubling each time: the
         // same answer whether or not the account exists, so it reveals nothing.
         if let seconds = loginGuard.lockedFor(login) {
-            throw DomainError.tooManyRequests(retryAfter: seconds, "Too many failed attempts. Try again in \(Self.wait(seconds)).")
+            throw DomainError.tooManyRequests(
+                retryAfter: seconds, "Too many failed attempts. Try again in \(Self.wait(seconds)).")
         }
         guard let (member, hash) = try await store.accounts.credentials(login: login) else {
             _ = try await passwords.verify(password, hash: try await passwords.decoyHash())
@@ -85,7 +90,8 @@ public struct AccountsFeature: Sendable {
         let token = Secret.makeToken()
         let now = clock.now()
         let expires = now.addingTimeInterval(sessionLifetime)
-        try await store.accounts.createSession(tokenHash: Secret.digest(token), member: member.id, now: now, expiresAt: expires)
+        try await store.accounts.createSession(
+            tokenHash: Secret.digest(token), member: member.id, now: now, expiresAt: expires)
         return SignedIn(token: token, expiresAt: expires, member: member)
     }
 
@@ -99,7 +105,9 @@ public struct AccountsFeature: Sendable {
 
     /// The identity behind a bearer token or session cookie.
     public func authenticate(token: String) async throws -> Identity {
-        guard !token.isEmpty, token.count <= 128 else { return Identity(member: nil, tokenHash: nil, failure: .invalidToken) }
+        guard !token.isEmpty, token.count <= 128 else {
+            return Identity(member: nil, tokenHash: nil, failure: .invalidToken)
+        }
         let hash = Secret.digest(token)
         let now = clock.now()
         let found: (SessionRecord, MemberRecord)?
@@ -129,14 +137,23 @@ public struct AccountsFeature: Sendable {
         return target
     }
 
-    public func updateProfile(_ id: MemberID, as actor: MemberRecord, displayName: String?, timeZone: String?) async throws -> MemberRecord {
+    public func updateProfile(_ id: MemberID, as actor: MemberRecord, displayName: String?, timeZone: String?)
+        async throws -> MemberRecord
+    {
         guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }
         try AccessPolicy.check(actor.actor, .updateMember(target.scope))
         var validation = FieldValidation()
-        let name = displayName.flatMap { name in validation.check { () throws(DomainError) in try AccountRules.displayName(name) } }
-        let zone = timeZone.flatMap { zone in validation.check { () throws(DomainError) in try AccountRules.timeZone(zone) } }
+        let name = displayName.flatMap { name in
+            validation.check { () throws(DomainError) in try AccountRules.displayName(name) }
+        }
+        let zone = timeZone.flatMap { zone in
+            validation.check { () throws(DomainError) in try AccountRules.timeZone(zone) }
+        }
         try validation.finish()
-        guard let updated = try await store.accounts.updateProfile(id, displayName: name, timeZone: zone, now: clock.now()) else {
+        guard
+            let updated = try await store.accounts.updateProfile(
+                id, displayName: name, timeZone: zone, now: clock.now())
+        else {
             throw DomainError.notFound("No such member.")
         }
         sessions.forget(members: [id])
@@ -150,19 +167,24 @@ public struct AccountsFeature: Sendable {
         guard actor.householdID == nil else {
             throw DomainError.conflict(field: nil, message: "You already belong to a household.")
         }
-        let household = try await store.accounts.createHousehold(id: ids.make(), name: name, guardian: actor.id, now: clock.now())
+        let household = try await store.accounts.createHousehold(
+            id: ids.make(), name: name, guardian: actor.id, now: clock.now())
         sessions.forget(members: [actor.id])
         return household
     }
 
     public func household(_ id: HouseholdID, as actor: MemberRecord) async throws -> HouseholdRecord {
         try AccessPolicy.check(actor.actor, .readHousehold(id))
-        guard let household = try await store.accounts.household(id) else { throw DomainError.notFound("No such household.") }
+        guard let household = try await store.accounts.household(id) else {
+            throw DomainError.notFound("No such household.")
+        }
         return household
     }
 
-    public func createChild(in household: HouseholdID, as actor: MemberRecord, username: String, password: String,
-                            displayName: String, timeZone: String?) async throws -> MemberRecord {
+    public func createChild(
+        in household: HouseholdID, as actor: MemberRecord, username: String, password: String,
+        displayName: String, timeZone: String?
+    ) async throws -> MemberRecord {
         try AccessPolicy.check(actor.actor, .manageHousehold(household))
         var validation = FieldValidation()
         let username = validation.check { () throws(DomainError) in try AccountRules.username(username) }
@@ -171,19 +193,23 @@ public struct AccountsFeature: Sendable {
         let zone = validation.check { () throws(DomainError) in try AccountRules.timeZone(timeZone ?? actor.timeZone) }
         try validation.finish()
         return try await store.accounts.createChild(
-            NewMember(id: ids.make(), email: nil, username: username!, passwordHash: try await passwords.hash(password!),
-                      displayName: name!, timeZone: zone!),
+            NewMember(
+                id: ids.make(), email: nil, username: username!, passwordHash: try await passwords.hash(password!),
+                displayName: name!, timeZone: zone!),
             household: household, now: clock.now())
     }
 
     /// An invitation code (shown once) for an existing account to join as `role`.
-    public func invite(to household: HouseholdID, role: HouseholdRole, as actor: MemberRecord) async throws -> (code: String, expiresAt: Date) {
+    public func invite(to household: HouseholdID, role: HouseholdRole, as actor: MemberRecord) async throws -> (
+        code: String, expiresAt: Date
+    ) {
         try AccessPolicy.check(actor.actor, .manageHousehold(household))
         let code = Secret.makeCode()
         let now = clock.now()
         let expires = now.addingTimeInterval(invitationLifetime)
-        try await store.accounts.createInvitation(codeHash: Secret.digest(code), household: household, role: role,
-                                                  by: actor.id, now: now, expiresAt: expires)
+        try await store.accounts.createInvitation(
+            codeHash: Secret.digest(code), household: household, role: role,
+            by: actor.id, now: now, expiresAt: expires)
         return (code, expires)
     }
 
@@ -193,7 +219,8 @@ public struct AccountsFeature: Sendable {
         guard actor.householdID == nil else {
             throw DomainError.conflict(field: "code", message: "You already belong to a household.")
         }
-        let household = try await store.accounts.acceptInvitation(codeHash: Secret.digest(normalized), member: actor.id, now: clock.now())
+        let household = try await store.accounts.acceptInvitation(
+            codeHash: Secret.digest(normalized), member: actor.id, now: clock.now())
         sessions.forget(members: [actor.id])
         return household
     }

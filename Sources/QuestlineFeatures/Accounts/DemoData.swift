@@ -21,12 +21,14 @@ public enum DemoData {
         if try await store.accounts.credentials(login: guardianEmail) != nil { return [] }
         let guardianPassword = Secret.makeCode().lowercased()
         let childPassword = Secret.makeCode().lowercased()
-        let guardian = try await accounts.signUp(email: guardianEmail, password: guardianPassword,
-                                                 displayName: "Demo Guardian", timeZone: "Europe/Berlin")
+        let guardian = try await accounts.signUp(
+            email: guardianEmail, password: guardianPassword,
+            displayName: "Demo Guardian", timeZone: "Europe/Berlin")
         let household = try await accounts.createHousehold(name: "Demo family", as: guardian.member)
         let me = try await store.accounts.member(guardian.member.id)!
-        let kid = try await accounts.createChild(in: household.id, as: me, username: childUsername, password: childPassword,
-                                                 displayName: "Demo Kid", timeZone: "Europe/Berlin")
+        let kid = try await accounts.createChild(
+            in: household.id, as: me, username: childUsername, password: childPassword,
+            displayName: "Demo Kid", timeZone: "Europe/Berlin")
         try await familyQuests(store: store, configuration: configuration, guardian: me, child: kid.id)
         return [
             Account(role: "guardian", login: guardianEmail, password: guardianPassword),
@@ -36,29 +38,44 @@ public enum DemoData {
 
     /// The demo child's apps, three quests and a little usage today, so every family screen has
     /// something real to show.
-    static func familyQuests(store: Store, configuration: FeatureConfiguration, guardian: MemberRecord, child: MemberID) async throws {
+    static func familyQuests(store: Store, configuration: FeatureConfiguration, guardian: MemberRecord, child: MemberID)
+        async throws
+    {
         let quests = QuestsFeature(store: store, configuration: configuration)
         let apps: [(String, String, String, String, Int?)] = [
-            ("demo.khan-kids", "Khan Academy Kids", "📘", "learning", 2), ("demo.duolingo", "Duolingo", "🦉", "learning", 1),
+            ("demo.khan-kids", "Khan Academy Kids", "📘", "learning", 2),
+            ("demo.duolingo", "Duolingo", "🦉", "learning", 1),
             ("demo.prodigy", "Prodigy Math", "➗", "learning", 3), ("demo.minecraft", "Minecraft", "🎮", "reward", nil),
             ("demo.youtube-kids", "YouTube Kids", "📺", "reward", nil),
         ]
         for (token, name, icon, role, rate) in apps {
-            _ = try await quests.putApp(child, as: guardian, token: token, name: name, icon: icon, role: role, pointsPerMinute: rate)
+            _ = try await quests.putApp(
+                child, as: guardian, token: token, name: name, icon: icon, role: role, pointsPerMinute: rate)
         }
         let drafts = [
-            QuestDraft(title: "Learn 30 minutes today", description: "Any learning app counts.", goalType: "dailyMinutes", target: 30,
-                           rewardApps: [RewardUnlock(token: "demo.minecraft", minutes: 30)], bonusPercent: 10),
-            QuestDraft(title: "Math week", goalType: "specificApps", target: 60, period: "week", learningApps: ["demo.prodigy"],
-                           rewardApps: [RewardUnlock(token: "demo.youtube-kids", minutes: 20)], bonusPercent: 20),
-            QuestDraft(title: "Seven-day streak", goalType: "streak", target: 7, dailyMinimumMinutes: 10, bonusPercent: 25),
+            QuestDraft(
+                title: "Learn 30 minutes today", description: "Any learning app counts.", goalType: "dailyMinutes",
+                target: 30,
+                rewardApps: [RewardUnlock(token: "demo.minecraft", minutes: 30)], bonusPercent: 10),
+            QuestDraft(
+                title: "Math week", goalType: "specificApps", target: 60, period: "week",
+                learningApps: ["demo.prodigy"],
+                rewardApps: [RewardUnlock(token: "demo.youtube-kids", minutes: 20)], bonusPercent: 20),
+            QuestDraft(
+                title: "Seven-day streak", goalType: "streak", target: 7, dailyMinimumMinutes: 10, bonusPercent: 25),
         ]
         for draft in drafts { _ = try await quests.createQuest(for: child, draft: draft, as: guardian) }
         let kid = try await store.accounts.member(child)!
         let now = configuration.clock.now()
-        _ = try await quests.reportUsage(child, reports: [
-            UsageReportInput(id: "demo-1", appToken: "demo.duolingo", startedAt: now.addingTimeInterval(-3600), durationSeconds: 600, timeZone: "Europe/Berlin"),
-            UsageReportInput(id: "demo-2", appToken: "demo.prodigy", startedAt: now.addingTimeInterval(-1800), durationSeconds: 480, timeZone: "Europe/Berlin"),
-        ], as: kid)
+        _ = try await quests.reportUsage(
+            child,
+            reports: [
+                UsageReportInput(
+                    id: "demo-1", appToken: "demo.duolingo", startedAt: now.addingTimeInterval(-3600),
+                    durationSeconds: 600, timeZone: "Europe/Berlin"),
+                UsageReportInput(
+                    id: "demo-2", appToken: "demo.prodigy", startedAt: now.addingTimeInterval(-1800),
+                    durationSeconds: 480, timeZone: "Europe/Berlin"),
+            ], as: kid)
     }
 }

@@ -25,7 +25,8 @@ public struct Identity: Sendable {
         if let member { return member }
         switch failure {
         case .expired: throw .unauthenticated("Your session has expired. Please sign in again.")
-        case .invalidToken: throw .unauthenticated("This session is not valid (signed out or unknown). Please sign in again.")
+        case .invalidToken:
+            throw .unauthenticated("This session is not valid (signed out or unknown). Please sign in again.")
         case nil: throw .unauthenticated("Sign in to do this.")
         }
     }

@@ -38,7 +38,9 @@ final class SessionCache: Sendable {
     func remember(_ tokenHash: String, session: SessionRecord, member: MemberRecord, now: Date) {
         guard lifetime > 0 else { return }
         entries.withLockedValue { table in
-            if table.count >= Self.maxEntries { table = table.filter { now.timeIntervalSince($0.value.fetchedAt) < lifetime } }
+            if table.count >= Self.maxEntries {
+                table = table.filter { now.timeIntervalSince($0.value.fetchedAt) < lifetime }
+            }
             if table.count >= Self.maxEntries { table.removeAll(keepingCapacity: true) }
             table[tokenHash] = Entry(session: session, member: member, fetchedAt: now)
         }

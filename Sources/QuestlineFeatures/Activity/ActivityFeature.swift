@@ -29,21 +29,27 @@ public struct ActivityFeature: Sendable {
         clock = configuration.clock
     }
 
-
     // MARK: Saving
 
-    public func save(_ member: MemberRecord, language: String, title: String, list: String?, thumbnailURL: String?) async throws -> Bool {
+    public func save(_ member: MemberRecord, language: String, title: String, list: String?, thumbnailURL: String?)
+        async throws -> Bool
+    {
         var validation = FieldValidation()
-        let language = validation.check { () throws(DomainError) in try WikiLanguage.validate(language, field: "language") }
+        let language = validation.check { () throws(DomainError) in
+            try WikiLanguage.validate(language, field: "language")
+        }
         let title = validation.check { () throws(DomainError) in try Self.title(title, field: "title") }
         let list = validation.check { () throws(DomainError) in try Self.list(list, field: "readingList") }
         validation.check { () throws(DomainError) in
-            if let thumbnailURL, !(thumbnailURL.hasPrefix("https://") || thumbnailURL.hasPrefix("http://")) || thumbnailURL.count > 2000 {
+            if let thumbnailURL,
+                !(thumbnailURL.hasPrefix("https://") || thumbnailURL.hasPrefix("http://")) || thumbnailURL.count > 2000
+            {
                 throw .invalid(field: "thumbnailUrl", "Use an http(s) URL.")
             }
         }
         try validation.finish()
-        return try await store.activity.save(member.id, language: language!, title: title!, list: list!, thumbnailURL: thumbnailURL, at: clock.now())
+        return try await store.activity.save(
+            member.id, language: language!, title: title!, list: list!, thumbnailURL: thumbnailURL, at: clock.now())
     }
 
     public func unsave(_ member: MemberRecord, language: String, title: String, list: String?) async throws -> Int {
@@ -51,13 +57,17 @@ public struct ActivityFeature: Sendable {
         let title = try Self.title(title, field: "title")
         let list = try list.map { list throws(DomainError) in try Self.list(list, field: "readingList") }
         let removed = try await store.activity.unsave(member.id, language: language, title: title, list: list)
-        guard removed > 0 else { throw DomainError.notFound("\(title) is not saved\(list.map { $0.isEmpty ? "" : " in \($0)" } ?? "").") }
+        guard removed > 0 else {
+            throw DomainError.notFound("\(title) is not saved\(list.map { $0.isEmpty ? "" : " in \($0)" } ?? "").")
+        }
         return removed
     }
 
     static func title(_ raw: String, field: String) throws(DomainError) -> String {
         let title = raw.trimmed()
-        guard !title.isEmpty, title.count <= 300 else { throw .invalid(field: field, "Give the article's title (1 to 300 characters).") }
+        guard !title.isEmpty, title.count <= 300 else {
+            throw .invalid(field: field, "Give the article's title (1 to 300 characters).")
+        }
         return title
     }
 
@@ -83,13 +93,16 @@ public struct ActivityFeature: Sendable {
         let streakDays = try await store.activity.readDays(owner, from: today.adding(days: -400))
         return ActivityView(
             saved: SavedModule(entries: entries, now: now, timeZone: zone, locale: locale),
-            insights: ReadingInsights(reads: reads, intervals: intervals, saves: entries.map(\.savedAt), streakDays: streakDays,
-                                      today: today, timeZone: zone),
+            insights: ReadingInsights(
+                reads: reads, intervals: intervals, saves: entries.map(\.savedAt), streakDays: streakDays,
+                today: today, timeZone: zone),
             badges: try await store.reading.badges(member.id))
     }
 
     /// Reading intervals from a client; each is capped at an hour and never negative.
-    public func recordTime(_ owner: ReadOwner, intervals: [(eventID: String, start: Date, end: Date, timeZone: String)]) async throws -> Int {
+    public func recordTime(_ owner: ReadOwner, intervals: [(eventID: String, start: Date, end: Date, timeZone: String)])
+        async throws -> Int
+    {
         var issues: [FieldIssue] = []
         var rows: [(eventID: String, start: Date, seconds: Int, day: LocalDay)] = []
         for (index, interval) in intervals.enumerated() {
@@ -97,15 +110,21 @@ public struct ActivityFeature: Sendable {
                 issues.append(FieldIssue(field: "intervals[\(index)].eventId", message: "Use 1 to 64 characters."))
             }
             if interval.end.timeIntervalSince(clock.now()) > ReadingHistory.allowedClockSkew {
-                issues.append(FieldIssue(field: "intervals[\(index)].end", message: "This interval ends in the future."))
+                issues.append(
+                    FieldIssue(field: "intervals[\(index)].end", message: "This interval ends in the future."))
             }
-            if let found = DateWindow.readingIssue(interval.start, field: "intervals[\(index)].start") { issues.append(found) }
+            if let found = DateWindow.readingIssue(interval.start, field: "intervals[\(index)].start") {
+                issues.append(found)
+            }
             guard let zone = TimeZoneID(interval.timeZone) else {
                 issues.append(FieldIssue(field: "intervals[\(index)].timeZone", message: "Use an IANA time zone name."))
                 continue
             }
-            rows.append((interval.eventID, interval.start, ReadingInterval.clamp(start: interval.start, end: interval.end),
-                         LocalDay(interval.start, in: zone.timeZone)))
+            rows.append(
+                (
+                    interval.eventID, interval.start, ReadingInterval.clamp(start: interval.start, end: interval.end),
+                    LocalDay(interval.start, in: zone.timeZone)
+                ))
         }
         if !issues.isEmpty { throw DomainError.invalid(issues) }
         return try await store.activity.recordIntervals(owner, rows)
@@ -113,29 +132,47 @@ public struct ActivityFeature: Sendable {
 
     /// A page of the member's saved articles, newest first, and how many there are in all.
     public func saved(_ member: MemberRecord, page: Paging) async throws -> (total: Int, articles: [SavedArticle]) {
-        (try await store.activity.savedCount(member.id), try await store.activity.savedArticles(member.id, limit: page.limit, offset: page.offset))
+        (
+            try await store.activity.savedCount(member.id),
+            try await store.activity.savedArticles(member.id, limit: page.limit, offset: page.offset)
+        )
     }
 
     // MARK: Import
 
     /// Validates and commits one batch of a device's saved history. Structural problems refuse
     /// the whole batch naming the item; items without any date are reported back, not guessed.
-    public func importBatch(_ member: MemberRecord, importID: String, total: Int, offset: Int, items: [LegacySavedItem]) async throws -> ImportReport {
+    public func importBatch(_ member: MemberRecord, importID: String, total: Int, offset: Int, items: [LegacySavedItem])
+        async throws -> ImportReport
+    {
         var issues: [FieldIssue] = []
-        if importID.isEmpty || importID.count > 64 { issues.append(FieldIssue(field: "importId", message: "Use 1 to 64 characters.")) }
-        if items.count > Self.maxBatch { issues.append(FieldIssue(field: "items", message: "Send at most \(Self.maxBatch) items at once.")) }
-        if total < items.count || total > Self.maxImportItems { issues.append(FieldIssue(field: "total", message: "Give the number of items of the whole import.")) }
+        if importID.isEmpty || importID.count > 64 {
+            issues.append(FieldIssue(field: "importId", message: "Use 1 to 64 characters."))
+        }
+        if items.count > Self.maxBatch {
+            issues.append(FieldIssue(field: "items", message: "Send at most \(Self.maxBatch) items at once."))
+        }
+        if total < items.count || total > Self.maxImportItems {
+            issues.append(FieldIssue(field: "total", message: "Give the number of items of the whole import."))
+        }
         // `offset` is checked against its range before any arithmetic: Int.max + 1 traps.
-        if !(0...Self.maxImportItems).contains(offset) || offset + items.count > max(total, items.count) { issues.append(FieldIssue(field: "offset", message: "The batch must lie within the import.")) }
+        if !(0...Self.maxImportItems).contains(offset) || offset + items.count > max(total, items.count) {
+            issues.append(FieldIssue(field: "offset", message: "The batch must lie within the import."))
+        }
         let now = clock.now()
         var valid: [ImportItem] = []
         var needsDate: [(Int, String)] = []
         for (index, item) in items.enumerated() where issues.count < 50 {
             let field = "items[\(index)]"
             var validation = FieldValidation()
-            let language = validation.check { () throws(DomainError) in try WikiLanguage.validate(item.language, field: field + ".language") }
-            let title = validation.check { () throws(DomainError) in try Self.title(item.title, field: field + ".title") }
-            let list = validation.check { () throws(DomainError) in try Self.list(item.readingList, field: field + ".readingList") }
+            let language = validation.check { () throws(DomainError) in
+                try WikiLanguage.validate(item.language, field: field + ".language")
+            }
+            let title = validation.check { () throws(DomainError) in try Self.title(item.title, field: field + ".title")
+            }
+            let list = validation.check { () throws(DomainError) in
+                try Self.list(item.readingList, field: field + ".readingList")
+            }
             for (date, name) in [(item.savedAt, "savedAt"), (item.readingListCreatedAt, "readingListCreatedAt")] {
                 if let date, date.timeIntervalSince(now) > ReadingHistory.allowedClockSkew {
                     issues.append(FieldIssue(field: "\(field).\(name)", message: "This instant is in the future."))
@@ -152,8 +189,9 @@ public struct ActivityFeature: Sendable {
             valid.append(ImportItem(language: language, title: title, list: list, savedAt: savedAt))
         }
         if !issues.isEmpty { throw DomainError.invalid(issues) }
-        let outcome = try await store.activity.importBatch(member.id, importID: importID, batchStart: offset, total: total, items: valid,
-                                                          batchSize: items.count, now: now)
+        let outcome = try await store.activity.importBatch(
+            member.id, importID: importID, batchStart: offset, total: total, items: valid,
+            batchSize: items.count, now: now)
         return ImportReport(outcome: outcome, needsDate: needsDate)
     }
 }

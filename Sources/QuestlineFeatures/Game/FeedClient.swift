@@ -25,7 +25,8 @@ public protocol FeedFetching: Sendable {
 public struct WikimediaFeedClient: FeedFetching {
     public static let defaultTemplate = "https://{wiki}.wikipedia.org/api/rest_v1/feed/onthisday/events/{month}/{day}"
     /// Wikimedia asks API clients to identify themselves with a contact.
-    public static let userAgent = "Questline/1.0 (engagement engine for reading apps; https://questline.example/contact) AsyncHTTPClient"
+    public static let userAgent =
+        "Questline/1.0 (engagement engine for reading apps; https://questline.example/contact) AsyncHTTPClient"
 
     let template: String
     let httpClient: HTTPClient
@@ -33,8 +34,10 @@ public struct WikimediaFeedClient: FeedFetching {
     let maxBytes = 8 << 20
     let logger: Logger
 
-    public init(template: String = defaultTemplate, httpClient: HTTPClient = .shared, timeout: TimeAmount = .seconds(10),
-                logger: Logger = Logger(label: "questline.feed")) {
+    public init(
+        template: String = defaultTemplate, httpClient: HTTPClient = .shared, timeout: TimeAmount = .seconds(10),
+        logger: Logger = Logger(label: "questline.feed")
+    ) {
         self.template = template
         self.httpClient = httpClient
         self.timeout = timeout
@@ -76,7 +79,8 @@ public struct WikimediaFeedClient: FeedFetching {
             throw DomainError.unavailable("Wikipedia does not offer \"On this day\" in \(language.code).")
         default:
             logger.warning("Feed error", metadata: ["url": "\(address)", "status": "\(response.status.code)"])
-            throw DomainError.unavailable("The Wikipedia \"On this day\" feed answered \(response.status.code); try again later.")
+            throw DomainError.unavailable(
+                "The Wikipedia \"On this day\" feed answered \(response.status.code); try again later.")
         }
     }
 }

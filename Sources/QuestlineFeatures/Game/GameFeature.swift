@@ -57,9 +57,13 @@ public struct GameFeature: Sendable {
         let today = today(for: member)
         guard let raw, !raw.isEmpty else { return today }
         let date = try DateWindow.day(raw, field: "date", example: "2026-02-06")
-        guard date <= today else { throw .invalid(field: "date", "The game for \(date.iso) is not out yet; today is \(today.iso).") }
+        guard date <= today else {
+            throw .invalid(field: "date", "The game for \(date.iso) is not out yet; today is \(today.iso).")
+        }
         guard date.days(until: today) <= Self.archiveDays else {
-            throw .invalid(field: "date", "The archive goes back \(Self.archiveDays) days, to \(today.adding(days: -Self.archiveDays).iso).")
+            throw .invalid(
+                field: "date",
+                "The archive goes back \(Self.archiveDays) days, to \(today.adding(days: -Self.archiveDays).iso).")
         }
         return date
     }
@@ -75,12 +79,15 @@ public struct GameFeature: Sendable {
         }
         guard let fetcher else {
             if let cached { return cached.feed }
-            throw DomainError.unavailable("No \"On this day\" feed is stored for \(date.month)/\(date.day) and fetching is turned off (import one with `questline game-import`).")
+            throw DomainError.unavailable(
+                "No \"On this day\" feed is stored for \(date.month)/\(date.day) and fetching is turned off (import one with `questline game-import`)."
+            )
         }
         do {
             switch try await fetcher.fetch(language: language, month: date.month, day: date.day) {
             case .feed(let feed):
-                try await store.game.saveFeed(feed, language: language.code, month: date.month, day: date.day, source: "live", now: clock.now())
+                try await store.game.saveFeed(
+                    feed, language: language.code, month: date.month, day: date.day, source: "live", now: clock.now())
                 return feed
             case .noData:
                 return nil
@@ -106,7 +113,9 @@ public struct GameFeature: Sendable {
     // MARK: Sessions
 
     /// Starts the game for a date, or resumes the one already started.
-    public func start(_ member: MemberRecord, language: GameLanguage, date: LocalDay) async throws -> (record: GameSessionRecord, created: Bool) {
+    public func start(_ member: MemberRecord, language: GameLanguage, date: LocalDay) async throws -> (
+        record: GameSessionRecord, created: Bool
+    ) {
         if let existing = try await store.game.session(member: member.id, language: language.code, date: date) {
             return (existing, false)
         }
@@ -116,7 +125,8 @@ public struct GameFeature: Sendable {
                 id: ids.makeUUID().uuidString.lowercased(), member: member.id, language: language.code, date: date,
                 fromArchive: date < today(for: member), session: GameSession(questions: questions), now: clock.now())
         case .notEnoughEvents:
-            throw DomainError.notFound("Today's game isn't available for \(date.iso): there are not enough events. Try the archive.")
+            throw DomainError.notFound(
+                "Today's game isn't available for \(date.iso): there are not enough events. Try the archive.")
         case .feedUnavailable(let reason):
             throw DomainError.unavailable(reason)
         }
@@ -124,26 +134,34 @@ public struct GameFeature: Sendable {
 
     /// A session of the member's own; anyone else's is not found.
     public func session(_ id: String, of member: MemberRecord) async throws -> GameSessionRecord {
-        guard let uuid = UUID(uuidString: id), let record = try await store.game.session(id: uuid.uuidString.lowercased()),
-              record.memberID == member.id
+        guard let uuid = UUID(uuidString: id),
+            let record = try await store.game.session(id: uuid.uuidString.lowercased()),
+            record.memberID == member.id
         else { throw DomainError.notFound("No such game.") }
         return record
     }
 
-    public func answer(_ id: String, of member: MemberRecord, questionIndex: Int, choice: Choice) async throws -> (GameSessionRecord, GameSession.AnswerResult) {
+    public func answer(_ id: String, of member: MemberRecord, questionIndex: Int, choice: Choice) async throws -> (
+        GameSessionRecord, GameSession.AnswerResult
+    ) {
         let record = try await session(id, of: member)
-        guard let answered = try await store.game.answer(sessionID: record.id, questionIndex, choice, now: clock.now()) else {
+        guard let answered = try await store.game.answer(sessionID: record.id, questionIndex, choice, now: clock.now())
+        else {
             throw DomainError.notFound("No such game.")
         }
         return answered
     }
 
     public func stats(_ member: MemberRecord, language: GameLanguage) async throws -> GameStats {
-        GameStats(games: try await store.game.finishedGames(member: member.id, language: language.code), today: today(for: member))
+        GameStats(
+            games: try await store.game.finishedGames(member: member.id, language: language.code),
+            today: today(for: member))
     }
 
     /// The member's game of a day in a language, if they started one.
-    public func session(of member: MemberRecord, language: GameLanguage, date: LocalDay) async throws -> GameSessionRecord? {
+    public func session(of member: MemberRecord, language: GameLanguage, date: LocalDay) async throws
+        -> GameSessionRecord?
+    {
         try await store.game.session(member: member.id, language: language.code, date: date)
     }
 
@@ -151,34 +169,41 @@ public struct GameFeature: Sendable {
     /// of the archive exist (the last `archiveDays` days); another month is refused naming `month`.
     public func archive(_ member: MemberRecord, language: GameLanguage, month: String?) async throws -> ArchiveMonth {
         let today = today(for: member)
-        let oldestMonth = today.adding(days: -Self.archiveDays).firstOfMonth, currentMonth = today.firstOfMonth
+        let oldestMonth = today.adding(days: -Self.archiveDays).firstOfMonth
+        let currentMonth = today.firstOfMonth
         let first: LocalDay
         if let month, !month.isEmpty {
-            guard let day = LocalDay(iso: month + "-01") else { throw DomainError.invalid(field: "month", "Use a month like 2026-02.") }
+            guard let day = LocalDay(iso: month + "-01") else {
+                throw DomainError.invalid(field: "month", "Use a month like 2026-02.")
+            }
             guard (oldestMonth...currentMonth).contains(day) else {
-                throw DomainError.invalid(field: "month", "The archive covers \(oldestMonth.iso.prefix(7)) to \(currentMonth.iso.prefix(7)).")
+                throw DomainError.invalid(
+                    field: "month", "The archive covers \(oldestMonth.iso.prefix(7)) to \(currentMonth.iso.prefix(7)).")
             }
             first = day
         } else {
             first = currentMonth
         }
         let end = first.lastOfMonth
-        let sessions = try await store.game.sessions(member: member.id, language: language.code, from: first, through: end)
+        let sessions = try await store.game.sessions(
+            member: member.id, language: language.code, from: first, through: end)
         let byDate = Dictionary(uniqueKeysWithValues: sessions.map { ($0.date, $0) })
         let oldest = today.adding(days: -Self.archiveDays)
         let days = (0...first.days(until: end)).map { offset -> ArchiveDay in
             let date = first.adding(days: offset)
             if let session = byDate[date] {
-                return ArchiveDay(date: date, status: session.session.isComplete ? .played : .inProgress,
-                                  score: session.session.isComplete ? session.session.score : nil, sessionID: session.id)
+                return ArchiveDay(
+                    date: date, status: session.session.isComplete ? .played : .inProgress,
+                    score: session.session.isComplete ? session.session.score : nil, sessionID: session.id)
             }
             if date > today { return ArchiveDay(date: date, status: .future, score: nil) }
             if date == today { return ArchiveDay(date: date, status: .today, score: nil) }
             if date < oldest { return ArchiveDay(date: date, status: .tooOld, score: nil) }
             return ArchiveDay(date: date, status: .open, score: nil)
         }
-        return ArchiveMonth(first: first, days: days, previous: first > oldestMonth ? first.adding(days: -1).firstOfMonth : nil,
-                            next: first < currentMonth ? end.adding(days: 1) : nil)
+        return ArchiveMonth(
+            first: first, days: days, previous: first > oldestMonth ? first.adding(days: -1).firstOfMonth : nil,
+            next: first < currentMonth ? end.adding(days: 1) : nil)
     }
 
     /// Imports a feed file for a language and calendar day (offline and air-gapped use).
@@ -187,7 +212,8 @@ public struct GameFeature: Sendable {
             throw DomainError.invalid(field: "date", "Use a real month and day, like 02-29 or 10-30.")
         }
         let feed = try OnThisDayFeed.decode(data)
-        try await store.game.saveFeed(feed, language: language.code, month: month, day: day, source: "import", now: clock.now())
+        try await store.game.saveFeed(
+            feed, language: language.code, month: month, day: day, source: "import", now: clock.now())
         return feed.events.count
     }
 }

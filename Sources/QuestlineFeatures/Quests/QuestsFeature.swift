@@ -74,7 +74,6 @@ public struct QuestsFeature: Sendable {
         self.live = live
     }
 
-
     // MARK: Who may
 
     /// The child `id`, after checking that `actor` may read (or, with `manage`, change) its quests.
@@ -88,8 +87,12 @@ public struct QuestsFeature: Sendable {
         return target
     }
 
-    private func challengeAndChild(_ id: QuestID, as actor: MemberRecord, manage: Bool) async throws -> (Quest, MemberRecord) {
-        guard let challenge = try await store.quests.read({ try await $0.challenge(id) }) else { throw DomainError.notFound("No such quest.") }
+    private func challengeAndChild(_ id: QuestID, as actor: MemberRecord, manage: Bool) async throws -> (
+        Quest, MemberRecord
+    ) {
+        guard let challenge = try await store.quests.read({ try await $0.challenge(id) }) else {
+            throw DomainError.notFound("No such quest.")
+        }
         guard actor.householdID == challenge.householdID else { throw DomainError.notFound("No such quest.") }
         let child = try await self.child(challenge.spec.assignee, as: actor, manage: manage)
         return (challenge, child)
@@ -107,18 +110,25 @@ public struct QuestsFeature: Sendable {
         return try await store.quests.read { try await $0.apps(child.id) }
     }
 
-    public func putApp(_ childID: MemberID, as actor: MemberRecord, token: String, name: String, icon: String?, role: String,
-                       pointsPerMinute: Int?) async throws -> QuestApp {
+    public func putApp(
+        _ childID: MemberID, as actor: MemberRecord, token: String, name: String, icon: String?, role: String,
+        pointsPerMinute: Int?
+    ) async throws -> QuestApp {
         let child = try await child(childID, as: actor, manage: true)
-        let app = try QuestApp.validated(token: token, name: name, icon: icon, role: role, pointsPerMinute: pointsPerMinute)
+        let app = try QuestApp.validated(
+            token: token, name: name, icon: icon, role: role, pointsPerMinute: pointsPerMinute)
         try await store.quests.write { q in
             let apps = try await q.apps(child.id)
             if apps.count >= Self.maxApps, !apps.contains(where: { $0.token == app.token }) {
-                throw DomainError.conflict(field: "token", message: "A child can have at most \(Self.maxApps) apps; remove one first.")
+                throw DomainError.conflict(
+                    field: "token", message: "A child can have at most \(Self.maxApps) apps; remove one first.")
             }
             if let existing = apps.first(where: { $0.token == app.token }), existing.role != app.role,
-               try await q.challenges(assignee: child.id).contains(where: { Self.uses($0.spec, app.token) }) {
-                throw DomainError.conflict(field: "role", message: "\(existing.name) is used by a quest; remove it there before changing its role.")
+                try await q.challenges(assignee: child.id).contains(where: { Self.uses($0.spec, app.token) })
+            {
+                throw DomainError.conflict(
+                    field: "role",
+                    message: "\(existing.name) is used by a quest; remove it there before changing its role.")
             }
             try await q.putApp(child.id, app, now: clock.now())
         }
@@ -130,9 +140,13 @@ public struct QuestsFeature: Sendable {
         let child = try await child(childID, as: actor, manage: true)
         try await store.quests.write { q in
             if let quest = try await q.challenges(assignee: child.id).first(where: { Self.uses($0.spec, token) }) {
-                throw DomainError.conflict(field: "token", message: "The quest \"\(quest.spec.title)\" uses this app; change or delete it first.")
+                throw DomainError.conflict(
+                    field: "token",
+                    message: "The quest \"\(quest.spec.title)\" uses this app; change or delete it first.")
             }
-            guard try await q.deleteApp(child.id, token: token) else { throw DomainError.notFound("No app \(token) in this child's catalog.") }
+            guard try await q.deleteApp(child.id, token: token) else {
+                throw DomainError.notFound("No app \(token) in this child's catalog.")
+            }
         }
         publish("catalog", child: child)
     }
@@ -148,9 +162,12 @@ public struct QuestsFeature: Sendable {
         return try await store.quests.read { try await $0.rules(household) }
     }
 
-    public func setRules(_ household: HouseholdID, as actor: MemberRecord, pointsPerMinute: Int, minMinutes: Int, maxMinutes: Int) async throws -> RedemptionRules {
+    public func setRules(
+        _ household: HouseholdID, as actor: MemberRecord, pointsPerMinute: Int, minMinutes: Int, maxMinutes: Int
+    ) async throws -> RedemptionRules {
         try AccessPolicy.check(actor.actor, .manageHousehold(household))
-        let rules = try RedemptionRules.validated(pointsPerMinute: pointsPerMinute, minMinutes: minMinutes, maxMinutes: maxMinutes)
+        let rules = try RedemptionRules.validated(
+            pointsPerMinute: pointsPerMinute, minMinutes: minMinutes, maxMinutes: maxMinutes)
         try await store.quests.write { try await $0.setRules(household, rules) }
         live.publish(LiveEvent(kind: "rules"), to: household)
         return rules
@@ -166,9 +183,12 @@ public struct QuestsFeature: Sendable {
             let spec = try draft.spec(assignee: child.id, catalog: try await q.apps(child.id), today: today)
             if spec.startDay < today { throw DomainError.invalid(field: "startDate", "Start today or later.") }
             if try await q.challenges(assignee: child.id).count >= Self.maxQuests {
-                throw DomainError.conflict(field: nil, message: "A child can have at most \(Self.maxQuests) quests; delete one first.")
+                throw DomainError.conflict(
+                    field: nil, message: "A child can have at most \(Self.maxQuests) quests; delete one first.")
             }
-            let challenge = Quest(id: ids.make(), householdID: child.householdID!, spec: spec, status: .active, createdBy: actor.id, createdAt: now)
+            let challenge = Quest(
+                id: ids.make(), householdID: child.householdID!, spec: spec, status: .active, createdBy: actor.id,
+                createdAt: now)
             try await q.insertQuest(challenge)
             _ = try await settle(q, child: child, touching: [], now: now)
             return challenge
@@ -225,7 +245,9 @@ public struct QuestsFeature: Sendable {
     public func challenge(_ id: QuestID, as actor: MemberRecord) async throws -> (QuestView, MemberRecord, [QuestApp]) {
         let (_, child) = try await challengeAndChild(id, as: actor, manage: false)
         let board = try await board(child.id, as: actor)
-        guard let view = board.quests.first(where: { $0.challenge.id == id }) else { throw DomainError.notFound("No such quest.") }
+        guard let view = board.quests.first(where: { $0.challenge.id == id }) else {
+            throw DomainError.notFound("No such quest.")
+        }
         return (view, child, board.apps)
     }
 
@@ -233,38 +255,54 @@ public struct QuestsFeature: Sendable {
 
     /// Records usage reports and settles what they change. Reports are validated first (all
     /// or nothing); a report id seen before is a duplicate and changes nothing.
-    public func reportUsage(_ childID: MemberID, reports: [UsageReportInput], as actor: MemberRecord) async throws -> UsageOutcome {
+    public func reportUsage(_ childID: MemberID, reports: [UsageReportInput], as actor: MemberRecord) async throws
+        -> UsageOutcome
+    {
         let child = try await child(childID, as: actor)
         if actor.id != child.id { try AccessPolicy.check(actor.actor, .updateMember(child.scope)) }
         guard !reports.isEmpty, reports.count <= Self.maxReports else {
             throw DomainError.invalid(field: "reports", "Send 1 to \(Self.maxReports) reports at a time.")
         }
         let now = clock.now()
-        let records = try await store.quests.read { q in try Self.validate(reports, catalog: try await q.apps(child.id), now: now) }
+        let records = try await store.quests.read { q in
+            try Self.validate(reports, catalog: try await q.apps(child.id), now: now)
+        }
         let (outcome, changed) = try await store.quests.write { q -> (UsageOutcome, Bool) in
             let (new, conflicting) = try await q.insertReports(child.id, records, now: now)
             if let id = conflicting.first, let index = reports.firstIndex(where: { $0.id == id }) {
-                throw DomainError.conflict(field: "reports[\(index)].id", message: "Report \(id) was sent before with different content.")
+                throw DomainError.conflict(
+                    field: "reports[\(index)].id", message: "Report \(id) was sent before with different content.")
             }
             guard !new.isEmpty else {
-                return (UsageOutcome(accepted: 0, duplicates: reports.count, pointsEarned: 0, completed: [], badges: []), false)
+                return (
+                    UsageOutcome(accepted: 0, duplicates: reports.count, pointsEarned: 0, completed: [], badges: []),
+                    false
+                )
             }
             var days = Set<LocalDay>()
             for report in records where new.contains(report.id) {
                 let r = report.record
                 var day = LocalDay(r.start, in: r.zone.timeZone)
                 let last = LocalDay(r.end.addingTimeInterval(-0.001), in: r.zone.timeZone)
-                while day <= last { days.insert(day); day = day.adding(days: 1) }
+                while day <= last {
+                    days.insert(day)
+                    day = day.adding(days: 1)
+                }
             }
             let settlement = try await settle(q, child: child, touching: days, now: now)
-            return (UsageOutcome(accepted: new.count, duplicates: reports.count - new.count, pointsEarned: settlement.earned,
-                                 completed: settlement.completed, badges: settlement.badges), true)
+            return (
+                UsageOutcome(
+                    accepted: new.count, duplicates: reports.count - new.count, pointsEarned: settlement.earned,
+                    completed: settlement.completed, badges: settlement.badges), true
+            )
         }
         if changed { publish("progress", child: child) }
         return outcome
     }
 
-    static func validate(_ reports: [UsageReportInput], catalog: [QuestApp], now: Date) throws(DomainError) -> [StoredUsageReport] {
+    static func validate(_ reports: [UsageReportInput], catalog: [QuestApp], now: Date) throws(DomainError)
+        -> [StoredUsageReport]
+    {
         let tokens = Set(catalog.map(\.token))
         var v = FieldValidation()
         var records: [StoredUsageReport] = []
@@ -272,12 +310,16 @@ public struct QuestsFeature: Sendable {
         for (index, report) in reports.enumerated() {
             let field = "reports[\(index)]"
             v.check { () throws(DomainError) in
-                guard (1...128).contains(report.id.utf8.count), report.id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                guard (1...128).contains(report.id.utf8.count),
+                    report.id.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+                else {
                     throw .invalid(field: "\(field).id", "Give each report an id (1 to 128 visible ASCII characters).")
                 }
             }
             v.check { () throws(DomainError) in
-                guard tokens.contains(report.appToken) else { throw .invalid(field: "\(field).appToken", "This app is not in the child's catalog.") }
+                guard tokens.contains(report.appToken) else {
+                    throw .invalid(field: "\(field).appToken", "This app is not in the child's catalog.")
+                }
             }
             v.check { () throws(DomainError) in
                 guard (1...43_200).contains(report.durationSeconds) else {
@@ -285,19 +327,29 @@ public struct QuestsFeature: Sendable {
                 }
             }
             let zone = v.check { () throws(DomainError) -> TimeZoneID in
-                guard let zone = TimeZoneID(report.timeZone) else { throw .invalid(field: "\(field).timeZone", "Use an IANA time zone such as Europe/Berlin.") }
+                guard let zone = TimeZoneID(report.timeZone) else {
+                    throw .invalid(field: "\(field).timeZone", "Use an IANA time zone such as Europe/Berlin.")
+                }
                 return zone
             }
             v.check { () throws(DomainError) in
                 let end = report.startedAt.addingTimeInterval(TimeInterval(max(report.durationSeconds, 0)))
-                if end > now.addingTimeInterval(300) { throw .invalid(field: "\(field).startedAt", "This usage ends in the future; check the device clock.") }
+                if end > now.addingTimeInterval(300) {
+                    throw .invalid(
+                        field: "\(field).startedAt", "This usage ends in the future; check the device clock.")
+                }
                 if report.startedAt < now.addingTimeInterval(-Double(lateLimitDays) * 86_400) {
-                    throw .invalid(field: "\(field).startedAt", "Usage more than \(lateLimitDays) days old is not accepted.")
+                    throw .invalid(
+                        field: "\(field).startedAt", "Usage more than \(lateLimitDays) days old is not accepted.")
                 }
             }
             if let zone, seen.insert(report.id).inserted {
-                records.append(StoredUsageReport(id: report.id, record: UsageRecord(token: report.appToken, start: report.startedAt,
-                                                                                      seconds: report.durationSeconds, zone: zone)))
+                records.append(
+                    StoredUsageReport(
+                        id: report.id,
+                        record: UsageRecord(
+                            token: report.appToken, start: report.startedAt,
+                            seconds: report.durationSeconds, zone: zone)))
             }
         }
         try v.finish()
@@ -312,7 +364,9 @@ public struct QuestsFeature: Sendable {
 
     /// Brings the ledger, completions, grants and badges in line with the usage, for the days
     /// `touching` (and today). Idempotent: run twice, it changes nothing the second time.
-    func settle(_ q: QuestQueries, child: MemberRecord, touching days: Set<LocalDay>, now: Date) async throws -> Settlement {
+    func settle(_ q: QuestQueries, child: MemberRecord, touching days: Set<LocalDay>, now: Date) async throws
+        -> Settlement
+    {
         var result = Settlement()
         try await q.points.lock(child.id)
         let zone = child.zone
@@ -322,28 +376,39 @@ public struct QuestsFeature: Sendable {
         let considered = days.union([today])
         var earliest = days.min() ?? today
         for quest in quests {
-            if quest.spec.goal == .streak { earliest = min(earliest, quest.spec.startDay); continue }
-            for day in considered { if let window = quest.spec.period(containing: day) { earliest = min(earliest, window.first) } }
+            if quest.spec.goal == .streak {
+                earliest = min(earliest, quest.spec.startDay)
+                continue
+            }
+            for day in considered {
+                if let window = quest.spec.period(containing: day) { earliest = min(earliest, window.first) }
+            }
         }
-        let records = try await q.reports(child.id, from: earliest.start(in: zone).addingTimeInterval(-2 * 86_400),
-                                          to: now.addingTimeInterval(86_400))
+        let records = try await q.reports(
+            child.id, from: earliest.start(in: zone).addingTimeInterval(-2 * 86_400),
+            to: now.addingTimeInterval(86_400))
         let evaluator = QuestEvaluator(catalog: catalog, timeline: UsageTimeline(records))
 
         // Earn: whole learning minutes per app and day, credited once; later reports for the
         // same day credit only the difference.
         let storedEarnings = try await q.earnings(child.id, days: days)
-        let stored = Dictionary(storedEarnings.map { ("\($0.token)|\($0.day.iso)", $0) }, uniquingKeysWith: { a, _ in a })
+        let stored = Dictionary(
+            storedEarnings.map { ("\($0.token)|\($0.day.iso)", $0) }, uniquingKeysWith: { a, _ in a })
         var learnedBefore = Set(storedEarnings.filter { $0.minutes > 0 }.map(\.day))
         for earning in evaluator.timeline.earnings(catalog: evaluator.catalog) where days.contains(earning.day) {
             let before = stored["\(earning.token)|\(earning.day.iso)"]
             guard before?.minutes != earning.minutes || before?.points != earning.points else { continue }
             try await q.putEarning(child.id, earning)
             try await q.addLearningMinutes(child.id, earning.minutes - (before?.minutes ?? 0))
-            if earning.minutes > 0, learnedBefore.insert(earning.day).inserted { try await q.addLearningDay(child.id, earning.day) }
+            if earning.minutes > 0, learnedBefore.insert(earning.day).inserted {
+                try await q.addLearningDay(child.id, earning.day)
+            }
             let delta = earning.points - (before?.points ?? 0)
             if delta > 0 {
                 let name = evaluator.catalog[earning.token]?.name ?? earning.token
-                try await q.points.append(child.id, kind: .earn, points: delta, reason: "\(name), \(earning.day.iso)", id: ids.makeUUID().uuidString.lowercased(), now: now)
+                try await q.points.append(
+                    child.id, kind: .earn, points: delta, reason: "\(name), \(earning.day.iso)",
+                    id: ids.makeUUID().uuidString.lowercased(), now: now)
                 result.earned += delta
             }
         }
@@ -352,23 +417,35 @@ public struct QuestsFeature: Sendable {
         for quest in quests {
             for progress in evaluator.completions(quest.spec, touching: considered, today: today) {
                 let bonus = quest.spec.bonus(forPoints: progress.points)
-                guard try await q.insertCompletion(quest.id, child: child.id, periodKey: progress.period.key, value: progress.value,
-                                                   bonus: bonus, now: now) else {
+                guard
+                    try await q.insertCompletion(
+                        quest.id, child: child.id, periodKey: progress.period.key, value: progress.value,
+                        bonus: bonus, now: now)
+                else {
                     // Completed before: usage that arrived since (late, or out of order) can only
                     // raise the period's points, so the bonus is topped up to bonus% of them. The
                     // total paid is then the same whatever order the reports came in.
                     if let paid = try await q.completionBonus(quest.id, periodKey: progress.period.key), bonus > paid {
-                        try await q.raiseCompletionBonus(quest.id, periodKey: progress.period.key, to: bonus, value: progress.value)
-                        try await q.points.append(child.id, kind: .bonus, points: bonus - paid, reason: "Quest bonus grew: \(quest.spec.title)",
-                                           challenge: quest.id, id: ids.makeUUID().uuidString.lowercased(), now: now)
+                        try await q.raiseCompletionBonus(
+                            quest.id, periodKey: progress.period.key, to: bonus, value: progress.value)
+                        try await q.points.append(
+                            child.id, kind: .bonus, points: bonus - paid,
+                            reason: "Quest bonus grew: \(quest.spec.title)",
+                            challenge: quest.id, id: ids.makeUUID().uuidString.lowercased(), now: now)
                     }
                     continue
                 }
-                try await q.points.append(child.id, kind: .bonus, points: bonus, reason: "Quest completed: \(quest.spec.title)", challenge: quest.id,
-                                   id: ids.makeUUID().uuidString.lowercased(), now: now)
+                try await q.points.append(
+                    child.id, kind: .bonus, points: bonus, reason: "Quest completed: \(quest.spec.title)",
+                    challenge: quest.id,
+                    id: ids.makeUUID().uuidString.lowercased(), now: now)
                 for unlock in quest.spec.rewardApps {
-                    try await q.insertGrant(child.id, UnlockGrant(id: ids.makeUUID().uuidString.lowercased(), token: unlock.token, minutes: unlock.minutes,
-                                                                  startsAt: now, expiresAt: UnlockGrant.expiry(now: now, zone: zone), challengeID: quest.id), now: now)
+                    try await q.insertGrant(
+                        child.id,
+                        UnlockGrant(
+                            id: ids.makeUUID().uuidString.lowercased(), token: unlock.token, minutes: unlock.minutes,
+                            startsAt: now, expiresAt: UnlockGrant.expiry(now: now, zone: zone), challengeID: quest.id),
+                        now: now)
                 }
                 result.completed.append((quest.id, progress.period.key, bonus))
             }
@@ -380,25 +457,32 @@ public struct QuestsFeature: Sendable {
         return result
     }
 
-    private func awardBadges(_ q: QuestQueries, child: MemberRecord, today: LocalDay, now: Date) async throws -> [String] {
+    private func awardBadges(_ q: QuestQueries, child: MemberRecord, today: LocalDay, now: Date) async throws
+        -> [String]
+    {
         let stats = try await stats(q, child: child, today: today)
         var awarded: [String] = []
-        for badge in stats.deserved where try await q.award(child.id, badge: badge.id, now: now) { awarded.append(badge.id) }
+        for badge in stats.deserved where try await q.award(child.id, badge: badge.id, now: now) {
+            awarded.append(badge.id)
+        }
         return awarded
     }
 
     private func stats(_ q: QuestQueries, child: MemberRecord, today: LocalDay) async throws -> QuestStats {
         let summary = try await q.learningSummary(child.id, today: today)
-        return QuestStats(challengesCompleted: summary.completions, bestStreak: summary.bestStreak,
-                          currentStreak: DayRun.current(latest: summary.latestRun, today: today),
-                          learningMinutes: summary.learningMinutes, pointsEarned: try await q.points.balance(child.id).earned)
+        return QuestStats(
+            challengesCompleted: summary.completions, bestStreak: summary.bestStreak,
+            currentStreak: DayRun.current(latest: summary.latestRun, today: today),
+            learningMinutes: summary.learningMinutes, pointsEarned: try await q.points.balance(child.id).earned)
     }
 
     // MARK: Points
 
     /// Turns points into minutes of a reward app, at the household's rate; the balance never
     /// goes below zero, however many requests arrive at once.
-    public func redeem(_ childID: MemberID, token: String, minutes: Int, as actor: MemberRecord) async throws -> (GrantBalance, Int) {
+    public func redeem(_ childID: MemberID, token: String, minutes: Int, as actor: MemberRecord) async throws -> (
+        GrantBalance, Int
+    ) {
         let child = try await child(childID, as: actor)
         guard actor.id == child.id else { throw DomainError.forbidden("Only the child redeems their own points.") }
         let now = clock.now()
@@ -410,13 +494,17 @@ public struct QuestsFeature: Sendable {
             let cost = try rules.cost(minutes: minutes)
             let balance: Int
             do {
-                balance = try await q.points.append(child.id, kind: .redeem, points: -cost, reason: "\(minutes) minutes of \(app.name)",
-                                             by: actor.id, id: ids.makeUUID().uuidString.lowercased(), now: now)
+                balance = try await q.points.append(
+                    child.id, kind: .redeem, points: -cost, reason: "\(minutes) minutes of \(app.name)",
+                    by: actor.id, id: ids.makeUUID().uuidString.lowercased(), now: now)
             } catch PointsError.insufficientPoints(let have) {
-                throw DomainError.conflict(field: "minutes", message: "Not enough points: \(minutes) minutes cost \(cost) and you have \(have).")
+                throw DomainError.conflict(
+                    field: "minutes",
+                    message: "Not enough points: \(minutes) minutes cost \(cost) and you have \(have).")
             }
-            let grant = UnlockGrant(id: ids.makeUUID().uuidString.lowercased(), token: token, minutes: minutes, startsAt: now,
-                                    expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), challengeID: nil)
+            let grant = UnlockGrant(
+                id: ids.makeUUID().uuidString.lowercased(), token: token, minutes: minutes, startsAt: now,
+                expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), challengeID: nil)
             try await q.insertGrant(child.id, grant, now: now)
             return (GrantBalance(grant: grant, secondsLeft: minutes * 60), balance)
         }
@@ -429,18 +517,23 @@ public struct QuestsFeature: Sendable {
         let child = try await child(childID, as: actor, manage: true)
         var v = FieldValidation()
         v.check { () throws(DomainError) in
-            guard points != 0, (-100_000...100_000).contains(points) else { throw .invalid(field: "points", "Use -100000 to 100000, not 0.") }
+            guard points != 0, (-100_000...100_000).contains(points) else {
+                throw .invalid(field: "points", "Use -100000 to 100000, not 0.")
+            }
         }
         let reason = reason.trimmed()
         v.check { () throws(DomainError) in
-            guard (1...200).contains(reason.count) else { throw .invalid(field: "reason", "Say why (1 to 200 characters).") }
+            guard (1...200).contains(reason.count) else {
+                throw .invalid(field: "reason", "Say why (1 to 200 characters).")
+            }
         }
         try v.finish()
         let now = clock.now()
         let balance = try await store.quests.write { q in
             do {
-                return try await q.points.append(child.id, kind: .adjust, points: points, reason: reason, by: actor.id,
-                                          id: ids.makeUUID().uuidString.lowercased(), now: now)
+                return try await q.points.append(
+                    child.id, kind: .adjust, points: points, reason: reason, by: actor.id,
+                    id: ids.makeUUID().uuidString.lowercased(), now: now)
             } catch PointsError.insufficientPoints(let have) {
                 throw DomainError.conflict(field: "points", message: "The balance is \(have); it cannot go below zero.")
             }
@@ -449,10 +542,15 @@ public struct QuestsFeature: Sendable {
         return balance
     }
 
-    public func ledger(_ childID: MemberID, as actor: MemberRecord, limit: Int, offset: Int) async throws -> (entries: [LedgerEntry], balance: Int) {
+    public func ledger(_ childID: MemberID, as actor: MemberRecord, limit: Int, offset: Int) async throws -> (
+        entries: [LedgerEntry], balance: Int
+    ) {
         let child = try await child(childID, as: actor)
         return try await store.quests.read { q in
-            (try await q.points.entries(child.id, limit: limit, offset: offset), try await q.points.balance(child.id).balance)
+            (
+                try await q.points.entries(child.id, limit: limit, offset: offset),
+                try await q.points.balance(child.id).balance
+            )
         }
     }
 
@@ -465,8 +563,10 @@ public struct QuestsFeature: Sendable {
     private func activeGrants(_ q: QuestQueries, child: MemberRecord, now: Date) async throws -> [GrantBalance] {
         let grants = try await q.grants(child.id, unexpiredAt: now)
         guard let first = grants.map(\.startsAt).min() else { return [] }
-        let usage = try await q.reports(child.id, from: first.addingTimeInterval(-43_200), to: now.addingTimeInterval(86_400))
-            .filter { record in grants.contains { $0.token == record.token } }
+        let usage = try await q.reports(
+            child.id, from: first.addingTimeInterval(-43_200), to: now.addingTimeInterval(86_400)
+        )
+        .filter { record in grants.contains { $0.token == record.token } }
         return UnlockLedger.balances(grants, usage: UsageTimeline(usage)).filter { $0.isActive(at: now) }
     }
 
@@ -483,9 +583,14 @@ public struct QuestsFeature: Sendable {
             let quests = try await q.challenges(assignee: child.id)
             var earliest = today
             for quest in quests {
-                earliest = min(earliest, quest.spec.goal == .streak ? quest.spec.startDay : quest.spec.period(containing: today)?.first ?? today)
+                earliest = min(
+                    earliest,
+                    quest.spec.goal == .streak
+                        ? quest.spec.startDay : quest.spec.period(containing: today)?.first ?? today)
             }
-            let records = try await q.reports(child.id, from: earliest.start(in: zone).addingTimeInterval(-2 * 86_400), to: now.addingTimeInterval(86_400))
+            let records = try await q.reports(
+                child.id, from: earliest.start(in: zone).addingTimeInterval(-2 * 86_400),
+                to: now.addingTimeInterval(86_400))
             let evaluator = QuestEvaluator(catalog: apps, timeline: UsageTimeline(records))
             // The period each quest shows now: a streak's key is the day it completed on.
             let periods = quests.map { quest -> (window: PeriodWindow, key: String) in
@@ -498,18 +603,25 @@ public struct QuestsFeature: Sendable {
             let names = Dictionary(apps.map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
             let views = zip(quests, periods).map { quest, period -> QuestView in
                 let spec = quest.spec
-                let progress = spec.goal == .streak ? evaluator.streakRuns(spec, through: today).current : evaluator.progress(spec, in: period.window)
+                let progress =
+                    spec.goal == .streak
+                    ? evaluator.streakRuns(spec, through: today).current : evaluator.progress(spec, in: period.window)
                 let done = completed.contains(CompletedPeriod(challenge: quest.id, periodKey: period.key))
-                return QuestView(challenge: quest, progress: progress, completedThisPeriod: done,
-                                 card: QuestCard(spec: spec, status: quest.status, progress: progress, completedThisPeriod: done, today: today, appNames: names),
-                                 completions: quest.completions)
+                return QuestView(
+                    challenge: quest, progress: progress, completedThisPeriod: done,
+                    card: QuestCard(
+                        spec: spec, status: quest.status, progress: progress, completedThisPeriod: done, today: today,
+                        appNames: names),
+                    completions: quest.completions)
             }
-            let awarded = Dictionary(try await q.badges(child.id).map { ($0.id, $0.awardedAt) }, uniquingKeysWith: { a, _ in a })
-            return QuestBoard(child: child, quests: views, balance: try await q.points.balance(child.id).balance,
-                              stats: try await stats(q, child: child, today: today),
-                              badges: QuestBadge.all.map { ($0, awarded[$0.id]) },
-                              grants: UnlockLedger.perApp(try await activeGrants(q, child: child, now: now)),
-                              apps: apps, rules: try await q.rules(child.householdID!))
+            let awarded = Dictionary(
+                try await q.badges(child.id).map { ($0.id, $0.awardedAt) }, uniquingKeysWith: { a, _ in a })
+            return QuestBoard(
+                child: child, quests: views, balance: try await q.points.balance(child.id).balance,
+                stats: try await stats(q, child: child, today: today),
+                badges: QuestBadge.all.map { ($0, awarded[$0.id]) },
+                grants: UnlockLedger.perApp(try await activeGrants(q, child: child, now: now)),
+                apps: apps, rules: try await q.rules(child.householdID!))
         }
     }
 

@@ -41,7 +41,10 @@ final class AnalyticsBuffer: Sendable {
     private let logger = Logger(label: "questline.analytics")
 
     /// `executor`: where the flusher runs (the store's writer executor).
-    init(store: ReadingStore, executor: (any TaskExecutor)?, buffered: Bool, batchSize: Int = 500, maxPending: Int = 20_000) {
+    init(
+        store: ReadingStore, executor: (any TaskExecutor)?, buffered: Bool, batchSize: Int = 500,
+        maxPending: Int = 20_000
+    ) {
         precondition(batchSize > 0 && maxPending >= batchSize)
         self.store = store
         self.executor = executor

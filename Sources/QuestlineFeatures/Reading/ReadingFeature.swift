@@ -13,7 +13,10 @@ public struct ReadInput: Sendable {
     public var timeZone: String
     public var thumbnailUrl: String?
 
-    public init(eventId: String, articleId: String, title: String, language: String, at: Date, timeZone: String, thumbnailUrl: String? = nil) {
+    public init(
+        eventId: String, articleId: String, title: String, language: String, at: Date, timeZone: String,
+        thumbnailUrl: String? = nil
+    ) {
         self.eventId = eventId
         self.articleId = articleId
         self.title = title
@@ -53,7 +56,9 @@ final class CampaignCache: Sendable {
 
     func get(now: Date) -> [Campaign]? {
         state.withLockedValue { state in
-            guard let campaigns = state.campaigns, now.timeIntervalSince(state.loadedAt) < Self.lifetime else { return nil }
+            guard let campaigns = state.campaigns, now.timeIntervalSince(state.loadedAt) < Self.lifetime else {
+                return nil
+            }
             return campaigns
         }
     }
@@ -108,15 +113,22 @@ public struct ReadingFeature: Sendable {
         clock = configuration.clock
         ids = configuration.ids
         starterArticles = Self.loadStarters()
-        analytics = AnalyticsBuffer(store: store.reading, executor: store.database.writerExecutor, buffered: configuration.bufferAnalytics)
+        analytics = AnalyticsBuffer(
+            store: store.reading, executor: store.database.writerExecutor, buffered: configuration.bufferAnalytics)
     }
 
     static func loadStarters() -> [SeenArticle] {
-        struct Starter: Decodable { let language: String; let title: String }
+        struct Starter: Decodable {
+            let language: String
+            let title: String
+        }
         let url = Bundle.module.bundleURL.appendingPathComponent("Resources/starter-articles.json")
         let list = (try? JSONDecoder().decode([Starter].self, from: Data(contentsOf: url))) ?? []
-        return list.map { SeenArticle(articleID: $0.title.replacingOccurrences(of: " ", with: "_"), title: $0.title, language: $0.language,
-                                      thumbnailURL: nil, lastReadAt: Date(timeIntervalSince1970: 0)) }
+        return list.map {
+            SeenArticle(
+                articleID: $0.title.replacingOccurrences(of: " ", with: "_"), title: $0.title, language: $0.language,
+                thumbnailURL: nil, lastReadAt: Date(timeIntervalSince1970: 0))
+        }
     }
 
     // MARK: Campaigns
@@ -131,10 +143,12 @@ public struct ReadingFeature: Sendable {
         let folder = Bundle.module.bundleURL.appendingPathComponent("Resources/campaigns")
         let files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
         for file in files where file.pathExtension == "json" {
-            try await store.reading.saveCampaign(try Campaign.decode(Data(contentsOf: file)), replace: false, now: clock.now())
+            try await store.reading.saveCampaign(
+                try Campaign.decode(Data(contentsOf: file)), replace: false, now: clock.now())
         }
         if demo {
-            try await store.reading.saveCampaign(Campaign.demo(today: clock.today(in: .gmt)), replace: true, now: clock.now())
+            try await store.reading.saveCampaign(
+                Campaign.demo(today: clock.today(in: .gmt)), replace: true, now: clock.now())
         }
         campaignCache.invalidate()
     }
@@ -173,23 +187,36 @@ public struct ReadingFeature: Sendable {
     /// zone puts it on a local day more than one day ahead of the reader's own today (in
     /// `readerZone`, the member's profile zone): travel moves a day by at most one, a device
     /// claiming a far zone to bank tomorrow's streak day does not.
-    public func validate(_ inputs: [ReadInput], readerZone: TimeZoneID? = nil, fieldPrefix: (Int) -> String) throws(DomainError) -> [NewRead] {
+    public func validate(_ inputs: [ReadInput], readerZone: TimeZoneID? = nil, fieldPrefix: (Int) -> String)
+        throws(DomainError) -> [NewRead]
+    {
         var issues: [FieldIssue] = []
         var reads: [NewRead] = []
         let now = clock.now()
         let latestDay = readerZone.map { LocalDay(now, in: $0.timeZone).adding(days: 1) }
         for (index, input) in inputs.enumerated() {
             let prefix = fieldPrefix(index)
-            func issue(_ field: String, _ message: String) { issues.append(FieldIssue(field: prefix + field, message: message)) }
+            func issue(_ field: String, _ message: String) {
+                issues.append(FieldIssue(field: prefix + field, message: message))
+            }
             let eventID = input.eventId.trimmed(newlines: false)
-            if eventID.isEmpty || eventID.count > 64 { issue("eventId", "Use 1 to 64 characters, unique per read.") }
-            else if eventID.containsControlCharacter { issue("eventId", "Remove control characters.") }
+            if eventID.isEmpty || eventID.count > 64 {
+                issue("eventId", "Use 1 to 64 characters, unique per read.")
+            } else if eventID.containsControlCharacter {
+                issue("eventId", "Remove control characters.")
+            }
             let article = input.articleId.trimmed(newlines: false)
-            if article.isEmpty || article.count > 300 { issue("articleId", "Give the article's id (1 to 300 characters).") }
-            else if article.containsControlCharacter { issue("articleId", "Remove control characters.") }
+            if article.isEmpty || article.count > 300 {
+                issue("articleId", "Give the article's id (1 to 300 characters).")
+            } else if article.containsControlCharacter {
+                issue("articleId", "Remove control characters.")
+            }
             let title = input.title.trimmed()
-            if title.isEmpty || title.count > 300 { issue("title", "Give the article's title (1 to 300 characters).") }
-            else if title.containsControlCharacter { issue("title", "Remove control characters (line breaks, tabs, NUL).") }
+            if title.isEmpty || title.count > 300 {
+                issue("title", "Give the article's title (1 to 300 characters).")
+            } else if title.containsControlCharacter {
+                issue("title", "Remove control characters (line breaks, tabs, NUL).")
+            }
             var language = input.language.lowercased()
             do { language = try WikiLanguage.validate(input.language, field: prefix + "language") } catch {
                 if case .invalid(let found) = error { issues += found }
@@ -200,7 +227,9 @@ public struct ReadingFeature: Sendable {
                 issues.append(found)
             }
             if let thumbnail = input.thumbnailUrl,
-               !(thumbnail.hasPrefix("https://") || thumbnail.hasPrefix("http://")) || thumbnail.count > 2000 || thumbnail.containsControlCharacter {
+                !(thumbnail.hasPrefix("https://") || thumbnail.hasPrefix("http://")) || thumbnail.count > 2000
+                    || thumbnail.containsControlCharacter
+            {
                 issue("thumbnailUrl", "Use an http(s) URL.")
             }
             guard let zone = TimeZoneID(input.timeZone) else {
@@ -209,12 +238,16 @@ public struct ReadingFeature: Sendable {
             }
             let localDay = LocalDay(input.at, in: zone.timeZone)
             if let latestDay, localDay > latestDay {
-                issue("timeZone", "This time zone puts the read on \(localDay.iso), ahead of your day; check the device's time zone.")
+                issue(
+                    "timeZone",
+                    "This time zone puts the read on \(localDay.iso), ahead of your day; check the device's time zone.")
                 continue
             }
-            reads.append(NewRead(eventID: eventID, articleID: article, title: title, language: language, at: input.at,
-                                 timeZone: zone.identifier, localDay: localDay,
-                                 thumbnailURL: input.thumbnailUrl))
+            reads.append(
+                NewRead(
+                    eventID: eventID, articleID: article, title: title, language: language, at: input.at,
+                    timeZone: zone.identifier, localDay: localDay,
+                    thumbnailURL: input.thumbnailUrl))
         }
         if !issues.isEmpty { throw .invalid(issues) }
         return reads
@@ -237,23 +270,30 @@ public struct ReadingFeature: Sendable {
     /// The widget model for a reader now: one query after authentication (enrollment and the
     /// read days since the campaign's start, from the per-day summary). It writes nothing but
     /// the impression, when asked; milestones are recorded where the history changes.
-    public func widget(for reader: ReaderIdentity, impression: Bool, surface: String = "api") async throws -> WidgetModel? {
+    public func widget(for reader: ReaderIdentity, impression: Bool, surface: String = "api") async throws
+        -> WidgetModel?
+    {
         let today = clock.today(in: reader.timeZone.timeZone)
         guard let campaign = try await campaign(for: today) else { return nil }
         let (status, _) = try await readerStatus(reader, campaign: campaign, today: today)
         let model = ReadingWidget.model(campaign: campaign, status: status, today: today)
         if impression, let subject = reader.subject {
-            try await track(.impression, subject: subject, campaign: campaign.id, ["state": model.state.rawValue, "surface": surface])
+            try await track(
+                .impression, subject: subject, campaign: campaign.id,
+                ["state": model.state.rawValue, "surface": surface])
         }
         return model
     }
 
-    private func readerStatus(_ reader: ReaderIdentity, campaign: Campaign, today: LocalDay) async throws -> (ReaderStatus, Enrollment?) {
+    private func readerStatus(_ reader: ReaderIdentity, campaign: Campaign, today: LocalDay) async throws -> (
+        ReaderStatus, Enrollment?
+    ) {
         var status = ReaderStatus(loggedIn: reader.member != nil)
         guard today >= campaign.startDay || reader.member != nil else { return (status, nil) }
         let last = max(today, campaign.startDay)
         if let member = reader.member {
-            let (enrollment, days) = try await store.reading.widgetFacts(member.id, campaign: campaign.id, from: campaign.startDay, through: last)
+            let (enrollment, days) = try await store.reading.widgetFacts(
+                member.id, campaign: campaign.id, from: campaign.startDay, through: last)
             status.joinDay = enrollment?.joinDay
             status.completedOn = enrollment?.completedOn
             status.claimed = enrollment?.claimedAt != nil
@@ -275,22 +315,28 @@ public struct ReadingFeature: Sendable {
         let (status, enrollment) = try await readerStatus(reader, campaign: campaign, today: today)
         guard let enrollment else { return }
         let model = ReadingWidget.model(campaign: campaign, status: status, today: today)
-        try await recordProgress(member: member, campaign: campaign, enrollment: enrollment, status: status, model: model, today: today)
+        try await recordProgress(
+            member: member, campaign: campaign, enrollment: enrollment, status: status, model: model, today: today)
     }
 
-    private func recordProgress(member: MemberRecord, campaign: Campaign, enrollment: Enrollment, status: ReaderStatus,
-                                model: WidgetModel, today: LocalDay) async throws {
+    private func recordProgress(
+        member: MemberRecord, campaign: Campaign, enrollment: Enrollment, status: ReaderStatus,
+        model: WidgetModel, today: LocalDay
+    ) async throws {
         let subject = ReadOwner.member(member.id).key
         if status.readDays.contains(where: { $0 >= enrollment.joinDay }) {
             try await trackMilestone(.firstRead, subject: subject, campaign: campaign.id)
         }
-        let summary = StreakSummary(campaign: campaign, readDays: status.readDays, today: today, joinDay: status.joinDay)
+        let summary = StreakSummary(
+            campaign: campaign, readDays: status.readDays, today: today, joinDay: status.joinDay)
         if summary.best >= 7 {
             try await trackMilestone(.streak7, subject: subject, campaign: campaign.id)
         }
         if enrollment.completedOn == nil, let completedOn = model.completedOn {
             let title = campaign.title.map { "Completed: \($0)" } ?? "Reading challenge completed"
-            if try await store.reading.recordCompletion(member.id, campaign: campaign.id, day: completedOn, badgeTitle: title, now: clock.now()) {
+            if try await store.reading.recordCompletion(
+                member.id, campaign: campaign.id, day: completedOn, badgeTitle: title, now: clock.now())
+            {
                 try await track(.completion, subject: subject, campaign: campaign.id, ["day": completedOn.iso])
             }
         }
@@ -305,17 +351,21 @@ public struct ReadingFeature: Sendable {
             throw DomainError.conflict(field: nil, message: "There is no reading challenge to join right now.")
         }
         guard today <= campaign.endDay else {
-            throw DomainError.conflict(field: nil, message: "The challenge ended on \(campaign.endDay.iso); it can no longer be joined.")
+            throw DomainError.conflict(
+                field: nil, message: "The challenge ended on \(campaign.endDay.iso); it can no longer be joined.")
         }
         guard let member = reader.member else {
-            guard let device = reader.deviceID else { throw DomainError.unauthenticated("Log in to join the challenge.") }
+            guard let device = reader.deviceID else {
+                throw DomainError.unauthenticated("Log in to join the challenge.")
+            }
             try await store.reading.addPendingJoin(device: device, campaign: campaign.id, now: clock.now())
             return nil
         }
-        let (enrollment, created) = try await store.reading.join(member.id, campaign: campaign.id, day: today, now: clock.now())
+        let (enrollment, created) = try await store.reading.join(
+            member.id, campaign: campaign.id, day: today, now: clock.now())
         if created {
             try await track(.join, subject: ReadOwner.member(member.id).key, campaign: campaign.id, ["source": source])
-            try await updateProgress(member) // reads before joining may already complete it
+            try await updateProgress(member)  // reads before joining may already complete it
         }
         return enrollment
     }
@@ -323,17 +373,21 @@ public struct ReadingFeature: Sendable {
     public func claim(_ member: MemberRecord) async throws -> Date {
         let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
         let today = clock.today(in: reader.timeZone.timeZone)
-        guard let campaign = try await campaign(for: today), let model = try await widget(for: reader, impression: false),
-              let enrollment = try await store.reading.enrollment(member.id, campaign: campaign.id)
+        guard let campaign = try await campaign(for: today),
+            let model = try await widget(for: reader, impression: false),
+            let enrollment = try await store.reading.enrollment(member.id, campaign: campaign.id)
         else { throw DomainError.conflict(field: nil, message: "There is no challenge to claim a prize for.") }
         if let claimed = enrollment.claimedAt {
-            throw DomainError.conflict(field: nil, message: "The prize was claimed on \(ISO8601DateFormatter().string(from: claimed)).")
+            throw DomainError.conflict(
+                field: nil, message: "The prize was claimed on \(ISO8601DateFormatter().string(from: claimed)).")
         }
         guard model.completedOn != nil else {
-            throw DomainError.conflict(field: nil, message: "Complete the challenge (\(campaign.goalDays) days in a row) to claim the prize.")
+            throw DomainError.conflict(
+                field: nil, message: "Complete the challenge (\(campaign.goalDays) days in a row) to claim the prize.")
         }
         guard today <= campaign.claimUntilDay else {
-            throw DomainError.conflict(field: nil, message: "Prizes could be claimed until \(campaign.claimUntilDay.iso).")
+            throw DomainError.conflict(
+                field: nil, message: "Prizes could be claimed until \(campaign.claimUntilDay.iso).")
         }
         guard try await store.reading.claim(member.id, campaign: campaign.id, now: clock.now()) else {
             throw DomainError.conflict(field: nil, message: "The prize was already claimed.")
@@ -354,27 +408,34 @@ public struct ReadingFeature: Sendable {
     }
 
     public static func validDeviceID(_ id: String) -> Bool {
-        (8...64).contains(id.count) && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        (8...64).contains(id.count)
+            && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 
     // MARK: Articles
 
     /// Articles the reader has seen, matching a query; starter articles when they have none.
-    public func search(_ reader: ReaderIdentity, query: String?, limit: Int = 50) async throws -> (articles: [SeenArticle], fromHistory: Bool) {
+    public func search(_ reader: ReaderIdentity, query: String?, limit: Int = 50) async throws -> (
+        articles: [SeenArticle], fromHistory: Bool
+    ) {
         let trimmed = query?.trimmed(newlines: false)
         let q = (trimmed?.isEmpty ?? true) ? nil : trimmed
         if let owner = reader.owner {
             let seen = try await store.reading.seenArticles(owner, matching: q, limit: min(max(limit, 1), 100))
             if !seen.isEmpty { return (seen, true) }
             // A search with no match in a real history says so, rather than showing starters.
-            if q != nil, !(try await store.reading.seenArticles(owner, matching: nil, limit: 1)).isEmpty { return ([], true) }
+            if q != nil, !(try await store.reading.seenArticles(owner, matching: nil, limit: 1)).isEmpty {
+                return ([], true)
+            }
         }
         let starters = starterArticles.filter { q == nil || $0.title.localizedCaseInsensitiveContains(q!) }
         return (starters, false)
     }
 
     /// A random pick among the reader's articles (or the starters); `pick` is injected for tests.
-    public func random(_ reader: ReaderIdentity, pick: (Int) -> Int = { Int.random(in: 0..<$0) }) async throws -> SeenArticle? {
+    public func random(_ reader: ReaderIdentity, pick: (Int) -> Int = { Int.random(in: 0..<$0) }) async throws
+        -> SeenArticle?
+    {
         let (articles, _) = try await search(reader, query: nil, limit: 100)
         guard !articles.isEmpty else { return nil }
         return articles[pick(articles.count)]
@@ -385,8 +446,10 @@ public struct ReadingFeature: Sendable {
     public func badges(_ member: MemberRecord) async throws -> [Badge] { try await store.reading.badges(member.id) }
 
     public func track(_ event: Event, subject: String, campaign: String?, _ properties: [String: String]) async throws {
-        try await analytics.add(AnalyticsEvent(id: ids.makeUUID().uuidString.lowercased(), subject: subject, name: event.rawValue,
-                                               campaign: campaign, properties: properties, at: clock.now()))
+        try await analytics.add(
+            AnalyticsEvent(
+                id: ids.makeUUID().uuidString.lowercased(), subject: subject, name: event.rawValue,
+                campaign: campaign, properties: properties, at: clock.now()))
     }
 
     /// Whether a once-only milestone event has been recorded (memo first, then the store).

@@ -10,10 +10,14 @@ final class StoryContentCache: Sendable {
     static let lifetime: TimeInterval = 30
 
     func get(now: Date, load: () async throws -> StoryContent?) async throws -> StoryContent {
-        if let cached = value.withLockedValue({ $0 }), now.timeIntervalSince(cached.loadedAt) < Self.lifetime, now >= cached.loadedAt {
+        if let cached = value.withLockedValue({ $0 }), now.timeIntervalSince(cached.loadedAt) < Self.lifetime,
+            now >= cached.loadedAt
+        {
             return cached.content
         }
-        guard let content = try await load() else { throw DomainError.unavailable("No stories have been imported yet.") }
+        guard let content = try await load() else {
+            throw DomainError.unavailable("No stories have been imported yet.")
+        }
         value.withLockedValue { $0 = (content, now) }
         return content
     }
@@ -74,7 +78,6 @@ public struct StoriesFeature: Sendable {
         return story
     }
 
-
     // MARK: Onboarding and preferences
 
     public func preferences(_ member: MemberRecord) async throws -> StoryPreferences {
@@ -89,10 +92,14 @@ public struct StoriesFeature: Sendable {
         }
     }
 
-    public func setPreferences(_ member: MemberRecord, states: [String], tracks: [String], skip: Bool) async throws -> StoryPreferences {
-        let chosen = try StoryRules.preferences(states: states, tracks: tracks, skip: skip, content: try await content())
+    public func setPreferences(_ member: MemberRecord, states: [String], tracks: [String], skip: Bool) async throws
+        -> StoryPreferences
+    {
+        let chosen = try StoryRules.preferences(
+            states: states, tracks: tracks, skip: skip, content: try await content())
         return try await store.stories.write { q in
-            let preferences = StoryPreferences(onboarded: true, skipped: skip, states: chosen.states, tracks: chosen.tracks)
+            let preferences = StoryPreferences(
+                onboarded: true, skipped: skip, states: chosen.states, tracks: chosen.tracks)
             try await q.setPreferences(member.id, preferences, now: clock.now())
             return preferences
         }
@@ -100,36 +107,47 @@ public struct StoriesFeature: Sendable {
 
     // MARK: Stories
 
-    public func stories(_ member: MemberRecord, query: String, bookmarkedOnly: Bool = false) async throws -> [StorySummary] {
+    public func stories(_ member: MemberRecord, query: String, bookmarkedOnly: Bool = false) async throws
+        -> [StorySummary]
+    {
         guard query.count <= 100 else { throw DomainError.invalid(field: "q", "Search with at most 100 characters.") }
         let content = try await content()
-        let (preferences, activity) = try await store.stories.read { q in (try await q.preferences(member.id), try await q.activity(member.id)) }
+        let (preferences, activity) = try await store.stories.read { q in
+            (try await q.preferences(member.id), try await q.activity(member.id))
+        }
         return content.search(query, preferredTracks: Set(preferences.tracks))
             .filter { !bookmarkedOnly || activity.bookmarks.contains($0.id) }
             .map { summary($0, content: content, activity: activity) }
     }
 
     private func summary(_ story: Story, content: StoryContent, activity: StoryActivity) -> StorySummary {
-        StorySummary(story: story, track: content.track(story.track), bookmarked: activity.bookmarks.contains(story.id),
-                     reached: activity.progress[story.id], hasSelfie: activity.selfies.contains(story.id), collected: activity.collected.contains(story.id))
+        StorySummary(
+            story: story, track: content.track(story.track), bookmarked: activity.bookmarks.contains(story.id),
+            reached: activity.progress[story.id], hasSelfie: activity.selfies.contains(story.id),
+            collected: activity.collected.contains(story.id))
     }
 
     public func story(_ member: MemberRecord, id: String) async throws -> StorySummary {
         let content = try await content()
         let story = try story(id, in: content)
-        return summary(story, content: content, activity: try await store.stories.read { try await $0.activity(member.id) })
+        return summary(
+            story, content: content, activity: try await store.stories.read { try await $0.activity(member.id) })
     }
 
     /// Opens a page: returns it and records the progress (the furthest page is kept).
-    public func openPage(_ member: MemberRecord, story id: String, chapter: Int, page: Int) async throws -> (Story, StoryChapter, StoryPage) {
+    public func openPage(_ member: MemberRecord, story id: String, chapter: Int, page: Int) async throws -> (
+        Story, StoryChapter, StoryPage
+    ) {
         let content = try await content()
         let story = try story(id, in: content)
         guard story.chapters.indices.contains(chapter) else { throw DomainError.notFound("No such chapter.") }
         let chapterValue = story.chapters[chapter]
         guard chapterValue.pages.indices.contains(page) else { throw DomainError.notFound("No such page.") }
         try await store.stories.write { q in
-            if try await q.recordPage(member.id, story: id, chapter: chapter, page: page, chapterID: chapterValue.id,
-                                      lastPage: page == chapterValue.pages.count - 1, now: clock.now()) {
+            if try await q.recordPage(
+                member.id, story: id, chapter: chapter, page: page, chapterID: chapterValue.id,
+                lastPage: page == chapterValue.pages.count - 1, now: clock.now())
+            {
                 try await awardBadges(q, member: member, content: content)
             }
         }
@@ -150,16 +168,21 @@ public struct StoriesFeature: Sendable {
 
     public func comments(story id: String, chapter: Int, limit: Int, offset: Int) async throws -> [StoryComment] {
         let chapterID = try chapterID(try story(id, in: try await content()), chapter)
-        return try await store.stories.read { try await $0.comments(story: id, chapter: chapterID, limit: limit, offset: offset) }
+        return try await store.stories.read {
+            try await $0.comments(story: id, chapter: chapterID, limit: limit, offset: offset)
+        }
     }
 
-    public func addComment(_ member: MemberRecord, story id: String, chapter: Int, text: String) async throws -> StoryComment {
+    public func addComment(_ member: MemberRecord, story id: String, chapter: Int, text: String) async throws
+        -> StoryComment
+    {
         let content = try await content()
         let chapterID = try chapterID(try story(id, in: content), chapter)
         let body = try StoryRules.comment(text)
         let commentID = ids.makeUUID().uuidString.lowercased()
         return try await store.stories.write { q in
-            try await q.addComment(id: commentID, member: member.id, story: id, chapter: chapterID, body: body, now: clock.now())
+            try await q.addComment(
+                id: commentID, member: member.id, story: id, chapter: chapterID, body: body, now: clock.now())
             try await awardBadges(q, member: member, content: content)
             return try await q.comment(commentID)!
         }
@@ -169,7 +192,9 @@ public struct StoriesFeature: Sendable {
     public func deleteComment(_ member: MemberRecord, id: String) async throws {
         try await store.stories.write { q in
             guard let comment = try await q.comment(id) else { throw DomainError.notFound("No such comment.") }
-            guard comment.memberID == member.id else { throw DomainError.forbidden("You can delete only your own comments.") }
+            guard comment.memberID == member.id else {
+                throw DomainError.forbidden("You can delete only your own comments.")
+            }
             try await q.deleteComment(id)
         }
     }
@@ -209,8 +234,9 @@ public struct StoriesFeature: Sendable {
             }
             var balance = try await q.points.balance(member.id).balance
             if story.reward.points > 0 {
-                balance = try await q.points.append(member.id, kind: .story, points: story.reward.points, reason: "Story rewards: \(story.title)",
-                                                    id: ids.makeUUID().uuidString.lowercased(), now: now)
+                balance = try await q.points.append(
+                    member.id, kind: .story, points: story.reward.points, reason: "Story rewards: \(story.title)",
+                    id: ids.makeUUID().uuidString.lowercased(), now: now)
             }
             let card = story.reward.card.flatMap(content.card)
             if let card { try await q.addCard(member.id, card: card.id, now: now) }
@@ -225,9 +251,11 @@ public struct StoriesFeature: Sendable {
 
     private static func counts(_ activity: StoryActivity, pointsEarned: Int) -> (AchievementMetric) -> Int {
         { metric in
-            StoryRules.progress(metric, storiesCompleted: activity.collected.count, comments: activity.comments, selfies: activity.selfies.count,
-                                cards: activity.cards.values.reduce(0, +), pointsEarned: pointsEarned, tasksDone: activity.tasksDone,
-                                chaptersRead: activity.chaptersRead)
+            StoryRules.progress(
+                metric, storiesCompleted: activity.collected.count, comments: activity.comments,
+                selfies: activity.selfies.count,
+                cards: activity.cards.values.reduce(0, +), pointsEarned: pointsEarned, tasksDone: activity.tasksDone,
+                chaptersRead: activity.chaptersRead)
         }
     }
 
@@ -236,7 +264,9 @@ public struct StoriesFeature: Sendable {
         let activity = try await q.activity(member.id)
         let count = Self.counts(activity, pointsEarned: try await q.points.balance(member.id).earned)
         for badge in content.badges {
-            guard let metric = badge.metric, let target = badge.target, activity.badges[badge.id] == nil, count(metric) >= target else { continue }
+            guard let metric = badge.metric, let target = badge.target, activity.badges[badge.id] == nil,
+                count(metric) >= target
+            else { continue }
             _ = try await q.award(member.id, badge: badge.id, now: clock.now())
         }
     }
@@ -253,19 +283,26 @@ public struct StoriesFeature: Sendable {
                 details: try await q.details(member.id), hasPhoto: try await q.image(member.id, kind: "photo") != nil,
                 badges: content.badges.map { ($0, activity.badges[$0.id]) },
                 achievements: content.achievements.map { ($0, min(count($0.metric), $0.target)) },
-                cards: content.cards.compactMap { card in activity.cards[card.id].map { (card, $0) } }, balance: points.balance)
+                cards: content.cards.compactMap { card in activity.cards[card.id].map { (card, $0) } },
+                balance: points.balance)
         }
     }
 
-    public func setDetails(_ member: MemberRecord, location: String, favouriteTrack: String, bio: String) async throws -> MemberDetails {
+    public func setDetails(_ member: MemberRecord, location: String, favouriteTrack: String, bio: String) async throws
+        -> MemberDetails
+    {
         var v = FieldValidation()
         func field(_ value: String, _ name: String, max: Int) -> String {
             let trimmed = value.trimmed()
-            v.check { () throws(DomainError) in if trimmed.count > max { throw .invalid(field: name, "Use at most \(max) characters.") } }
+            v.check { () throws(DomainError) in
+                if trimmed.count > max { throw .invalid(field: name, "Use at most \(max) characters.") }
+            }
             return trimmed
         }
-        let details = MemberDetails(location: field(location, "location", max: 80), favouriteTrack: field(favouriteTrack, "favouriteTrack", max: 80),
-                                    bio: field(bio, "bio", max: 500))
+        let details = MemberDetails(
+            location: field(location, "location", max: 80),
+            favouriteTrack: field(favouriteTrack, "favouriteTrack", max: 80),
+            bio: field(bio, "bio", max: 500))
         try v.finish()
         try await store.stories.write { try await $0.setDetails(member.id, details, now: clock.now()) }
         return details
@@ -273,7 +310,9 @@ public struct StoriesFeature: Sendable {
 
     public func uploadPhoto(_ member: MemberRecord, bytes: [UInt8]) async throws {
         let type = try UploadedImage.validate(bytes, field: "photo")
-        try await store.stories.write { try await $0.putImage(member.id, kind: "photo", contentType: type, bytes: bytes, now: clock.now()) }
+        try await store.stories.write {
+            try await $0.putImage(member.id, kind: "photo", contentType: type, bytes: bytes, now: clock.now())
+        }
     }
 
     public func photo(_ member: MemberRecord) async throws -> MemberImage {
@@ -296,15 +335,19 @@ public struct StoriesFeature: Sendable {
     /// Completes a daily task: once per local day; credits its points.
     public func completeTask(_ member: MemberRecord, task id: String) async throws -> Int {
         let content = try await content()
-        guard let task = content.dailyTasks.first(where: { $0.id == id }) else { throw DomainError.notFound("No such daily task.") }
+        guard let task = content.dailyTasks.first(where: { $0.id == id }) else {
+            throw DomainError.notFound("No such daily task.")
+        }
         let now = clock.now()
         let today = LocalDay(now, in: member.zone)
         return try await store.stories.write { q in
             guard try await q.completeTask(member.id, task: id, day: today, now: now) else {
-                throw DomainError.conflict(field: nil, message: "You have done \"\(task.title)\" today already. Come back tomorrow.")
+                throw DomainError.conflict(
+                    field: nil, message: "You have done \"\(task.title)\" today already. Come back tomorrow.")
             }
-            let balance = try await q.points.append(member.id, kind: .task, points: task.points, reason: "Daily task: \(task.title)",
-                                                    id: ids.makeUUID().uuidString.lowercased(), now: now)
+            let balance = try await q.points.append(
+                member.id, kind: .task, points: task.points, reason: "Daily task: \(task.title)",
+                id: ids.makeUUID().uuidString.lowercased(), now: now)
             try await awardBadges(q, member: member, content: content)
             return balance
         }
@@ -318,10 +361,12 @@ public struct StoriesFeature: Sendable {
         return try await store.stories.write { q in
             let balance: Int
             do {
-                balance = try await q.points.append(member.id, kind: .purchase, points: -card.price, reason: "Card: \(card.name)",
-                                                    id: ids.makeUUID().uuidString.lowercased(), now: now)
+                balance = try await q.points.append(
+                    member.id, kind: .purchase, points: -card.price, reason: "Card: \(card.name)",
+                    id: ids.makeUUID().uuidString.lowercased(), now: now)
             } catch PointsError.insufficientPoints(let have) {
-                throw DomainError.conflict(field: "cardId", message: "\(card.name) costs \(card.price) points and you have \(have).")
+                throw DomainError.conflict(
+                    field: "cardId", message: "\(card.name) costs \(card.price) points and you have \(have).")
             }
             try await q.addCard(member.id, card: card.id, now: now)
             try await awardBadges(q, member: member, content: content)
@@ -329,7 +374,14 @@ public struct StoriesFeature: Sendable {
         }
     }
 
-    public func points(_ member: MemberRecord, limit: Int, offset: Int) async throws -> (balance: Int, entries: [LedgerEntry]) {
-        try await store.stories.read { q in (try await q.points.balance(member.id).balance, try await q.points.entries(member.id, limit: limit, offset: offset)) }
+    public func points(_ member: MemberRecord, limit: Int, offset: Int) async throws -> (
+        balance: Int, entries: [LedgerEntry]
+    ) {
+        try await store.stories.read { q in
+            (
+                try await q.points.balance(member.id).balance,
+                try await q.points.entries(member.id, limit: limit, offset: offset)
+            )
+        }
     }
 }

@@ -23,8 +23,10 @@ public struct StoryContentFeature: Sendable {
     public static var bundledContent: URL { Bundle.module.bundleURL.appendingPathComponent("Resources/stories") }
 
     /// Asset types the content may ship, by file extension.
-    static let contentTypes = ["svg": "image/svg+xml", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp",
-                               "mp4": "video/mp4", "webm": "video/webm"]
+    static let contentTypes = [
+        "svg": "image/svg+xml", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp",
+        "mp4": "video/mp4", "webm": "video/webm",
+    ]
 
     /// What an import did.
     public struct ImportSummary: Sendable {
@@ -45,15 +47,23 @@ public struct StoryContentFeature: Sendable {
         let assetsRoot = directory.appendingPathComponent("assets")
         var assets: [String: StoryAsset] = [:]
         var unreadable: [ContentIssue] = []
-        if let walker = FileManager.default.enumerator(at: assetsRoot, includingPropertiesForKeys: [.isRegularFileKey]) {
-            for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
-                let relative = String(url.standardizedFileURL.path.dropFirst(assetsRoot.standardizedFileURL.path.count + 1))
+        if let walker = FileManager.default.enumerator(at: assetsRoot, includingPropertiesForKeys: [.isRegularFileKey])
+        {
+            for case let url as URL in walker
+            where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                let relative = String(
+                    url.standardizedFileURL.path.dropFirst(assetsRoot.standardizedFileURL.path.count + 1))
                 guard let type = Self.contentTypes[url.pathExtension.lowercased()] else {
-                    unreadable.append(ContentIssue(file: "assets/" + relative, path: "", message: "Ship images as SVG, PNG, JPEG or WebP, videos as MP4 or WebM."))
+                    unreadable.append(
+                        ContentIssue(
+                            file: "assets/" + relative, path: "",
+                            message: "Ship images as SVG, PNG, JPEG or WebP, videos as MP4 or WebM."))
                     continue
                 }
                 guard let bytes = try? Data(contentsOf: url), bytes.count <= 5 << 20 else {
-                    unreadable.append(ContentIssue(file: "assets/" + relative, path: "", message: "Unreadable, or larger than 5 MiB."))
+                    unreadable.append(
+                        ContentIssue(file: "assets/" + relative, path: "", message: "Unreadable, or larger than 5 MiB.")
+                    )
                     continue
                 }
                 assets[relative] = StoryAsset(path: relative, contentType: type, bytes: [UInt8](bytes))
@@ -65,8 +75,11 @@ public struct StoryContentFeature: Sendable {
         case .success: throw ContentIssues(issues: unreadable)
         case .failure(let problems): throw ContentIssues(issues: problems.issues + unreadable)
         }
-        try await store.stories.replaceContent(content, assets: assets.values.sorted { $0.path < $1.path }, now: clock.now())
-        return ImportSummary(stories: content.stories.count, tracks: content.tracks.count, cards: content.cards.count, assets: assets.count)
+        try await store.stories.replaceContent(
+            content, assets: assets.values.sorted { $0.path < $1.path }, now: clock.now())
+        return ImportSummary(
+            stories: content.stories.count, tracks: content.tracks.count, cards: content.cards.count,
+            assets: assets.count)
     }
 
     /// Imports the bundled demo content when the store has none yet.

@@ -17,13 +17,18 @@ public struct RateLimits: Sendable, Equatable {
     public var lockSeconds: Int
     public var maxLockSeconds: Int
 
-    public static let standard = RateLimits(loginsPerAddress: 20, writesPerMember: 600, writesPerAddress: 1200,
-                                            failuresBeforeLock: 5, lockSeconds: 60, maxLockSeconds: 900)
+    public static let standard = RateLimits(
+        loginsPerAddress: 20, writesPerMember: 600, writesPerAddress: 1200,
+        failuresBeforeLock: 5, lockSeconds: 60, maxLockSeconds: 900)
     /// No limits (load tests).
-    public static let off = RateLimits(loginsPerAddress: 0, writesPerMember: 0, writesPerAddress: 0,
-                                       failuresBeforeLock: 0, lockSeconds: 0, maxLockSeconds: 0)
+    public static let off = RateLimits(
+        loginsPerAddress: 0, writesPerMember: 0, writesPerAddress: 0,
+        failuresBeforeLock: 0, lockSeconds: 0, maxLockSeconds: 0)
 
-    public init(loginsPerAddress: Int, writesPerMember: Int, writesPerAddress: Int, failuresBeforeLock: Int, lockSeconds: Int, maxLockSeconds: Int) {
+    public init(
+        loginsPerAddress: Int, writesPerMember: Int, writesPerAddress: Int, failuresBeforeLock: Int, lockSeconds: Int,
+        maxLockSeconds: Int
+    ) {
         self.loginsPerAddress = loginsPerAddress
         self.writesPerMember = writesPerMember
         self.writesPerAddress = writesPerAddress
@@ -99,7 +104,9 @@ public final class LoginGuard: Sendable {
         guard limits.failuresBeforeLock > 0 else { return }
         let now = clock.now()
         records.withLockedValue { table in
-            if table.count > RateLimiter.maxKeys { table = table.filter { ($0.value.lockedUntil ?? .distantPast) > now } }
+            if table.count > RateLimiter.maxKeys {
+                table = table.filter { ($0.value.lockedUntil ?? .distantPast) > now }
+            }
             var record = table[Self.key(login)] ?? Record(failures: 0, lockedUntil: nil)
             record.failures += 1
             let over = record.failures - limits.failuresBeforeLock

@@ -9,8 +9,9 @@ import QuestlineStore
 extension APIImplementation {
     func signUp(_ input: Operations.signUp.Input) async throws -> Operations.signUp.Output {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let signedIn = try await accounts.signUp(email: body.email, password: body.password,
-                                                 displayName: body.displayName, timeZone: body.timeZone)
+        let signedIn = try await accounts.signUp(
+            email: body.email, password: body.password,
+            displayName: body.displayName, timeZone: body.timeZone)
         if let device = body.deviceId { try await reading.adoptDevice(device, member: signedIn.member) }
         return .created(.init(body: .json(.init(signedIn))))
     }
@@ -34,7 +35,8 @@ extension APIImplementation {
     func updateMe(_ input: Operations.updateMe.Input) async throws -> Operations.updateMe.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let updated = try await accounts.updateProfile(me.id, as: me, displayName: body.displayName, timeZone: body.timeZone)
+        let updated = try await accounts.updateProfile(
+            me.id, as: me, displayName: body.displayName, timeZone: body.timeZone)
         return .ok(.init(body: .json(.init(updated))))
     }
 
@@ -47,8 +49,9 @@ extension APIImplementation {
     func updateMember(_ input: Operations.updateMember.Input) async throws -> Operations.updateMember.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let updated = try await accounts.updateProfile(try MemberID.parse(input.path.memberId, field: "memberId"), as: me,
-                                                       displayName: body.displayName, timeZone: body.timeZone)
+        let updated = try await accounts.updateProfile(
+            try MemberID.parse(input.path.memberId, field: "memberId"), as: me,
+            displayName: body.displayName, timeZone: body.timeZone)
         return .ok(.init(body: .json(.init(updated))))
     }
 
@@ -61,7 +64,8 @@ extension APIImplementation {
 
     func getHousehold(_ input: Operations.getHousehold.Input) async throws -> Operations.getHousehold.Output {
         let me = try identity.requireMember()
-        let household = try await accounts.household(try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me)
+        let household = try await accounts.household(
+            try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me)
         return .ok(.init(body: .json(.init(household))))
     }
 
@@ -69,20 +73,25 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let child = try await accounts.createChild(
-            in: try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me, username: body.username, password: body.password,
+            in: try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me, username: body.username,
+            password: body.password,
             displayName: body.displayName, timeZone: body.timeZone)
         return .created(.init(body: .json(.init(child))))
     }
 
-    func createInvitation(_ input: Operations.createInvitation.Input) async throws -> Operations.createInvitation.Output {
+    func createInvitation(_ input: Operations.createInvitation.Input) async throws -> Operations.createInvitation.Output
+    {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let role = HouseholdRole(rawValue: body.role.rawValue) ?? .child
-        let invitation = try await accounts.invite(to: try HouseholdID.parse(input.path.householdId, field: "householdId"), role: role, as: me)
-        return .created(.init(body: .json(.init(code: invitation.code, role: body.role, expiresAt: invitation.expiresAt))))
+        let invitation = try await accounts.invite(
+            to: try HouseholdID.parse(input.path.householdId, field: "householdId"), role: role, as: me)
+        return .created(
+            .init(body: .json(.init(code: invitation.code, role: body.role, expiresAt: invitation.expiresAt))))
     }
 
-    func acceptInvitation(_ input: Operations.acceptInvitation.Input) async throws -> Operations.acceptInvitation.Output {
+    func acceptInvitation(_ input: Operations.acceptInvitation.Input) async throws -> Operations.acceptInvitation.Output
+    {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let household = try await accounts.acceptInvitation(code: body.code, as: me)
@@ -94,9 +103,10 @@ extension APIImplementation {
 
 extension Components.Schemas.Member {
     init(_ record: MemberRecord) {
-        self.init(id: record.id.rawValue, email: record.email, username: record.username, displayName: record.displayName,
-                  timeZone: record.timeZone, householdId: record.householdID?.rawValue,
-                  role: record.role.flatMap { .init(rawValue: $0.rawValue) }, createdAt: record.createdAt)
+        self.init(
+            id: record.id.rawValue, email: record.email, username: record.username, displayName: record.displayName,
+            timeZone: record.timeZone, householdId: record.householdID?.rawValue,
+            role: record.role.flatMap { .init(rawValue: $0.rawValue) }, createdAt: record.createdAt)
     }
 }
 
@@ -108,6 +118,7 @@ extension Components.Schemas.Session {
 
 extension Components.Schemas.Household {
     init(_ record: HouseholdRecord) {
-        self.init(id: record.id.rawValue, name: record.name, members: record.members.map(Components.Schemas.Member.init))
+        self.init(
+            id: record.id.rawValue, name: record.name, members: record.members.map(Components.Schemas.Member.init))
     }
 }

@@ -17,16 +17,20 @@ struct AccountsPages {
     func register(on router: Router<AppRequestContext>) {
         router.get("/") { request, context in try await self.home(request, context) }
         router.get("/signup") { request, context in
-            self.pages.page("signup", title: "Create your account",
-                            data: ["values": ["timeZone": "UTC"], "next": self.next(request), "timeZones": Self.timeZoneNames],
-                            context: context, path: "/signup", back: "/")
+            self.pages.page(
+                "signup", title: "Create your account",
+                data: ["values": ["timeZone": "UTC"], "next": self.next(request), "timeZones": Self.timeZoneNames],
+                context: context, path: "/signup", back: "/")
         }
         router.post("/signup") { request, context in try await self.signUp(request, context) }
         router.get("/login") { request, context in
-            self.pages.page("login", title: "Log in",
-                            data: ["next": self.next(request), "signedOut": request.uri.queryParameters["signedOut"] != nil,
-                                   "notice": Self.loginNotices[request.uri.queryParameters["notice"].map(String.init) ?? ""] ?? false],
-                            context: context, path: "/login", back: "/")
+            self.pages.page(
+                "login", title: "Log in",
+                data: [
+                    "next": self.next(request), "signedOut": request.uri.queryParameters["signedOut"] != nil,
+                    "notice": Self.loginNotices[request.uri.queryParameters["notice"].map(String.init) ?? ""] ?? false,
+                ],
+                context: context, path: "/login", back: "/")
         }
         router.post("/login") { request, context in try await self.logIn(request, context) }
         router.post("/logout") { _, context in try await self.logOut(context) }
@@ -39,7 +43,8 @@ struct AccountsPages {
     /// What the login page's secondary buttons answer: there is no password reset by e-mail or
     /// social sign-in, and the page says so rather than pretending.
     static let loginNotices = [
-        "forgot": "Password reset by e-mail is not available. A guardian can set a new password for a child; otherwise create a new account.",
+        "forgot":
+            "Password reset by e-mail is not available. A guardian can set a new password for a child; otherwise create a new account.",
         "facebook": "Signing in with Facebook is not available. Log in with your e-mail or username and password.",
     ]
 
@@ -58,31 +63,40 @@ struct AccountsPages {
         let (reader, newDevice) = reading.reader(request, context)
         let widget: Any = try await reading.widgetData(reader, surface: "home") ?? false
         guard let member = context.identity.member else {
-            return ReadingPages.withDevice(pages.page("landing", title: "Questline", data: ["widget": widget], context: context, path: "/"), newDevice)
+            return ReadingPages.withDevice(
+                pages.page("landing", title: "Questline", data: ["widget": widget], context: context, path: "/"),
+                newDevice)
         }
         let zone = member.zone
         let today = LocalDay(accounts.clock.now(), in: zone)
-        return pages.page("home", title: "Questline", data: [
-            "today": Formatting.longDate(today, language: "en"),
-            "todayISO": today.iso,
-            "widget": widget,
-            "areas": PageRenderer.areas.dropFirst().map { area in
-                ["path": area.path, "title": area.title, "icon": area.icon,
-                 "what": Self.available[area.path] ?? ""] as [String: Any]
-            },
-        ], context: context, path: "/")
+        return pages.page(
+            "home", title: "Questline",
+            data: [
+                "today": Formatting.longDate(today, language: "en"),
+                "todayISO": today.iso,
+                "widget": widget,
+                "areas": PageRenderer.areas.dropFirst().map { area in
+                    [
+                        "path": area.path, "title": area.title, "icon": area.icon,
+                        "what": Self.available[area.path] ?? "",
+                    ] as [String: Any]
+                },
+            ], context: context, path: "/")
     }
 
     private func signUp(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let form = try await Form(request)
         let values = ["email": form["email"], "displayName": form["displayName"], "timeZone": form["timeZone"]]
         do {
-            let signedIn = try await accounts.signUp(email: form["email"], password: form["password"],
-                                                     displayName: form["displayName"], timeZone: form["timeZone"])
+            let signedIn = try await accounts.signUp(
+                email: form["email"], password: form["password"],
+                displayName: form["displayName"], timeZone: form["timeZone"])
             try await adoptDevice(request, signedIn)
             return signedInRedirect(signedIn, to: safeNext(form["next"]))
         } catch let error as DomainError {
-            return formError("signup", title: "Create your account", error: error, values: values, next: form["next"], context: context, path: "/signup")
+            return formError(
+                "signup", title: "Create your account", error: error, values: values, next: form["next"],
+                context: context, path: "/signup")
         }
     }
 
@@ -93,7 +107,9 @@ struct AccountsPages {
             try await adoptDevice(request, signedIn)
             return signedInRedirect(signedIn, to: safeNext(form["next"]))
         } catch let error as DomainError {
-            return formError("login", title: "Log in", error: error, values: ["login": form["login"]], next: form["next"], context: context, path: "/login")
+            return formError(
+                "login", title: "Log in", error: error, values: ["login": form["login"]], next: form["next"],
+                context: context, path: "/login")
         }
     }
 
@@ -104,45 +120,61 @@ struct AccountsPages {
         return response
     }
 
-    private func profile(_ request: Request, _ context: AppRequestContext, error: DomainError? = nil,
-                         values: [String: String]? = nil, notice: String? = nil) async throws -> Response {
-        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/profile", type: .normal) }
+    private func profile(
+        _ request: Request, _ context: AppRequestContext, error: DomainError? = nil,
+        values: [String: String]? = nil, notice: String? = nil
+    ) async throws -> Response {
+        guard let member = context.identity.member else {
+            return Response.redirect(to: "/login?next=/profile", type: .normal)
+        }
         var data: [String: Any] = [
             "values": values ?? ["displayName": member.displayName, "timeZone": member.timeZone],
             "login": member.email ?? member.username ?? "",
             "notice": notice ?? (request.uri.queryParameters["saved"] != nil ? "Your profile is saved." : ""),
             "timeZones": Self.timeZoneNames,
         ]
-        if let householdID = member.householdID, let household = try? await accounts.household(householdID, as: member) {
+        if let householdID = member.householdID, let household = try? await accounts.household(householdID, as: member)
+        {
             data["household"] = [
                 "name": household.name,
                 "role": member.role?.rawValue ?? "",
                 "isGuardian": member.role == .guardian,
-                "members": household.members.map { ["displayName": $0.displayName, "role": $0.role?.rawValue ?? "",
-                                                    "login": $0.email ?? $0.username ?? ""] },
+                "members": household.members.map {
+                    [
+                        "displayName": $0.displayName, "role": $0.role?.rawValue ?? "",
+                        "login": $0.email ?? $0.username ?? "",
+                    ]
+                },
             ]
         } else {
             data["noHousehold"] = true
         }
         if let error { data["errors"] = Self.fieldErrors(error) }
-        return pages.page("profile", title: "Profile", data: data, context: context, path: "/profile",
-                          status: error.map { Problem.from($0).httpStatus } ?? .ok, back: "/")
+        return pages.page(
+            "profile", title: "Profile", data: data, context: context, path: "/profile",
+            status: error.map { Problem.from($0).httpStatus } ?? .ok, back: "/")
     }
 
     private func updateProfile(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/profile", type: .normal) }
+        guard let member = context.identity.member else {
+            return Response.redirect(to: "/login?next=/profile", type: .normal)
+        }
         let form = try await Form(request)
         do {
-            _ = try await accounts.updateProfile(member.id, as: member, displayName: form["displayName"], timeZone: form["timeZone"])
+            _ = try await accounts.updateProfile(
+                member.id, as: member, displayName: form["displayName"], timeZone: form["timeZone"])
             return Response.redirect(to: "/profile?saved=1", type: .normal)
         } catch let error as DomainError {
-            return try await profile(request, context, error: error,
-                                     values: ["displayName": form["displayName"], "timeZone": form["timeZone"]])
+            return try await profile(
+                request, context, error: error,
+                values: ["displayName": form["displayName"], "timeZone": form["timeZone"]])
         }
     }
 
     private func createHousehold(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/profile", type: .normal) }
+        guard let member = context.identity.member else {
+            return Response.redirect(to: "/login?next=/profile", type: .normal)
+        }
         let form = try await Form(request)
         do {
             _ = try await accounts.createHousehold(name: form["name"], as: member)
@@ -153,16 +185,20 @@ struct AccountsPages {
     }
 
     private func createChild(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/profile", type: .normal) }
+        guard let member = context.identity.member else {
+            return Response.redirect(to: "/login?next=/profile", type: .normal)
+        }
         guard let household = member.householdID else { throw DomainError.notFound("You have no household yet.") }
         let form = try await Form(request)
         do {
-            _ = try await accounts.createChild(in: household, as: member, username: form["username"], password: form["password"],
-                                               displayName: form["displayName"], timeZone: nil)
+            _ = try await accounts.createChild(
+                in: household, as: member, username: form["username"], password: form["password"],
+                displayName: form["displayName"], timeZone: nil)
             return Response.redirect(to: "/profile", type: .normal)
         } catch let error as DomainError {
             var context = context
-            context.identity = Identity(member: try await accounts.refreshed(member), tokenHash: context.identity.tokenHash, failure: nil)
+            context.identity = Identity(
+                member: try await accounts.refreshed(member), tokenHash: context.identity.tokenHash, failure: nil)
             return try await profile(request, context, error: error)
         }
     }
@@ -177,7 +213,8 @@ struct AccountsPages {
     }
 
     /// IANA names offered by the time-zone field.
-    static let timeZoneNames: [String] = (TimeZone.knownTimeZoneIdentifiers + ["UTC"]).filter { TimeZoneID($0) != nil }.sorted()
+    static let timeZoneNames: [String] = (TimeZone.knownTimeZoneIdentifiers + ["UTC"]).filter { TimeZoneID($0) != nil }
+        .sorted()
 
     private func signedInRedirect(_ signedIn: SignedIn, to path: String) -> Response {
         var response = Response.redirect(to: path, type: .normal)
@@ -186,15 +223,19 @@ struct AccountsPages {
     }
 
     private func sessionCookie(value: String, maxAge: Int) -> Cookie {
-        Cookie(name: AuthMiddleware.cookieName, value: value, maxAge: maxAge, path: "/", secure: secureCookies,
-               httpOnly: true, sameSite: .lax)
+        Cookie(
+            name: AuthMiddleware.cookieName, value: value, maxAge: maxAge, path: "/", secure: secureCookies,
+            httpOnly: true, sameSite: .lax)
     }
 
-    private func formError(_ template: String, title: String, error: DomainError, values: [String: String], next: String,
-                           context: AppRequestContext, path: String) -> Response {
-        pages.page(template, title: title,
-                   data: ["values": values, "errors": Self.fieldErrors(error), "next": next, "timeZones": Self.timeZoneNames],
-                   context: context, path: path, status: Problem.from(error).httpStatus, back: "/")
+    private func formError(
+        _ template: String, title: String, error: DomainError, values: [String: String], next: String,
+        context: AppRequestContext, path: String
+    ) -> Response {
+        pages.page(
+            template, title: title,
+            data: ["values": values, "errors": Self.fieldErrors(error), "next": next, "timeZones": Self.timeZoneNames],
+            context: context, path: path, status: Problem.from(error).httpStatus, back: "/")
     }
 
     /// Errors by field for the templates (`errors.email`), plus `errors.form` for the rest.
@@ -205,12 +246,14 @@ struct AccountsPages {
         case .conflict(let field, let message):
             return [field ?? "form": message]
         case .unauthenticated(let message), .forbidden(let message), .notFound(let message), .unavailable(let message),
-             .tooManyRequests(_, let message):
+            .tooManyRequests(_, let message):
             return ["form": message]
         }
     }
 
-    private func next(_ request: Request) -> String { safeNext(request.uri.queryParameters["next"].map(String.init) ?? "/") }
+    private func next(_ request: Request) -> String {
+        safeNext(request.uri.queryParameters["next"].map(String.init) ?? "/")
+    }
 
     /// Only same-site paths, never `//host` or a scheme.
     private func safeNext(_ raw: String) -> String {

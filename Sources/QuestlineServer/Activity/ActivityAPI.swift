@@ -10,21 +10,30 @@ extension APIImplementation {
         let me = try identity.requireMember()
         let page = try Paging(limit: input.query.limit, offset: input.query.offset)
         let (total, articles) = try await activity.saved(me, page: page)
-        return .ok(.init(body: .json(.init(
-            total: total,
-            articles: articles.map { .init(language: $0.language, title: $0.title, lists: $0.lists, savedAt: $0.savedAt, thumbnailUrl: $0.thumbnailURL) }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        total: total,
+                        articles: articles.map {
+                            .init(
+                                language: $0.language, title: $0.title, lists: $0.lists, savedAt: $0.savedAt,
+                                thumbnailUrl: $0.thumbnailURL)
+                        }))))
     }
 
     func saveArticle(_ input: Operations.saveArticle.Input) async throws -> Operations.saveArticle.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let saved = try await activity.save(me, language: body.language, title: body.title, list: body.readingList, thumbnailURL: body.thumbnailUrl)
+        let saved = try await activity.save(
+            me, language: body.language, title: body.title, list: body.readingList, thumbnailURL: body.thumbnailUrl)
         return .ok(.init(body: .json(.init(saved: saved))))
     }
 
     func unsaveArticle(_ input: Operations.unsaveArticle.Input) async throws -> Operations.unsaveArticle.Output {
         let me = try identity.requireMember()
-        _ = try await activity.unsave(me, language: input.query.language, title: input.query.title, list: input.query.readingList)
+        _ = try await activity.unsave(
+            me, language: input.query.language, title: input.query.title, list: input.query.readingList)
         return .noContent(.init())
     }
 
@@ -32,37 +41,55 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let items = body.items.map {
-            LegacySavedItem(language: $0.language, title: $0.title, savedAt: $0.savedAt, readingListCreatedAt: $0.readingListCreatedAt,
-                            readingList: $0.readingList)
+            LegacySavedItem(
+                language: $0.language, title: $0.title, savedAt: $0.savedAt,
+                readingListCreatedAt: $0.readingListCreatedAt,
+                readingList: $0.readingList)
         }
-        let report = try await activity.importBatch(me, importID: body.importId, total: body.total, offset: body.offset, items: items)
-        return .ok(.init(body: .json(.init(
-            imported: report.outcome.imported, alreadyCommitted: report.outcome.alreadyCommitted,
-            needsDate: report.needsDate.map { .init(index: $0.index, title: $0.title) },
-            progress: .init(done: report.outcome.done, total: report.outcome.total)))))
+        let report = try await activity.importBatch(
+            me, importID: body.importId, total: body.total, offset: body.offset, items: items)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        imported: report.outcome.imported, alreadyCommitted: report.outcome.alreadyCommitted,
+                        needsDate: report.needsDate.map { .init(index: $0.index, title: $0.title) },
+                        progress: .init(done: report.outcome.done, total: report.outcome.total)))))
     }
 
     func getActivity(_ input: Operations.getActivity.Input) async throws -> Operations.getActivity.Output {
         let me = try identity.requireMember()
         let localeID = input.query.locale ?? "en_US"
         guard localeID.count <= 32, localeID.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_" || $0 == "-") }),
-              Locale.availableIdentifiers.contains(localeID) || localeID == "en_US"
+            Locale.availableIdentifiers.contains(localeID) || localeID == "en_US"
         else { throw DomainError.invalid(field: "locale", "Use a locale such as en_US or de_DE.") }
         let view = try await activity.view(me, locale: Locale(identifier: localeID))
-        return .ok(.init(body: .json(.init(
-            saved: .init(count: view.saved.count, lastSavedAt: view.saved.lastSavedAt, lastSavedText: view.saved.lastSavedText,
-                         thumbnails: view.saved.thumbnails),
-            articlesRead30Days: view.insights.articlesRead30, secondsRead7Days: view.insights.secondsRead7,
-            currentStreak: view.insights.currentStreak,
-            badges: view.badges.map { .init(id: $0.id, title: $0.title, awardedAt: $0.awardedAt) },
-            timeline: view.insights.timeline.map { .init(day: $0.day.iso, reads: $0.reads, saves: $0.saves) }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        saved: .init(
+                            count: view.saved.count, lastSavedAt: view.saved.lastSavedAt,
+                            lastSavedText: view.saved.lastSavedText,
+                            thumbnails: view.saved.thumbnails),
+                        articlesRead30Days: view.insights.articlesRead30, secondsRead7Days: view.insights.secondsRead7,
+                        currentStreak: view.insights.currentStreak,
+                        badges: view.badges.map { .init(id: $0.id, title: $0.title, awardedAt: $0.awardedAt) },
+                        timeline: view.insights.timeline.map {
+                            .init(day: $0.day.iso, reads: $0.reads, saves: $0.saves)
+                        }))))
     }
 
-    func recordReadingTime(_ input: Operations.recordReadingTime.Input) async throws -> Operations.recordReadingTime.Output {
+    func recordReadingTime(_ input: Operations.recordReadingTime.Input) async throws
+        -> Operations.recordReadingTime.Output
+    {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        guard body.intervals.count <= 500 else { throw DomainError.invalid(field: "intervals", "Send at most 500 intervals at once.") }
-        let recorded = try await activity.recordTime(.member(me.id), intervals: body.intervals.map { ($0.eventId, $0.start, $0.end, $0.timeZone) })
+        guard body.intervals.count <= 500 else {
+            throw DomainError.invalid(field: "intervals", "Send at most 500 intervals at once.")
+        }
+        let recorded = try await activity.recordTime(
+            .member(me.id), intervals: body.intervals.map { ($0.eventId, $0.start, $0.end, $0.timeZone) })
         return .ok(.init(body: .json(.init(recorded: recorded))))
     }
 }

@@ -23,34 +23,49 @@ struct ActivityPages {
         let zone = member.zone
         let maxReads = max(view.insights.timeline.map(\.reads).max() ?? 0, 1)
         let maxSaves = max(view.insights.timeline.map(\.saves).max() ?? 0, 1)
-        return pages.page("activity", title: "Activity", data: [
-            "saved": ["count": view.saved.count, "lastSaved": view.saved.lastSavedText ?? false,
-                      "thumbnails": view.saved.thumbnails, "hasThumbnails": !view.saved.thumbnails.isEmpty],
-            "articlesRead": view.insights.articlesRead30,
-            "timeSpent": Self.duration(view.insights.secondsRead7),
-            "streak": view.insights.currentStreak,
-            "badges": view.badges.map { ["title": $0.title, "day": Formatting.longDate(LocalDay($0.awardedAt, in: zone), language: "en")] },
-            "noBadges": view.badges.isEmpty,
-            "timeline": view.insights.timeline.map { day in
-                ["label": Formatting.shortDay(day.day), "reads": day.reads, "saves": day.saves, "maxReads": maxReads, "maxSaves": maxSaves]
-            },
-            "quiet": view.insights.timeline.allSatisfy { $0.reads == 0 && $0.saves == 0 },
-        ], context: context, path: "/activity", back: "/")
+        return pages.page(
+            "activity", title: "Activity",
+            data: [
+                "saved": [
+                    "count": view.saved.count, "lastSaved": view.saved.lastSavedText ?? false,
+                    "thumbnails": view.saved.thumbnails, "hasThumbnails": !view.saved.thumbnails.isEmpty,
+                ],
+                "articlesRead": view.insights.articlesRead30,
+                "timeSpent": Self.duration(view.insights.secondsRead7),
+                "streak": view.insights.currentStreak,
+                "badges": view.badges.map {
+                    ["title": $0.title, "day": Formatting.longDate(LocalDay($0.awardedAt, in: zone), language: "en")]
+                },
+                "noBadges": view.badges.isEmpty,
+                "timeline": view.insights.timeline.map { day in
+                    [
+                        "label": Formatting.shortDay(day.day), "reads": day.reads, "saves": day.saves,
+                        "maxReads": maxReads, "maxSaves": maxSaves,
+                    ]
+                },
+                "quiet": view.insights.timeline.allSatisfy { $0.reads == 0 && $0.saves == 0 },
+            ], context: context, path: "/activity", back: "/")
     }
 
     private func saved(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/activity/saved")
         let articles = try await activity.saved(member, page: try Paging(limit: Paging.maxLimit, offset: 0)).articles
-        return pages.page("activity-saved", title: "Saved", data: [
-            "articles": articles.map { article -> [String: Any] in
-                ["title": article.title, "language": article.language, "image": article.thumbnailURL ?? false,
-                 "lists": article.lists.map { $0.isEmpty ? "Saved" : $0 }.joined(separator: ", "),
-                 "path": ReadingPages.articlePath(SeenArticle(articleID: article.title, title: article.title, language: article.language,
-                                                               thumbnailURL: nil, lastReadAt: article.savedAt))]
-            },
-            "none": articles.isEmpty,
-            "notice": request.uri.queryParameters["removed"] != nil ? "Removed from your saved articles." : "",
-        ], context: context, path: "/activity", back: "/activity")
+        return pages.page(
+            "activity-saved", title: "Saved",
+            data: [
+                "articles": articles.map { article -> [String: Any] in
+                    [
+                        "title": article.title, "language": article.language, "image": article.thumbnailURL ?? false,
+                        "lists": article.lists.map { $0.isEmpty ? "Saved" : $0 }.joined(separator: ", "),
+                        "path": ReadingPages.articlePath(
+                            SeenArticle(
+                                articleID: article.title, title: article.title, language: article.language,
+                                thumbnailURL: nil, lastReadAt: article.savedAt)),
+                    ]
+                },
+                "none": articles.isEmpty,
+                "notice": request.uri.queryParameters["removed"] != nil ? "Removed from your saved articles." : "",
+            ], context: context, path: "/activity", back: "/activity")
     }
 
     private func remove(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -64,12 +79,15 @@ struct ActivityPages {
     private func add(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/reading")
         let form = try await Form(request)
-        _ = try await activity.save(member, language: form["language"], title: form["title"],
-                                    list: form["readingList"].isEmpty ? nil : form["readingList"], thumbnailURL: nil)
+        _ = try await activity.save(
+            member, language: form["language"], title: form["title"],
+            list: form["readingList"].isEmpty ? nil : form["readingList"], thumbnailURL: nil)
         var components = URLComponents()
         components.path = "/reading/article"
-        components.queryItems = [URLQueryItem(name: "language", value: form["language"]), URLQueryItem(name: "title", value: form["title"]),
-                                 URLQueryItem(name: "saved", value: "1")]
+        components.queryItems = [
+            URLQueryItem(name: "language", value: form["language"]), URLQueryItem(name: "title", value: form["title"]),
+            URLQueryItem(name: "saved", value: "1"),
+        ]
         return Response.redirect(to: components.string ?? "/reading", type: .normal)
     }
 

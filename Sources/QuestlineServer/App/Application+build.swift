@@ -1,10 +1,10 @@
-import Prometheus
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
+import Prometheus
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
@@ -17,18 +17,24 @@ public typealias QuestlineApplication = Application<RouterResponder<AppRequestCo
 ///
 /// Pass a `store` to share one with the caller (tests, CLI), who then closes it; otherwise the
 /// store named by `configuration.store` is opened, migrated, and closed when the server stops.
-public func buildApplication(configuration: AppConfiguration, store providedStore: Store? = nil,
-                             logger providedLogger: Logger? = nil) async throws -> QuestlineApplication {
+public func buildApplication(
+    configuration: AppConfiguration, store providedStore: Store? = nil,
+    logger providedLogger: Logger? = nil
+) async throws -> QuestlineApplication {
     var logger = providedLogger ?? Logger(label: "questline")
     logger.logLevel = configuration.logLevel
     let store: Store
-    if let providedStore { store = providedStore } else {
+    if let providedStore {
+        store = providedStore
+    } else {
         store = try await Store.open(configuration.store, checkpoints: .background, logger: logger)
     }
-    let (router, services) = try await buildRouterAndServices(configuration: configuration, store: store, logger: logger)
+    let (router, services) = try await buildRouterAndServices(
+        configuration: configuration, store: store, logger: logger)
     var app = Application(
         router: router,
-        configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "Questline"),
+        configuration: .init(
+            address: .hostname(configuration.hostname, port: configuration.port), serverName: "Questline"),
         logger: logger)
     // Services stop in the reverse order of adding: the store is added first so that it closes
     // last, after the analytics flusher's final flush.
@@ -39,13 +45,17 @@ public func buildApplication(configuration: AppConfiguration, store providedStor
 
 /// The router with every route and middleware: API (from openapi.yaml), web pages, static
 /// files, health and metrics.
-public func buildRouter(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> Router<AppRequestContext> {
+public func buildRouter(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> Router<
+    AppRequestContext
+> {
     try await buildRouterAndServices(configuration: configuration, store: store, logger: logger).0
 }
 
 /// The router and the background services its routes need (the analytics flusher, and the
 /// WAL checkpointer when the store was opened with `.background` checkpoints).
-func buildRouterAndServices(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> (Router<AppRequestContext>, [any Service]) {
+func buildRouterAndServices(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> (
+    Router<AppRequestContext>, [any Service]
+) {
     let features = configuration.features
     let accounts = AccountsFeature(store: store, configuration: features)
     let games = GameFeature(store: store, configuration: features)
@@ -66,46 +76,57 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         ErrorMiddleware(pages: pages)
         TextRuleMiddleware(part: .address)
         SameOriginFormMiddleware()
-        FileMiddleware(ServerResources.path("public"), urlBasePath: "/static", cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),
-                       logger: logger)
+        FileMiddleware(
+            ServerResources.path("public"), urlBasePath: "/static",
+            cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),
+            logger: logger)
         AuthMiddleware(accounts: accounts)
         RateLimitMiddleware(limiter: RateLimiter(clock: configuration.clock), limits: configuration.rateLimits)
     }
 
     router.get("/health") { _, _ in
         try await store.ping()
-        return Response(status: .ok, headers: [.contentType: "application/json"],
-                        body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok","database":"ok"}"#)))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok","database":"ok"}"#)))
     }
     router.get("/metrics") { _, _ in
-        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: Observability.registry.emitToBuffer())))
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: Observability.registry.emitToBuffer())))
     }
     let contract = try QuestlineContract.yaml()
     router.get("/openapi.yaml") { _, _ in
-        Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: contract)))
+        Response(
+            status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: contract)))
     }
 
     let api = router.group("api/v1")
         .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
         .add(middleware: TextRuleMiddleware(part: .jsonBody))
         .add(middleware: IdempotencyMiddleware(store: store.idempotency, clock: configuration.clock))
-    try APIImplementation(accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
-                          admins: configuration.adminEmails).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
+    try APIImplementation(
+        accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
+        admins: configuration.adminEmails
+    ).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
 
     let readingRoutes = ReadingPages(reading: reading, pages: pages)
     readingRoutes.register(on: router)
     ActivityPages(activity: activity, pages: pages).register(on: router)
-    AccountsPages(accounts: accounts, reading: readingRoutes, pages: pages, secureCookies: configuration.secureCookies,
-              sessionLifetime: configuration.sessionLifetime).register(on: router)
+    AccountsPages(
+        accounts: accounts, reading: readingRoutes, pages: pages, secureCookies: configuration.secureCookies,
+        sessionLifetime: configuration.sessionLifetime
+    ).register(on: router)
     GamePages(games: games, pages: pages).register(on: router)
     QuestsPages(quests: quests, pages: pages).register(on: router)
     StoryAssetPages(stories: StoryContentFeature(store: store, configuration: features)).register(on: router)
     StoriesPages(stories: stories, pages: pages).register(on: router)
     var services: [any Service] = []
     if configuration.bufferAnalytics { services.append(reading.analyticsFlusher) }
-    if store.database.flavor == .sqlite, store.database.checkpoints == .background { services.append(CheckpointService(database: store.database)) }
+    if store.database.flavor == .sqlite, store.database.checkpoints == .background {
+        services.append(CheckpointService(database: store.database))
+    }
     return (router, services)
 }
 
@@ -130,7 +151,8 @@ struct CheckpointService: Service {
         while !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: .seconds(1))
             do { try await database.checkpoint() } catch {
-                logger.warning("Checkpoint failed; SQLite's own checkpoints in commits take over", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "Checkpoint failed; SQLite's own checkpoints in commits take over", metadata: ["error": "\(error)"])
             }
         }
     }

@@ -75,20 +75,28 @@ public struct AppConfiguration: Sendable {
     }
 
     /// Where to listen, and the use cases' configuration as a whole.
-    public init(hostname: String = "127.0.0.1", port: Int = 8080, store: StoreLocation, maxBodyBytes: Int = 1 << 20,
-                secureCookies: Bool = false, logLevel: Logger.Level = .info, features: FeatureConfiguration) {
-        self.init(hostname: hostname, port: port, store: store, clock: features.clock, ids: features.ids, bcryptCost: features.bcryptCost,
-                  sessionLifetime: features.sessionLifetime, invitationLifetime: features.invitationLifetime, maxBodyBytes: maxBodyBytes,
-                  secureCookies: secureCookies, logLevel: logLevel, feedFetcher: features.feedFetcher, adminEmails: features.adminEmails,
-                  demoCampaign: features.demoCampaign, bufferAnalytics: features.bufferAnalytics, rateLimits: features.rateLimits,
-                  sessionCacheSeconds: features.sessionCacheSeconds)
+    public init(
+        hostname: String = "127.0.0.1", port: Int = 8080, store: StoreLocation, maxBodyBytes: Int = 1 << 20,
+        secureCookies: Bool = false, logLevel: Logger.Level = .info, features: FeatureConfiguration
+    ) {
+        self.init(
+            hostname: hostname, port: port, store: store, clock: features.clock, ids: features.ids,
+            bcryptCost: features.bcryptCost,
+            sessionLifetime: features.sessionLifetime, invitationLifetime: features.invitationLifetime,
+            maxBodyBytes: maxBodyBytes,
+            secureCookies: secureCookies, logLevel: logLevel, feedFetcher: features.feedFetcher,
+            adminEmails: features.adminEmails,
+            demoCampaign: features.demoCampaign, bufferAnalytics: features.bufferAnalytics,
+            rateLimits: features.rateLimits,
+            sessionCacheSeconds: features.sessionCacheSeconds)
     }
 
     /// The part the use cases see.
     public var features: FeatureConfiguration {
-        FeatureConfiguration(clock: clock, ids: ids, bcryptCost: bcryptCost, sessionLifetime: sessionLifetime,
-                             invitationLifetime: invitationLifetime, feedFetcher: feedFetcher, adminEmails: adminEmails,
-                             demoCampaign: demoCampaign, bufferAnalytics: bufferAnalytics, rateLimits: rateLimits,
-                             sessionCacheSeconds: sessionCacheSeconds)
+        FeatureConfiguration(
+            clock: clock, ids: ids, bcryptCost: bcryptCost, sessionLifetime: sessionLifetime,
+            invitationLifetime: invitationLifetime, feedFetcher: feedFetcher, adminEmails: adminEmails,
+            demoCampaign: demoCampaign, bufferAnalytics: bufferAnalytics, rateLimits: rateLimits,
+            sessionCacheSeconds: sessionCacheSeconds)
     }
 }

@@ -19,7 +19,9 @@ extension APIImplementation {
         return .ok(.init(body: .json(try await gameDay(me, language: language, date: date))))
     }
 
-    private func gameDay(_ me: MemberRecord, language: GameLanguage, date: LocalDay) async throws -> Components.Schemas.GameDay {
+    private func gameDay(_ me: MemberRecord, language: GameLanguage, date: LocalDay) async throws
+        -> Components.Schemas.GameDay
+    {
         let session = try await games.session(of: me, language: language, date: date)
         let status: Components.Schemas.GameDay.statusPayload
         var message: String?
@@ -36,11 +38,14 @@ extension APIImplementation {
                 message = reason
             }
         }
-        return .init(date: date.iso, language: language.code, status: status, message: message,
-                     session: session.map { record in
-                         .init(id: record.id, completed: record.session.isComplete, score: record.session.score,
-                               answered: record.session.answers.compactMap { $0 }.count, questionCount: record.session.questions.count)
-                     })
+        return .init(
+            date: date.iso, language: language.code, status: status, message: message,
+            session: session.map { record in
+                .init(
+                    id: record.id, completed: record.session.isComplete, score: record.session.score,
+                    answered: record.session.answers.compactMap { $0 }.count,
+                    questionCount: record.session.questions.count)
+            })
     }
 
     func startGame(_ input: Operations.startGame.Input) async throws -> Operations.startGame.Output {
@@ -62,7 +67,8 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let choice = Choice(rawValue: body.choice.rawValue) ?? .first
-        let (record, result) = try await games.answer(input.path.sessionId, of: me, questionIndex: body.questionIndex, choice: choice)
+        let (record, result) = try await games.answer(
+            input.path.sessionId, of: me, questionIndex: body.questionIndex, choice: choice)
         return .ok(.init(body: .json(.init(result, record.session))))
     }
 
@@ -70,17 +76,26 @@ extension APIImplementation {
         let me = try identity.requireMember()
         let language = try GameLanguage(input.query.language ?? "en")
         let stats = try await games.stats(me, language: language)
-        return .ok(.init(body: .json(.init(language: language.code, played: stats.played, averageScore: stats.averageScore,
-                                           currentStreak: stats.currentStreak, bestStreak: stats.bestStreak))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        language: language.code, played: stats.played, averageScore: stats.averageScore,
+                        currentStreak: stats.currentStreak, bestStreak: stats.bestStreak))))
     }
 
     func getGameArchive(_ input: Operations.getGameArchive.Input) async throws -> Operations.getGameArchive.Output {
         let me = try identity.requireMember()
         let language = try GameLanguage(input.query.language ?? "en")
         let archive = try await games.archive(me, language: language, month: input.query.month)
-        return .ok(.init(body: .json(.init(
-            month: String(archive.first.iso.prefix(7)), language: language.code,
-            days: archive.days.map { .init(date: $0.date.iso, status: .init(rawValue: $0.status.rawValue)!, score: $0.score) }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        month: String(archive.first.iso.prefix(7)), language: language.code,
+                        days: archive.days.map {
+                            .init(date: $0.date.iso, status: .init(rawValue: $0.status.rawValue)!, score: $0.score)
+                        }))))
     }
 }
 
@@ -92,10 +107,11 @@ extension Components.Schemas.GameSessionView {
             currentQuestion: session.currentIndex, score: session.score, completed: session.isComplete,
             questions: session.questions.enumerated().map { index, question in
                 let result = session.result(for: index)
-                return .init(index: index,
-                             first: .init(question.first, revealed: result != nil),
-                             second: .init(question.second, revealed: result != nil),
-                             result: result.map { .init($0, session) })
+                return .init(
+                    index: index,
+                    first: .init(question.first, revealed: result != nil),
+                    second: .init(question.second, revealed: result != nil),
+                    result: result.map { .init($0, session) })
             })
     }
 }
@@ -103,16 +119,19 @@ extension Components.Schemas.GameSessionView {
 extension Components.Schemas.GameCard {
     /// The year is left out until the question is answered.
     init(_ event: GameEvent, revealed: Bool) {
-        self.init(text: event.text, imageUrl: event.imageURL, year: revealed ? event.year : nil,
-                  pages: event.pages.map { .init(title: $0.title, url: $0.url, description: $0.description) })
+        self.init(
+            text: event.text, imageUrl: event.imageURL, year: revealed ? event.year : nil,
+            pages: event.pages.map { .init(title: $0.title, url: $0.url, description: $0.description) })
     }
 }
 
 extension Components.Schemas.GameAnswerResult {
     init(_ result: GameSession.AnswerResult, _ session: GameSession) {
         let question = session.questions[result.questionIndex]
-        self.init(questionIndex: result.questionIndex, choice: .init(rawValue: result.choice.rawValue)!, correct: result.correct,
-                  correctChoice: .init(rawValue: result.correctChoice.rawValue)!, firstYear: question.first.year,
-                  secondYear: question.second.year, score: session.score, completed: session.isComplete)
+        self.init(
+            questionIndex: result.questionIndex, choice: .init(rawValue: result.choice.rawValue)!,
+            correct: result.correct,
+            correctChoice: .init(rawValue: result.correctChoice.rawValue)!, firstYear: question.first.year,
+            secondYear: question.second.year, score: session.score, completed: session.isComplete)
     }
 }

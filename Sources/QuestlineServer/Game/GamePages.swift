@@ -44,17 +44,21 @@ struct GamePages {
         } else {
             switch try await games.availability(language: language, date: today) {
             case .available: data["canPlay"] = true
-            case .notEnoughEvents: data["unavailable"] = "Today's game isn't available: there are not enough events today."
+            case .notEnoughEvents:
+                data["unavailable"] = "Today's game isn't available: there are not enough events today."
             case .feedUnavailable(let reason): data["unavailable"] = "Today's game can't be loaded right now. \(reason)"
             }
         }
-        return pages.page("game-splash", title: "Which came first?", data: data, context: context, path: "/game", back: "/")
+        return pages.page(
+            "game-splash", title: "Which came first?", data: data, context: context, path: "/game", back: "/")
     }
 
     private func statsData(_ member: MemberRecord, _ language: GameLanguage) async throws -> [String: Any] {
         let stats = try await games.stats(member, language: language)
-        return ["played": stats.played, "average": String(format: "%.1f", stats.averageScore),
-                "current": stats.currentStreak, "best": stats.bestStreak]
+        return [
+            "played": stats.played, "average": String(format: "%.1f", stats.averageScore),
+            "current": stats.currentStreak, "best": stats.bestStreak,
+        ]
     }
 
     // MARK: Playing
@@ -78,33 +82,42 @@ struct GamePages {
             "bubbles": bubbles(session, current: session.currentIndex),
             "dateLong": Formatting.longDate(record.date, language: "en"), "fromArchive": record.fromArchive,
         ]
-        if let reveal = request.uri.queryParameters["reveal"].flatMap({ Int($0) }), let result = session.result(for: reveal) {
+        if let reveal = request.uri.queryParameters["reveal"].flatMap({ Int($0) }),
+            let result = session.result(for: reveal)
+        {
             let question = session.questions[reveal]
             data["reveal"] = [
                 "number": reveal + 1, "correct": result.correct,
-                "cards": [card(question.first, .first, result: result), card(question.second, .second, result: result)],
+                "cards": [
+                    card(question.first, .first, result: result), card(question.second, .second, result: result),
+                ],
                 "last": session.isComplete,
             ]
-            return pages.page("game-question", title: "Which came first?", data: data, context: context, path: "/game", back: "/game")
+            return pages.page(
+                "game-question", title: "Which came first?", data: data, context: context, path: "/game", back: "/game")
         }
         guard let current = session.currentIndex else {
             let language = (try? GameLanguage(record.language)) ?? .english
             data["results"] = ["score": session.score, "stats": try await statsData(member, language)]
-            return pages.page("game-results", title: "Your results", data: data, context: context, path: "/game", back: "/game")
+            return pages.page(
+                "game-results", title: "Your results", data: data, context: context, path: "/game", back: "/game")
         }
         let question = session.questions[current]
         data["ask"] = [
             "index": current, "number": current + 1,
             "cards": [card(question.first, .first, result: nil), card(question.second, .second, result: nil)],
         ]
-        return pages.page("game-question", title: "Which came first?", data: data, context: context, path: "/game", back: "/game")
+        return pages.page(
+            "game-question", title: "Which came first?", data: data, context: context, path: "/game", back: "/game")
     }
 
     private func answer(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let member = try context.requireWebMember(next: "/game/play/\(id)")
         let form = try await Form(request)
-        guard let index = Int(form["questionIndex"]) else { throw DomainError.invalid(field: "questionIndex", "Missing question.") }
+        guard let index = Int(form["questionIndex"]) else {
+            throw DomainError.invalid(field: "questionIndex", "Missing question.")
+        }
         guard let choice = Choice(rawValue: form["choice"]) else {
             // No card chosen: back to the question, which asks for a choice.
             return Response.redirect(to: "/game/play/\(id)?choose=1", type: .normal)
@@ -116,7 +129,8 @@ struct GamePages {
     private func card(_ event: GameEvent, _ side: Choice, result: GameSession.AnswerResult?) -> [String: Any] {
         var card: [String: Any] = [
             "side": side.rawValue, "label": side == .first ? "A" : "B", "text": event.text,
-            "image": event.imageURL ?? false, "page": event.pages.first.map { ["title": $0.title, "url": $0.url ?? ""] } ?? false,
+            "image": event.imageURL ?? false,
+            "page": event.pages.first.map { ["title": $0.title, "url": $0.url ?? ""] } ?? false,
         ]
         if let result {
             let isAnswer = result.correctChoice == side
@@ -132,10 +146,17 @@ struct GamePages {
     private func bubbles(_ session: GameSession, current: Int?) -> [[String: Any]] {
         session.questions.indices.map { index in
             let result = session.result(for: index)
-            let state = result.map { $0.correct ? "correct" : "incorrect" } ?? (index == current ? "current" : "pending")
-            let words = ["correct": "correct", "incorrect": "incorrect", "current": "current question", "pending": "not answered yet"][state]!
-            return ["number": index + 1, "state": state, "current": state == "current", "label": "Question \(index + 1): \(words)",
-                    "icon": result.map { Icons.svg($0.correct ? "check" : "cross") } ?? String(index + 1)]
+            let state =
+                result.map { $0.correct ? "correct" : "incorrect" } ?? (index == current ? "current" : "pending")
+            let words = [
+                "correct": "correct", "incorrect": "incorrect", "current": "current question",
+                "pending": "not answered yet",
+            ][state]!
+            return [
+                "number": index + 1, "state": state, "current": state == "current",
+                "label": "Question \(index + 1): \(words)",
+                "icon": result.map { Icons.svg($0.correct ? "check" : "cross") } ?? String(index + 1),
+            ]
         }
     }
 
@@ -144,16 +165,22 @@ struct GamePages {
     private func archive(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/game/archive")
         let language = try language(request)
-        let archive = try await games.archive(member, language: language, month: request.uri.queryParameters["month"].map(String.init))
-        let first = archive.first, days = archive.days
+        let archive = try await games.archive(
+            member, language: language, month: request.uri.queryParameters["month"].map(String.init))
+        let first = archive.first
+        let days = archive.days
         let leading = first.isoWeekday - 1
-        let cells: [[String: Any]] = Array(repeating: ["blank": true], count: leading) + days.map { day in
-            var cell: [String: Any] = ["day": day.date.day, "date": day.date.iso, day.status.rawValue: true,
-                                       "label": Formatting.longDate(day.date, language: "en")]
-            if let score = day.score { cell["score"] = score }
-            if let id = day.sessionID { cell["id"] = id }
-            return cell
-        }
+        let cells: [[String: Any]] =
+            Array(repeating: ["blank": true], count: leading)
+            + days.map { day in
+                var cell: [String: Any] = [
+                    "day": day.date.day, "date": day.date.iso, day.status.rawValue: true,
+                    "label": Formatting.longDate(day.date, language: "en"),
+                ]
+                if let score = day.score { cell["score"] = score }
+                if let id = day.sessionID { cell["id"] = id }
+                return cell
+            }
         var data: [String: Any] = [
             "month": Formatting.monthTitle(first), "language": language.code, "cells": cells,
             "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
@@ -161,7 +188,8 @@ struct GamePages {
         // Only months the archive holds are linked: the first and the current month have no link outwards.
         if let previous = archive.previous { data["previous"] = String(previous.iso.prefix(7)) }
         if let next = archive.next { data["next"] = String(next.iso.prefix(7)) }
-        return pages.page("game-archive", title: "Past games", data: data, context: context, path: "/game", back: "/game")
+        return pages.page(
+            "game-archive", title: "Past games", data: data, context: context, path: "/game", back: "/game")
     }
 }
 

@@ -1,9 +1,9 @@
-import QuestlineStore
-import QuestlineCore
-import Logging
 import HTTPTypes
 import Hummingbird
+import Logging
+import QuestlineCore
 import QuestlineFeatures
+import QuestlineStore
 
 /// Resolves the caller from `Authorization: Bearer <token>` or the session cookie. It never
 /// refuses a request itself: routes that need a member ask `Identity.requireMember()`.
@@ -13,7 +13,9 @@ struct AuthMiddleware: RouterMiddleware {
 
     static let cookieName = "ql_session"
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         var context = context
         if let token = Self.token(in: request) {
             context.identity = try await accounts.authenticate(token: token)

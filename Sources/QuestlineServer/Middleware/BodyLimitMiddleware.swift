@@ -15,7 +15,9 @@ struct BodyLimitMiddleware: RouterMiddleware {
 
     static func isUpload(_ path: String) -> Bool { path.hasSuffix("/selfie") || path.hasSuffix("/profile/photo") }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let maxBytes = Self.isUpload(request.uri.path) ? max(defaultMaxBytes, Self.uploadMaxBytes) : defaultMaxBytes
         var request = request
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maxBytes {
@@ -30,7 +32,8 @@ struct BodyLimitMiddleware: RouterMiddleware {
     }
 
     private var tooLarge: Problem {
-        Problem(status: .contentTooLarge, type: "body-too-large", title: "Request body too large",
-                detail: "The request body is larger than this endpoint accepts.", field: "body")
+        Problem(
+            status: .contentTooLarge, type: "body-too-large", title: "Request body too large",
+            detail: "The request body is larger than this endpoint accepts.", field: "body")
     }
 }

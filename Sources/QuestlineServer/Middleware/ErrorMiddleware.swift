@@ -1,7 +1,7 @@
-import Logging
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import OpenAPIRuntime
 
 /// Turns every error into a response: problem+json for the API and for clients that do not
@@ -11,7 +11,9 @@ struct ErrorMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let pages: PageRenderer
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let redirect as Redirect {
@@ -19,11 +21,15 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch {
             let problem = Problem.from(error)
             if problem.status == 503 {
-                context.logger.warning("Dependency unavailable", metadata: ["detail": "\(problem.detail ?? "")", "path": "\(request.uri.path)"])
+                context.logger.warning(
+                    "Dependency unavailable",
+                    metadata: ["detail": "\(problem.detail ?? "")", "path": "\(request.uri.path)"])
             } else if problem.status >= 500 {
-                context.logger.error("Request failed", metadata: ["error": "\(Self.describe(error))", "path": "\(request.uri.path)"])
+                context.logger.error(
+                    "Request failed", metadata: ["error": "\(Self.describe(error))", "path": "\(request.uri.path)"])
             } else {
-                context.logger.debug("Request refused", metadata: ["status": "\(problem.status)", "detail": "\(problem.detail ?? "")"])
+                context.logger.debug(
+                    "Request refused", metadata: ["status": "\(problem.status)", "detail": "\(problem.detail ?? "")"])
             }
             if wantsHTML(request) {
                 return pages.errorPage(problem, context: context)
@@ -38,14 +44,17 @@ struct ErrorMiddleware: RouterMiddleware {
     /// headers (bearer tokens, cookies) and body (passwords), which must never reach a log.
     static func describe(_ error: any Error) -> String {
         if let server = error as? ServerError {
-            return "operation \(server.operationID): \(server.causeDescription): \(String(reflecting: server.underlyingError))"
+            return
+                "operation \(server.operationID): \(server.causeDescription): \(String(reflecting: server.underlyingError))"
         }
         return String(reflecting: error)
     }
 
     private func wantsHTML(_ request: Request) -> Bool {
         let path = request.uri.path
-        if path.hasPrefix("/api/") || path == "/metrics" || path == "/health" || path == "/openapi.yaml" { return false }
+        if path.hasPrefix("/api/") || path == "/metrics" || path == "/health" || path == "/openapi.yaml" {
+            return false
+        }
         return request.headers[.accept]?.contains("text/html") ?? false
     }
 }

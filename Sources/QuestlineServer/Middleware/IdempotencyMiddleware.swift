@@ -22,14 +22,17 @@ struct IdempotencyMiddleware: RouterMiddleware {
     /// Statuses not worth replaying: the caller should be able to fix them and retry.
     private static let notStored: Set<Int> = [401, 408, 409, 429]
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard [.post, .put, .patch, .delete].contains(request.method), let key = request.headers[.idempotencyKey] else {
             return try await next(request, context)
         }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw Problem(status: .badRequest, type: "invalid-input", title: "Invalid input",
-                          detail: "Idempotency-Key: use 1 to 255 visible ASCII characters.", field: "Idempotency-Key",
-                          errors: [.init(field: "Idempotency-Key", message: "Use 1 to 255 visible ASCII characters.")])
+            throw Problem(
+                status: .badRequest, type: "invalid-input", title: "Invalid input",
+                detail: "Idempotency-Key: use 1 to 255 visible ASCII characters.", field: "Idempotency-Key",
+                errors: [.init(field: "Idempotency-Key", message: "Use 1 to 255 visible ASCII characters.")])
         }
         let scope = context.identity.member?.id.rawValue ?? "anonymous"
         var request = request
@@ -44,14 +47,19 @@ struct IdempotencyMiddleware: RouterMiddleware {
             var headers = HTTPFields()
             if let type = stored.contentType { headers[.contentType] = type }
             headers[.idempotentReplayed] = "true"
-            return Response(status: .init(code: stored.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: stored.body)))
+            return Response(
+                status: .init(code: stored.status), headers: headers,
+                body: .init(byteBuffer: ByteBuffer(bytes: stored.body)))
         case .mismatch:
-            throw Problem(status: .unprocessableContent, type: "idempotency-key-reused", title: "Idempotency key reused",
-                          detail: "This Idempotency-Key was already used for a different request. Use a new key for a new write.",
-                          field: "Idempotency-Key")
+            throw Problem(
+                status: .unprocessableContent, type: "idempotency-key-reused", title: "Idempotency key reused",
+                detail: "This Idempotency-Key was already used for a different request. Use a new key for a new write.",
+                field: "Idempotency-Key")
         case .inProgress:
-            throw Problem(status: .conflict, type: "idempotency-in-progress", title: "Request in progress",
-                          detail: "A request with this Idempotency-Key is still being handled. Retry shortly.", field: "Idempotency-Key")
+            throw Problem(
+                status: .conflict, type: "idempotency-in-progress", title: "Request in progress",
+                detail: "A request with this Idempotency-Key is still being handled. Retry shortly.",
+                field: "Idempotency-Key")
         case .proceed:
             break
         }
@@ -65,8 +73,10 @@ struct IdempotencyMiddleware: RouterMiddleware {
                 try? await store.release(scope: scope, key: key)
             } else {
                 let data = (try? Problem.encoder().encode(problem)) ?? Data()
-                try? await store.complete(scope: scope, key: key, response: StoredResponse(
-                    status: problem.status, contentType: Problem.contentType, body: [UInt8](data)))
+                try? await store.complete(
+                    scope: scope, key: key,
+                    response: StoredResponse(
+                        status: problem.status, contentType: Problem.contentType, body: [UInt8](data)))
             }
             throw error
         }
@@ -78,8 +88,10 @@ struct IdempotencyMiddleware: RouterMiddleware {
         let collector = BodyCollector()
         try await response.body.write(collector)
         let bytes = collector.bytes
-        try await store.complete(scope: scope, key: key, response: StoredResponse(
-            status: response.status.code, contentType: response.headers[.contentType], body: bytes))
+        try await store.complete(
+            scope: scope, key: key,
+            response: StoredResponse(
+                status: response.status.code, contentType: response.headers[.contentType], body: bytes))
         var buffered = response
         buffered.body = .init(byteBuffer: ByteBuffer(bytes: bytes))
         return buffered

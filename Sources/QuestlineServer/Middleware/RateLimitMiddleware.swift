@@ -1,9 +1,9 @@
-import QuestlineStore
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineStore
 
 /// Per-address and per-member request limits: login attempts per client address, and writes
 /// (POST, PUT, PATCH, DELETE) per member and per address. Over the limit: 429 with
@@ -16,17 +16,27 @@ struct RateLimitMiddleware: RouterMiddleware {
 
     static let loginPaths: Set<String> = ["/api/v1/auth/login", "/login"]
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard [.post, .put, .patch, .delete].contains(request.method) else { return try await next(request, context) }
         let address = context.remoteAddress?.ipAddress ?? "unknown"
-        if Self.loginPaths.contains(request.uri.path), let wait = limiter.take("login|" + address, limit: limits.loginsPerAddress) {
-            throw DomainError.tooManyRequests(retryAfter: wait, "Too many sign-in attempts from this address. Try again in \(AccountsFeature.wait(wait)).")
+        if Self.loginPaths.contains(request.uri.path),
+            let wait = limiter.take("login|" + address, limit: limits.loginsPerAddress)
+        {
+            throw DomainError.tooManyRequests(
+                retryAfter: wait,
+                "Too many sign-in attempts from this address. Try again in \(AccountsFeature.wait(wait)).")
         }
-        if let member = context.identity.member, let wait = limiter.take("write|" + member.id.rawValue, limit: limits.writesPerMember) {
-            throw DomainError.tooManyRequests(retryAfter: wait, "Too many changes in a short time. Try again in \(AccountsFeature.wait(wait)).")
+        if let member = context.identity.member,
+            let wait = limiter.take("write|" + member.id.rawValue, limit: limits.writesPerMember)
+        {
+            throw DomainError.tooManyRequests(
+                retryAfter: wait, "Too many changes in a short time. Try again in \(AccountsFeature.wait(wait)).")
         }
         if let wait = limiter.take("write-address|" + address, limit: limits.writesPerAddress) {
-            throw DomainError.tooManyRequests(retryAfter: wait, "Too many requests from this address. Try again in \(AccountsFeature.wait(wait)).")
+            throw DomainError.tooManyRequests(
+                retryAfter: wait, "Too many requests from this address. Try again in \(AccountsFeature.wait(wait)).")
         }
         return try await next(request, context)
     }

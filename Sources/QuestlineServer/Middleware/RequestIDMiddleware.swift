@@ -1,18 +1,21 @@
-import QuestlineCore
-import Logging
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
+import QuestlineCore
 
 /// Gives every request an id (the caller's `X-Request-Id` when it is sane), puts it in every
 /// log line of the request and echoes it in the response.
 struct RequestIDMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         var context = context
         let incoming = request.headers[.xRequestID].flatMap { id in
-            id.count <= 64 && id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) ? id : nil
+            id.count <= 64 && id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+                ? id : nil
         }
         let id = incoming ?? UUID.random().uuidString.lowercased()
         context.requestID = id

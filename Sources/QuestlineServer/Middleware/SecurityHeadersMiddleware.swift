@@ -6,7 +6,9 @@ import Hummingbird
 struct SecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         var response = try await next(request, context)
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.referrerPolicy] = "same-origin"
@@ -25,20 +27,24 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 struct SameOriginFormMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         if request.method == .post, !request.uri.path.hasPrefix("/api/"),
-           let origin = request.headers[.origin], origin != "null",
-           let host = request.head.authority,
-           URLComponentsHost(origin) != host {
-            throw Problem(status: .forbidden, type: "cross-origin", title: "Cross-origin form refused",
-                          detail: "This form must be sent from this site.")
+            let origin = request.headers[.origin], origin != "null",
+            let host = request.head.authority,
+            originHost(origin) != host
+        {
+            throw Problem(
+                status: .forbidden, type: "cross-origin", title: "Cross-origin form refused",
+                detail: "This form must be sent from this site.")
         }
         return try await next(request, context)
     }
 }
 
 /// `host[:port]` of an origin such as `http://localhost:8080`.
-private func URLComponentsHost(_ origin: String) -> String {
+private func originHost(_ origin: String) -> String {
     guard let range = origin.range(of: "://") else { return origin }
     return String(origin[range.upperBound...])
 }

@@ -15,7 +15,9 @@ struct TextRuleMiddleware: RouterMiddleware {
     enum Part { case address, jsonBody }
     let part: Part
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         var issues: [FieldIssue] = []
         switch part {
         case .address:
@@ -32,7 +34,7 @@ struct TextRuleMiddleware: RouterMiddleware {
                 // The date transcoder sees a date-time without its place in the document: name
                 // the field here, where the body is at hand.
                 guard let invalid = Self.invalidDate(in: error),
-                      let field = body.withUnsafeReadableBytes({ JSONTextScan.path(ofString: invalid.text, in: $0) })
+                    let field = body.withUnsafeReadableBytes({ JSONTextScan.path(ofString: invalid.text, in: $0) })
                 else { throw error }
                 throw DomainError.invalid(field: field, invalid.description)
             }
@@ -48,7 +50,9 @@ extension TextRuleMiddleware {
     static func addressIssues(path: String, query: String?) -> [FieldIssue] {
         var issues: [FieldIssue] = []
         if let decoded = path.removingPercentEncoding {
-            if decoded.containsControlCharacter { issues.append(FieldIssue(field: "path", message: "The address holds a control character.")) }
+            if decoded.containsControlCharacter {
+                issues.append(FieldIssue(field: "path", message: "The address holds a control character."))
+            }
         } else {
             issues.append(FieldIssue(field: "path", message: "The address is not valid percent-encoded UTF-8."))
         }
@@ -56,7 +60,10 @@ extension TextRuleMiddleware {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let rawKey = parts[0].replacingOccurrences(of: "+", with: " ")
             let name = rawKey.removingPercentEncoding ?? rawKey
-            guard let value = (parts.count > 1 ? parts[1].replacingOccurrences(of: "+", with: " ") : "").removingPercentEncoding else {
+            guard
+                let value = (parts.count > 1 ? parts[1].replacingOccurrences(of: "+", with: " ") : "")
+                    .removingPercentEncoding
+            else {
                 issues.append(FieldIssue(field: name, message: "Send percent-encoded UTF-8 text."))
                 continue
             }
@@ -69,7 +76,9 @@ extension TextRuleMiddleware {
     static func invalidDate(in error: any Error) -> RFC3339DateTranscoder.InvalidDate? {
         if let invalid = error as? RFC3339DateTranscoder.InvalidDate { return invalid }
         if let server = error as? ServerError { return invalidDate(in: server.underlyingError) }
-        if case DecodingError.dataCorrupted(let context) = error, let underlying = context.underlyingError { return invalidDate(in: underlying) }
+        if case DecodingError.dataCorrupted(let context) = error, let underlying = context.underlyingError {
+            return invalidDate(in: underlying)
+        }
         return nil
     }
 }
@@ -84,7 +93,7 @@ enum JSONTextScan {
     static func issues(in bytes: UnsafeRawBufferPointer) -> [FieldIssue] {
         guard mayHoldControlCharacter(bytes) else { return [] }
         guard let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
-            return [] // not JSON: the decoder answers that, naming where
+            return []  // not JSON: the decoder answers that, naming where
         }
         var issues: [FieldIssue] = []
         collect(document, path: "", into: &issues)
@@ -99,17 +108,23 @@ enum JSONTextScan {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\\"), index + 1 < count {
                 switch bytes[index + 1] {
-                case UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"): return true
+                case UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    return true
                 case UInt8(ascii: "u"):
                     // \u00XX with XX in 00–1F, 7F or 80–9F.
                     if index + 5 < count, bytes[index + 2] == UInt8(ascii: "0"), bytes[index + 3] == UInt8(ascii: "0") {
-                        let high = bytes[index + 4] | 0x20, low = bytes[index + 5] | 0x20
-                        if high == UInt8(ascii: "0") || high == UInt8(ascii: "1") || high == UInt8(ascii: "8") || high == UInt8(ascii: "9") { return true }
+                        let high = bytes[index + 4] | 0x20
+                        let low = bytes[index + 5] | 0x20
+                        if high == UInt8(ascii: "0") || high == UInt8(ascii: "1") || high == UInt8(ascii: "8")
+                            || high == UInt8(ascii: "9")
+                        {
+                            return true
+                        }
                         if high == UInt8(ascii: "7"), low == UInt8(ascii: "f") { return true }
                     }
                 default: break
                 }
-                index += 2 // skip the escaped character (an escaped backslash included)
+                index += 2  // skip the escaped character (an escaped backslash included)
                 continue
             }
             if byte == 0x7F { return true }
@@ -121,7 +136,9 @@ enum JSONTextScan {
 
     /// The path of the first string equal to `text` in a JSON document.
     static func path(ofString text: String, in bytes: UnsafeRawBufferPointer) -> String? {
-        guard let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else { return nil }
+        guard let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
+            return nil
+        }
         func find(_ value: Any, _ path: String) -> String? {
             switch value {
             case let string as String: return string == text ? path : nil
@@ -130,7 +147,9 @@ enum JSONTextScan {
                     if let found = find(inner, path.isEmpty ? key : path + "." + key) { return found }
                 }
             case let array as [Any]:
-                for (index, element) in array.enumerated() { if let found = find(element, "\(path)[\(index)]") { return found } }
+                for (index, element) in array.enumerated() {
+                    if let found = find(element, "\(path)[\(index)]") { return found }
+                }
             default: break
             }
             return nil

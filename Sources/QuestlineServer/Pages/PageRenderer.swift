@@ -1,10 +1,10 @@
-import QuestlineStore
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Mustache
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineStore
 
 /// Renders the web app's pages from the Mustache templates in `Resources/templates`: one layout
 /// (app bar, content, bottom navigation) that every page fills.
@@ -28,12 +28,17 @@ struct PageRenderer: Sendable {
 
     /// A full page. `data` fills the page's own template; the layout gets title, navigation
     /// and the signed-in member.
-    func page(_ template: String, title: String, data: [String: Any] = [:], context: AppRequestContext,
-              path: String, status: HTTPResponse.Status = .ok, back: String? = nil) -> Response {
+    func page(
+        _ template: String, title: String, data: [String: Any] = [:], context: AppRequestContext,
+        path: String, status: HTTPResponse.Status = .ok, back: String? = nil
+    ) -> Response {
         var values = data
         values["title"] = title
         values["back"] = back ?? false
-        values["icons"] = ["clock": Icons.svg("clock"), "warning": Icons.svg("warning"), "check": Icons.svg("check"), "cross": Icons.svg("cross")]
+        values["icons"] = [
+            "clock": Icons.svg("clock"), "warning": Icons.svg("warning"), "check": Icons.svg("check"),
+            "cross": Icons.svg("cross"),
+        ]
         if let member = context.identity.member {
             values["member"] = [
                 "displayName": member.displayName,
@@ -41,12 +46,15 @@ struct PageRenderer: Sendable {
                 "initial": String(member.displayName.prefix(1)).uppercased(),
             ]
             values["nav"] = PageRenderer.areas.map { area in
-                ["path": area.path, "title": area.title, "icon": area.icon, "current": area.path == path] as [String: Any]
+                ["path": area.path, "title": area.title, "icon": area.icon, "current": area.path == path]
+                    as [String: Any]
             }
         } else {
             values["member"] = false
         }
-        let html = library.render(values, withTemplate: template) ?? "<!doctype html><title>Error</title><p>Template \(template) is missing."
+        let html =
+            library.render(values, withTemplate: template)
+            ?? "<!doctype html><title>Error</title><p>Template \(template) is missing."
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
@@ -54,11 +62,13 @@ struct PageRenderer: Sendable {
     }
 
     func errorPage(_ problem: Problem, context: AppRequestContext) -> Response {
-        page("error", title: problem.title, data: [
-            "status": problem.status,
-            "detail": problem.detail ?? "",
-            "requestId": context.requestID,
-            "signIn": problem.status == 401,
-        ], context: context, path: "", status: problem.httpStatus)
+        page(
+            "error", title: problem.title,
+            data: [
+                "status": problem.status,
+                "detail": problem.detail ?? "",
+                "requestId": context.requestID,
+                "signIn": problem.status == 401,
+            ], context: context, path: "", status: problem.httpStatus)
     }
 }

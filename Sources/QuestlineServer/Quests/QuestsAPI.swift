@@ -16,8 +16,10 @@ extension APIImplementation {
     func setQuestRules(_ input: Operations.setQuestRules.Input) async throws -> Operations.setQuestRules.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let rules = try await quests.setRules(try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me, pointsPerMinute: body.pointsPerMinute,
-                                              minMinutes: body.minMinutes, maxMinutes: body.maxMinutes)
+        let rules = try await quests.setRules(
+            try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me,
+            pointsPerMinute: body.pointsPerMinute,
+            minMinutes: body.minMinutes, maxMinutes: body.maxMinutes)
         return .ok(.init(body: .json(.init(rules))))
     }
 
@@ -26,7 +28,10 @@ extension APIImplementation {
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
         try AccessPolicy.check(me.actor, .readHousehold(household))
         let events = quests.live.subscribe(household)
-        return .ok(.init(body: .text_event_hyphen_stream(HTTPBody(LiveStream(events: events), length: .unknown, iterationBehavior: .single))))
+        return .ok(
+            .init(
+                body: .text_event_hyphen_stream(
+                    HTTPBody(LiveStream(events: events), length: .unknown, iterationBehavior: .single))))
     }
 
     func listQuestApps(_ input: Operations.listQuestApps.Input) async throws -> Operations.listQuestApps.Output {
@@ -38,14 +43,17 @@ extension APIImplementation {
     func putQuestApp(_ input: Operations.putQuestApp.Input) async throws -> Operations.putQuestApp.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let app = try await quests.putApp(try MemberID.parse(input.path.childId, field: "childId"), as: me, token: input.path.appToken, name: body.name,
-                                          icon: body.icon, role: body.role.rawValue, pointsPerMinute: body.pointsPerMinute)
+        let app = try await quests.putApp(
+            try MemberID.parse(input.path.childId, field: "childId"), as: me, token: input.path.appToken,
+            name: body.name,
+            icon: body.icon, role: body.role.rawValue, pointsPerMinute: body.pointsPerMinute)
         return .ok(.init(body: .json(.init(app))))
     }
 
     func deleteQuestApp(_ input: Operations.deleteQuestApp.Input) async throws -> Operations.deleteQuestApp.Output {
         let me = try identity.requireMember()
-        try await quests.deleteApp(try MemberID.parse(input.path.childId, field: "childId"), token: input.path.appToken, as: me)
+        try await quests.deleteApp(
+            try MemberID.parse(input.path.childId, field: "childId"), token: input.path.appToken, as: me)
         return .noContent(.init())
     }
 
@@ -58,7 +66,8 @@ extension APIImplementation {
     func createQuest(_ input: Operations.createQuest.Input) async throws -> Operations.createQuest.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let quest = try await quests.createQuest(for: try MemberID.parse(input.path.childId, field: "childId"), draft: .init(body), as: me)
+        let quest = try await quests.createQuest(
+            for: try MemberID.parse(input.path.childId, field: "childId"), draft: .init(body), as: me)
         return .created(.init(body: .json(try await self.quest(quest.id, as: me))))
     }
 
@@ -73,7 +82,8 @@ extension APIImplementation {
     }
 
     func deleteQuest(_ input: Operations.deleteQuest.Input) async throws -> Operations.deleteQuest.Output {
-        try await quests.deleteQuest(try QuestID.parse(input.path.questId, field: "questId"), as: try identity.requireMember())
+        try await quests.deleteQuest(
+            try QuestID.parse(input.path.questId, field: "questId"), as: try identity.requireMember())
         return .noContent(.init())
     }
 
@@ -87,20 +97,26 @@ extension APIImplementation {
 
     func getChallenge(_ input: Operations.getChallenge.Input) async throws -> Operations.getChallenge.Output {
         let me = try identity.requireMember()
-        return .ok(.init(body: .json(try await quest(try QuestID.parse(input.path.challengeId, field: "challengeId"), as: me))))
+        return .ok(
+            .init(body: .json(try await quest(try QuestID.parse(input.path.challengeId, field: "challengeId"), as: me)))
+        )
     }
 
     func updateChallenge(_ input: Operations.updateChallenge.Input) async throws -> Operations.updateChallenge.Output {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        return .ok(.init(body: .json(try await update(try QuestID.parse(input.path.challengeId, field: "challengeId"), body))))
+        return .ok(
+            .init(body: .json(try await update(try QuestID.parse(input.path.challengeId, field: "challengeId"), body))))
     }
 
     func deleteChallenge(_ input: Operations.deleteChallenge.Input) async throws -> Operations.deleteChallenge.Output {
-        try await quests.deleteQuest(try QuestID.parse(input.path.challengeId, field: "challengeId"), as: try identity.requireMember())
+        try await quests.deleteQuest(
+            try QuestID.parse(input.path.challengeId, field: "challengeId"), as: try identity.requireMember())
         return .noContent(.init())
     }
 
-    func setChallengeStatus(_ input: Operations.setChallengeStatus.Input) async throws -> Operations.setChallengeStatus.Output {
+    func setChallengeStatus(_ input: Operations.setChallengeStatus.Input) async throws
+        -> Operations.setChallengeStatus.Output
+    {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let id = try QuestID.parse(input.path.challengeId, field: "challengeId")
         return .ok(.init(body: .json(try await setStatus(id, paused: body.status == .paused))))
@@ -122,42 +138,56 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let reports = body.reports.map {
-            UsageReportInput(id: $0.id, appToken: $0.appToken, startedAt: $0.startedAt, durationSeconds: $0.durationSeconds, timeZone: $0.timeZone)
+            UsageReportInput(
+                id: $0.id, appToken: $0.appToken, startedAt: $0.startedAt, durationSeconds: $0.durationSeconds,
+                timeZone: $0.timeZone)
         }
-        let outcome = try await quests.reportUsage(try MemberID.parse(input.path.childId, field: "childId"), reports: reports, as: me)
-        return .ok(.init(body: .json(.init(
-            accepted: outcome.accepted, duplicates: outcome.duplicates, pointsEarned: outcome.pointsEarned,
-            completed: outcome.completed.map { .init(challengeId: $0.challenge.rawValue, period: $0.periodKey, bonus: $0.bonus) },
-            badges: outcome.badges))))
+        let outcome = try await quests.reportUsage(
+            try MemberID.parse(input.path.childId, field: "childId"), reports: reports, as: me)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        accepted: outcome.accepted, duplicates: outcome.duplicates, pointsEarned: outcome.pointsEarned,
+                        completed: outcome.completed.map {
+                            .init(challengeId: $0.challenge.rawValue, period: $0.periodKey, bonus: $0.bonus)
+                        },
+                        badges: outcome.badges))))
     }
 
     func listGrants(_ input: Operations.listGrants.Input) async throws -> Operations.listGrants.Output {
         let me = try identity.requireMember()
         let id = try MemberID.parse(input.path.childId, field: "childId")
         let grants = try await quests.grants(id, as: me)
-        let names = Dictionary(try await quests.apps(id, as: me).map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let names = Dictionary(
+            try await quests.apps(id, as: me).map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
         return .ok(.init(body: .json(grants.map { .init($0, names: names) })))
     }
 
     func redeemPoints(_ input: Operations.redeemPoints.Input) async throws -> Operations.redeemPoints.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let (grant, balance) = try await quests.redeem(try MemberID.parse(input.path.childId, field: "childId"), token: body.appToken, minutes: body.minutes, as: me)
+        let (grant, balance) = try await quests.redeem(
+            try MemberID.parse(input.path.childId, field: "childId"), token: body.appToken, minutes: body.minutes,
+            as: me)
         return .created(.init(body: .json(.init(grant: .init(grant, names: [:]), balance: balance))))
     }
 
     func adjustPoints(_ input: Operations.adjustPoints.Input) async throws -> Operations.adjustPoints.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let balance = try await quests.adjust(try MemberID.parse(input.path.childId, field: "childId"), points: body.points, reason: body.reason, as: me)
+        let balance = try await quests.adjust(
+            try MemberID.parse(input.path.childId, field: "childId"), points: body.points, reason: body.reason, as: me)
         return .created(.init(body: .json(.init(balance: balance))))
     }
 
     func getLedger(_ input: Operations.getLedger.Input) async throws -> Operations.getLedger.Output {
         let me = try identity.requireMember()
         let page = try Paging(limit: input.query.limit, offset: input.query.offset)
-        let (entries, balance) = try await quests.ledger(try MemberID.parse(input.path.childId, field: "childId"), as: me, limit: page.limit, offset: page.offset)
-        return .ok(.init(body: .json(.init(balance: balance, entries: entries.map(Components.Schemas.LedgerEntry.init)))))
+        let (entries, balance) = try await quests.ledger(
+            try MemberID.parse(input.path.childId, field: "childId"), as: me, limit: page.limit, offset: page.offset)
+        return .ok(
+            .init(body: .json(.init(balance: balance, entries: entries.map(Components.Schemas.LedgerEntry.init)))))
     }
 
     // MARK: Helpers
@@ -182,7 +212,8 @@ struct LiveStream: AsyncSequence, Sendable {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await event in events {
-                        let data = (try? JSONEncoder().encode(event)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                        let data =
+                            (try? JSONEncoder().encode(event)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
                         continuation.yield(ArraySlice("event: quests\ndata: \(data)\n\n".utf8))
                     }
                 }
@@ -206,11 +237,14 @@ struct LiveStream: AsyncSequence, Sendable {
 
 extension QuestDraft {
     init(_ body: Components.Schemas.QuestInput) {
-        self.init(title: body.title, description: body.description, goalType: body.goalType, target: body.target, period: body.period,
-                  dailyMinimumMinutes: body.dailyMinimumMinutes, withinMinutes: body.withinMinutes, learningApps: body.learningApps ?? [],
-                  rewardApps: (body.rewardApps ?? []).map { RewardUnlock(token: $0.appToken, minutes: $0.minutes) },
-                  bonusPercent: body.bonusPercent, weekdays: body.weekdays ?? Array(1...7), windowStart: body.windowStart,
-                  windowEnd: body.windowEnd, startDate: body.startDate, endDate: body.endDate)
+        self.init(
+            title: body.title, description: body.description, goalType: body.goalType, target: body.target,
+            period: body.period,
+            dailyMinimumMinutes: body.dailyMinimumMinutes, withinMinutes: body.withinMinutes,
+            learningApps: body.learningApps ?? [],
+            rewardApps: (body.rewardApps ?? []).map { RewardUnlock(token: $0.appToken, minutes: $0.minutes) },
+            bonusPercent: body.bonusPercent, weekdays: body.weekdays ?? Array(1...7), windowStart: body.windowStart,
+            windowEnd: body.windowEnd, startDate: body.startDate, endDate: body.endDate)
     }
 }
 
@@ -222,16 +256,19 @@ extension Components.Schemas.QuestRules {
 
 extension Components.Schemas.QuestApp {
     init(_ app: QuestApp) {
-        self.init(token: app.token, name: app.name, icon: app.icon, role: .init(rawValue: app.role.rawValue) ?? .learning,
-                  pointsPerMinute: app.pointsPerMinute)
+        self.init(
+            token: app.token, name: app.name, icon: app.icon, role: .init(rawValue: app.role.rawValue) ?? .learning,
+            pointsPerMinute: app.pointsPerMinute)
     }
 }
 
 extension Components.Schemas.Grant {
     init(_ balance: GrantBalance, names: [String: String]) {
-        self.init(id: balance.grant.id, appToken: balance.grant.token, appName: names[balance.grant.token], minutes: balance.grant.minutes,
-                  minutesLeft: balance.minutesLeft, startsAt: balance.grant.startsAt, expiresAt: balance.grant.expiresAt,
-                  challengeId: balance.grant.challengeID?.rawValue)
+        self.init(
+            id: balance.grant.id, appToken: balance.grant.token, appName: names[balance.grant.token],
+            minutes: balance.grant.minutes,
+            minutesLeft: balance.minutesLeft, startsAt: balance.grant.startsAt, expiresAt: balance.grant.expiresAt,
+            challengeId: balance.grant.challengeID?.rawValue)
     }
 }
 
@@ -240,16 +277,24 @@ extension Components.Schemas.Quest {
         let spec = view.challenge.spec
         let draft = QuestDraft(spec)
         self.init(
-            id: view.challenge.id.rawValue, childId: childID.rawValue, status: view.challenge.status == .paused ? .paused : .active,
+            id: view.challenge.id.rawValue, childId: childID.rawValue,
+            status: view.challenge.status == .paused ? .paused : .active,
             state: .init(rawValue: view.card.state.rawValue) ?? .inProgress, summary: view.card.summary,
-            challenge: .init(title: draft.title, description: draft.description, goalType: draft.goalType, target: spec.target,
-                             period: draft.period, dailyMinimumMinutes: draft.dailyMinimumMinutes, withinMinutes: draft.withinMinutes,
-                             learningApps: draft.learningApps, rewardApps: draft.rewardApps.map { .init(appToken: $0.token, minutes: $0.minutes) },
-                             bonusPercent: draft.bonusPercent, weekdays: draft.weekdays, windowStart: draft.windowStart, windowEnd: draft.windowEnd,
-                             startDate: draft.startDate, endDate: draft.endDate),
-            progress: .init(value: view.progress.value, target: view.progress.target, unit: .init(rawValue: view.progress.unit.rawValue) ?? .minutes,
-                            percent: view.card.percent, periodStart: view.progress.period.first.iso, periodEnd: view.progress.period.last.iso,
-                            completed: view.completedThisPeriod, text: view.card.progressText),
+            challenge: .init(
+                title: draft.title, description: draft.description, goalType: draft.goalType, target: spec.target,
+                period: draft.period, dailyMinimumMinutes: draft.dailyMinimumMinutes,
+                withinMinutes: draft.withinMinutes,
+                learningApps: draft.learningApps,
+                rewardApps: draft.rewardApps.map { .init(appToken: $0.token, minutes: $0.minutes) },
+                bonusPercent: draft.bonusPercent, weekdays: draft.weekdays, windowStart: draft.windowStart,
+                windowEnd: draft.windowEnd,
+                startDate: draft.startDate, endDate: draft.endDate),
+            progress: .init(
+                value: view.progress.value, target: view.progress.target,
+                unit: .init(rawValue: view.progress.unit.rawValue) ?? .minutes,
+                percent: view.card.percent, periodStart: view.progress.period.first.iso,
+                periodEnd: view.progress.period.last.iso,
+                completed: view.completedThisPeriod, text: view.card.progressText),
             completions: view.completions)
     }
 }
@@ -257,12 +302,17 @@ extension Components.Schemas.Quest {
 extension Components.Schemas.QuestBoard {
     init(_ board: QuestBoard) {
         let names = Dictionary(board.apps.map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
-        self.init(childId: board.child.id.rawValue, displayName: board.child.displayName, balance: board.balance,
-                  currentStreak: board.stats.currentStreak, learningMinutes: board.stats.learningMinutes,
-                  quests: board.quests.map { .init($0, childID: board.child.id) },
-                  badges: board.badges.map { .init(id: $0.badge.id, title: $0.badge.title, icon: $0.badge.icon, description: $0.badge.description,
-                                                   awardedAt: $0.awardedAt) },
-                  grants: board.grants.map { .init($0, names: names) }, apps: board.apps.map(Components.Schemas.QuestApp.init),
-                  rules: .init(board.rules))
+        self.init(
+            childId: board.child.id.rawValue, displayName: board.child.displayName, balance: board.balance,
+            currentStreak: board.stats.currentStreak, learningMinutes: board.stats.learningMinutes,
+            quests: board.quests.map { .init($0, childID: board.child.id) },
+            badges: board.badges.map {
+                .init(
+                    id: $0.badge.id, title: $0.badge.title, icon: $0.badge.icon, description: $0.badge.description,
+                    awardedAt: $0.awardedAt)
+            },
+            grants: board.grants.map { .init($0, names: names) },
+            apps: board.apps.map(Components.Schemas.QuestApp.init),
+            rules: .init(board.rules))
     }
 }

@@ -16,9 +16,12 @@ struct QuestsPages {
         router.post("/quests/family/rules") { request, context in try await self.setRules(request, context) }
         router.get("/quests/children/:child") { request, context in try await self.childPage(request, context) }
         router.post("/quests/children/:child/apps") { request, context in try await self.putApp(request, context) }
-        router.post("/quests/children/:child/apps/delete") { request, context in try await self.deleteApp(request, context) }
+        router.post("/quests/children/:child/apps/delete") { request, context in
+            try await self.deleteApp(request, context)
+        }
         router.post("/quests/children/:child/adjust") { request, context in try await self.adjust(request, context) }
-        router.get("/quests/children/:child/quests/new") { request, context in try await self.builder(request, context) }
+        router.get("/quests/children/:child/quests/new") { request, context in try await self.builder(request, context)
+        }
         router.post("/quests/children/:child/quests") { request, context in try await self.create(request, context) }
         router.get("/quests/:quest") { request, context in try await self.detail(request, context) }
         router.get("/quests/:quest/edit") { request, context in try await self.editor(request, context) }
@@ -39,12 +42,16 @@ struct QuestsPages {
     }
 
     private func childID(_ context: AppRequestContext) throws -> MemberID {
-        guard let raw = context.parameters.get("child"), let id = MemberID(raw) else { throw DomainError.notFound("No such child.") }
+        guard let raw = context.parameters.get("child"), let id = MemberID(raw) else {
+            throw DomainError.notFound("No such child.")
+        }
         return id
     }
 
     private func questID(_ context: AppRequestContext) throws -> QuestID {
-        guard let raw = context.parameters.get("quest"), let id = QuestID(raw) else { throw DomainError.notFound("No such quest.") }
+        guard let raw = context.parameters.get("quest"), let id = QuestID(raw) else {
+            throw DomainError.notFound("No such quest.")
+        }
         return id
     }
 
@@ -54,25 +61,37 @@ struct QuestsPages {
 
     // MARK: Guardian console
 
-    private func console(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:]) async throws -> Response {
+    private func console(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:]) async throws
+        -> Response
+    {
         let me = try context.requireWebMember(next: "/quests/family")
         if me.role == .child { return Response.redirect(to: "/quests", type: .normal) }
         guard let household = me.householdID else {
-            return pages.page("quests-family", title: "Family", data: ["noHousehold": true], context: context, path: "/quests", back: "/")
+            return pages.page(
+                "quests-family", title: "Family", data: ["noHousehold": true], context: context, path: "/quests",
+                back: "/")
         }
         var children: [[String: Any]] = []
         for child in try await quests.children(as: me) {
             let board = try await quests.board(child.id, as: me)
-            children.append(["id": child.id.rawValue, "name": child.displayName, "balance": board.balance,
-                             "quests": board.quests.count, "done": board.quests.filter { $0.card.state == .completed }.count,
-                             "streak": board.stats.currentStreak, "apps": board.apps.count])
+            children.append([
+                "id": child.id.rawValue, "name": child.displayName, "balance": board.balance,
+                "quests": board.quests.count, "done": board.quests.filter { $0.card.state == .completed }.count,
+                "streak": board.stats.currentStreak, "apps": board.apps.count,
+            ])
         }
         let rules = try await quests.rules(household, as: me)
-        return pages.page("quests-family", title: "Family", data: [
-            "live": live(me), "guardian": me.role == .guardian, "children": children, "noChildren": children.isEmpty,
-            "rules": ["pointsPerMinute": rules.pointsPerMinute, "minMinutes": rules.minMinutes, "maxMinutes": rules.maxMinutes],
-            "errors": errors, "notice": request.uri.queryParameters["saved"] != nil ? "Saved." : false,
-        ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/")
+        return pages.page(
+            "quests-family", title: "Family",
+            data: [
+                "live": live(me), "guardian": me.role == .guardian, "children": children,
+                "noChildren": children.isEmpty,
+                "rules": [
+                    "pointsPerMinute": rules.pointsPerMinute, "minMinutes": rules.minMinutes,
+                    "maxMinutes": rules.maxMinutes,
+                ],
+                "errors": errors, "notice": request.uri.queryParameters["saved"] != nil ? "Saved." : false,
+            ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/")
     }
 
     private func setRules(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -80,8 +99,9 @@ struct QuestsPages {
         let form = try await Form(request)
         guard let household = me.householdID else { throw DomainError.notFound("Create a household first.") }
         do {
-            _ = try await quests.setRules(household, as: me, pointsPerMinute: Int(form["pointsPerMinute"]) ?? 0,
-                                          minMinutes: Int(form["minMinutes"]) ?? 0, maxMinutes: Int(form["maxMinutes"]) ?? 0)
+            _ = try await quests.setRules(
+                household, as: me, pointsPerMinute: Int(form["pointsPerMinute"]) ?? 0,
+                minMinutes: Int(form["minMinutes"]) ?? 0, maxMinutes: Int(form["maxMinutes"]) ?? 0)
             return Response.redirect(to: "/quests/family?saved=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await console(request, context, errors: AccountsPages.fieldErrors(error))
@@ -90,22 +110,28 @@ struct QuestsPages {
 
     // MARK: A child, seen by a guardian
 
-    private func childPage(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:],
-                           values: [String: String] = [:]) async throws -> Response {
+    private func childPage(
+        _ request: Request, _ context: AppRequestContext, errors: [String: String] = [:],
+        values: [String: String] = [:]
+    ) async throws -> Response {
         let me = try context.requireWebMember(next: request.uri.path)
         let board = try await quests.board(try childID(context), as: me)
         let child = board.child
-        return pages.page("quests-child", title: child.displayName, data: [
-            "live": live(me), "child": ["id": child.id.rawValue, "name": child.displayName], "balance": board.balance,
-            "guardian": me.role == .guardian,
-            "learningApps": board.apps.filter { $0.role == .learning }.map(Self.app),
-            "rewardApps": board.apps.filter { $0.role == .reward }.map(Self.app),
-            "noApps": board.apps.isEmpty, "hasLearning": board.apps.contains { $0.role == .learning },
-            "quests": board.quests.map { Self.card($0, apps: board.apps) }, "noQuests": board.quests.isEmpty,
-            "grants": Self.grants(board), "hasGrants": !board.grants.isEmpty,
-            "errors": errors, "values": values,
-            "notice": request.uri.queryParameters["deleted"] != nil ? "The quest is deleted. Points and unlocks it paid stay." : false,
-        ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/quests/family")
+        return pages.page(
+            "quests-child", title: child.displayName,
+            data: [
+                "live": live(me), "child": ["id": child.id.rawValue, "name": child.displayName],
+                "balance": board.balance,
+                "guardian": me.role == .guardian,
+                "learningApps": board.apps.filter { $0.role == .learning }.map(Self.app),
+                "rewardApps": board.apps.filter { $0.role == .reward }.map(Self.app),
+                "noApps": board.apps.isEmpty, "hasLearning": board.apps.contains { $0.role == .learning },
+                "quests": board.quests.map { Self.card($0, apps: board.apps) }, "noQuests": board.quests.isEmpty,
+                "grants": Self.grants(board), "hasGrants": !board.grants.isEmpty,
+                "errors": errors, "values": values,
+                "notice": request.uri.queryParameters["deleted"] != nil
+                    ? "The quest is deleted. Points and unlocks it paid stay." : false,
+            ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/quests/family")
     }
 
     private func putApp(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -113,12 +139,17 @@ struct QuestsPages {
         let id = try childID(context)
         let form = try await Form(request)
         do {
-            _ = try await quests.putApp(id, as: me, token: form["token"], name: form["name"], icon: form["icon"], role: form["role"],
-                                        pointsPerMinute: form["pointsPerMinute"].isEmpty ? nil : Int(form["pointsPerMinute"]) ?? 0)
+            _ = try await quests.putApp(
+                id, as: me, token: form["token"], name: form["name"], icon: form["icon"], role: form["role"],
+                pointsPerMinute: form["pointsPerMinute"].isEmpty ? nil : Int(form["pointsPerMinute"]) ?? 0)
             return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await childPage(request, context, errors: AccountsPages.fieldErrors(error),
-                                       values: ["token": form["token"], "name": form["name"], "icon": form["icon"], "pointsPerMinute": form["pointsPerMinute"]])
+            return try await childPage(
+                request, context, errors: AccountsPages.fieldErrors(error),
+                values: [
+                    "token": form["token"], "name": form["name"], "icon": form["icon"],
+                    "pointsPerMinute": form["pointsPerMinute"],
+                ])
         }
     }
 
@@ -142,8 +173,9 @@ struct QuestsPages {
             _ = try await quests.adjust(id, points: Int(form["points"]) ?? 0, reason: form["reason"], as: me)
             return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await childPage(request, context, errors: AccountsPages.fieldErrors(error),
-                                       values: ["points": form["points"], "reason": form["reason"]])
+            return try await childPage(
+                request, context, errors: AccountsPages.fieldErrors(error),
+                values: ["points": form["points"], "reason": form["reason"]])
         }
     }
 
@@ -153,56 +185,75 @@ struct QuestsPages {
         let me = try context.requireWebMember(next: request.uri.path)
         let child = try await quests.child(try childID(context), as: me, manage: true)
         let today = LocalDay(quests.clock.now(), in: child.zone)
-        let draft = QuestDraft(title: "", goalType: GoalType.dailyMinutes.rawValue, target: 30, bonusPercent: 10, startDate: today.iso)
-        return try await builderPage(context, child: child, draft: draft, action: "/quests/children/\(child.id.rawValue)/quests", editing: false)
+        let draft = QuestDraft(
+            title: "", goalType: GoalType.dailyMinutes.rawValue, target: 30, bonusPercent: 10, startDate: today.iso)
+        return try await builderPage(
+            context, child: child, draft: draft, action: "/quests/children/\(child.id.rawValue)/quests", editing: false)
     }
 
     private func editor(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: request.uri.path)
         let (view, child, _) = try await quests.challenge(try questID(context), as: me)
         _ = try await quests.child(child.id, as: me, manage: true)
-        return try await builderPage(context, child: child, draft: QuestDraft(view.challenge.spec),
-                                     action: "/quests/\(view.challenge.id.rawValue)", editing: true)
+        return try await builderPage(
+            context, child: child, draft: QuestDraft(view.challenge.spec),
+            action: "/quests/\(view.challenge.id.rawValue)", editing: true)
     }
 
-    private func builderPage(_ context: AppRequestContext, child: MemberRecord, draft: QuestDraft, action: String, editing: Bool,
-                             errors: [String: String] = [:]) async throws -> Response {
+    private func builderPage(
+        _ context: AppRequestContext, child: MemberRecord, draft: QuestDraft, action: String, editing: Bool,
+        errors: [String: String] = [:]
+    ) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family")
         let apps = try await quests.apps(child.id, as: me)
         let rewardMinutes = Dictionary(draft.rewardApps.map { ($0.token, $0.minutes) }, uniquingKeysWith: { a, _ in a })
-        return pages.page("quest-builder", title: editing ? "Edit quest" : "New quest", data: [
-            "action": action, "editing": editing, "child": ["id": child.id.rawValue, "name": child.displayName],
-            "values": [
-                "title": draft.title, "description": draft.description ?? "", "target": draft.target.map(String.init) ?? "",
-                "dailyMinimumMinutes": draft.dailyMinimumMinutes.map(String.init) ?? "15", "withinMinutes": draft.withinMinutes.map(String.init) ?? "30",
-                "windowStart": draft.windowStart ?? "", "windowEnd": draft.windowEnd ?? "", "startDate": draft.startDate ?? "", "endDate": draft.endDate ?? "",
-            ],
-            "goals": GoalType.allCases.map { goal in
-                ["value": goal.rawValue, "title": goal.title, "unit": goal.unit.rawValue, "periods": goal.periods.map(\.rawValue).joined(separator: " "),
-                 "selected": goal.rawValue == draft.goalType] as [String: Any]
-            },
-            "periods": [("day", "Each day"), ("week", "Each week (Monday to Sunday)"), ("challenge", "Once, by the end date"), ("run", "Each streak")].map {
-                ["value": $0.0, "title": $0.1, "selected": $0.0 == (draft.period ?? "")] as [String: Any]
-            },
-            "bonuses": QuestSpec.bonusChoices.map { ["value": $0, "selected": $0 == (draft.bonusPercent ?? 10)] as [String: Any] },
-            "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].enumerated().map { index, name in
-                ["value": index + 1, "name": name, "checked": draft.weekdays.contains(index + 1)] as [String: Any]
-            },
-            "learningApps": apps.filter { $0.role == .learning }.map { app -> [String: Any] in
-                var item = Self.app(app)
-                item["checked"] = draft.learningApps.contains(app.token)
-                return item
-            },
-            "rewardApps": apps.filter { $0.role == .reward }.map { app -> [String: Any] in
-                var item = Self.app(app)
-                item["checked"] = rewardMinutes[app.token] != nil
-                item["minutes"] = rewardMinutes[app.token] ?? 30
-                return item
-            },
-            "noLearningApps": !apps.contains { $0.role == .learning }, "noRewardApps": !apps.contains { $0.role == .reward },
-            "errors": errors,
-        ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest,
-           back: editing ? action : "/quests/children/\(child.id.rawValue)")
+        return pages.page(
+            "quest-builder", title: editing ? "Edit quest" : "New quest",
+            data: [
+                "action": action, "editing": editing, "child": ["id": child.id.rawValue, "name": child.displayName],
+                "values": [
+                    "title": draft.title, "description": draft.description ?? "",
+                    "target": draft.target.map(String.init) ?? "",
+                    "dailyMinimumMinutes": draft.dailyMinimumMinutes.map(String.init) ?? "15",
+                    "withinMinutes": draft.withinMinutes.map(String.init) ?? "30",
+                    "windowStart": draft.windowStart ?? "", "windowEnd": draft.windowEnd ?? "",
+                    "startDate": draft.startDate ?? "", "endDate": draft.endDate ?? "",
+                ],
+                "goals": GoalType.allCases.map { goal in
+                    [
+                        "value": goal.rawValue, "title": goal.title, "unit": goal.unit.rawValue,
+                        "periods": goal.periods.map(\.rawValue).joined(separator: " "),
+                        "selected": goal.rawValue == draft.goalType,
+                    ] as [String: Any]
+                },
+                "periods": [
+                    ("day", "Each day"), ("week", "Each week (Monday to Sunday)"),
+                    ("challenge", "Once, by the end date"), ("run", "Each streak"),
+                ].map {
+                    ["value": $0.0, "title": $0.1, "selected": $0.0 == (draft.period ?? "")] as [String: Any]
+                },
+                "bonuses": QuestSpec.bonusChoices.map {
+                    ["value": $0, "selected": $0 == (draft.bonusPercent ?? 10)] as [String: Any]
+                },
+                "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].enumerated().map { index, name in
+                    ["value": index + 1, "name": name, "checked": draft.weekdays.contains(index + 1)] as [String: Any]
+                },
+                "learningApps": apps.filter { $0.role == .learning }.map { app -> [String: Any] in
+                    var item = Self.app(app)
+                    item["checked"] = draft.learningApps.contains(app.token)
+                    return item
+                },
+                "rewardApps": apps.filter { $0.role == .reward }.map { app -> [String: Any] in
+                    var item = Self.app(app)
+                    item["checked"] = rewardMinutes[app.token] != nil
+                    item["minutes"] = rewardMinutes[app.token] ?? 30
+                    return item
+                },
+                "noLearningApps": !apps.contains { $0.role == .learning },
+                "noRewardApps": !apps.contains { $0.role == .reward },
+                "errors": errors,
+            ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest,
+            back: editing ? action : "/quests/children/\(child.id.rawValue)")
     }
 
     static func draft(_ form: Form) -> QuestDraft {
@@ -210,11 +261,15 @@ struct QuestsPages {
             RewardUnlock(token: token, minutes: Int(form["unlock-\(token)"]) ?? 0)
         }
         func number(_ name: String) -> Int? { form[name].isEmpty ? nil : Int(form[name]) ?? -1 }
-        return QuestDraft(title: form["title"], description: form["description"], goalType: form["goalType"], target: number("target"),
-                              period: form["period"], dailyMinimumMinutes: number("dailyMinimumMinutes"), withinMinutes: number("withinMinutes"),
-                              learningApps: form.values("learningApps"), rewardApps: rewards, bonusPercent: number("bonusPercent"),
-                              weekdays: form.values("weekdays").compactMap { Int($0) }, windowStart: form["windowStart"], windowEnd: form["windowEnd"],
-                              startDate: form["startDate"], endDate: form["endDate"])
+        return QuestDraft(
+            title: form["title"], description: form["description"], goalType: form["goalType"],
+            target: number("target"),
+            period: form["period"], dailyMinimumMinutes: number("dailyMinimumMinutes"),
+            withinMinutes: number("withinMinutes"),
+            learningApps: form.values("learningApps"), rewardApps: rewards, bonusPercent: number("bonusPercent"),
+            weekdays: form.values("weekdays").compactMap { Int($0) }, windowStart: form["windowStart"],
+            windowEnd: form["windowEnd"],
+            startDate: form["startDate"], endDate: form["endDate"])
     }
 
     private func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -226,8 +281,10 @@ struct QuestsPages {
             let challenge = try await quests.createQuest(for: child.id, draft: draft, as: me)
             return Response.redirect(to: "/quests/\(challenge.id.rawValue)?created=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await builderPage(context, child: child, draft: draft, action: "/quests/children/\(child.id.rawValue)/quests", editing: false,
-                                         errors: AccountsPages.fieldErrors(error))
+            return try await builderPage(
+                context, child: child, draft: draft, action: "/quests/children/\(child.id.rawValue)/quests",
+                editing: false,
+                errors: AccountsPages.fieldErrors(error))
         }
     }
 
@@ -241,8 +298,9 @@ struct QuestsPages {
             return Response.redirect(to: "/quests/\(id.rawValue)?saved=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             let (_, child, _) = try await quests.challenge(id, as: me)
-            return try await builderPage(context, child: child, draft: draft, action: "/quests/\(id.rawValue)", editing: true,
-                                         errors: AccountsPages.fieldErrors(error))
+            return try await builderPage(
+                context, child: child, draft: draft, action: "/quests/\(id.rawValue)", editing: true,
+                errors: AccountsPages.fieldErrors(error))
         }
     }
 
@@ -253,20 +311,35 @@ struct QuestsPages {
         let (view, child, apps) = try await quests.challenge(try questID(context), as: me)
         let spec = view.challenge.spec
         let byToken = Dictionary(apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
-        let notice = request.uri.queryParameters["created"] != nil ? "Quest created. \(child.displayName) sees it now."
+        let notice =
+            request.uri.queryParameters["created"] != nil
+            ? "Quest created. \(child.displayName) sees it now."
             : request.uri.queryParameters["saved"] != nil ? "Saved." : ""
-        return pages.page("quest-detail", title: spec.title, data: [
-            "live": live(me), "quest": Self.card(view, apps: apps), "child": ["id": child.id.rawValue, "name": child.displayName],
-            "guardian": me.role == .guardian, "paused": view.challenge.status == .paused,
-            "description": spec.description ?? false,
-            "rewards": spec.rewardApps.map { ["name": byToken[$0.token]?.name ?? $0.token, "icon": byToken[$0.token]?.icon ?? "🎮", "minutes": $0.minutes] },
-            "hasRewards": !spec.rewardApps.isEmpty,
-            "countedApps": spec.learningApps.isEmpty ? "All learning apps" : spec.learningApps.map { byToken[$0]?.name ?? $0 }.joined(separator: ", "),
-            "days": spec.weekdays.count == 7 ? "Every day" : spec.weekdays.sorted().map { ["", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][$0] }.joined(separator: ", "),
-            "window": spec.window?.description ?? false,
-            "dates": spec.endDay.map { "\(spec.startDay.iso) to \($0.iso)" } ?? "From \(spec.startDay.iso)",
-            "bonus": spec.bonusPercent, "completions": view.completions, "notice": notice.isEmpty ? false : notice,
-        ], context: context, path: "/quests", back: me.role == .guardian ? "/quests/children/\(child.id.rawValue)" : "/quests")
+        return pages.page(
+            "quest-detail", title: spec.title,
+            data: [
+                "live": live(me), "quest": Self.card(view, apps: apps),
+                "child": ["id": child.id.rawValue, "name": child.displayName],
+                "guardian": me.role == .guardian, "paused": view.challenge.status == .paused,
+                "description": spec.description ?? false,
+                "rewards": spec.rewardApps.map {
+                    [
+                        "name": byToken[$0.token]?.name ?? $0.token, "icon": byToken[$0.token]?.icon ?? "🎮",
+                        "minutes": $0.minutes,
+                    ]
+                },
+                "hasRewards": !spec.rewardApps.isEmpty,
+                "countedApps": spec.learningApps.isEmpty
+                    ? "All learning apps" : spec.learningApps.map { byToken[$0]?.name ?? $0 }.joined(separator: ", "),
+                "days": spec.weekdays.count == 7
+                    ? "Every day"
+                    : spec.weekdays.sorted().map { ["", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][$0] }.joined(
+                        separator: ", "),
+                "window": spec.window?.description ?? false,
+                "dates": spec.endDay.map { "\(spec.startDay.iso) to \($0.iso)" } ?? "From \(spec.startDay.iso)",
+                "bonus": spec.bonusPercent, "completions": view.completions, "notice": notice.isEmpty ? false : notice,
+            ], context: context, path: "/quests",
+            back: me.role == .guardian ? "/quests/children/\(child.id.rawValue)" : "/quests")
     }
 
     private func status(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -287,21 +360,37 @@ struct QuestsPages {
 
     // MARK: The child's board
 
-    private func board(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:]) async throws -> Response {
+    private func board(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:]) async throws
+        -> Response
+    {
         let me = try context.requireWebMember(next: "/quests")
         guard me.role == .child else { return Response.redirect(to: "/quests/family", type: .normal) }
         let board = try await quests.board(me.id, as: me)
         let notice = request.uri.queryParameters["redeemed"] != nil ? "Unlocked! Enjoy your reward time." : ""
-        return pages.page("quests", title: "Your quests", data: [
-            "live": live(me), "balance": board.balance, "streak": board.stats.currentStreak, "minutes": board.stats.learningMinutes,
-            "quests": board.quests.filter { $0.challenge.status == .active }.map { Self.card($0, apps: board.apps) },
-            "noQuests": !board.quests.contains { $0.challenge.status == .active },
-            "badges": board.badges.map { ["title": $0.badge.title, "icon": $0.badge.icon, "description": $0.badge.description, "earned": $0.awardedAt != nil] },
-            "grants": Self.grants(board), "hasGrants": !board.grants.isEmpty,
-            "rewardApps": board.apps.filter { $0.role == .reward }.map(Self.app), "canRedeem": board.apps.contains { $0.role == .reward },
-            "rules": ["pointsPerMinute": board.rules.pointsPerMinute, "minMinutes": board.rules.minMinutes, "maxMinutes": board.rules.maxMinutes],
-            "errors": errors, "notice": notice.isEmpty ? false : notice,
-        ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/")
+        return pages.page(
+            "quests", title: "Your quests",
+            data: [
+                "live": live(me), "balance": board.balance, "streak": board.stats.currentStreak,
+                "minutes": board.stats.learningMinutes,
+                "quests": board.quests.filter { $0.challenge.status == .active }.map {
+                    Self.card($0, apps: board.apps)
+                },
+                "noQuests": !board.quests.contains { $0.challenge.status == .active },
+                "badges": board.badges.map {
+                    [
+                        "title": $0.badge.title, "icon": $0.badge.icon, "description": $0.badge.description,
+                        "earned": $0.awardedAt != nil,
+                    ]
+                },
+                "grants": Self.grants(board), "hasGrants": !board.grants.isEmpty,
+                "rewardApps": board.apps.filter { $0.role == .reward }.map(Self.app),
+                "canRedeem": board.apps.contains { $0.role == .reward },
+                "rules": [
+                    "pointsPerMinute": board.rules.pointsPerMinute, "minMinutes": board.rules.minMinutes,
+                    "maxMinutes": board.rules.maxMinutes,
+                ],
+                "errors": errors, "notice": notice.isEmpty ? false : notice,
+            ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/")
     }
 
     private func redeem(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -318,8 +407,11 @@ struct QuestsPages {
     // MARK: View data
 
     static func app(_ app: QuestApp) -> [String: Any] {
-        ["token": app.token, "name": app.name, "icon": app.icon, "role": app.role.rawValue, "pointsPerMinute": app.pointsPerMinute,
-         "learning": app.role == .learning]
+        [
+            "token": app.token, "name": app.name, "icon": app.icon, "role": app.role.rawValue,
+            "pointsPerMinute": app.pointsPerMinute,
+            "learning": app.role == .learning,
+        ]
     }
 
     static func card(_ view: QuestView, apps: [QuestApp]) -> [String: Any] {
@@ -327,12 +419,18 @@ struct QuestsPages {
         return [
             "id": view.challenge.id.rawValue, "title": view.challenge.spec.title, "summary": view.card.summary,
             "progress": view.card.progressText, "percent": view.card.percent, "state": view.card.state.rawValue,
-            "completed": view.card.state == .completed, "paused": view.card.state == .paused, "period": view.card.periodText,
-            "stateText": ["notStarted": "Starts \(view.challenge.spec.startDay.iso)", "inProgress": "In progress", "completed": "Completed!",
-                          "paused": "Paused", "ended": "Ended"][view.card.state.rawValue] ?? "",
+            "completed": view.card.state == .completed, "paused": view.card.state == .paused,
+            "period": view.card.periodText,
+            "stateText": [
+                "notStarted": "Starts \(view.challenge.spec.startDay.iso)", "inProgress": "In progress",
+                "completed": "Completed!",
+                "paused": "Paused", "ended": "Ended",
+            ][view.card.state.rawValue] ?? "",
             "goal": view.challenge.spec.goal.title, "bonus": view.challenge.spec.bonusPercent,
-            "rewards": view.challenge.spec.rewardApps.map { "\(names[$0.token]?.icon ?? "🎮") \(names[$0.token]?.name ?? $0.token) · \($0.minutes) min" }
-                .joined(separator: ", "),
+            "rewards": view.challenge.spec.rewardApps.map {
+                "\(names[$0.token]?.icon ?? "🎮") \(names[$0.token]?.name ?? $0.token) · \($0.minutes) min"
+            }
+            .joined(separator: ", "),
         ]
     }
 
@@ -342,8 +440,11 @@ struct QuestsPages {
         return board.grants.map { grant in
             let end = grant.grant.expiresAt.addingTimeInterval(-1)
             let time = String(format: "%02d:%02d", Calendar.hm(end, zone).0, Calendar.hm(end, zone).1)
-            return ["name": names[grant.grant.token]?.name ?? grant.grant.token, "icon": names[grant.grant.token]?.icon ?? "🎮",
-                    "minutesLeft": grant.minutesLeft, "until": time]
+            return [
+                "name": names[grant.grant.token]?.name ?? grant.grant.token,
+                "icon": names[grant.grant.token]?.icon ?? "🎮",
+                "minutesLeft": grant.minutesLeft, "until": time,
+            ]
         }
     }
 }

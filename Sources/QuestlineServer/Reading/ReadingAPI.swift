@@ -12,7 +12,8 @@ extension APIImplementation {
         if let member = identity.member {
             return ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
         }
-        if identity.failure != nil { _ = try identity.requireMember() } // a bad token is a 401, not an anonymous device
+        // a bad token is a 401, not an anonymous device
+        if identity.failure != nil { _ = try identity.requireMember() }
         var device: String?
         if let deviceId {
             guard ReadingFeature.validDeviceID(deviceId) else {
@@ -20,42 +21,65 @@ extension APIImplementation {
             }
             device = deviceId
         }
-        let zone = try timeZone.map { zone throws(DomainError) in try AccountRules.timeZone(zone, field: "X-Time-Zone") } ?? .utc
+        let zone =
+            try timeZone.map { zone throws(DomainError) in try AccountRules.timeZone(zone, field: "X-Time-Zone") }
+            ?? .utc
         return ReaderIdentity(member: nil, deviceID: device, timeZone: zone)
     }
 
     func requireAdmin() throws -> MemberRecord {
         let me = try identity.requireMember()
-        guard let email = me.email, admins.contains(email) else { throw DomainError.forbidden("This is for administrators.") }
+        guard let email = me.email, admins.contains(email) else {
+            throw DomainError.forbidden("This is for administrators.")
+        }
         return me
     }
 
     private func input(_ read: Components.Schemas.ReadInput) -> ReadInput {
-        ReadInput(eventId: read.eventId, articleId: read.articleId, title: read.title, language: read.language, at: read.at,
-                  timeZone: read.timeZone, thumbnailUrl: read.thumbnailUrl)
+        ReadInput(
+            eventId: read.eventId, articleId: read.articleId, title: read.title, language: read.language, at: read.at,
+            timeZone: read.timeZone, thumbnailUrl: read.thumbnailUrl)
     }
 
     func recordRead(_ input: Operations.recordRead.Input) async throws -> Operations.recordRead.Output {
         let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: nil)
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let read = try reading.validate([self.input(body)], readerZone: reader.member.map { _ in reader.timeZone }) { _ in "" }[0]
+        let read = try reading.validate([self.input(body)], readerZone: reader.member.map { _ in reader.timeZone }) {
+            _ in ""
+        }[0]
         let recorded = try await reading.record([read], for: reader)
-        return .ok(.init(body: .json(.init(eventId: read.eventID, localDay: read.localDay.iso, recorded: recorded.contains(read.eventID)))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(eventId: read.eventID, localDay: read.localDay.iso, recorded: recorded.contains(read.eventID))
+                )))
     }
 
     func recordReads(_ input: Operations.recordReads.Input) async throws -> Operations.recordReads.Output {
         let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: nil)
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        guard body.reads.count <= 500 else { throw DomainError.invalid(field: "reads", "Send at most 500 reads at once.") }
-        let reads = try reading.validate(body.reads.map(self.input), readerZone: reader.member.map { _ in reader.timeZone }) { "reads[\($0)]." }
+        guard body.reads.count <= 500 else {
+            throw DomainError.invalid(field: "reads", "Send at most 500 reads at once.")
+        }
+        let reads = try reading.validate(
+            body.reads.map(self.input), readerZone: reader.member.map { _ in reader.timeZone }
+        ) { "reads[\($0)]." }
         let recorded = try await reading.record(reads, for: reader)
-        return .ok(.init(body: .json(.init(
-            recorded: recorded.count, duplicates: reads.count - recorded.count,
-            results: reads.map { .init(eventId: $0.eventID, localDay: $0.localDay.iso, recorded: recorded.contains($0.eventID)) }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        recorded: recorded.count, duplicates: reads.count - recorded.count,
+                        results: reads.map {
+                            .init(
+                                eventId: $0.eventID, localDay: $0.localDay.iso, recorded: recorded.contains($0.eventID))
+                        }))))
     }
 
-    func getReadingWidget(_ input: Operations.getReadingWidget.Input) async throws -> Operations.getReadingWidget.Output {
-        let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
+    func getReadingWidget(_ input: Operations.getReadingWidget.Input) async throws -> Operations.getReadingWidget.Output
+    {
+        let reader = try reader(
+            deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
         guard let model = try await reading.widget(for: reader, impression: true) else {
             throw DomainError.notFound("There is no reading challenge.")
         }
@@ -63,9 +87,14 @@ extension APIImplementation {
     }
 
     func joinChallenge(_ input: Operations.joinChallenge.Input) async throws -> Operations.joinChallenge.Output {
-        let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
+        let reader = try reader(
+            deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
         guard let enrollment = try await reading.join(reader) else {
-            return .accepted(.init(body: .json(.init(pending: true, message: "Log in to join: you will be enrolled when this device signs in."))))
+            return .accepted(
+                .init(
+                    body: .json(
+                        .init(pending: true, message: "Log in to join: you will be enrolled when this device signs in.")
+                    )))
         }
         return .ok(.init(body: .json(.init(enrollment))))
     }
@@ -78,15 +107,20 @@ extension APIImplementation {
     func getShareCard(_ input: Operations.getShareCard.Input) async throws -> Operations.getShareCard.Output {
         let me = try identity.requireMember()
         let reader = ReaderIdentity(member: me, deviceID: nil, timeZone: me.zoneID)
-        guard let model = try await reading.widget(for: reader, impression: false) else { throw DomainError.notFound("There is no reading challenge.") }
-        try await reading.track(.share, subject: ReadOwner.member(me.id).key, campaign: model.campaignId, ["state": model.state.rawValue])
+        guard let model = try await reading.widget(for: reader, impression: false) else {
+            throw DomainError.notFound("There is no reading challenge.")
+        }
+        try await reading.track(
+            .share, subject: ReadOwner.member(me.id).key, campaign: model.campaignId, ["state": model.state.rawValue])
         return .ok(.init(body: .image_svg_plus_xml(HTTPBody(ShareCard.svg(model, name: me.displayName)))))
     }
 
     func searchArticles(_ input: Operations.searchArticles.Input) async throws -> Operations.searchArticles.Output {
         let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: nil)
         let (articles, fromHistory) = try await reading.search(reader, query: input.query.q)
-        return .ok(.init(body: .json(.init(articles: articles.map(Components.Schemas.Article.init), fromHistory: fromHistory))))
+        return .ok(
+            .init(body: .json(.init(articles: articles.map(Components.Schemas.Article.init), fromHistory: fromHistory)))
+        )
     }
 
     func randomArticle(_ input: Operations.randomArticle.Input) async throws -> Operations.randomArticle.Output {
@@ -95,12 +129,19 @@ extension APIImplementation {
         return .ok(.init(body: .json(.init(article))))
     }
 
-    func trackReadingEvent(_ input: Operations.trackReadingEvent.Input) async throws -> Operations.trackReadingEvent.Output {
-        let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
+    func trackReadingEvent(_ input: Operations.trackReadingEvent.Input) async throws
+        -> Operations.trackReadingEvent.Output
+    {
+        let reader = try reader(
+            deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        guard let subject = reader.subject else { throw DomainError.unauthenticated("Sign in, or send an X-Device-Id header.") }
+        guard let subject = reader.subject else {
+            throw DomainError.unauthenticated("Sign in, or send an X-Device-Id header.")
+        }
         let properties = body.properties?.additionalProperties ?? [:]
-        guard properties.count <= 10 else { throw DomainError.invalid(field: "properties", "Send at most 10 properties.") }
+        guard properties.count <= 10 else {
+            throw DomainError.invalid(field: "properties", "Send at most 10 properties.")
+        }
         let event = ReadingFeature.Event(rawValue: body.name.rawValue)!
         let campaign = try await reading.campaign(for: reading.clock.today(in: reader.timeZone.timeZone))
         try await reading.track(event, subject: subject, campaign: campaign?.id, properties)
@@ -113,61 +154,89 @@ extension APIImplementation {
 
     func listBadges(_ input: Operations.listBadges.Input) async throws -> Operations.listBadges.Output {
         let me = try identity.requireMember()
-        return .ok(.init(body: .json(.init(badges: try await reading.badges(me).map { .init(id: $0.id, title: $0.title, awardedAt: $0.awardedAt) }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        badges: try await reading.badges(me).map {
+                            .init(id: $0.id, title: $0.title, awardedAt: $0.awardedAt)
+                        }))))
     }
 
     func putCampaign(_ input: Operations.putCampaign.Input) async throws -> Operations.putCampaign.Output {
         _ = try requireAdmin()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         func day(_ raw: String, _ field: String) throws -> LocalDay { try DateWindow.day(raw, field: field) }
-        guard body.id == input.path.campaignId else { throw DomainError.invalid(field: "id", "The id must match the address.") }
-        let campaign = Campaign(id: body.id, startDay: try day(body.startDay, "startDay"), endDay: try day(body.endDay, "endDay"),
-                                goalDays: body.goalDays, claimUntilDay: try day(body.claimUntilDay, "claimUntilDay"),
-                                removeAfterDay: try day(body.removeAfterDay, "removeAfterDay"),
-                                continueActiveStreakAfterEnd: body.continueActiveStreakAfterEnd ?? false, freezes: body.freezes ?? 0,
-                                title: body.title)
+        guard body.id == input.path.campaignId else {
+            throw DomainError.invalid(field: "id", "The id must match the address.")
+        }
+        let campaign = Campaign(
+            id: body.id, startDay: try day(body.startDay, "startDay"), endDay: try day(body.endDay, "endDay"),
+            goalDays: body.goalDays, claimUntilDay: try day(body.claimUntilDay, "claimUntilDay"),
+            removeAfterDay: try day(body.removeAfterDay, "removeAfterDay"),
+            continueActiveStreakAfterEnd: body.continueActiveStreakAfterEnd ?? false, freezes: body.freezes ?? 0,
+            title: body.title)
         try await reading.saveCampaign(campaign)
         return .ok(.init(body: .json(.init(campaign))))
     }
 
-    func getReadingFunnel(_ input: Operations.getReadingFunnel.Input) async throws -> Operations.getReadingFunnel.Output {
+    func getReadingFunnel(_ input: Operations.getReadingFunnel.Input) async throws -> Operations.getReadingFunnel.Output
+    {
         _ = try requireAdmin()
         let steps = try await reading.funnel(campaign: input.query.campaign)
-        return .ok(.init(body: .json(.init(campaignId: input.query.campaign,
-                                           steps: steps.map { .init(name: $0.name, event: $0.event, members: $0.members) }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        campaignId: input.query.campaign,
+                        steps: steps.map { .init(name: $0.name, event: $0.event, members: $0.members) }))))
     }
 }
 
 extension Components.Schemas.Widget {
     init(_ model: WidgetModel) {
-        self.init(campaignId: model.campaignId, state: .init(rawValue: model.state.rawValue)!, streak: model.streak, goalDays: model.goalDays,
-                  freezesLeft: model.freezesLeft, readToday: model.readToday, copy: .init(title: model.copy.title, body: model.copy.body),
-                  illustration: model.illustration,
-                  color: .init(family: model.color.family, background: model.color.background, foreground: model.color.foreground),
-                  ctas: model.ctas.map { .init(kind: .init(rawValue: $0.kind.rawValue)!, label: $0.label, target: $0.target) },
-                  variant: model.variant, today: model.today.iso, completedOn: model.completedOn?.iso)
+        self.init(
+            campaignId: model.campaignId, state: .init(rawValue: model.state.rawValue)!, streak: model.streak,
+            goalDays: model.goalDays,
+            freezesLeft: model.freezesLeft, readToday: model.readToday,
+            copy: .init(title: model.copy.title, body: model.copy.body),
+            illustration: model.illustration,
+            color: .init(
+                family: model.color.family, background: model.color.background, foreground: model.color.foreground),
+            ctas: model.ctas.map {
+                .init(kind: .init(rawValue: $0.kind.rawValue)!, label: $0.label, target: $0.target)
+            },
+            variant: model.variant, today: model.today.iso, completedOn: model.completedOn?.iso)
     }
 }
 
 extension Components.Schemas.Enrollment {
     init(_ enrollment: Enrollment) {
-        self.init(campaignId: enrollment.campaignID, joinDay: enrollment.joinDay.iso, completedOn: enrollment.completedOn?.iso,
-                  claimedAt: enrollment.claimedAt)
+        self.init(
+            campaignId: enrollment.campaignID, joinDay: enrollment.joinDay.iso,
+            completedOn: enrollment.completedOn?.iso,
+            claimedAt: enrollment.claimedAt)
     }
 }
 
 extension Components.Schemas.Article {
     init(_ article: SeenArticle) {
-        let slug = article.title.replacingOccurrences(of: " ", with: "_").addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? article.title
-        self.init(articleId: article.articleID, title: article.title, language: article.language, thumbnailUrl: article.thumbnailURL,
-                  url: "https://\(article.language).wikipedia.org/wiki/\(slug)")
+        let slug =
+            article.title.replacingOccurrences(of: " ", with: "_").addingPercentEncoding(
+                withAllowedCharacters: .urlPathAllowed) ?? article.title
+        self.init(
+            articleId: article.articleID, title: article.title, language: article.language,
+            thumbnailUrl: article.thumbnailURL,
+            url: "https://\(article.language).wikipedia.org/wiki/\(slug)")
     }
 }
 
 extension Components.Schemas.Campaign {
     init(_ campaign: Campaign) {
-        self.init(id: campaign.id, title: campaign.title, startDay: campaign.startDay.iso, endDay: campaign.endDay.iso, goalDays: campaign.goalDays,
-                  claimUntilDay: campaign.claimUntilDay.iso, removeAfterDay: campaign.removeAfterDay.iso,
-                  continueActiveStreakAfterEnd: campaign.continueActiveStreakAfterEnd, freezes: campaign.freezes)
+        self.init(
+            id: campaign.id, title: campaign.title, startDay: campaign.startDay.iso, endDay: campaign.endDay.iso,
+            goalDays: campaign.goalDays,
+            claimUntilDay: campaign.claimUntilDay.iso, removeAfterDay: campaign.removeAfterDay.iso,
+            continueActiveStreakAfterEnd: campaign.continueActiveStreakAfterEnd, freezes: campaign.freezes)
     }
 }

@@ -26,8 +26,9 @@ struct ReadingPages {
         router.get("/reading/share.svg") { request, context in try await self.share(request, context) }
         router.get("/reading/preview") { request, context in try await self.preview(request, context) }
         router.get("/static/widget-colors.css") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=3600"],
-                     body: .init(byteBuffer: ByteBuffer(string: WidgetView.stylesheet)))
+            Response(
+                status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=3600"],
+                body: .init(byteBuffer: ByteBuffer(string: WidgetView.stylesheet)))
         }
     }
 
@@ -48,14 +49,18 @@ struct ReadingPages {
     static func withDevice(_ response: Response, _ newDevice: String?) -> Response {
         guard let newDevice else { return response }
         var response = response
-        response.setCookie(Cookie(name: deviceCookie, value: newDevice, maxAge: 400 * 86_400, path: "/", httpOnly: true, sameSite: .lax))
+        response.setCookie(
+            Cookie(
+                name: deviceCookie, value: newDevice, maxAge: 400 * 86_400, path: "/", httpOnly: true, sameSite: .lax))
         return response
     }
 
     /// The widget's template values for the home page and /reading: nil without a campaign,
     /// and nil once the campaign is removed (the widget is gone; the badge stays in Activity).
     func widgetData(_ reader: ReaderIdentity, surface: String) async throws -> [String: Any]? {
-        guard let model = try await reading.widget(for: reader, impression: true, surface: surface), model.state != .removed else {
+        guard let model = try await reading.widget(for: reader, impression: true, surface: surface),
+            model.state != .removed
+        else {
             return nil
         }
         return WidgetView.data(model)
@@ -65,15 +70,21 @@ struct ReadingPages {
 
     private func overview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let (reader, newDevice) = reader(request, context)
-        var data: [String: Any] = ["widget": try await widgetData(reader, surface: "web") ?? false,
-                                   "signedIn": reader.member != nil]
+        var data: [String: Any] = [
+            "widget": try await widgetData(reader, surface: "web") ?? false,
+            "signedIn": reader.member != nil,
+        ]
         if let model = try await reading.widget(for: reader, impression: false) {
             data["campaign"] = ["title": try await reading.campaign(id: model.campaignId).title ?? "Reading challenge"]
             data["canShare"] = reader.member != nil && model.streak > 0
         }
         if request.uri.queryParameters["claimed"] != nil { data["notice"] = "Your prize is claimed. Enjoy!" }
-        if request.uri.queryParameters["joined"] != nil { data["notice"] = "You've joined the challenge. Read an article to start your streak." }
-        return Self.withDevice(pages.page("reading", title: "Reading", data: data, context: context, path: "/reading", back: "/"), newDevice)
+        if request.uri.queryParameters["joined"] != nil {
+            data["notice"] = "You've joined the challenge. Read an article to start your streak."
+        }
+        return Self.withDevice(
+            pages.page("reading", title: "Reading", data: data, context: context, path: "/reading", back: "/"),
+            newDevice)
     }
 
     private func join(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -87,7 +98,9 @@ struct ReadingPages {
     }
 
     private func claim(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/reading", type: .normal) }
+        guard let member = context.identity.member else {
+            return Response.redirect(to: "/login?next=/reading", type: .normal)
+        }
         _ = try await reading.claim(member)
         return Response.redirect(to: "/reading?claimed=1", type: .normal)
     }
@@ -111,15 +124,20 @@ struct ReadingPages {
         let (reader, newDevice) = reader(request, context)
         let query = request.uri.queryParameters["q"].map { String($0.prefix(200)) }
         let (articles, fromHistory) = try await reading.search(reader, query: query)
-        return Self.withDevice(pages.page("reading-search", title: "Search", data: [
-            "q": query ?? "", "articles": articles.map(Self.articleData), "fromHistory": fromHistory,
-            "none": articles.isEmpty,
-        ], context: context, path: "/reading", back: "/reading"), newDevice)
+        return Self.withDevice(
+            pages.page(
+                "reading-search", title: "Search",
+                data: [
+                    "q": query ?? "", "articles": articles.map(Self.articleData), "fromHistory": fromHistory,
+                    "none": articles.isEmpty,
+                ], context: context, path: "/reading", back: "/reading"), newDevice)
     }
 
     private func random(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let (reader, newDevice) = reader(request, context)
-        guard let article = try await reading.random(reader) else { return Response.redirect(to: "/reading/search", type: .normal) }
+        guard let article = try await reading.random(reader) else {
+            return Response.redirect(to: "/reading/search", type: .normal)
+        }
         return Self.withDevice(Response.redirect(to: Self.articlePath(article), type: .normal), newDevice)
     }
 
@@ -129,25 +147,41 @@ struct ReadingPages {
         let title = String((request.uri.queryParameters["title"] ?? "").prefix(300))
         let language = String((request.uri.queryParameters["language"] ?? "en").prefix(16))
         guard !title.isEmpty else { throw DomainError.invalid(field: "title", "Which article?") }
-        let read = try reading.validate([ReadInput(
-            eventId: UUID.random().uuidString.lowercased(), articleId: title.replacingOccurrences(of: " ", with: "_"), title: title,
-            language: language, at: reading.clock.now(), timeZone: reader.timeZone.identifier, thumbnailUrl: nil)]) { _ in "" }
+        let read = try reading.validate([
+            ReadInput(
+                eventId: UUID.random().uuidString.lowercased(),
+                articleId: title.replacingOccurrences(of: " ", with: "_"), title: title,
+                language: language, at: reading.clock.now(), timeZone: reader.timeZone.identifier, thumbnailUrl: nil)
+        ]) { _ in "" }
         _ = try await reading.record(read, for: reader)
-        let slug = title.replacingOccurrences(of: " ", with: "_").addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? title
-        return Self.withDevice(pages.page("reading-article", title: title, data: [
-            "articleTitle": title, "url": "https://\(read[0].language).wikipedia.org/wiki/\(slug)",
-            "language": read[0].language, "signedIn": reader.member != nil, "saved": request.uri.queryParameters["saved"] != nil,
-            "widget": try await widgetData(reader, surface: "web") ?? false,
-        ], context: context, path: "/reading", back: "/reading"), newDevice)
+        let slug =
+            title.replacingOccurrences(of: " ", with: "_").addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+            ?? title
+        return Self.withDevice(
+            pages.page(
+                "reading-article", title: title,
+                data: [
+                    "articleTitle": title, "url": "https://\(read[0].language).wikipedia.org/wiki/\(slug)",
+                    "language": read[0].language, "signedIn": reader.member != nil,
+                    "saved": request.uri.queryParameters["saved"] != nil,
+                    "widget": try await widgetData(reader, surface: "web") ?? false,
+                ], context: context, path: "/reading", back: "/reading"), newDevice)
     }
 
     private func share(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        guard let member = context.identity.member else { return Response.redirect(to: "/login?next=/reading", type: .normal) }
+        guard let member = context.identity.member else {
+            return Response.redirect(to: "/login?next=/reading", type: .normal)
+        }
         let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
-        guard let model = try await reading.widget(for: reader, impression: false) else { throw DomainError.notFound("There is no reading challenge.") }
-        try await reading.track(.share, subject: ReadOwner.member(member.id).key, campaign: model.campaignId, ["state": model.state.rawValue])
-        return Response(status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(string: ShareCard.svg(model, name: member.displayName))))
+        guard let model = try await reading.widget(for: reader, impression: false) else {
+            throw DomainError.notFound("There is no reading challenge.")
+        }
+        try await reading.track(
+            .share, subject: ReadOwner.member(member.id).key, campaign: model.campaignId,
+            ["state": model.state.rawValue])
+        return Response(
+            status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: ShareCard.svg(model, name: member.displayName))))
     }
 
     /// QA: the widget for any campaign, date, zone and history, without waiting for the day.
@@ -158,13 +192,19 @@ struct ReadingPages {
         let campaignID = q["campaign"].map(String.init) ?? campaigns.first?.id ?? ""
         var validation = FieldValidation()
         let campaign = validation.check { () throws(DomainError) in
-            guard let found = campaigns.first(where: { $0.id == campaignID }) else { throw .invalid(field: "campaign", "No campaign \"\(campaignID)\".") }
+            guard let found = campaigns.first(where: { $0.id == campaignID }) else {
+                throw .invalid(field: "campaign", "No campaign \"\(campaignID)\".")
+            }
             return found
         }
-        let zone = validation.check { () throws(DomainError) in try AccountRules.timeZone(q["timeZone"].map(String.init) ?? "UTC") }
+        let zone = validation.check { () throws(DomainError) in
+            try AccountRules.timeZone(q["timeZone"].map(String.init) ?? "UTC")
+        }
         let now = validation.check { () throws(DomainError) in
             guard let raw = q["now"] else { return reading.clock.now() }
-            guard let instant = try? Date(String(raw), strategy: .iso8601) else { throw .invalid(field: "now", "Use an instant like 2026-05-10T08:30:00Z.") }
+            guard let instant = try? Date(String(raw), strategy: .iso8601) else {
+                throw .invalid(field: "now", "Use an instant like 2026-05-10T08:30:00Z.")
+            }
             return instant
         }
         func day(_ raw: Substring, _ field: String) -> LocalDay? {
@@ -176,19 +216,25 @@ struct ReadingPages {
         let completed = q["completed"].flatMap { $0.isEmpty ? nil : day($0, "completed") }
         let reads = (q["reads"] ?? "").split(separator: ",").compactMap { day($0, "reads") }
         try validation.finish()
-        let status = ReaderStatus(loggedIn: q["loggedIn"] != "false", joinDay: joined, completedOn: completed,
-                                  claimed: q["claimed"] == "true", readDays: Set(reads))
+        let status = ReaderStatus(
+            loggedIn: q["loggedIn"] != "false", joinDay: joined, completedOn: completed,
+            claimed: q["claimed"] == "true", readDays: Set(reads))
         let model = ReadingWidget.model(campaign: campaign!, status: status, today: LocalDay(now!, in: zone!.timeZone))
-        return pages.page("reading-preview", title: "Widget preview", data: [
-            "widget": WidgetView.data(model, interactive: false), "small": WidgetView.data(model, size: "small", interactive: false),
-            "state": model.state.rawValue, "today": model.today.iso, "campaigns": campaigns.map(\.id),
-        ], context: context, path: "/reading", back: "/reading")
+        return pages.page(
+            "reading-preview", title: "Widget preview",
+            data: [
+                "widget": WidgetView.data(model, interactive: false),
+                "small": WidgetView.data(model, size: "small", interactive: false),
+                "state": model.state.rawValue, "today": model.today.iso, "campaigns": campaigns.map(\.id),
+            ], context: context, path: "/reading", back: "/reading")
     }
 
     static func articlePath(_ article: SeenArticle) -> String {
         var components = URLComponents()
         components.path = "/reading/article"
-        components.queryItems = [URLQueryItem(name: "language", value: article.language), URLQueryItem(name: "title", value: article.title)]
+        components.queryItems = [
+            URLQueryItem(name: "language", value: article.language), URLQueryItem(name: "title", value: article.title),
+        ]
         return components.string ?? "/reading"
     }
 

@@ -8,11 +8,13 @@ enum ShareCard {
         let headline: String
         switch model.state {
         case .completed: headline = "Challenge complete: \(model.goalDays) days in a row!"
-        case .streakReadToday, .streakNotReadToday, .freezeApplied, .enrolledWithStreakNotReadToday, .notEnrolledWithStreak:
+        case .streakReadToday, .streakNotReadToday, .freezeApplied, .enrolledWithStreakNotReadToday,
+            .notEnrolledWithStreak:
             headline = "\(model.streak)-day reading streak"
         default: headline = "Reading every day"
         }
-        let background = model.color.background, foreground = model.color.foreground
+        let background = model.color.background
+        let foreground = model.color.foreground
         return """
             <svg xmlns="http://www.w3.org/2000/svg" width="600" height="315" viewBox="0 0 600 315" role="img" aria-label="\(escape(headline))">
               <rect width="600" height="315" rx="24" fill="\(background)"/>

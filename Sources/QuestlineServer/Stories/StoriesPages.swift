@@ -32,8 +32,12 @@ struct StoriesPages {
         router.post("/stories/read/:story/rewards") { request, context in try await self.collect(request, context) }
         router.get("/stories/read/:story/selfie") { request, context in try await self.selfie(request, context) }
         router.get("/stories/read/:story/:chapter/:page") { request, context in try await self.page(request, context) }
-        router.post("/stories/read/:story/:chapter/comments") { request, context in try await self.comment(request, context) }
-        router.post("/stories/comments/:comment/delete") { request, context in try await self.deleteComment(request, context) }
+        router.post("/stories/read/:story/:chapter/comments") { request, context in
+            try await self.comment(request, context)
+        }
+        router.post("/stories/comments/:comment/delete") { request, context in
+            try await self.deleteComment(request, context)
+        }
     }
 
     private func member(_ context: AppRequestContext, _ request: Request) throws -> MemberRecord {
@@ -46,7 +50,9 @@ struct StoriesPages {
     }
 
     private func index(_ context: AppRequestContext, _ name: String) throws -> Int {
-        guard let value = context.parameters.get(name).flatMap(Int.init), value >= 0 else { throw DomainError.notFound("Not found.") }
+        guard let value = context.parameters.get(name).flatMap(Int.init), value >= 0 else {
+            throw DomainError.notFound("Not found.")
+        }
         return value
     }
 
@@ -55,25 +61,36 @@ struct StoriesPages {
     /// Back to `path` with a message shown on the page (`key` = error or notice).
     static func redirect(_ path: String, _ key: String, _ message: String) -> Response {
         let separator = path.contains("?") ? "&" : "?"
-        return Response.redirect(to: path + separator + key + "=" + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
-                                 type: .normal)
+        return Response.redirect(
+            to: path + separator + key + "="
+                + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+            type: .normal)
     }
 
     /// The first message of a domain error, for a redirect.
-    static func message(_ error: DomainError) -> String { AccountsPages.fieldErrors(error).values.first ?? "That did not work." }
+    static func message(_ error: DomainError) -> String {
+        AccountsPages.fieldErrors(error).values.first ?? "That did not work."
+    }
 
     /// A member's own image (a selfie, the profile photo): never cached by anyone else.
     static func image(_ image: MemberImage) -> Response {
-        Response(status: .ok, headers: [.contentType: image.contentType, .cacheControl: "private, no-store"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
+        Response(
+            status: .ok, headers: [.contentType: image.contentType, .cacheControl: "private, no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
     }
 
-    private func render(_ template: String, _ title: String, _ data: [String: Any], _ context: AppRequestContext, back: String? = "/stories",
-                        status: HTTPResponse.Status = .ok) -> Response {
+    private func render(
+        _ template: String, _ title: String, _ data: [String: Any], _ context: AppRequestContext,
+        back: String? = "/stories",
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
         var data = data
-        data["storyNav"] = [("/stories", "Stories"), ("/stories/bookmarks", "Bookmarks"), ("/stories/points", "Points"),
-                            ("/stories/profile", "Profile"), ("/stories/help", "Help")].map { ["path": $0.0, "title": $0.1] }
-        return pages.page(template, title: title, data: data, context: context, path: "/stories", status: status, back: back)
+        data["storyNav"] = [
+            ("/stories", "Stories"), ("/stories/bookmarks", "Bookmarks"), ("/stories/points", "Points"),
+            ("/stories/profile", "Profile"), ("/stories/help", "Help"),
+        ].map { ["path": $0.0, "title": $0.1] }
+        return pages.page(
+            template, title: title, data: data, context: context, path: "/stories", status: status, back: back)
     }
 
     // MARK: Onboarding and the pre-story choice
@@ -81,14 +98,31 @@ struct StoriesPages {
     private func welcome(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try member(context, request)
         let slides = [
-            ("Stories from the track", "Read how the great race tracks came to be, chapter by chapter.", "covers/daytona.svg"),
-            ("Take a selfie at the track", "A selfie at a story's track unlocks its rewards: points, a trading card, sometimes a badge.", "covers/indianapolis.svg"),
-            ("Collect and trade", "Spend points on trading cards in the card shop, and finish daily tasks for more.", "cards/golden-brick.svg"),
+            (
+                "Stories from the track", "Read how the great race tracks came to be, chapter by chapter.",
+                "covers/daytona.svg"
+            ),
+            (
+                "Take a selfie at the track",
+                "A selfie at a story's track unlocks its rewards: points, a trading card, sometimes a badge.",
+                "covers/indianapolis.svg"
+            ),
+            (
+                "Collect and trade", "Spend points on trading cards in the card shop, and finish daily tasks for more.",
+                "cards/golden-brick.svg"
+            ),
         ]
-        return render("stories-welcome", "Welcome", ["slides": slides.enumerated().map { index, slide in
-            ["index": index, "number": index + 1, "title": slide.0, "text": slide.1, "image": Self.asset(slide.2), "first": index == 0,
-             "last": index == slides.count - 1] as [String: Any]
-        }, "count": slides.count], context, back: nil)
+        return render(
+            "stories-welcome", "Welcome",
+            [
+                "slides": slides.enumerated().map { index, slide in
+                    [
+                        "index": index, "number": index + 1, "title": slide.0, "text": slide.1,
+                        "image": Self.asset(slide.2), "first": index == 0,
+                        "last": index == slides.count - 1,
+                    ] as [String: Any]
+                }, "count": slides.count,
+            ], context, back: nil)
     }
 
     private func finishWelcome(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -96,34 +130,50 @@ struct StoriesPages {
         return Response.redirect(to: "/stories/choose", type: .normal)
     }
 
-    private func choose(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:], chosen: (states: [String], tracks: [String])? = nil) async throws -> Response {
+    private func choose(
+        _ request: Request, _ context: AppRequestContext, errors: [String: String] = [:],
+        chosen: (states: [String], tracks: [String])? = nil
+    ) async throws -> Response {
         let me = try member(context, request)
         let content = try await stories.content()
         let preferences = try await stories.preferences(me)
-        let states = chosen?.states ?? preferences.states, tracks = chosen?.tracks ?? preferences.tracks
-        return render("stories-choose", "Your tracks", [
-            "states": content.states.map { ["code": $0.code, "name": $0.name, "checked": states.contains($0.code)] as [String: Any] },
-            "tracks": content.tracks.map { track in
-                ["id": track.id, "name": track.name, "city": track.city, "state": track.state, "checked": tracks.contains(track.id)] as [String: Any]
-            },
-            "errors": errors,
-        ], context, status: errors.isEmpty ? .ok : .badRequest)
+        let states = chosen?.states ?? preferences.states
+        let tracks = chosen?.tracks ?? preferences.tracks
+        return render(
+            "stories-choose", "Your tracks",
+            [
+                "states": content.states.map {
+                    ["code": $0.code, "name": $0.name, "checked": states.contains($0.code)] as [String: Any]
+                },
+                "tracks": content.tracks.map { track in
+                    [
+                        "id": track.id, "name": track.name, "city": track.city, "state": track.state,
+                        "checked": tracks.contains(track.id),
+                    ] as [String: Any]
+                },
+                "errors": errors,
+            ], context, status: errors.isEmpty ? .ok : .badRequest)
     }
 
     private func saveChoice(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try member(context, request)
         let form = try await Form(request)
         do {
-            _ = try await stories.setPreferences(me, states: form.values("states"), tracks: form.values("tracks"), skip: form["skip"] == "1")
+            _ = try await stories.setPreferences(
+                me, states: form.values("states"), tracks: form.values("tracks"), skip: form["skip"] == "1")
             return Response.redirect(to: "/stories", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await choose(request, context, errors: AccountsPages.fieldErrors(error), chosen: (form.values("states"), form.values("tracks")))
+            return try await choose(
+                request, context, errors: AccountsPages.fieldErrors(error),
+                chosen: (form.values("states"), form.values("tracks")))
         }
     }
 
     // MARK: List, map, bookmarks
 
-    private func list(_ request: Request, _ context: AppRequestContext, bookmarks: Bool = false) async throws -> Response {
+    private func list(_ request: Request, _ context: AppRequestContext, bookmarks: Bool = false) async throws
+        -> Response
+    {
         let me = try member(context, request)
         let preferences = try await stories.preferences(me)
         if !bookmarks, !preferences.onboarded { return Response.redirect(to: "/stories/welcome", type: .normal) }
@@ -133,29 +183,36 @@ struct StoriesPages {
         let content = try await stories.content()
         let map = StoryMap(tracks: content.tracks)
         let counts = Dictionary(grouping: found, by: \.story.track).mapValues(\.count)
-        return render(bookmarks ? "stories-bookmarks" : "stories", bookmarks ? "Bookmarks" : "Stories", [
-            "q": query, "count": found.count, "plural": found.count != 1, "none": found.isEmpty,
-            "stories": found.map { summary -> [String: Any] in
-                var tile = Self.tile(summary)
-                tile["back"] = bookmarks ? "/stories/bookmarks" : "/stories"
-                return tile
-            },
-            "pins": content.tracks.filter { counts[$0.id] != nil }.map { track -> [String: Any] in
-                let point = map.point(track)
-                return ["track": track.id, "name": track.name, "x": point.x, "y": point.y, "count": counts[track.id] ?? 0,
-                        "story": found.first { $0.story.track == track.id }?.story.id ?? ""]
-            },
-            "mapView": request.uri.queryParameters["view"] == "map",
-        ], context, back: "/")
+        return render(
+            bookmarks ? "stories-bookmarks" : "stories", bookmarks ? "Bookmarks" : "Stories",
+            [
+                "q": query, "count": found.count, "plural": found.count != 1, "none": found.isEmpty,
+                "stories": found.map { summary -> [String: Any] in
+                    var tile = Self.tile(summary)
+                    tile["back"] = bookmarks ? "/stories/bookmarks" : "/stories"
+                    return tile
+                },
+                "pins": content.tracks.filter { counts[$0.id] != nil }.map { track -> [String: Any] in
+                    let point = map.point(track)
+                    return [
+                        "track": track.id, "name": track.name, "x": point.x, "y": point.y,
+                        "count": counts[track.id] ?? 0,
+                        "story": found.first { $0.story.track == track.id }?.story.id ?? "",
+                    ]
+                },
+                "mapView": request.uri.queryParameters["view"] == "map",
+            ], context, back: "/")
     }
 
     static func tile(_ summary: StorySummary) -> [String: Any] {
         let story = summary.story
         let chapters = story.chapters.count
-        return ["id": story.id, "title": story.title, "description": story.description, "cover": asset(story.cover),
-                "track": summary.track?.name ?? story.track, "city": summary.track.map { "\($0.city), \($0.state)" } ?? "",
-                "trackId": story.track, "bookmarked": summary.bookmarked, "collected": summary.collected,
-                "progress": summary.reached.map { "Chapter \($0.chapter + 1) of \(chapters)" } ?? "Not started"]
+        return [
+            "id": story.id, "title": story.title, "description": story.description, "cover": asset(story.cover),
+            "track": summary.track?.name ?? story.track, "city": summary.track.map { "\($0.city), \($0.state)" } ?? "",
+            "trackId": story.track, "bookmarked": summary.bookmarked, "collected": summary.collected,
+            "progress": summary.reached.map { "Chapter \($0.chapter + 1) of \(chapters)" } ?? "Not started",
+        ]
     }
 
     private func bookmark(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -175,50 +232,68 @@ struct StoriesPages {
         let story = summary.story
         let content = try await stories.content()
         let totalPages = story.chapters.reduce(0) { $0 + $1.pages.count }
-        let reachedPages = summary.reached.map { reached in
-            story.chapters.prefix(reached.chapter).reduce(0) { $0 + $1.pages.count } + reached.page + 1
-        } ?? 0
+        let reachedPages =
+            summary.reached.map { reached in
+                story.chapters.prefix(reached.chapter).reduce(0) { $0 + $1.pages.count } + reached.page + 1
+            } ?? 0
         let reachedChapter = summary.reached?.chapter ?? -1
         let chapters: [[String: Any]] = story.chapters.enumerated().map { index, chapter in
-            ["index": index, "number": index + 1, "title": chapter.title, "pages": chapter.pages.count, "read": reachedChapter >= index]
+            [
+                "index": index, "number": index + 1, "title": chapter.title, "pages": chapter.pages.count,
+                "read": reachedChapter >= index,
+            ]
         }
-        let reachedText: String = summary.reached.map { "Chapter \($0.chapter + 1), page \($0.page + 1)" } ?? "Not started yet"
+        let reachedText: String =
+            summary.reached.map { "Chapter \($0.chapter + 1), page \($0.page + 1)" } ?? "Not started yet"
         let cardName: Any = story.reward.card.flatMap(content.card)?.name ?? false
         let badgeTitle: Any = story.reward.badge.flatMap { id in content.badges.first { $0.id == id }?.title } ?? false
         let reward: [String: Any] = ["points": story.reward.points, "card": cardName, "badge": badgeTitle]
-        return render("story-detail", story.title, [
-            "story": Self.tile(summary),
-            "chapters": chapters,
-            "totalPages": totalPages, "reachedPages": reachedPages,
-            "reachedText": reachedText,
-            "hasSelfie": summary.hasSelfie, "collected": summary.collected, "canCollect": summary.hasSelfie && !summary.collected,
-            "reward": reward,
-            "selfieStored": request.uri.queryParameters["selfie"] != nil,
-            "error": request.uri.queryParameters["error"].map(String.init) ?? false,
-        ], context)
+        return render(
+            "story-detail", story.title,
+            [
+                "story": Self.tile(summary),
+                "chapters": chapters,
+                "totalPages": totalPages, "reachedPages": reachedPages,
+                "reachedText": reachedText,
+                "hasSelfie": summary.hasSelfie, "collected": summary.collected,
+                "canCollect": summary.hasSelfie && !summary.collected,
+                "reward": reward,
+                "selfieStored": request.uri.queryParameters["selfie"] != nil,
+                "error": request.uri.queryParameters["error"].map(String.init) ?? false,
+            ], context)
     }
 
     private func page(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try member(context, request)
         let id = try param(context, "story")
-        let chapterIndex = try index(context, "chapter"), pageIndex = try index(context, "page")
+        let chapterIndex = try index(context, "chapter")
+        let pageIndex = try index(context, "page")
         let (story, chapter, page) = try await stories.openPage(me, story: id, chapter: chapterIndex, page: pageIndex)
         let comments = try await stories.comments(story: id, chapter: chapterIndex, limit: 100, offset: 0)
         let base = "/stories/read/\(id)/\(chapterIndex)"
         let nextChapter = chapterIndex + 1 < story.chapters.count ? "/stories/read/\(id)/\(chapterIndex + 1)/0" : nil
-        return render("story-page", chapter.title, [
-            "storyId": id, "storyTitle": story.title, "chapterIndex": chapterIndex, "chapterNumber": chapterIndex + 1,
-            "text": page.text, "image": Self.asset(page.image), "video": page.video.map(Self.asset) ?? false,
-            "dots": chapter.pages.indices.map { ["href": "\(base)/\($0)", "number": $0 + 1, "current": $0 == pageIndex] as [String: Any] },
-            "previous": pageIndex > 0 ? "\(base)/\(pageIndex - 1)" : false,
-            "next": pageIndex + 1 < chapter.pages.count ? "\(base)/\(pageIndex + 1)" : (nextChapter ?? false),
-            "finished": pageIndex + 1 == chapter.pages.count && nextChapter == nil,
-            "comments": comments.map { ["id": $0.id, "author": $0.authorName, "text": $0.body, "mine": $0.memberID == me.id,
-                                        "when": Formatting.longDate(LocalDay($0.createdAt, in: me.zone), language: "en")] as [String: Any] },
-            "commentCount": comments.count, "commentsOpen": request.uri.queryParameters["comments"] != nil,
-            "commentError": request.uri.queryParameters["error"].map(String.init) ?? false,
-            "here": "\(base)/\(pageIndex)",
-        ], context, back: "/stories/read/\(id)")
+        return render(
+            "story-page", chapter.title,
+            [
+                "storyId": id, "storyTitle": story.title, "chapterIndex": chapterIndex,
+                "chapterNumber": chapterIndex + 1,
+                "text": page.text, "image": Self.asset(page.image), "video": page.video.map(Self.asset) ?? false,
+                "dots": chapter.pages.indices.map {
+                    ["href": "\(base)/\($0)", "number": $0 + 1, "current": $0 == pageIndex] as [String: Any]
+                },
+                "previous": pageIndex > 0 ? "\(base)/\(pageIndex - 1)" : false,
+                "next": pageIndex + 1 < chapter.pages.count ? "\(base)/\(pageIndex + 1)" : (nextChapter ?? false),
+                "finished": pageIndex + 1 == chapter.pages.count && nextChapter == nil,
+                "comments": comments.map {
+                    [
+                        "id": $0.id, "author": $0.authorName, "text": $0.body, "mine": $0.memberID == me.id,
+                        "when": Formatting.longDate(LocalDay($0.createdAt, in: me.zone), language: "en"),
+                    ] as [String: Any]
+                },
+                "commentCount": comments.count, "commentsOpen": request.uri.queryParameters["comments"] != nil,
+                "commentError": request.uri.queryParameters["error"].map(String.init) ?? false,
+                "here": "\(base)/\(pageIndex)",
+            ], context, back: "/stories/read/\(id)")
     }
 
     private func comment(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -255,11 +330,17 @@ struct StoriesPages {
         do {
             let reward = try await stories.collect(me, story: id)
             let story = try await stories.story(me, id: id)
-            return render("story-rewards", "Rewards collected", [
-                "storyId": id, "storyTitle": story.story.title, "points": reward.points, "balance": reward.balance,
-                "card": reward.card.map { ["name": $0.name, "image": Self.asset($0.image), "rarity": $0.rarity.rawValue] } ?? false,
-                "badge": reward.badge.map { ["title": $0.title, "image": Self.asset($0.image), "description": $0.description] } ?? false,
-            ], context, back: "/stories/read/\(id)")
+            return render(
+                "story-rewards", "Rewards collected",
+                [
+                    "storyId": id, "storyTitle": story.story.title, "points": reward.points, "balance": reward.balance,
+                    "card": reward.card.map {
+                        ["name": $0.name, "image": Self.asset($0.image), "rarity": $0.rarity.rawValue]
+                    } ?? false,
+                    "badge": reward.badge.map {
+                        ["title": $0.title, "image": Self.asset($0.image), "description": $0.description]
+                    } ?? false,
+                ], context, back: "/stories/read/\(id)")
         } catch let error as DomainError where error.isFormProblem {
             return Self.redirect("/stories/read/\(id)", "error", Self.message(error))
         }
@@ -267,32 +348,53 @@ struct StoriesPages {
 
     // MARK: Profile
 
-    private func profile(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:]) async throws -> Response {
+    private func profile(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:]) async throws
+        -> Response
+    {
         let me = try member(context, request)
         let profile = try await stories.profile(me)
         let tab = request.uri.queryParameters["tab"] == "cards" ? "cards" : "badges"
-        return render("stories-profile", "Profile", [
-            "name": me.displayName, "details": ["location": profile.details.location, "favouriteTrack": profile.details.favouriteTrack,
-                                                "bio": profile.details.bio],
-            "editing": request.uri.queryParameters["edit"] != nil || !errors.isEmpty, "hasPhoto": profile.hasPhoto,
-            "initial": String(me.displayName.prefix(1)).uppercased(), "balance": profile.balance,
-            "badges": profile.badges.map { ["id": $0.badge.id, "title": $0.badge.title, "description": $0.badge.description,
-                                            "image": Self.asset($0.badge.image), "earned": $0.awardedAt != nil] as [String: Any] },
-            "achievements": profile.achievements.map { ["title": $0.achievement.title, "description": $0.achievement.description,
-                                                        "progress": $0.progress, "target": $0.achievement.target,
-                                                        "done": $0.progress >= $0.achievement.target] as [String: Any] },
-            "cards": profile.cards.map { ["id": $0.card.id, "name": $0.card.name, "image": Self.asset($0.card.image), "rarity": $0.card.rarity.rawValue,
-                                          "description": $0.card.description, "copies": $0.copies, "several": $0.copies > 1] as [String: Any] },
-            "noCards": profile.cards.isEmpty, "cardsTab": tab == "cards", "badgesTab": tab == "badges",
-            "errors": errors, "saved": request.uri.queryParameters["saved"] != nil,
-        ], context)
+        return render(
+            "stories-profile", "Profile",
+            [
+                "name": me.displayName,
+                "details": [
+                    "location": profile.details.location, "favouriteTrack": profile.details.favouriteTrack,
+                    "bio": profile.details.bio,
+                ],
+                "editing": request.uri.queryParameters["edit"] != nil || !errors.isEmpty, "hasPhoto": profile.hasPhoto,
+                "initial": String(me.displayName.prefix(1)).uppercased(), "balance": profile.balance,
+                "badges": profile.badges.map {
+                    [
+                        "id": $0.badge.id, "title": $0.badge.title, "description": $0.badge.description,
+                        "image": Self.asset($0.badge.image), "earned": $0.awardedAt != nil,
+                    ] as [String: Any]
+                },
+                "achievements": profile.achievements.map {
+                    [
+                        "title": $0.achievement.title, "description": $0.achievement.description,
+                        "progress": $0.progress, "target": $0.achievement.target,
+                        "done": $0.progress >= $0.achievement.target,
+                    ] as [String: Any]
+                },
+                "cards": profile.cards.map {
+                    [
+                        "id": $0.card.id, "name": $0.card.name, "image": Self.asset($0.card.image),
+                        "rarity": $0.card.rarity.rawValue,
+                        "description": $0.card.description, "copies": $0.copies, "several": $0.copies > 1,
+                    ] as [String: Any]
+                },
+                "noCards": profile.cards.isEmpty, "cardsTab": tab == "cards", "badgesTab": tab == "badges",
+                "errors": errors, "saved": request.uri.queryParameters["saved"] != nil,
+            ], context)
     }
 
     private func saveProfile(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try member(context, request)
         let form = try await Form(request)
         do {
-            _ = try await stories.setDetails(me, location: form["location"], favouriteTrack: form["favouriteTrack"], bio: form["bio"])
+            _ = try await stories.setDetails(
+                me, location: form["location"], favouriteTrack: form["favouriteTrack"], bio: form["bio"])
             return Response.redirect(to: "/stories/profile?saved=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await profile(request, context, errors: AccountsPages.fieldErrors(error))
@@ -310,14 +412,25 @@ struct StoriesPages {
         let (balance, entries) = try await stories.points(me, limit: 50, offset: 0)
         let tasks = try await stories.dailyTasks(me)
         let zone = me.zone
-        return render("stories-points", "Points", [
-            "balance": balance, "tasksTab": request.uri.queryParameters["tab"] == "tasks", "pointsTab": request.uri.queryParameters["tab"] != "tasks",
-            "entries": entries.map { ["reason": $0.reason, "points": $0.points > 0 ? "+\($0.points)" : "\($0.points)", "plus": $0.points > 0,
-                                      "when": Formatting.longDate(LocalDay($0.createdAt, in: zone), language: "en")] as [String: Any] },
-            "noEntries": entries.isEmpty,
-            "tasks": tasks.map { ["id": $0.task.id, "title": $0.task.title, "points": $0.task.points, "done": $0.done] as [String: Any] },
-            "notice": request.uri.queryParameters["notice"].map(String.init) ?? false,
-        ], context)
+        return render(
+            "stories-points", "Points",
+            [
+                "balance": balance, "tasksTab": request.uri.queryParameters["tab"] == "tasks",
+                "pointsTab": request.uri.queryParameters["tab"] != "tasks",
+                "entries": entries.map {
+                    [
+                        "reason": $0.reason, "points": $0.points > 0 ? "+\($0.points)" : "\($0.points)",
+                        "plus": $0.points > 0,
+                        "when": Formatting.longDate(LocalDay($0.createdAt, in: zone), language: "en"),
+                    ] as [String: Any]
+                },
+                "noEntries": entries.isEmpty,
+                "tasks": tasks.map {
+                    ["id": $0.task.id, "title": $0.task.title, "points": $0.task.points, "done": $0.done]
+                        as [String: Any]
+                },
+                "notice": request.uri.queryParameters["notice"].map(String.init) ?? false,
+            ], context)
     }
 
     private func completeTask(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -335,12 +448,19 @@ struct StoriesPages {
         let query = String((request.uri.queryParameters["q"] ?? "").prefix(100))
         let cards = try await stories.content().shop(query)
         let balance = try await stories.points(me, limit: 1, offset: 0).balance
-        return render("stories-shop", "Card shop", [
-            "q": query, "balance": balance, "none": cards.isEmpty,
-            "cards": cards.map { ["id": $0.id, "name": $0.name, "image": Self.asset($0.image), "rarity": $0.rarity.rawValue, "price": $0.price,
-                                  "affordable": $0.price <= balance] as [String: Any] },
-            "notice": request.uri.queryParameters["notice"].map(String.init) ?? false,
-        ], context, back: "/stories/points")
+        return render(
+            "stories-shop", "Card shop",
+            [
+                "q": query, "balance": balance, "none": cards.isEmpty,
+                "cards": cards.map {
+                    [
+                        "id": $0.id, "name": $0.name, "image": Self.asset($0.image), "rarity": $0.rarity.rawValue,
+                        "price": $0.price,
+                        "affordable": $0.price <= balance,
+                    ] as [String: Any]
+                },
+                "notice": request.uri.queryParameters["notice"].map(String.init) ?? false,
+            ], context, back: "/stories/points")
     }
 
     private func buy(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -355,7 +475,10 @@ struct StoriesPages {
 
     private func help(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try member(context, request)
-        return render("stories-help", "Help", ["topics": try await stories.content().help.map { ["question": $0.question, "answer": $0.answer] }], context)
+        return render(
+            "stories-help", "Help",
+            ["topics": try await stories.content().help.map { ["question": $0.question, "answer": $0.answer] }], context
+        )
     }
 }
 

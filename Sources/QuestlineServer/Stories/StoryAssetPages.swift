@@ -20,7 +20,9 @@ struct StoryAssetPages {
         }
         var headers: HTTPFields = [.contentType: asset.contentType, .cacheControl: "public, max-age=3600"]
         // An SVG opened on its own must not run anything.
-        if asset.contentType == "image/svg+xml" { headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox" }
+        if asset.contentType == "image/svg+xml" {
+            headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+        }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: asset.bytes)))
     }
 }

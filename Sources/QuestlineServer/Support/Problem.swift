@@ -25,7 +25,10 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         public var message: String
     }
 
-    public init(status: HTTPResponse.Status, type: String, title: String, detail: String?, field: String? = nil, errors: [Issue]? = nil) {
+    public init(
+        status: HTTPResponse.Status, type: String, title: String, detail: String?, field: String? = nil,
+        errors: [Issue]? = nil
+    ) {
         self.type = "https://questline.dev/problems/" + type
         self.title = title
         self.status = status.code
@@ -63,8 +66,9 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         case let response as any HTTPResponseError:
             return from(httpStatus: response.status, message: nil)
         default:
-            return Problem(status: .internalServerError, type: "internal", title: "Internal error",
-                           detail: "Something went wrong on our side. It has been logged; please try again.")
+            return Problem(
+                status: .internalServerError, type: "internal", title: "Internal error",
+                detail: "Something went wrong on our side. It has been logged; please try again.")
         }
     }
 
@@ -72,9 +76,11 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         switch error {
         case .invalid(let issues):
             let first = issues.first
-            let detail = issues.count == 1 ? first.map { "\($0.field): \($0.message)" } : "\(issues.count) fields are invalid."
-            return Problem(status: .badRequest, type: "invalid-input", title: "Invalid input", detail: detail,
-                           field: first?.field, errors: issues.map { Issue(field: $0.field, message: $0.message) })
+            let detail =
+                issues.count == 1 ? first.map { "\($0.field): \($0.message)" } : "\(issues.count) fields are invalid."
+            return Problem(
+                status: .badRequest, type: "invalid-input", title: "Invalid input", detail: detail,
+                field: first?.field, errors: issues.map { Issue(field: $0.field, message: $0.message) })
         case .unauthenticated(let message):
             return Problem(status: .unauthorized, type: "unauthenticated", title: "Sign-in required", detail: message)
         case .forbidden(let message):
@@ -82,12 +88,15 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         case .notFound(let message):
             return Problem(status: .notFound, type: "not-found", title: "Not found", detail: message)
         case .conflict(let field, let message):
-            return Problem(status: .conflict, type: "conflict", title: "Conflict", detail: message, field: field,
-                           errors: field.map { [Issue(field: $0, message: message)] })
+            return Problem(
+                status: .conflict, type: "conflict", title: "Conflict", detail: message, field: field,
+                errors: field.map { [Issue(field: $0, message: message)] })
         case .unavailable(let message):
-            return Problem(status: .serviceUnavailable, type: "unavailable", title: "Temporarily unavailable", detail: message)
+            return Problem(
+                status: .serviceUnavailable, type: "unavailable", title: "Temporarily unavailable", detail: message)
         case .tooManyRequests(let seconds, let message):
-            var problem = Problem(status: .tooManyRequests, type: "too-many-requests", title: "Too many requests", detail: message)
+            var problem = Problem(
+                status: .tooManyRequests, type: "too-many-requests", title: "Too many requests", detail: message)
             problem.retryAfter = seconds
             return problem
         }
@@ -103,15 +112,18 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         }
         let status = error.httpStatus
         guard (400..<500).contains(status.code) else { return from(error.underlyingError) }
-        return Problem(status: status, type: status == .unsupportedMediaType ? "unsupported-media-type" : "bad-request",
-                       title: status.reasonPhrase, detail: error.causeDescription, field: fieldName(in: error.causeDescription))
+        return Problem(
+            status: status, type: status == .unsupportedMediaType ? "unsupported-media-type" : "bad-request",
+            title: status.reasonPhrase, detail: error.causeDescription, field: fieldName(in: error.causeDescription))
     }
 
     /// A malformed date-time anywhere in a request. The runtime hands the date transcoder the
     /// text without its place in the document, so the problem quotes the value instead.
     static func from(_ error: RFC3339DateTranscoder.InvalidDate) -> Problem {
-        Problem(status: .badRequest, type: "invalid-input", title: "Invalid input", detail: "A date-time field: \(error.description).",
-                errors: [Issue(field: "date-time", message: error.description)])
+        Problem(
+            status: .badRequest, type: "invalid-input", title: "Invalid input",
+            detail: "A date-time field: \(error.description).",
+            errors: [Issue(field: "date-time", message: error.description)])
     }
 
     static func from(_ error: DecodingError) -> Problem {
@@ -130,18 +142,22 @@ public struct Problem: Codable, Sendable, Equatable, Error {
             message = "The request body could not be read."
         }
         let named = field.flatMap { $0.isEmpty ? nil : $0 }
-        return Problem(status: .badRequest, type: "invalid-input", title: "Invalid input",
-                       detail: named.map { "\($0): \(message)" } ?? message, field: named,
-                       errors: named.map { [Issue(field: $0, message: message)] })
+        return Problem(
+            status: .badRequest, type: "invalid-input", title: "Invalid input",
+            detail: named.map { "\($0): \(message)" } ?? message, field: named,
+            errors: named.map { [Issue(field: $0, message: message)] })
     }
 
     static func from(httpStatus status: HTTPResponse.Status, message: String?) -> Problem {
         switch status {
         case .notFound:
-            return Problem(status: status, type: "not-found", title: "Not found", detail: message ?? "There is nothing at this address.")
+            return Problem(
+                status: status, type: "not-found", title: "Not found",
+                detail: message ?? "There is nothing at this address.")
         case .contentTooLarge:
-            return Problem(status: status, type: "body-too-large", title: "Request body too large",
-                           detail: message ?? "The request body is larger than this endpoint accepts.", field: "body")
+            return Problem(
+                status: status, type: "body-too-large", title: "Request body too large",
+                detail: message ?? "The request body is larger than this endpoint accepts.", field: "body")
         case .methodNotAllowed:
             return Problem(status: status, type: "method-not-allowed", title: "Method not allowed", detail: message)
         default:
@@ -167,7 +183,7 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     /// Pulls a quoted header, query or path parameter name out of the runtime's description.
     private static func fieldName(in description: String) -> String? {
         guard let open = description.firstIndex(of: "'") ?? description.firstIndex(of: "\""),
-              let close = description[description.index(after: open)...].firstIndex(of: description[open])
+            let close = description[description.index(after: open)...].firstIndex(of: description[open])
         else { return nil }
         let name = String(description[description.index(after: open)..<close])
         return name.isEmpty || name.count > 64 ? nil : name

@@ -1,6 +1,6 @@
-import NIOCore
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineStore

@@ -4,59 +4,61 @@ import SQLKit
 
 enum AccountsSchema {
     static let migrations: [Migration] = [
-        Migration(version: 1, name: "accounts", [
-            """
-            CREATE TABLE members (
-                id TEXT PRIMARY KEY,
-                email TEXT UNIQUE,
-                username TEXT UNIQUE,
-                password_hash TEXT NOT NULL,
-                display_name TEXT NOT NULL,
-                time_zone TEXT NOT NULL,
-                created_at BIGINT NOT NULL,
-                updated_at BIGINT NOT NULL,
-                CHECK (email IS NOT NULL OR username IS NOT NULL)
-            )
-            """,
-            """
-            CREATE TABLE households (
-                id TEXT PRIMARY KEY,
-                name TEXT NOT NULL,
-                created_at BIGINT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE household_members (
-                member_id TEXT PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
-                household_id TEXT NOT NULL REFERENCES households(id) ON DELETE CASCADE,
-                role TEXT NOT NULL CHECK (role IN ('guardian', 'child')),
-                joined_at BIGINT NOT NULL
-            )
-            """,
-            "CREATE INDEX household_members_by_household ON household_members (household_id)",
-            """
-            CREATE TABLE sessions (
-                token_hash TEXT PRIMARY KEY,
-                member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                created_at BIGINT NOT NULL,
-                expires_at BIGINT NOT NULL,
-                revoked_at BIGINT
-            )
-            """,
-            "CREATE INDEX sessions_by_member ON sessions (member_id)",
-            """
-            CREATE TABLE invitations (
-                code_hash TEXT PRIMARY KEY,
-                household_id TEXT NOT NULL REFERENCES households(id) ON DELETE CASCADE,
-                role TEXT NOT NULL CHECK (role IN ('guardian', 'child')),
-                created_by TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                created_at BIGINT NOT NULL,
-                expires_at BIGINT NOT NULL,
-                accepted_by TEXT REFERENCES members(id) ON DELETE SET NULL,
-                accepted_at BIGINT
-            )
-            """,
-        ]),
+        Migration(
+            version: 1, name: "accounts",
+            [
+                """
+                CREATE TABLE members (
+                    id TEXT PRIMARY KEY,
+                    email TEXT UNIQUE,
+                    username TEXT UNIQUE,
+                    password_hash TEXT NOT NULL,
+                    display_name TEXT NOT NULL,
+                    time_zone TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    CHECK (email IS NOT NULL OR username IS NOT NULL)
+                )
+                """,
+                """
+                CREATE TABLE households (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE household_members (
+                    member_id TEXT PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
+                    household_id TEXT NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+                    role TEXT NOT NULL CHECK (role IN ('guardian', 'child')),
+                    joined_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX household_members_by_household ON household_members (household_id)",
+                """
+                CREATE TABLE sessions (
+                    token_hash TEXT PRIMARY KEY,
+                    member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    revoked_at BIGINT
+                )
+                """,
+                "CREATE INDEX sessions_by_member ON sessions (member_id)",
+                """
+                CREATE TABLE invitations (
+                    code_hash TEXT PRIMARY KEY,
+                    household_id TEXT NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+                    role TEXT NOT NULL CHECK (role IN ('guardian', 'child')),
+                    created_by TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    accepted_by TEXT REFERENCES members(id) ON DELETE SET NULL,
+                    accepted_at BIGINT
+                )
+                """,
+            ])
     ]
 }
 
@@ -89,7 +91,9 @@ public struct NewMember: Sendable {
     public let displayName: String
     public let timeZone: TimeZoneID
 
-    public init(id: MemberID, email: String?, username: String?, passwordHash: String, displayName: String, timeZone: TimeZoneID) {
+    public init(
+        id: MemberID, email: String?, username: String?, passwordHash: String, displayName: String, timeZone: TimeZoneID
+    ) {
         self.id = id
         self.email = email
         self.username = username
@@ -148,12 +152,14 @@ public struct AccountStore: Sendable {
 
     static func insertMember(_ new: NewMember, now: Date, db: any SQLDatabase) async throws {
         do {
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO members (id, email, username, password_hash, display_name, time_zone, created_at, updated_at)
                 VALUES (\(bind: new.id.rawValue), \(bind: new.email), \(bind: new.username), \(bind: new.passwordHash),
                         \(bind: new.displayName), \(bind: new.timeZone.identifier), \(bind: now.storedMillis), \(bind: now.storedMillis))
-                """).run()
-        } catch where isUniqueViolation(error) {
+                """
+            ).run()
+        } catch  where isUniqueViolation(error) {
             if new.email != nil {
                 throw DomainError.conflict(field: "email", message: "An account with this e-mail already exists.")
             }
@@ -166,37 +172,46 @@ public struct AccountStore: Sendable {
     }
 
     static func member(_ id: MemberID, db: any SQLDatabase) async throws -> MemberRecord? {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT \(unsafeRaw: memberColumns) FROM members m
             LEFT JOIN household_members hm ON hm.member_id = m.id
             WHERE m.id = \(bind: id.rawValue)
-            """).first().map(decodeMember)
+            """
+        ).first().map(decodeMember)
     }
 
     /// The member and password hash for a login name (an e-mail or a child's username).
     public func credentials(login: String) async throws -> (MemberRecord, passwordHash: String)? {
         let key = login.trimmed().lowercased()
         return try await database.withConnection { db in
-            guard let row = try await db.raw("""
-                SELECT \(unsafeRaw: Self.memberColumns), m.password_hash FROM members m
-                LEFT JOIN household_members hm ON hm.member_id = m.id
-                WHERE m.email = \(bind: key) OR m.username = \(bind: key)
-                """).first()
+            guard
+                let row = try await db.raw(
+                    """
+                    SELECT \(unsafeRaw: Self.memberColumns), m.password_hash FROM members m
+                    LEFT JOIN household_members hm ON hm.member_id = m.id
+                    WHERE m.email = \(bind: key) OR m.username = \(bind: key)
+                    """
+                ).first()
             else { return nil }
             return (try Self.decodeMember(row), try row.decode(column: "password_hash", as: String.self))
         }
     }
 
     /// Changes the given fields; nil leaves a field as it is.
-    public func updateProfile(_ id: MemberID, displayName: String?, timeZone: TimeZoneID?, now: Date) async throws -> MemberRecord? {
+    public func updateProfile(_ id: MemberID, displayName: String?, timeZone: TimeZoneID?, now: Date) async throws
+        -> MemberRecord?
+    {
         try await database.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE members SET
                     display_name = COALESCE(\(bind: displayName), display_name),
                     time_zone = COALESCE(\(bind: timeZone?.identifier), time_zone),
                     updated_at = \(bind: now.storedMillis)
                 WHERE id = \(bind: id.rawValue)
-                """).run()
+                """
+            ).run()
             return try await Self.member(id, db: db)
         }
     }
@@ -205,36 +220,45 @@ public struct AccountStore: Sendable {
 
     public func createSession(tokenHash: String, member: MemberID, now: Date, expiresAt: Date) async throws {
         try await database.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO sessions (token_hash, member_id, created_at, expires_at)
                 VALUES (\(bind: tokenHash), \(bind: member.rawValue), \(bind: now.storedMillis), \(bind: expiresAt.storedMillis))
-                """).run()
+                """
+            ).run()
         }
     }
 
     /// The session and its member in one query (the hot path of every signed-in request).
     public func sessionMember(tokenHash: String) async throws -> (SessionRecord, MemberRecord)? {
         try await database.withConnection { db in
-            guard let row = try await db.raw("""
-                SELECT s.expires_at, s.revoked_at, \(unsafeRaw: Self.memberColumns) FROM sessions s
-                JOIN members m ON m.id = s.member_id
-                LEFT JOIN household_members hm ON hm.member_id = m.id
-                WHERE s.token_hash = \(bind: tokenHash)
-                """).first() else { return nil }
+            guard
+                let row = try await db.raw(
+                    """
+                    SELECT s.expires_at, s.revoked_at, \(unsafeRaw: Self.memberColumns) FROM sessions s
+                    JOIN members m ON m.id = s.member_id
+                    LEFT JOIN household_members hm ON hm.member_id = m.id
+                    WHERE s.token_hash = \(bind: tokenHash)
+                    """
+                ).first()
+            else { return nil }
             let member = try Self.decodeMember(row)
-            let session = SessionRecord(memberID: member.id,
-                                        expiresAt: Date(storedMillis: try row.decode(column: "expires_at", as: Int64.self)),
-                                        revokedAt: try row.decode(column: "revoked_at", as: Int64?.self).map(Date.init(storedMillis:)))
+            let session = SessionRecord(
+                memberID: member.id,
+                expiresAt: Date(storedMillis: try row.decode(column: "expires_at", as: Int64.self)),
+                revokedAt: try row.decode(column: "revoked_at", as: Int64?.self).map(Date.init(storedMillis:)))
             return (session, member)
         }
     }
 
     public func revokeSession(tokenHash: String, now: Date) async throws {
         try await database.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE sessions SET revoked_at = \(bind: now.storedMillis)
                 WHERE token_hash = \(bind: tokenHash) AND revoked_at IS NULL
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -242,23 +266,31 @@ public struct AccountStore: Sendable {
 
     /// Creates a household with `guardian` as its first guardian. A member belongs to at most
     /// one household.
-    public func createHousehold(id: HouseholdID, name: String, guardian: MemberID, now: Date) async throws -> HouseholdRecord {
+    public func createHousehold(id: HouseholdID, name: String, guardian: MemberID, now: Date) async throws
+        -> HouseholdRecord
+    {
         try await database.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO households (id, name, created_at) VALUES (\(bind: id.rawValue), \(bind: name), \(bind: now.storedMillis))
-                """).run()
+                """
+            ).run()
             try await Self.join(household: id, member: guardian, role: .guardian, now: now, db: db)
             return try await Self.household(id, db: db)!
         }
     }
 
-    static func join(household: HouseholdID, member: MemberID, role: HouseholdRole, now: Date, db: any SQLDatabase) async throws {
+    static func join(household: HouseholdID, member: MemberID, role: HouseholdRole, now: Date, db: any SQLDatabase)
+        async throws
+    {
         do {
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO household_members (member_id, household_id, role, joined_at)
                 VALUES (\(bind: member.rawValue), \(bind: household.rawValue), \(bind: role.rawValue), \(bind: now.storedMillis))
-                """).run()
-        } catch where isUniqueViolation(error) {
+                """
+            ).run()
+        } catch  where isUniqueViolation(error) {
             throw DomainError.conflict(field: nil, message: "This member already belongs to a household.")
         }
     }
@@ -268,15 +300,18 @@ public struct AccountStore: Sendable {
     }
 
     static func household(_ id: HouseholdID, db: any SQLDatabase) async throws -> HouseholdRecord? {
-        guard let row = try await db.raw("SELECT id, name FROM households WHERE id = \(bind: id.rawValue)").first() else {
+        guard let row = try await db.raw("SELECT id, name FROM households WHERE id = \(bind: id.rawValue)").first()
+        else {
             return nil
         }
-        let members = try await db.raw("""
+        let members = try await db.raw(
+            """
             SELECT \(unsafeRaw: memberColumns) FROM household_members hm
             JOIN members m ON m.id = hm.member_id
             WHERE hm.household_id = \(bind: id.rawValue)
             ORDER BY hm.role DESC, hm.joined_at, m.id
-            """).all().map(decodeMember)
+            """
+        ).all().map(decodeMember)
         return HouseholdRecord(id: id, name: try row.decode(column: "name", as: String.self), members: members)
     }
 
@@ -291,13 +326,17 @@ public struct AccountStore: Sendable {
 
     // MARK: Invitations
 
-    public func createInvitation(codeHash: String, household: HouseholdID, role: HouseholdRole, by creator: MemberID, now: Date, expiresAt: Date) async throws {
+    public func createInvitation(
+        codeHash: String, household: HouseholdID, role: HouseholdRole, by creator: MemberID, now: Date, expiresAt: Date
+    ) async throws {
         try await database.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO invitations (code_hash, household_id, role, created_by, created_at, expires_at)
                 VALUES (\(bind: codeHash), \(bind: household.rawValue), \(bind: role.rawValue), \(bind: creator.rawValue),
                         \(bind: now.storedMillis), \(bind: expiresAt.storedMillis))
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -305,19 +344,24 @@ public struct AccountStore: Sendable {
     /// transaction that marks it used, so a code works once.
     public func acceptInvitation(codeHash: String, member: MemberID, now: Date) async throws -> HouseholdRecord {
         try await database.transaction { db in
-            guard let row = try await db.raw("""
-                SELECT household_id, role, expires_at, accepted_by FROM invitations WHERE code_hash = \(bind: codeHash)
-                """).first(),
-                  try row.decode(column: "accepted_by", as: String?.self) == nil,
-                  try row.decode(column: "expires_at", as: Int64.self) > now.storedMillis
+            guard
+                let row = try await db.raw(
+                    """
+                    SELECT household_id, role, expires_at, accepted_by FROM invitations WHERE code_hash = \(bind: codeHash)
+                    """
+                ).first(),
+                try row.decode(column: "accepted_by", as: String?.self) == nil,
+                try row.decode(column: "expires_at", as: Int64.self) > now.storedMillis
             else { throw DomainError.notFound("This invitation code is unknown, used or expired.") }
             let household = HouseholdID(try row.decode(column: "household_id", as: String.self))!
             let role = HouseholdRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .child
             try await Self.join(household: household, member: member, role: role, now: now, db: db)
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE invitations SET accepted_by = \(bind: member.rawValue), accepted_at = \(bind: now.storedMillis)
                 WHERE code_hash = \(bind: codeHash)
-                """).run()
+                """
+            ).run()
             return try await Self.household(household, db: db)!
         }
     }

@@ -4,44 +4,46 @@ import SQLKit
 
 enum ActivitySchema {
     static let migrations: [Migration] = [
-        Migration(version: 300, name: "activity", [
-            """
-            CREATE TABLE saved_articles (
-                member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                language TEXT NOT NULL,
-                title TEXT NOT NULL,
-                list_name TEXT NOT NULL,
-                saved_at BIGINT NOT NULL,
-                thumbnail_url TEXT,
-                source TEXT NOT NULL CHECK (source IN ('app', 'import')),
-                PRIMARY KEY (member_id, language, title, list_name)
-            )
-            """,
-            "CREATE INDEX saved_articles_by_member_time ON saved_articles (member_id, saved_at)",
-            """
-            CREATE TABLE reading_intervals (
-                owner TEXT NOT NULL,
-                event_id TEXT NOT NULL,
-                started_at BIGINT NOT NULL,
-                seconds BIGINT NOT NULL,
-                local_day TEXT NOT NULL,
-                PRIMARY KEY (owner, event_id)
-            )
-            """,
-            "CREATE INDEX reading_intervals_by_owner_day ON reading_intervals (owner, local_day)",
-            """
-            CREATE TABLE saved_import_batches (
-                member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                import_id TEXT NOT NULL,
-                batch_start BIGINT NOT NULL,
-                items BIGINT NOT NULL,
-                imported BIGINT NOT NULL,
-                total BIGINT NOT NULL,
-                committed_at BIGINT NOT NULL,
-                PRIMARY KEY (member_id, import_id, batch_start)
-            )
-            """,
-        ]),
+        Migration(
+            version: 300, name: "activity",
+            [
+                """
+                CREATE TABLE saved_articles (
+                    member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    language TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    list_name TEXT NOT NULL,
+                    saved_at BIGINT NOT NULL,
+                    thumbnail_url TEXT,
+                    source TEXT NOT NULL CHECK (source IN ('app', 'import')),
+                    PRIMARY KEY (member_id, language, title, list_name)
+                )
+                """,
+                "CREATE INDEX saved_articles_by_member_time ON saved_articles (member_id, saved_at)",
+                """
+                CREATE TABLE reading_intervals (
+                    owner TEXT NOT NULL,
+                    event_id TEXT NOT NULL,
+                    started_at BIGINT NOT NULL,
+                    seconds BIGINT NOT NULL,
+                    local_day TEXT NOT NULL,
+                    PRIMARY KEY (owner, event_id)
+                )
+                """,
+                "CREATE INDEX reading_intervals_by_owner_day ON reading_intervals (owner, local_day)",
+                """
+                CREATE TABLE saved_import_batches (
+                    member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    import_id TEXT NOT NULL,
+                    batch_start BIGINT NOT NULL,
+                    items BIGINT NOT NULL,
+                    imported BIGINT NOT NULL,
+                    total BIGINT NOT NULL,
+                    committed_at BIGINT NOT NULL,
+                    PRIMARY KEY (member_id, import_id, batch_start)
+                )
+                """,
+            ])
     ]
 }
 
@@ -93,14 +95,18 @@ public struct ActivityStore: Sendable {
     public init(_ database: Database) { self.database = database }
 
     /// Saves an article in a list ("" = Saved). Saving what is already there changes nothing.
-    public func save(_ member: MemberID, language: String, title: String, list: String, thumbnailURL: String?, at: Date) async throws -> Bool {
+    public func save(_ member: MemberID, language: String, title: String, list: String, thumbnailURL: String?, at: Date)
+        async throws -> Bool
+    {
         try await database.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO saved_articles (member_id, language, title, list_name, saved_at, thumbnail_url, source)
                 VALUES (\(bind: member.rawValue), \(bind: language), \(bind: title), \(bind: list), \(bind: at.storedMillis), \(bind: thumbnailURL), 'app')
                 ON CONFLICT (member_id, language, title, list_name) DO NOTHING
                 RETURNING title
-                """).first() != nil
+                """
+            ).first() != nil
         }
     }
 
@@ -121,21 +127,28 @@ public struct ActivityStore: Sendable {
     /// date and the thumbnails): what the Saved module needs, never the whole history.
     public func savedEntries(_ member: MemberID, since: Date, newest: Int) async throws -> [SavedEntry] {
         try await database.withConnection { db in
-            let recent = try await db.raw("""
+            let recent = try await db.raw(
+                """
                 SELECT language, title, saved_at, thumbnail_url FROM saved_articles
                 WHERE member_id = \(bind: member.rawValue) AND saved_at >= \(bind: since.storedMillis)
-                """).all()
-            let latest = try await db.raw("""
+                """
+            ).all()
+            let latest = try await db.raw(
+                """
                 SELECT language, title, saved_at, thumbnail_url FROM saved_articles
                 WHERE member_id = \(bind: member.rawValue) ORDER BY saved_at DESC LIMIT \(bind: newest)
-                """).all()
+                """
+            ).all()
             var seen = Set<String>()
             return try (recent + latest).compactMap { row in
-                let key = try row.decode(column: "language", as: String.self) + "/" + row.decode(column: "title", as: String.self)
+                let key =
+                    try row.decode(column: "language", as: String.self) + "/"
+                    + row.decode(column: "title", as: String.self)
                 let savedAt = try row.decode(column: "saved_at", as: Int64.self)
                 guard seen.insert(key + "#\(savedAt)").inserted else { return nil }
-                return SavedEntry(articleKey: key, savedAt: Date(storedMillis: savedAt),
-                                  thumbnailURL: try row.decode(column: "thumbnail_url", as: String?.self))
+                return SavedEntry(
+                    articleKey: key, savedAt: Date(storedMillis: savedAt),
+                    thumbnailURL: try row.decode(column: "thumbnail_url", as: String?.self))
             }
         }
     }
@@ -143,22 +156,29 @@ public struct ActivityStore: Sendable {
     /// The saved list, newest first, one row per article with its lists.
     public func savedArticles(_ member: MemberID, limit: Int, offset: Int) async throws -> [SavedArticle] {
         try await database.withConnection { db in
-            let keys = try await db.raw("""
+            let keys = try await db.raw(
+                """
                 SELECT language, title, MAX(saved_at) AS saved_at FROM saved_articles WHERE member_id = \(bind: member.rawValue)
                 GROUP BY language, title ORDER BY saved_at DESC, title LIMIT \(bind: limit) OFFSET \(bind: offset)
-                """).all()
+                """
+            ).all()
             var articles: [SavedArticle] = []
             for key in keys {
                 let language = try key.decode(column: "language", as: String.self)
                 let title = try key.decode(column: "title", as: String.self)
-                let rows = try await db.raw("""
+                let rows = try await db.raw(
+                    """
                     SELECT list_name, thumbnail_url FROM saved_articles
                     WHERE member_id = \(bind: member.rawValue) AND language = \(bind: language) AND title = \(bind: title) ORDER BY list_name
-                    """).all()
-                articles.append(SavedArticle(
-                    language: language, title: title, lists: try rows.map { try $0.decode(column: "list_name", as: String.self) },
-                    savedAt: Date(storedMillis: try key.decode(column: "saved_at", as: Int64.self)),
-                    thumbnailURL: try rows.compactMap { try $0.decode(column: "thumbnail_url", as: String?.self) }.first))
+                    """
+                ).all()
+                articles.append(
+                    SavedArticle(
+                        language: language, title: title,
+                        lists: try rows.map { try $0.decode(column: "list_name", as: String.self) },
+                        savedAt: Date(storedMillis: try key.decode(column: "saved_at", as: Int64.self)),
+                        thumbnailURL: try rows.compactMap { try $0.decode(column: "thumbnail_url", as: String?.self) }
+                            .first))
             }
             return articles
         }
@@ -166,21 +186,26 @@ public struct ActivityStore: Sendable {
 
     public func savedCount(_ member: MemberID) async throws -> Int {
         try await database.withConnection { db in
-            try await db.raw("SELECT COUNT(*) AS n FROM saved_articles WHERE member_id = \(bind: member.rawValue)").first()!.decode(column: "n", as: Int.self)
+            try await db.raw("SELECT COUNT(*) AS n FROM saved_articles WHERE member_id = \(bind: member.rawValue)")
+                .first()!.decode(column: "n", as: Int.self)
         }
     }
 
     // MARK: Reading time and reads
 
-    public func recordIntervals(_ owner: ReadOwner, _ intervals: [(eventID: String, start: Date, seconds: Int, day: LocalDay)]) async throws -> Int {
+    public func recordIntervals(
+        _ owner: ReadOwner, _ intervals: [(eventID: String, start: Date, seconds: Int, day: LocalDay)]
+    ) async throws -> Int {
         try await database.transaction { db in
             var recorded = 0
             for interval in intervals {
-                let inserted = try await db.raw("""
+                let inserted = try await db.raw(
+                    """
                     INSERT INTO reading_intervals (owner, event_id, started_at, seconds, local_day)
                     VALUES (\(bind: owner.key), \(bind: interval.eventID), \(bind: interval.start.storedMillis), \(bind: interval.seconds), \(bind: interval.day.iso))
                     ON CONFLICT (owner, event_id) DO NOTHING RETURNING event_id
-                    """).first()
+                    """
+                ).first()
                 if inserted != nil { recorded += 1 }
             }
             return recorded
@@ -189,21 +214,31 @@ public struct ActivityStore: Sendable {
 
     public func intervals(_ owner: ReadOwner, from: LocalDay) async throws -> [ReadingInterval] {
         try await database.withConnection { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT local_day, seconds FROM reading_intervals WHERE owner = \(bind: owner.key) AND local_day >= \(bind: from.iso)
-                """).all().map { ReadingInterval(localDay: LocalDay(iso: try $0.decode(column: "local_day", as: String.self))!,
-                                                 seconds: try $0.decode(column: "seconds", as: Int.self)) }
+                """
+            ).all().map {
+                ReadingInterval(
+                    localDay: LocalDay(iso: try $0.decode(column: "local_day", as: String.self))!,
+                    seconds: try $0.decode(column: "seconds", as: Int.self))
+            }
         }
     }
 
     /// Reads since an instant: (article, local day).
     public func reads(_ owner: ReadOwner, since: Date) async throws -> [(article: String, day: LocalDay)] {
         try await database.withConnection { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT article_id, language, local_day FROM reading_events WHERE owner = \(bind: owner.key) AND read_at >= \(bind: since.storedMillis)
-                """).all().map { row in
-                (try row.decode(column: "language", as: String.self) + "/" + row.decode(column: "article_id", as: String.self),
-                 LocalDay(iso: try row.decode(column: "local_day", as: String.self))!)
+                """
+            ).all().map { row in
+                (
+                    try row.decode(column: "language", as: String.self) + "/"
+                        + row.decode(column: "article_id", as: String.self),
+                    LocalDay(iso: try row.decode(column: "local_day", as: String.self))!
+                )
             }
         }
     }
@@ -211,8 +246,10 @@ public struct ActivityStore: Sendable {
     /// The read days of the last `days` days ending today (for the reading streak).
     public func readDays(_ owner: ReadOwner, from: LocalDay) async throws -> [LocalDay] {
         try await database.withConnection { db in
-            try await db.raw("SELECT local_day FROM reading_days WHERE owner = \(bind: owner.key) AND local_day >= \(bind: from.iso)")
-                .all().compactMap { LocalDay(iso: try $0.decode(column: "local_day", as: String.self)) }
+            try await db.raw(
+                "SELECT local_day FROM reading_days WHERE owner = \(bind: owner.key) AND local_day >= \(bind: from.iso)"
+            )
+            .all().compactMap { LocalDay(iso: try $0.decode(column: "local_day", as: String.self)) }
         }
     }
 
@@ -221,30 +258,41 @@ public struct ActivityStore: Sendable {
     /// Commits one batch of an import in one transaction: its items (each once: an article
     /// already saved in that list is left as it is) and the batch's record. Sending a
     /// committed batch again changes nothing and says so.
-    public func importBatch(_ member: MemberID, importID: String, batchStart: Int, total: Int, items: [ImportItem], batchSize: Int, now: Date) async throws -> ImportOutcome {
+    public func importBatch(
+        _ member: MemberID, importID: String, batchStart: Int, total: Int, items: [ImportItem], batchSize: Int,
+        now: Date
+    ) async throws -> ImportOutcome {
         try await database.transaction { db in
-            let existing = try await db.raw("""
+            let existing = try await db.raw(
+                """
                 SELECT imported FROM saved_import_batches
                 WHERE member_id = \(bind: member.rawValue) AND import_id = \(bind: importID) AND batch_start = \(bind: batchStart)
-                """).first()
+                """
+            ).first()
             var imported = 0
             if existing == nil {
                 for item in items {
-                    let inserted = try await db.raw("""
+                    let inserted = try await db.raw(
+                        """
                         INSERT INTO saved_articles (member_id, language, title, list_name, saved_at, source)
                         VALUES (\(bind: member.rawValue), \(bind: item.language), \(bind: item.title), \(bind: item.list), \(bind: item.savedAt.storedMillis), 'import')
                         ON CONFLICT (member_id, language, title, list_name) DO NOTHING RETURNING title
-                        """).first()
+                        """
+                    ).first()
                     if inserted != nil { imported += 1 }
                 }
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO saved_import_batches (member_id, import_id, batch_start, items, imported, total, committed_at)
                     VALUES (\(bind: member.rawValue), \(bind: importID), \(bind: batchStart), \(bind: batchSize), \(bind: imported), \(bind: total), \(bind: now.storedMillis))
-                    """).run()
+                    """
+                ).run()
             }
-            let done = try await db.raw("""
+            let done = try await db.raw(
+                """
                 SELECT CAST(COALESCE(SUM(items), 0) AS BIGINT) AS done FROM saved_import_batches WHERE member_id = \(bind: member.rawValue) AND import_id = \(bind: importID)
-                """).first()!.decode(column: "done", as: Int.self)
+                """
+            ).first()!.decode(column: "done", as: Int.self)
             return ImportOutcome(imported: imported, alreadyCommitted: existing != nil, done: done, total: total)
         }
     }

@@ -35,7 +35,7 @@ final class AsyncLock: Sendable {
                 state.locked = false
                 return nil
             }
-            return state.waiters.removeFirst() // ownership passes straight to the next waiter
+            return state.waiters.removeFirst()  // ownership passes straight to the next waiter
         }
         next?.resume()
     }

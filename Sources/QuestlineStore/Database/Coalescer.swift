@@ -47,8 +47,10 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
     /// Group commit: the items are written by `write` inside one transaction per group, on the
     /// database's `writerExecutor` (on SQLite, whose single writer's turn is what limits
     /// writes, the writer's own thread).
-    static func groupCommit(_ database: Database, maxItems: Int,
-                            write: @escaping @Sendable (any SQLDatabase, [Item]) async throws -> [Output]) -> Coalescer {
+    static func groupCommit(
+        _ database: Database, maxItems: Int,
+        write: @escaping @Sendable (any SQLDatabase, [Item]) async throws -> [Output]
+    ) -> Coalescer {
         Coalescer(maxItems: maxItems, executor: database.writerExecutor) { items in
             try await database.transaction { db in try await write(db, items) }
         }
@@ -80,7 +82,7 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
                 let outputs = try await run(group.map(\.item))
                 precondition(outputs.count == group.count, "Coalescer: one output per item")
                 for (waiting, output) in zip(group, outputs) { waiting.continuation.resume(returning: output) }
-            } catch where group.count > 1 {
+            } catch  where group.count > 1 {
                 for waiting in group {
                     do {
                         let output = try await run([waiting.item])

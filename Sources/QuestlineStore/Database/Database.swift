@@ -21,7 +21,8 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         defaultSQLitePath: String
     ) -> StoreLocation {
         if let url = environment["DATABASE_URL"], !url.isEmpty {
-            return url.hasPrefix("sqlite:") ? .sqlite(path: String(url.dropFirst("sqlite:".count))) : .postgres(url: url)
+            return url.hasPrefix("sqlite:")
+                ? .sqlite(path: String(url.dropFirst("sqlite:".count))) : .postgres(url: url)
         }
         return .sqlite(path: defaultSQLitePath)
     }
@@ -103,8 +104,10 @@ public final class Database: @unchecked Sendable {
     /// reads: 0.68–0.71 of the baseline against 0.74–0.75, and only 5% faster for batches).
     public var writerExecutor: (any TaskExecutor)? { flavor == .sqlite ? DedicatedExecutor.writer : nil }
 
-    public init(_ location: StoreLocation, checkpoints: WALCheckpoints = .automatic,
-                logger: Logger = Logger(label: "questline.store")) throws {
+    public init(
+        _ location: StoreLocation, checkpoints: WALCheckpoints = .automatic,
+        logger: Logger = Logger(label: "questline.store")
+    ) throws {
         self.location = location
         self.checkpoints = checkpoints
         self.logger = logger
@@ -116,7 +119,8 @@ public final class Database: @unchecked Sendable {
             let threads = NIOThreadPool(numberOfThreads: Self.sqliteConnectionsPerLoop * System.coreCount + 1)
             threads.start()
             sqliteThreads = threads
-            let source = SQLiteTunedSource(path: path, threadPool: threads, autocheckpointPages: checkpoints.autocheckpointPages)
+            let source = SQLiteTunedSource(
+                path: path, threadPool: threads, autocheckpointPages: checkpoints.autocheckpointPages)
             sqliteSource = source
             sqlitePool = EventLoopGroupConnectionPool(
                 source: source, maxConnectionsPerEventLoop: Self.sqliteConnectionsPerLoop, requestTimeout: .seconds(30),
@@ -126,10 +130,13 @@ public final class Database: @unchecked Sendable {
             flavor = .postgres
             var configuration: SQLPostgresConfiguration
             do { configuration = try SQLPostgresConfiguration(url: url) } catch {
-                throw StoreError.invalidDatabaseURL("expected postgres://user:password@host:port/database[?sslmode=disable][&schema=name]")
+                throw StoreError.invalidDatabaseURL(
+                    "expected postgres://user:password@host:port/database[?sslmode=disable][&schema=name]")
             }
             // `schema=name` puts Questline's tables in that schema (used by the tests to isolate runs).
-            if let schema = URLComponents(string: url)?.queryItems?.first(where: { $0.name == "schema" })?.value, !schema.isEmpty {
+            if let schema = URLComponents(string: url)?.queryItems?.first(where: { $0.name == "schema" })?.value,
+                !schema.isEmpty
+            {
                 configuration.searchPath = [schema]
             }
             postgresPool = EventLoopGroupConnectionPool(
@@ -204,14 +211,15 @@ public final class Database: @unchecked Sendable {
         }
         let connection: SQLiteConnection
         do { connection = try await opening.get() } catch {
-            checkpointConnection.withLockedValue { $0 = nil } // try again next time
+            checkpointConnection.withLockedValue { $0 = nil }  // try again next time
             throw error
         }
         // busy, log, checkpointed: the log's pages and how many of them are copied.
         func pass() async throws -> (logPages: Int, copiedPages: Int) {
             let row = try await connection.sql().raw("PRAGMA wal_checkpoint(PASSIVE)").first()
             guard let row, let log = try? row.decode(column: "log", as: Int.self),
-                  let copied = try? row.decode(column: "checkpointed", as: Int.self) else { return (0, 0) }
+                let copied = try? row.decode(column: "checkpointed", as: Int.self)
+            else { return (0, 0) }
             return (log, copied)
         }
         // The bulk is copied while writers go on. But under a steady stream of commits the log
@@ -241,11 +249,15 @@ public final class Database: @unchecked Sendable {
             throw error
         }
         let done = ContinuousClock.now
-        func ms(_ duration: Duration) -> Logger.MetadataValue { .string(String((duration / .milliseconds(1) * 100).rounded() / 100)) }
-        logger.debug("Checkpoint", metadata: [
-            "passes": "\(passes + 1)", "log_pages": "\(final.logPages)", "unlocked_ms": ms(unlocked - started),
-            "lock_wait_ms": ms(held - unlocked), "writers_held_ms": ms(done - held),
-        ])
+        func ms(_ duration: Duration) -> Logger.MetadataValue {
+            .string(String((duration / .milliseconds(1) * 100).rounded() / 100))
+        }
+        logger.debug(
+            "Checkpoint",
+            metadata: [
+                "passes": "\(passes + 1)", "log_pages": "\(final.logPages)", "unlocked_ms": ms(unlocked - started),
+                "lock_wait_ms": ms(held - unlocked), "writers_held_ms": ms(done - held),
+            ])
         return final
     }
 
@@ -273,7 +285,8 @@ struct SQLiteTunedSource: ConnectionPoolSource {
     let autocheckpointPages: Int
 
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
-        SQLiteConnection.open(storage: .file(path: path), threadPool: threadPool, logger: logger, on: eventLoop).flatMap { connection in
+        SQLiteConnection.open(storage: .file(path: path), threadPool: threadPool, logger: logger, on: eventLoop).flatMap
+        { connection in
             let pragmas = [
                 "PRAGMA busy_timeout = 10000",
                 "PRAGMA journal_mode = WAL",
@@ -292,7 +305,6 @@ struct SQLiteTunedSource: ConnectionPoolSource {
         }
     }
 }
-
 
 /// Whether `error` is a unique-constraint violation, on either database.
 public func isUniqueViolation(_ error: any Error) -> Bool {

@@ -40,15 +40,18 @@ public struct Migrator: Sendable {
             if database.flavor == .postgres {
                 try await db.raw("SELECT pg_advisory_xact_lock(7426001)").run()
             }
-            try await db.raw("""
+            try await db.raw(
+                """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version BIGINT PRIMARY KEY,
                     name TEXT NOT NULL,
                     applied_at BIGINT NOT NULL
                 )
-                """).run()
-            let applied = Set(try await db.raw("SELECT version FROM schema_migrations").all()
-                .map { try $0.decode(column: "version", as: Int.self) })
+                """
+            ).run()
+            let applied = Set(
+                try await db.raw("SELECT version FROM schema_migrations").all()
+                    .map { try $0.decode(column: "version", as: Int.self) })
             var done: [Migration] = []
             for migration in migrations where !applied.contains(migration.version) {
                 do {
@@ -59,10 +62,12 @@ public struct Migrator: Sendable {
                     throw StoreError.migrationFailed(
                         version: migration.version, name: migration.name, underlying: String(describing: error))
                 }
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO schema_migrations (version, name, applied_at)
                     VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: now.storedMillis))
-                    """).run()
+                    """
+                ).run()
                 done.append(migration)
             }
             return done
@@ -80,7 +85,8 @@ public struct Migrator: Sendable {
 
 /// Every migration of the product. A feature appends its own list here.
 public enum Migrations {
-    public static let all: [Migration] = AccountsSchema.migrations + IdempotencySchema.migrations + GameSchema.migrations
+    public static let all: [Migration] =
+        AccountsSchema.migrations + IdempotencySchema.migrations + GameSchema.migrations
         + ReadingSchema.migrations + ActivitySchema.migrations + QuestSchema.migrations
         + StorySchema.migrations + StoryMemberSchema.migrations
 }

@@ -25,8 +25,10 @@ public struct Store: Sendable {
     }
 
     /// Opens the database and applies any missing migrations.
-    public static func open(_ location: StoreLocation, checkpoints: WALCheckpoints = .automatic,
-                            logger: Logger = Logger(label: "questline.store")) async throws -> Store {
+    public static func open(
+        _ location: StoreLocation, checkpoints: WALCheckpoints = .automatic,
+        logger: Logger = Logger(label: "questline.store")
+    ) async throws -> Store {
         let database = try Database(location, checkpoints: checkpoints, logger: logger)
         do {
             let applied = try await Migrator().migrate(database)

@@ -4,34 +4,36 @@ import SQLKit
 
 enum GameSchema {
     static let migrations: [Migration] = [
-        Migration(version: 100, name: "daily_game", [
-            """
-            CREATE TABLE game_feeds (
-                language TEXT NOT NULL,
-                month BIGINT NOT NULL,
-                day BIGINT NOT NULL,
-                body TEXT NOT NULL,
-                source TEXT NOT NULL CHECK (source IN ('live', 'import')),
-                fetched_at BIGINT NOT NULL,
-                PRIMARY KEY (language, month, day)
-            )
-            """,
-            """
-            CREATE TABLE game_sessions (
-                id TEXT PRIMARY KEY,
-                member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                language TEXT NOT NULL,
-                game_date TEXT NOT NULL,
-                from_archive BIGINT NOT NULL,
-                state TEXT NOT NULL,
-                score BIGINT NOT NULL,
-                started_at BIGINT NOT NULL,
-                completed_at BIGINT,
-                UNIQUE (member_id, language, game_date)
-            )
-            """,
-            "CREATE INDEX game_sessions_by_member ON game_sessions (member_id, language, game_date)",
-        ]),
+        Migration(
+            version: 100, name: "daily_game",
+            [
+                """
+                CREATE TABLE game_feeds (
+                    language TEXT NOT NULL,
+                    month BIGINT NOT NULL,
+                    day BIGINT NOT NULL,
+                    body TEXT NOT NULL,
+                    source TEXT NOT NULL CHECK (source IN ('live', 'import')),
+                    fetched_at BIGINT NOT NULL,
+                    PRIMARY KEY (language, month, day)
+                )
+                """,
+                """
+                CREATE TABLE game_sessions (
+                    id TEXT PRIMARY KEY,
+                    member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    language TEXT NOT NULL,
+                    game_date TEXT NOT NULL,
+                    from_archive BIGINT NOT NULL,
+                    state TEXT NOT NULL,
+                    score BIGINT NOT NULL,
+                    started_at BIGINT NOT NULL,
+                    completed_at BIGINT,
+                    UNIQUE (member_id, language, game_date)
+                )
+                """,
+                "CREATE INDEX game_sessions_by_member ON game_sessions (member_id, language, game_date)",
+            ])
     ]
 }
 
@@ -70,27 +72,36 @@ public struct GameStore: Sendable {
 
     public func feed(language: String, month: Int, day: Int) async throws -> CachedFeed? {
         try await database.withConnection { db in
-            guard let row = try await db.raw("""
-                SELECT body, source, fetched_at FROM game_feeds
-                WHERE language = \(bind: language) AND month = \(bind: month) AND day = \(bind: day)
-                """).first() else { return nil }
+            guard
+                let row = try await db.raw(
+                    """
+                    SELECT body, source, fetched_at FROM game_feeds
+                    WHERE language = \(bind: language) AND month = \(bind: month) AND day = \(bind: day)
+                    """
+                ).first()
+            else { return nil }
             let body = try row.decode(column: "body", as: String.self)
-            return CachedFeed(feed: try JSONDecoder().decode(OnThisDayFeed.self, from: Data(body.utf8)),
-                              source: try row.decode(column: "source", as: String.self),
-                              fetchedAt: Date(storedMillis: try row.decode(column: "fetched_at", as: Int64.self)))
+            return CachedFeed(
+                feed: try JSONDecoder().decode(OnThisDayFeed.self, from: Data(body.utf8)),
+                source: try row.decode(column: "source", as: String.self),
+                fetchedAt: Date(storedMillis: try row.decode(column: "fetched_at", as: Int64.self)))
         }
     }
 
     /// Stores (or replaces) the feed for a language and calendar day.
-    public func saveFeed(_ feed: OnThisDayFeed, language: String, month: Int, day: Int, source: String, now: Date) async throws {
+    public func saveFeed(_ feed: OnThisDayFeed, language: String, month: Int, day: Int, source: String, now: Date)
+        async throws
+    {
         let body = String(decoding: try Self.encoder.encode(feed), as: UTF8.self)
         try await database.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO game_feeds (language, month, day, body, source, fetched_at)
                 VALUES (\(bind: language), \(bind: month), \(bind: day), \(bind: body), \(bind: source), \(bind: now.storedMillis))
                 ON CONFLICT (language, month, day) DO UPDATE SET
                     body = excluded.body, source = excluded.source, fetched_at = excluded.fetched_at
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -113,60 +124,78 @@ public struct GameStore: Sendable {
 
     public func session(member: MemberID, language: String, date: LocalDay) async throws -> GameSessionRecord? {
         try await database.withConnection { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT \(unsafeRaw: Self.columns) FROM game_sessions
                 WHERE member_id = \(bind: member.rawValue) AND language = \(bind: language) AND game_date = \(bind: date.iso)
-                """).first().map(Self.decode)
+                """
+            ).first().map(Self.decode)
         }
     }
 
     public func session(id: String) async throws -> GameSessionRecord? {
         try await database.withConnection { db in
-            try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM game_sessions WHERE id = \(bind: id)").first().map(Self.decode)
+            try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM game_sessions WHERE id = \(bind: id)").first().map(
+                Self.decode)
         }
     }
 
     /// Starts a game, or returns the one already started for that member, language and date
     /// (its questions stay as they were at its start). `created` says which.
-    public func startSession(id: String, member: MemberID, language: String, date: LocalDay, fromArchive: Bool,
-                             session: GameSession, now: Date) async throws -> (record: GameSessionRecord, created: Bool) {
+    public func startSession(
+        id: String, member: MemberID, language: String, date: LocalDay, fromArchive: Bool,
+        session: GameSession, now: Date
+    ) async throws -> (record: GameSessionRecord, created: Bool) {
         let state = String(decoding: try Self.encoder.encode(session), as: UTF8.self)
         return try await database.transaction { db in
-            let inserted = try await db.raw("""
+            let inserted = try await db.raw(
+                """
                 INSERT INTO game_sessions (id, member_id, language, game_date, from_archive, state, score, started_at)
                 VALUES (\(bind: id), \(bind: member.rawValue), \(bind: language), \(bind: date.iso), \(bind: fromArchive ? 1 : 0),
                         \(bind: state), 0, \(bind: now.storedMillis))
                 ON CONFLICT (member_id, language, game_date) DO NOTHING
                 RETURNING id
-                """).first()
-            let record = try await db.raw("""
+                """
+            ).first()
+            let record = try await db.raw(
+                """
                 SELECT \(unsafeRaw: Self.columns) FROM game_sessions
                 WHERE member_id = \(bind: member.rawValue) AND language = \(bind: language) AND game_date = \(bind: date.iso)
-                """).first().map(Self.decode)!
+                """
+            ).first().map(Self.decode)!
             return (record, inserted != nil)
         }
     }
 
     /// Applies an answer in one transaction (the session row is locked on PostgreSQL; SQLite
     /// writers are serialized), so two devices answering at once cannot both count.
-    public func answer(sessionID: String, _ index: Int, _ choice: Choice, now: Date) async throws -> (GameSessionRecord, GameSession.AnswerResult)? {
+    public func answer(sessionID: String, _ index: Int, _ choice: Choice, now: Date) async throws -> (
+        GameSessionRecord, GameSession.AnswerResult
+    )? {
         let lock = database.flavor == .postgres ? " FOR UPDATE" : ""
         return try await database.transaction { db in
-            guard let record = try await db.raw("""
-                SELECT \(unsafeRaw: Self.columns) FROM game_sessions WHERE id = \(bind: sessionID)\(unsafeRaw: lock)
-                """).first().map(Self.decode) else { return nil }
+            guard
+                let record = try await db.raw(
+                    """
+                    SELECT \(unsafeRaw: Self.columns) FROM game_sessions WHERE id = \(bind: sessionID)\(unsafeRaw: lock)
+                    """
+                ).first().map(Self.decode)
+            else { return nil }
             var session = record.session
             let result = try session.answer(index, choice)
             guard !result.repeated else { return (record, result) }
             let completedAt = session.isComplete ? now : nil
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE game_sessions SET state = \(bind: String(decoding: try Self.encoder.encode(session), as: UTF8.self)),
                     score = \(bind: session.score), completed_at = \(bind: completedAt?.storedMillis)
                 WHERE id = \(bind: sessionID)
-                """).run()
-            let updated = GameSessionRecord(id: record.id, memberID: record.memberID, language: record.language, date: record.date,
-                                            fromArchive: record.fromArchive, session: session, startedAt: record.startedAt,
-                                            completedAt: completedAt)
+                """
+            ).run()
+            let updated = GameSessionRecord(
+                id: record.id, memberID: record.memberID, language: record.language, date: record.date,
+                fromArchive: record.fromArchive, session: session, startedAt: record.startedAt,
+                completedAt: completedAt)
             return (updated, result)
         }
     }
@@ -174,27 +203,34 @@ public struct GameStore: Sendable {
     /// Finished games of a member in a language, for the stats.
     public func finishedGames(member: MemberID, language: String) async throws -> [PlayedGame] {
         try await database.withConnection { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT game_date, score, from_archive FROM game_sessions
                 WHERE member_id = \(bind: member.rawValue) AND language = \(bind: language) AND completed_at IS NOT NULL
                 ORDER BY game_date
-                """).all().map { row in
-                PlayedGame(date: LocalDay(iso: try row.decode(column: "game_date", as: String.self))!,
-                           score: try row.decode(column: "score", as: Int.self),
-                           fromArchive: try row.decode(column: "from_archive", as: Int.self) != 0)
+                """
+            ).all().map { row in
+                PlayedGame(
+                    date: LocalDay(iso: try row.decode(column: "game_date", as: String.self))!,
+                    score: try row.decode(column: "score", as: Int.self),
+                    fromArchive: try row.decode(column: "from_archive", as: Int.self) != 0)
             }
         }
     }
 
     /// The member's games between two dates (inclusive), for the archive calendar.
-    public func sessions(member: MemberID, language: String, from: LocalDay, through: LocalDay) async throws -> [GameSessionRecord] {
+    public func sessions(member: MemberID, language: String, from: LocalDay, through: LocalDay) async throws
+        -> [GameSessionRecord]
+    {
         try await database.withConnection { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT \(unsafeRaw: Self.columns) FROM game_sessions
                 WHERE member_id = \(bind: member.rawValue) AND language = \(bind: language)
                   AND game_date >= \(bind: from.iso) AND game_date <= \(bind: through.iso)
                 ORDER BY game_date
-                """).all().map(Self.decode)
+                """
+            ).all().map(Self.decode)
         }
     }
 }

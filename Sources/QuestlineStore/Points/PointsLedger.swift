@@ -28,70 +28,96 @@ public struct PointsLedger: Sendable {
     /// are serialized already).
     public func lock(_ member: MemberID) async throws {
         try await ensureRow(member)
-        try await db.raw("UPDATE points_balances SET balance = balance WHERE member_id = \(bind: member.rawValue)").run()
+        try await db.raw("UPDATE points_balances SET balance = balance WHERE member_id = \(bind: member.rawValue)")
+            .run()
     }
 
     private func ensureRow(_ member: MemberID) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO points_balances (member_id, balance, earned) VALUES (\(bind: member.rawValue), 0, 0) ON CONFLICT (member_id) DO NOTHING
-            """).run()
+            """
+        ).run()
     }
 
     /// The balance, and the points earned in all (everything credited but adjustments).
     public func balance(_ member: MemberID) async throws -> (balance: Int, earned: Int) {
-        guard let row = try await db.raw("SELECT balance, earned FROM points_balances WHERE member_id = \(bind: member.rawValue)").first() else {
+        guard
+            let row = try await db.raw(
+                "SELECT balance, earned FROM points_balances WHERE member_id = \(bind: member.rawValue)"
+            ).first()
+        else {
             return (0, 0)
         }
-        return (Int(try row.decode(column: "balance", as: Int64.self)), Int(try row.decode(column: "earned", as: Int64.self)))
+        return (
+            Int(try row.decode(column: "balance", as: Int64.self)),
+            Int(try row.decode(column: "earned", as: Int64.self))
+        )
     }
 
     /// Appends one entry and moves the balance with it, atomically: the balance row is updated
     /// only if it stays at or above zero (a conditional UPDATE, which also serializes concurrent
     /// spends on PostgreSQL), otherwise `PointsError.insufficientPoints`.
     @discardableResult
-    public func append(_ member: MemberID, kind: LedgerKind, points: Int, reason: String, challenge: QuestID? = nil,
-                       by creator: MemberID? = nil, id: String, now: Date) async throws -> Int {
+    public func append(
+        _ member: MemberID, kind: LedgerKind, points: Int, reason: String, challenge: QuestID? = nil,
+        by creator: MemberID? = nil, id: String, now: Date
+    ) async throws -> Int {
         try await ensureRow(member)
         let earned = (points > 0 && kind != .adjust) ? points : 0
-        guard let row = try await db.raw("""
-            UPDATE points_balances SET balance = balance + \(bind: Int64(points)), earned = earned + \(bind: Int64(earned))
-            WHERE member_id = \(bind: member.rawValue) AND balance + \(bind: Int64(points)) >= 0
-            RETURNING balance
-            """).first() else {
+        guard
+            let row = try await db.raw(
+                """
+                UPDATE points_balances SET balance = balance + \(bind: Int64(points)), earned = earned + \(bind: Int64(earned))
+                WHERE member_id = \(bind: member.rawValue) AND balance + \(bind: Int64(points)) >= 0
+                RETURNING balance
+                """
+            ).first()
+        else {
             throw PointsError.insufficientPoints(balance: try await balance(member).balance)
         }
         let balance = Int(try row.decode(column: "balance", as: Int64.self))
-        let seq = try await db.raw("""
+        let seq = try await db.raw(
+            """
             SELECT CAST(COALESCE(MAX(seq), 0) + 1 AS BIGINT) AS next FROM points_ledger WHERE member_id = \(bind: member.rawValue)
-            """).first()!.decode(column: "next", as: Int64.self)
-        try await db.raw("""
+            """
+        ).first()!.decode(column: "next", as: Int64.self)
+        try await db.raw(
+            """
             INSERT INTO points_ledger (id, member_id, kind, points, balance_after, reason, challenge_id, created_by, created_at, seq)
             VALUES (\(bind: id), \(bind: member.rawValue), \(bind: kind.rawValue), \(bind: Int64(points)), \(bind: Int64(balance)), \(bind: reason),
                     \(bind: challenge?.rawValue), \(bind: creator?.rawValue), \(bind: now.storedMillis), \(bind: seq))
-            """).run()
+            """
+        ).run()
         return balance
     }
 
     /// The newest entries first.
     public func entries(_ member: MemberID, limit: Int, offset: Int) async throws -> [LedgerEntry] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT id, kind, points, balance_after, reason, challenge_id, created_at FROM points_ledger WHERE member_id = \(bind: member.rawValue)
             ORDER BY seq DESC LIMIT \(bind: limit) OFFSET \(bind: offset)
-            """).all().map { row in
-            LedgerEntry(id: try row.decode(column: "id", as: String.self),
-                        kind: LedgerKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .adjust,
-                        points: Int(try row.decode(column: "points", as: Int64.self)),
-                        balanceAfter: Int(try row.decode(column: "balance_after", as: Int64.self)),
-                        reason: try row.decode(column: "reason", as: String.self),
-                        challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { QuestID($0) },
-                        createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
+            """
+        ).all().map { row in
+            LedgerEntry(
+                id: try row.decode(column: "id", as: String.self),
+                kind: LedgerKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .adjust,
+                points: Int(try row.decode(column: "points", as: Int64.self)),
+                balanceAfter: Int(try row.decode(column: "balance_after", as: Int64.self)),
+                reason: try row.decode(column: "reason", as: String.self),
+                challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { QuestID($0) },
+                createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
         }
     }
 
     /// The ledger's sum, to check against the balance (integrity checks).
     public func sum(_ member: MemberID) async throws -> Int {
-        Int(try await db.raw("""
-            SELECT CAST(COALESCE(SUM(points), 0) AS BIGINT) AS total FROM points_ledger WHERE member_id = \(bind: member.rawValue)
-            """).first()!.decode(column: "total", as: Int64.self))
+        Int(
+            try await db.raw(
+                """
+                SELECT CAST(COALESCE(SUM(points), 0) AS BIGINT) AS total FROM points_ledger WHERE member_id = \(bind: member.rawValue)
+                """
+            ).first()!.decode(column: "total", as: Int64.self))
     }
 }

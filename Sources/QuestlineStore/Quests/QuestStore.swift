@@ -4,128 +4,134 @@ import SQLKit
 
 enum QuestSchema {
     static let migrations: [Migration] = [
-        Migration(version: 400, name: "family_quests", [
-            """
-            CREATE TABLE quest_apps (
-                child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                token TEXT NOT NULL,
-                name TEXT NOT NULL,
-                icon TEXT NOT NULL,
-                role TEXT NOT NULL CHECK (role IN ('learning', 'reward')),
-                points_per_minute BIGINT NOT NULL,
-                created_at BIGINT NOT NULL,
-                PRIMARY KEY (child_id, token)
-            )
-            """,
-            """
-            CREATE TABLE quest_settings (
-                household_id TEXT PRIMARY KEY REFERENCES households(id) ON DELETE CASCADE,
-                points_per_minute BIGINT NOT NULL,
-                min_minutes BIGINT NOT NULL,
-                max_minutes BIGINT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE challenges (
-                id TEXT PRIMARY KEY,
-                household_id TEXT NOT NULL REFERENCES households(id) ON DELETE CASCADE,
-                assignee_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                spec TEXT NOT NULL,
-                status TEXT NOT NULL CHECK (status IN ('active', 'paused')),
-                created_by TEXT NOT NULL,
-                created_at BIGINT NOT NULL,
-                updated_at BIGINT NOT NULL,
-                deleted_at BIGINT,
-                position BIGINT NOT NULL
-            )
-            """,
-            "CREATE INDEX challenges_by_assignee ON challenges (assignee_id)",
-            "CREATE INDEX challenges_by_household ON challenges (household_id)",
-            """
-            CREATE TABLE usage_reports (
-                child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                report_id TEXT NOT NULL,
-                token TEXT NOT NULL,
-                started_at BIGINT NOT NULL,
-                seconds BIGINT NOT NULL,
-                time_zone TEXT NOT NULL,
-                received_at BIGINT NOT NULL,
-                PRIMARY KEY (child_id, report_id)
-            )
-            """,
-            "CREATE INDEX usage_reports_by_child_time ON usage_reports (child_id, started_at)",
-            """
-            CREATE TABLE quest_earnings (
-                child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                token TEXT NOT NULL,
-                local_day TEXT NOT NULL,
-                minutes BIGINT NOT NULL,
-                points BIGINT NOT NULL,
-                PRIMARY KEY (child_id, token, local_day)
-            )
-            """,
-            """
-            CREATE TABLE points_balances (
-                member_id TEXT PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
-                balance BIGINT NOT NULL CHECK (balance >= 0),
-                earned BIGINT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE points_ledger (
-                id TEXT PRIMARY KEY,
-                member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                kind TEXT NOT NULL CHECK (kind IN ('earn', 'bonus', 'redeem', 'adjust', 'story', 'task', 'purchase')),
-                points BIGINT NOT NULL,
-                balance_after BIGINT NOT NULL CHECK (balance_after >= 0),
-                reason TEXT NOT NULL,
-                challenge_id TEXT,
-                created_by TEXT,
-                created_at BIGINT NOT NULL,
-                seq BIGINT NOT NULL
-            )
-            """,
-            "CREATE UNIQUE INDEX points_ledger_by_member ON points_ledger (member_id, seq)",
-            """
-            CREATE TABLE quest_completions (
-                challenge_id TEXT NOT NULL REFERENCES challenges(id) ON DELETE CASCADE,
-                period_key TEXT NOT NULL,
-                child_id TEXT NOT NULL,
-                value BIGINT NOT NULL,
-                bonus BIGINT NOT NULL,
-                completed_at BIGINT NOT NULL,
-                PRIMARY KEY (challenge_id, period_key)
-            )
-            """,
-            "CREATE INDEX quest_completions_by_child ON quest_completions (child_id)",
-            """
-            CREATE TABLE unlock_grants (
-                id TEXT PRIMARY KEY,
-                child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                token TEXT NOT NULL,
-                minutes BIGINT NOT NULL,
-                starts_at BIGINT NOT NULL,
-                expires_at BIGINT NOT NULL,
-                challenge_id TEXT,
-                created_at BIGINT NOT NULL
-            )
-            """,
-            "CREATE INDEX unlock_grants_by_child ON unlock_grants (child_id, expires_at)",
-            """
-            CREATE TABLE quest_badges (
-                child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                badge_id TEXT NOT NULL,
-                awarded_at BIGINT NOT NULL,
-                PRIMARY KEY (child_id, badge_id)
-            )
-            """,
-        ]),
+        Migration(
+            version: 400, name: "family_quests",
+            [
+                """
+                CREATE TABLE quest_apps (
+                    child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    token TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    icon TEXT NOT NULL,
+                    role TEXT NOT NULL CHECK (role IN ('learning', 'reward')),
+                    points_per_minute BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (child_id, token)
+                )
+                """,
+                """
+                CREATE TABLE quest_settings (
+                    household_id TEXT PRIMARY KEY REFERENCES households(id) ON DELETE CASCADE,
+                    points_per_minute BIGINT NOT NULL,
+                    min_minutes BIGINT NOT NULL,
+                    max_minutes BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE challenges (
+                    id TEXT PRIMARY KEY,
+                    household_id TEXT NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+                    assignee_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    spec TEXT NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('active', 'paused')),
+                    created_by TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    deleted_at BIGINT,
+                    position BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX challenges_by_assignee ON challenges (assignee_id)",
+                "CREATE INDEX challenges_by_household ON challenges (household_id)",
+                """
+                CREATE TABLE usage_reports (
+                    child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    report_id TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    started_at BIGINT NOT NULL,
+                    seconds BIGINT NOT NULL,
+                    time_zone TEXT NOT NULL,
+                    received_at BIGINT NOT NULL,
+                    PRIMARY KEY (child_id, report_id)
+                )
+                """,
+                "CREATE INDEX usage_reports_by_child_time ON usage_reports (child_id, started_at)",
+                """
+                CREATE TABLE quest_earnings (
+                    child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    token TEXT NOT NULL,
+                    local_day TEXT NOT NULL,
+                    minutes BIGINT NOT NULL,
+                    points BIGINT NOT NULL,
+                    PRIMARY KEY (child_id, token, local_day)
+                )
+                """,
+                """
+                CREATE TABLE points_balances (
+                    member_id TEXT PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
+                    balance BIGINT NOT NULL CHECK (balance >= 0),
+                    earned BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE points_ledger (
+                    id TEXT PRIMARY KEY,
+                    member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL CHECK (kind IN ('earn', 'bonus', 'redeem', 'adjust', 'story', 'task', 'purchase')),
+                    points BIGINT NOT NULL,
+                    balance_after BIGINT NOT NULL CHECK (balance_after >= 0),
+                    reason TEXT NOT NULL,
+                    challenge_id TEXT,
+                    created_by TEXT,
+                    created_at BIGINT NOT NULL,
+                    seq BIGINT NOT NULL
+                )
+                """,
+                "CREATE UNIQUE INDEX points_ledger_by_member ON points_ledger (member_id, seq)",
+                """
+                CREATE TABLE quest_completions (
+                    challenge_id TEXT NOT NULL REFERENCES challenges(id) ON DELETE CASCADE,
+                    period_key TEXT NOT NULL,
+                    child_id TEXT NOT NULL,
+                    value BIGINT NOT NULL,
+                    bonus BIGINT NOT NULL,
+                    completed_at BIGINT NOT NULL,
+                    PRIMARY KEY (challenge_id, period_key)
+                )
+                """,
+                "CREATE INDEX quest_completions_by_child ON quest_completions (child_id)",
+                """
+                CREATE TABLE unlock_grants (
+                    id TEXT PRIMARY KEY,
+                    child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    token TEXT NOT NULL,
+                    minutes BIGINT NOT NULL,
+                    starts_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    challenge_id TEXT,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX unlock_grants_by_child ON unlock_grants (child_id, expires_at)",
+                """
+                CREATE TABLE quest_badges (
+                    child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    badge_id TEXT NOT NULL,
+                    awarded_at BIGINT NOT NULL,
+                    PRIMARY KEY (child_id, badge_id)
+                )
+                """,
+            ]),
         // Per-child summaries kept in the same transaction as the usage that changes them, so
         // a board reads totals and streaks with point lookups instead of the child's history.
         Migration(version: 401, name: "quest_summaries") { flavor in
             // Day numbers for the gaps-and-islands backfill of learning runs.
-            let dayNumber = flavor == .postgres ? "(CAST(local_day AS DATE) - DATE '1970-01-01')" : "CAST(julianday(local_day) - 2440587.5 AS INTEGER)"
-            let runLength = flavor == .postgres ? "(CAST(last_day AS DATE) - CAST(first_day AS DATE) + 1)"
+            let dayNumber =
+                flavor == .postgres
+                ? "(CAST(local_day AS DATE) - DATE '1970-01-01')" : "CAST(julianday(local_day) - 2440587.5 AS INTEGER)"
+            let runLength =
+                flavor == .postgres
+                ? "(CAST(last_day AS DATE) - CAST(first_day AS DATE) + 1)"
                 : "CAST(julianday(last_day) - julianday(first_day) + 1 AS INTEGER)"
             return [
                 """
@@ -229,50 +235,65 @@ public struct QuestQueries: Sendable {
     // MARK: Catalog
 
     public func apps(_ child: MemberID) async throws -> [QuestApp] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT token, name, icon, role, points_per_minute FROM quest_apps WHERE child_id = \(bind: child.rawValue) ORDER BY role, name, token
-            """).all().map { row in
-            QuestApp(token: try row.decode(column: "token", as: String.self), name: try row.decode(column: "name", as: String.self),
-                     icon: try row.decode(column: "icon", as: String.self),
-                     role: AppRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .learning,
-                     pointsPerMinute: Int(try row.decode(column: "points_per_minute", as: Int64.self)))
+            """
+        ).all().map { row in
+            QuestApp(
+                token: try row.decode(column: "token", as: String.self),
+                name: try row.decode(column: "name", as: String.self),
+                icon: try row.decode(column: "icon", as: String.self),
+                role: AppRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .learning,
+                pointsPerMinute: Int(try row.decode(column: "points_per_minute", as: Int64.self)))
         }
     }
 
     /// Adds an app or replaces the one with the same token.
     public func putApp(_ child: MemberID, _ app: QuestApp, now: Date) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO quest_apps (child_id, token, name, icon, role, points_per_minute, created_at)
             VALUES (\(bind: child.rawValue), \(bind: app.token), \(bind: app.name), \(bind: app.icon), \(bind: app.role.rawValue), \(bind: Int64(app.pointsPerMinute)), \(bind: now.storedMillis))
             ON CONFLICT (child_id, token) DO UPDATE SET name = excluded.name, icon = excluded.icon, role = excluded.role,
                 points_per_minute = excluded.points_per_minute
-            """).run()
+            """
+        ).run()
     }
 
     public func deleteApp(_ child: MemberID, token: String) async throws -> Bool {
-        try await db.raw("""
+        try await db.raw(
+            """
             DELETE FROM quest_apps WHERE child_id = \(bind: child.rawValue) AND token = \(bind: token) RETURNING token
-            """).first() != nil
+            """
+        ).first() != nil
     }
 
     // MARK: Settings
 
     public func rules(_ household: HouseholdID) async throws -> RedemptionRules {
-        guard let row = try await db.raw("""
-            SELECT points_per_minute, min_minutes, max_minutes FROM quest_settings WHERE household_id = \(bind: household.rawValue)
-            """).first() else { return .standard }
-        return RedemptionRules(pointsPerMinute: Int(try row.decode(column: "points_per_minute", as: Int64.self)),
-                               minMinutes: Int(try row.decode(column: "min_minutes", as: Int64.self)),
-                               maxMinutes: Int(try row.decode(column: "max_minutes", as: Int64.self)))
+        guard
+            let row = try await db.raw(
+                """
+                SELECT points_per_minute, min_minutes, max_minutes FROM quest_settings WHERE household_id = \(bind: household.rawValue)
+                """
+            ).first()
+        else { return .standard }
+        return RedemptionRules(
+            pointsPerMinute: Int(try row.decode(column: "points_per_minute", as: Int64.self)),
+            minMinutes: Int(try row.decode(column: "min_minutes", as: Int64.self)),
+            maxMinutes: Int(try row.decode(column: "max_minutes", as: Int64.self)))
     }
 
     public func setRules(_ household: HouseholdID, _ rules: RedemptionRules) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO quest_settings (household_id, points_per_minute, min_minutes, max_minutes)
             VALUES (\(bind: household.rawValue), \(bind: Int64(rules.pointsPerMinute)), \(bind: Int64(rules.minMinutes)), \(bind: Int64(rules.maxMinutes)))
             ON CONFLICT (household_id) DO UPDATE SET points_per_minute = excluded.points_per_minute,
                 min_minutes = excluded.min_minutes, max_minutes = excluded.max_minutes
-            """).run()
+            """
+        ).run()
     }
 
     // MARK: Challenges
@@ -285,85 +306,112 @@ public struct QuestQueries: Sendable {
 
     public func insertQuest(_ challenge: Quest) async throws {
         let spec = String(decoding: try Self.specEncoder.encode(challenge.spec), as: UTF8.self)
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO challenges (id, household_id, assignee_id, spec, status, created_by, created_at, updated_at, position)
             VALUES (\(bind: challenge.id.rawValue), \(bind: challenge.householdID.rawValue), \(bind: challenge.spec.assignee.rawValue),
                     \(bind: spec), \(bind: challenge.status.rawValue), \(bind: challenge.createdBy.rawValue),
                     \(bind: challenge.createdAt.storedMillis), \(bind: challenge.createdAt.storedMillis),
                     (SELECT COALESCE(MAX(position), 0) + 1 FROM challenges WHERE household_id = \(bind: challenge.householdID.rawValue)))
-            """).run()
+            """
+        ).run()
     }
 
     public func updateQuest(_ challenge: Quest, now: Date) async throws {
         let spec = String(decoding: try Self.specEncoder.encode(challenge.spec), as: UTF8.self)
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE challenges SET spec = \(bind: spec), status = \(bind: challenge.status.rawValue),
                 assignee_id = \(bind: challenge.spec.assignee.rawValue), updated_at = \(bind: now.storedMillis)
             WHERE id = \(bind: challenge.id.rawValue) AND deleted_at IS NULL
-            """).run()
+            """
+        ).run()
     }
 
     /// Marks a challenge deleted: it leaves every list and stops counting; its completions,
     /// ledger entries and grants stay (the ledger is append-only).
     public func deleteQuest(_ id: QuestID, now: Date) async throws -> Bool {
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE challenges SET deleted_at = \(bind: now.storedMillis) WHERE id = \(bind: id.rawValue) AND deleted_at IS NULL RETURNING id
-            """).first() != nil
+            """
+        ).first() != nil
     }
 
     private static let challengeColumns = "id, household_id, spec, status, created_by, created_at, completions"
 
     private func decodeQuest(_ row: any SQLRow) throws -> Quest {
-        let spec = try JSONDecoder().decode(QuestSpec.self, from: Data(try row.decode(column: "spec", as: String.self).utf8))
-        return Quest(id: QuestID(try row.decode(column: "id", as: String.self))!,
-                         householdID: HouseholdID(try row.decode(column: "household_id", as: String.self))!, spec: spec,
-                         status: QuestStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .paused,
-                         createdBy: MemberID(try row.decode(column: "created_by", as: String.self))!,
-                         createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)),
-                         completions: Int(try row.decode(column: "completions", as: Int64.self)))
+        let spec = try JSONDecoder().decode(
+            QuestSpec.self, from: Data(try row.decode(column: "spec", as: String.self).utf8))
+        return Quest(
+            id: QuestID(try row.decode(column: "id", as: String.self))!,
+            householdID: HouseholdID(try row.decode(column: "household_id", as: String.self))!, spec: spec,
+            status: QuestStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .paused,
+            createdBy: MemberID(try row.decode(column: "created_by", as: String.self))!,
+            createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)),
+            completions: Int(try row.decode(column: "completions", as: Int64.self)))
     }
 
     public func challenge(_ id: QuestID) async throws -> Quest? {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE id = \(bind: id.rawValue) AND deleted_at IS NULL
-            """).first().map(decodeQuest)
+            """
+        ).first().map(decodeQuest)
     }
 
     /// A child's live challenges (active and paused), oldest first.
     public func challenges(assignee: MemberID) async throws -> [Quest] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE assignee_id = \(bind: assignee.rawValue) AND deleted_at IS NULL
             ORDER BY position
-            """).all().map(decodeQuest)
+            """
+        ).all().map(decodeQuest)
     }
 
     public func challenges(household: HouseholdID) async throws -> [Quest] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE household_id = \(bind: household.rawValue) AND deleted_at IS NULL
             ORDER BY position
-            """).all().map(decodeQuest)
+            """
+        ).all().map(decodeQuest)
     }
 
     // MARK: Usage
 
     /// Stores the reports not seen before; returns the ids that were new. A known id with
     /// different content is returned in `conflicting` (and nothing is stored for it).
-    public func insertReports(_ child: MemberID, _ reports: [StoredUsageReport], now: Date) async throws -> (new: Set<String>, conflicting: [String]) {
+    public func insertReports(_ child: MemberID, _ reports: [StoredUsageReport], now: Date) async throws -> (
+        new: Set<String>, conflicting: [String]
+    ) {
         var new = Set<String>()
         var conflicting: [String] = []
         for report in reports {
             let r = report.record
-            let inserted = try await db.raw("""
-                INSERT INTO usage_reports (child_id, report_id, token, started_at, seconds, time_zone, received_at)
-                VALUES (\(bind: child.rawValue), \(bind: report.id), \(bind: r.token), \(bind: r.start.storedMillis), \(bind: Int64(r.seconds)),
-                        \(bind: r.zone.identifier), \(bind: now.storedMillis))
-                ON CONFLICT (child_id, report_id) DO NOTHING RETURNING report_id
-                """).first() != nil
-            if inserted { new.insert(report.id); continue }
-            guard let row = try await db.raw("""
-                SELECT token, started_at, seconds, time_zone FROM usage_reports WHERE child_id = \(bind: child.rawValue) AND report_id = \(bind: report.id)
-                """).first() else { continue }
-            let same = try row.decode(column: "token", as: String.self) == r.token
+            let inserted =
+                try await db.raw(
+                    """
+                    INSERT INTO usage_reports (child_id, report_id, token, started_at, seconds, time_zone, received_at)
+                    VALUES (\(bind: child.rawValue), \(bind: report.id), \(bind: r.token), \(bind: r.start.storedMillis), \(bind: Int64(r.seconds)),
+                            \(bind: r.zone.identifier), \(bind: now.storedMillis))
+                    ON CONFLICT (child_id, report_id) DO NOTHING RETURNING report_id
+                    """
+                ).first() != nil
+            if inserted {
+                new.insert(report.id)
+                continue
+            }
+            guard
+                let row = try await db.raw(
+                    """
+                    SELECT token, started_at, seconds, time_zone FROM usage_reports WHERE child_id = \(bind: child.rawValue) AND report_id = \(bind: report.id)
+                    """
+                ).first()
+            else { continue }
+            let same =
+                try row.decode(column: "token", as: String.self) == r.token
                 && row.decode(column: "started_at", as: Int64.self) == r.start.storedMillis
                 && row.decode(column: "seconds", as: Int64.self) == Int64(r.seconds)
                 && row.decode(column: "time_zone", as: String.self) == r.zone.identifier
@@ -374,21 +422,26 @@ public struct QuestQueries: Sendable {
 
     /// Reports that started in `[from, to)`, oldest first.
     public func reports(_ child: MemberID, from: Date, to: Date) async throws -> [UsageRecord] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT token, started_at, seconds, time_zone FROM usage_reports
             WHERE child_id = \(bind: child.rawValue) AND started_at >= \(bind: from.storedMillis) AND started_at < \(bind: to.storedMillis)
             ORDER BY started_at
-            """).all().map { row in
-            UsageRecord(token: try row.decode(column: "token", as: String.self),
-                        start: Date(storedMillis: try row.decode(column: "started_at", as: Int64.self)),
-                        seconds: Int(try row.decode(column: "seconds", as: Int64.self)),
-                        zone: TimeZoneID(try row.decode(column: "time_zone", as: String.self)) ?? .utc)
+            """
+        ).all().map { row in
+            UsageRecord(
+                token: try row.decode(column: "token", as: String.self),
+                start: Date(storedMillis: try row.decode(column: "started_at", as: Int64.self)),
+                seconds: Int(try row.decode(column: "seconds", as: Int64.self)),
+                zone: TimeZoneID(try row.decode(column: "time_zone", as: String.self)) ?? .utc)
         }
     }
 
     public func reportCount(_ child: MemberID) async throws -> Int {
-        Int(try await db.raw("SELECT COUNT(*) AS n FROM usage_reports WHERE child_id = \(bind: child.rawValue)").first()?
-            .decode(column: "n", as: Int64.self) ?? 0)
+        Int(
+            try await db.raw("SELECT COUNT(*) AS n FROM usage_reports WHERE child_id = \(bind: child.rawValue)")
+                .first()?
+                .decode(column: "n", as: Int64.self) ?? 0)
     }
 
     // MARK: Earnings (per app and local day, recomputed from the reports)
@@ -396,21 +449,27 @@ public struct QuestQueries: Sendable {
     public func earnings(_ child: MemberID, days: Set<LocalDay>) async throws -> [DayEarning] {
         guard !days.isEmpty else { return [] }
         let list = SQLList(days.sorted().map { SQLBind($0.iso) })
-        return try await db.raw("""
+        return try await db.raw(
+            """
             SELECT token, local_day, minutes, points FROM quest_earnings WHERE child_id = \(bind: child.rawValue) AND local_day IN (\(list))
-            """).all().map { row in
-            DayEarning(token: try row.decode(column: "token", as: String.self),
-                       day: LocalDay(iso: try row.decode(column: "local_day", as: String.self))!,
-                       minutes: Int(try row.decode(column: "minutes", as: Int64.self)), points: Int(try row.decode(column: "points", as: Int64.self)))
+            """
+        ).all().map { row in
+            DayEarning(
+                token: try row.decode(column: "token", as: String.self),
+                day: LocalDay(iso: try row.decode(column: "local_day", as: String.self))!,
+                minutes: Int(try row.decode(column: "minutes", as: Int64.self)),
+                points: Int(try row.decode(column: "points", as: Int64.self)))
         }
     }
 
     public func putEarning(_ child: MemberID, _ earning: DayEarning) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO quest_earnings (child_id, token, local_day, minutes, points)
             VALUES (\(bind: child.rawValue), \(bind: earning.token), \(bind: earning.day.iso), \(bind: Int64(earning.minutes)), \(bind: Int64(earning.points)))
             ON CONFLICT (child_id, token, local_day) DO UPDATE SET minutes = excluded.minutes, points = excluded.points
-            """).run()
+            """
+        ).run()
     }
 
     // MARK: Learning totals and streaks (kept as the usage is settled)
@@ -418,23 +477,28 @@ public struct QuestQueries: Sendable {
     /// Adds learning minutes (the change in a day's stored earnings) to the child's total.
     public func addLearningMinutes(_ child: MemberID, _ minutes: Int) async throws {
         guard minutes != 0 else { return }
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO quest_stats (child_id, learning_minutes, completions, best_streak) VALUES (\(bind: child.rawValue), \(bind: Int64(minutes)), 0, 0)
             ON CONFLICT (child_id) DO UPDATE SET learning_minutes = quest_stats.learning_minutes + excluded.learning_minutes
-            """).run()
+            """
+        ).run()
     }
 
     /// The latest learning run starting on or before `day` (one index step back from `day`).
     private func run(startingOnOrBefore day: LocalDay, _ child: MemberID) async throws -> DayRun? {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT first_day, last_day FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue) AND first_day <= \(bind: day.iso)
             ORDER BY first_day DESC LIMIT 1
-            """).first().map(Self.decodeRun)
+            """
+        ).first().map(Self.decodeRun)
     }
 
     private static func decodeRun(_ row: any SQLRow) throws -> DayRun {
-        DayRun(first: LocalDay(iso: try row.decode(column: "first_day", as: String.self))!,
-               last: LocalDay(iso: try row.decode(column: "last_day", as: String.self))!)
+        DayRun(
+            first: LocalDay(iso: try row.decode(column: "first_day", as: String.self))!,
+            last: LocalDay(iso: try row.decode(column: "last_day", as: String.self))!)
     }
 
     /// Marks a day as a learning day: it joins the runs of the days before and after, and the
@@ -444,41 +508,54 @@ public struct QuestQueries: Sendable {
         let before = try await run(startingOnOrBefore: day, child)
         if let before, before.contains(day) { return }
         let left = before.flatMap { $0.last == day.adding(days: -1) ? $0 : nil }
-        let right = try await db.raw("""
+        let right = try await db.raw(
+            """
             SELECT first_day, last_day FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue) AND first_day = \(bind: day.adding(days: 1).iso)
-            """).first().map(Self.decodeRun)
+            """
+        ).first().map(Self.decodeRun)
         let joined = DayRun.adding(day, left: left, right: right)
         if let right {
-            try await db.raw("""
+            try await db.raw(
+                """
                 DELETE FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue) AND first_day = \(bind: right.first.iso)
-                """).run()
+                """
+            ).run()
         }
         if let left {
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE quest_learning_runs SET last_day = \(bind: joined.last.iso) WHERE child_id = \(bind: child.rawValue) AND first_day = \(bind: left.first.iso)
-                """).run()
+                """
+            ).run()
         } else {
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO quest_learning_runs (child_id, first_day, last_day) VALUES (\(bind: child.rawValue), \(bind: joined.first.iso), \(bind: joined.last.iso))
-                """).run()
+                """
+            ).run()
         }
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO quest_stats (child_id, learning_minutes, completions, best_streak) VALUES (\(bind: child.rawValue), 0, 0, \(bind: Int64(joined.length)))
             ON CONFLICT (child_id) DO UPDATE SET best_streak = CASE WHEN excluded.best_streak > quest_stats.best_streak
                 THEN excluded.best_streak ELSE quest_stats.best_streak END
-            """).run()
+            """
+        ).run()
     }
 
     /// The child's totals: learning minutes, completed periods, best streak, and the learning
     /// run that makes today's streak (two point lookups).
     public func learningSummary(_ child: MemberID, today: LocalDay) async throws -> LearningSummary {
-        let row = try await db.raw("""
+        let row = try await db.raw(
+            """
             SELECT learning_minutes, completions, best_streak FROM quest_stats WHERE child_id = \(bind: child.rawValue)
-            """).first()
-        return LearningSummary(learningMinutes: Int(try row?.decode(column: "learning_minutes", as: Int64.self) ?? 0),
-                               completions: Int(try row?.decode(column: "completions", as: Int64.self) ?? 0),
-                               bestStreak: Int(try row?.decode(column: "best_streak", as: Int64.self) ?? 0),
-                               latestRun: try await run(startingOnOrBefore: today, child))
+            """
+        ).first()
+        return LearningSummary(
+            learningMinutes: Int(try row?.decode(column: "learning_minutes", as: Int64.self) ?? 0),
+            completions: Int(try row?.decode(column: "completions", as: Int64.self) ?? 0),
+            bestStreak: Int(try row?.decode(column: "best_streak", as: Int64.self) ?? 0),
+            latestRun: try await run(startingOnOrBefore: today, child))
     }
 
     /// The member's points (one ledger for the whole product), on this connection.
@@ -488,84 +565,116 @@ public struct QuestQueries: Sendable {
 
     /// Records a completion, counted on the challenge and in the child's totals; false when
     /// this period had already completed.
-    public func insertCompletion(_ challenge: QuestID, child: MemberID, periodKey: String, value: Int, bonus: Int, now: Date) async throws -> Bool {
-        guard try await db.raw("""
-            INSERT INTO quest_completions (challenge_id, period_key, child_id, value, bonus, completed_at)
-            VALUES (\(bind: challenge.rawValue), \(bind: periodKey), \(bind: child.rawValue), \(bind: Int64(value)), \(bind: Int64(bonus)), \(bind: now.storedMillis))
-            ON CONFLICT (challenge_id, period_key) DO NOTHING RETURNING period_key
-            """).first() != nil else { return false }
-        try await db.raw("UPDATE challenges SET completions = completions + 1 WHERE id = \(bind: challenge.rawValue)").run()
-        try await db.raw("""
+    public func insertCompletion(
+        _ challenge: QuestID, child: MemberID, periodKey: String, value: Int, bonus: Int, now: Date
+    ) async throws -> Bool {
+        guard
+            try await db.raw(
+                """
+                INSERT INTO quest_completions (challenge_id, period_key, child_id, value, bonus, completed_at)
+                VALUES (\(bind: challenge.rawValue), \(bind: periodKey), \(bind: child.rawValue), \(bind: Int64(value)), \(bind: Int64(bonus)), \(bind: now.storedMillis))
+                ON CONFLICT (challenge_id, period_key) DO NOTHING RETURNING period_key
+                """
+            ).first() != nil
+        else { return false }
+        try await db.raw("UPDATE challenges SET completions = completions + 1 WHERE id = \(bind: challenge.rawValue)")
+            .run()
+        try await db.raw(
+            """
             INSERT INTO quest_stats (child_id, learning_minutes, completions, best_streak) VALUES (\(bind: child.rawValue), 0, 1, 0)
             ON CONFLICT (child_id) DO UPDATE SET completions = quest_stats.completions + 1
-            """).run()
+            """
+        ).run()
         return true
     }
 
     /// The bonus paid so far for a completed period, or nil if it has not completed.
     public func completionBonus(_ challenge: QuestID, periodKey: String) async throws -> Int? {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT bonus FROM quest_completions WHERE challenge_id = \(bind: challenge.rawValue) AND period_key = \(bind: periodKey)
-            """).first().map { Int(try $0.decode(column: "bonus", as: Int64.self)) }
+            """
+        ).first().map { Int(try $0.decode(column: "bonus", as: Int64.self)) }
     }
 
     public func raiseCompletionBonus(_ challenge: QuestID, periodKey: String, to bonus: Int, value: Int) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE quest_completions SET bonus = \(bind: Int64(bonus)), value = \(bind: Int64(value))
             WHERE challenge_id = \(bind: challenge.rawValue) AND period_key = \(bind: periodKey) AND bonus < \(bind: Int64(bonus))
-            """).run()
+            """
+        ).run()
     }
 
     /// Which of the given periods have completed, as (challenge, period key) pairs: a point
     /// lookup per pair on the primary key.
-    public func completedPeriods(_ periods: [(challenge: QuestID, periodKey: String)]) async throws -> Set<CompletedPeriod> {
+    public func completedPeriods(_ periods: [(challenge: QuestID, periodKey: String)]) async throws -> Set<
+        CompletedPeriod
+    > {
         guard !periods.isEmpty else { return [] }
         let challenges = SQLList(Set(periods.map(\.challenge.rawValue)).sorted().map { SQLBind($0) })
         let keys = SQLList(Set(periods.map(\.periodKey)).sorted().map { SQLBind($0) })
-        let found = try await db.raw("""
+        let found = try await db.raw(
+            """
             SELECT challenge_id, period_key FROM quest_completions WHERE challenge_id IN (\(challenges)) AND period_key IN (\(keys))
-            """).all().map { row in
-            CompletedPeriod(challenge: QuestID(try row.decode(column: "challenge_id", as: String.self))!,
-                            periodKey: try row.decode(column: "period_key", as: String.self))
+            """
+        ).all().map { row in
+            CompletedPeriod(
+                challenge: QuestID(try row.decode(column: "challenge_id", as: String.self))!,
+                periodKey: try row.decode(column: "period_key", as: String.self))
         }
         let asked = Set(periods.map { CompletedPeriod(challenge: $0.challenge, periodKey: $0.periodKey) })
         return Set(found).intersection(asked)
     }
 
     public func insertGrant(_ child: MemberID, _ grant: UnlockGrant, now: Date) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO unlock_grants (id, child_id, token, minutes, starts_at, expires_at, challenge_id, created_at)
             VALUES (\(bind: grant.id), \(bind: child.rawValue), \(bind: grant.token), \(bind: Int64(grant.minutes)), \(bind: grant.startsAt.storedMillis),
                     \(bind: grant.expiresAt.storedMillis), \(bind: grant.challengeID?.rawValue), \(bind: now.storedMillis))
-            """).run()
+            """
+        ).run()
     }
 
     /// Grants not yet expired at `now`.
     public func grants(_ child: MemberID, unexpiredAt now: Date) async throws -> [UnlockGrant] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT id, token, minutes, starts_at, expires_at, challenge_id FROM unlock_grants
             WHERE child_id = \(bind: child.rawValue) AND expires_at > \(bind: now.storedMillis) ORDER BY starts_at, id
-            """).all().map { row in
-            UnlockGrant(id: try row.decode(column: "id", as: String.self), token: try row.decode(column: "token", as: String.self),
-                        minutes: Int(try row.decode(column: "minutes", as: Int64.self)),
-                        startsAt: Date(storedMillis: try row.decode(column: "starts_at", as: Int64.self)),
-                        expiresAt: Date(storedMillis: try row.decode(column: "expires_at", as: Int64.self)),
-                        challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { QuestID($0) })
+            """
+        ).all().map { row in
+            UnlockGrant(
+                id: try row.decode(column: "id", as: String.self),
+                token: try row.decode(column: "token", as: String.self),
+                minutes: Int(try row.decode(column: "minutes", as: Int64.self)),
+                startsAt: Date(storedMillis: try row.decode(column: "starts_at", as: Int64.self)),
+                expiresAt: Date(storedMillis: try row.decode(column: "expires_at", as: Int64.self)),
+                challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { QuestID($0) })
         }
     }
 
     public func badges(_ child: MemberID) async throws -> [(id: String, awardedAt: Date)] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT badge_id, awarded_at FROM quest_badges WHERE child_id = \(bind: child.rawValue) ORDER BY awarded_at, badge_id
-            """).all().map { row in
-            (try row.decode(column: "badge_id", as: String.self), Date(storedMillis: try row.decode(column: "awarded_at", as: Int64.self)))
+            """
+        ).all().map { row in
+            (
+                try row.decode(column: "badge_id", as: String.self),
+                Date(storedMillis: try row.decode(column: "awarded_at", as: Int64.self))
+            )
         }
     }
 
     /// Awards a badge; false when it had been awarded before.
     public func award(_ child: MemberID, badge: String, now: Date) async throws -> Bool {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO quest_badges (child_id, badge_id, awarded_at) VALUES (\(bind: child.rawValue), \(bind: badge), \(bind: now.storedMillis))
             ON CONFLICT (child_id, badge_id) DO NOTHING RETURNING badge_id
-            """).first() != nil
-    }}
+            """
+        ).first() != nil
+    }
+}

@@ -4,78 +4,80 @@ import SQLKit
 
 enum ReadingSchema {
     static let migrations: [Migration] = [
-        Migration(version: 200, name: "reading_challenge", [
-            """
-            CREATE TABLE reading_events (
-                owner TEXT NOT NULL,
-                event_id TEXT NOT NULL,
-                article_id TEXT NOT NULL,
-                title TEXT NOT NULL,
-                language TEXT NOT NULL,
-                read_at BIGINT NOT NULL,
-                time_zone TEXT NOT NULL,
-                local_day TEXT NOT NULL,
-                thumbnail_url TEXT,
-                recorded_at BIGINT NOT NULL,
-                PRIMARY KEY (owner, event_id)
-            )
-            """,
-            "CREATE INDEX reading_events_by_owner_time ON reading_events (owner, read_at)",
-            """
-            CREATE TABLE reading_days (
-                owner TEXT NOT NULL,
-                local_day TEXT NOT NULL,
-                reads BIGINT NOT NULL,
-                PRIMARY KEY (owner, local_day)
-            )
-            """,
-            """
-            CREATE TABLE campaigns (
-                id TEXT PRIMARY KEY,
-                body TEXT NOT NULL,
-                updated_at BIGINT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE challenge_enrollments (
-                member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                campaign_id TEXT NOT NULL,
-                joined_at BIGINT NOT NULL,
-                join_day TEXT NOT NULL,
-                completed_on TEXT,
-                claimed_at BIGINT,
-                PRIMARY KEY (member_id, campaign_id)
-            )
-            """,
-            """
-            CREATE TABLE device_pending_joins (
-                device_id TEXT NOT NULL,
-                campaign_id TEXT NOT NULL,
-                created_at BIGINT NOT NULL,
-                PRIMARY KEY (device_id, campaign_id)
-            )
-            """,
-            """
-            CREATE TABLE badges (
-                member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-                badge_id TEXT NOT NULL,
-                title TEXT NOT NULL,
-                awarded_at BIGINT NOT NULL,
-                PRIMARY KEY (member_id, badge_id)
-            )
-            """,
-            """
-            CREATE TABLE analytics_events (
-                id TEXT PRIMARY KEY,
-                subject TEXT NOT NULL,
-                name TEXT NOT NULL,
-                campaign_id TEXT,
-                properties TEXT NOT NULL,
-                occurred_at BIGINT NOT NULL
-            )
-            """,
-            "CREATE INDEX analytics_events_by_campaign ON analytics_events (campaign_id, name, subject)",
-        ]),
+        Migration(
+            version: 200, name: "reading_challenge",
+            [
+                """
+                CREATE TABLE reading_events (
+                    owner TEXT NOT NULL,
+                    event_id TEXT NOT NULL,
+                    article_id TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    language TEXT NOT NULL,
+                    read_at BIGINT NOT NULL,
+                    time_zone TEXT NOT NULL,
+                    local_day TEXT NOT NULL,
+                    thumbnail_url TEXT,
+                    recorded_at BIGINT NOT NULL,
+                    PRIMARY KEY (owner, event_id)
+                )
+                """,
+                "CREATE INDEX reading_events_by_owner_time ON reading_events (owner, read_at)",
+                """
+                CREATE TABLE reading_days (
+                    owner TEXT NOT NULL,
+                    local_day TEXT NOT NULL,
+                    reads BIGINT NOT NULL,
+                    PRIMARY KEY (owner, local_day)
+                )
+                """,
+                """
+                CREATE TABLE campaigns (
+                    id TEXT PRIMARY KEY,
+                    body TEXT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE challenge_enrollments (
+                    member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    campaign_id TEXT NOT NULL,
+                    joined_at BIGINT NOT NULL,
+                    join_day TEXT NOT NULL,
+                    completed_on TEXT,
+                    claimed_at BIGINT,
+                    PRIMARY KEY (member_id, campaign_id)
+                )
+                """,
+                """
+                CREATE TABLE device_pending_joins (
+                    device_id TEXT NOT NULL,
+                    campaign_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (device_id, campaign_id)
+                )
+                """,
+                """
+                CREATE TABLE badges (
+                    member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    badge_id TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    awarded_at BIGINT NOT NULL,
+                    PRIMARY KEY (member_id, badge_id)
+                )
+                """,
+                """
+                CREATE TABLE analytics_events (
+                    id TEXT PRIMARY KEY,
+                    subject TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    campaign_id TEXT,
+                    properties TEXT NOT NULL,
+                    occurred_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX analytics_events_by_campaign ON analytics_events (campaign_id, name, subject)",
+            ])
     ]
 }
 
@@ -103,7 +105,10 @@ public struct NewRead: Sendable, Equatable {
     public let localDay: LocalDay
     public let thumbnailURL: String?
 
-    public init(eventID: String, articleID: String, title: String, language: String, at: Date, timeZone: String, localDay: LocalDay, thumbnailURL: String?) {
+    public init(
+        eventID: String, articleID: String, title: String, language: String, at: Date, timeZone: String,
+        localDay: LocalDay, thumbnailURL: String?
+    ) {
         self.eventID = eventID
         self.articleID = articleID
         self.title = title
@@ -188,9 +193,13 @@ public struct ReadingStore: Sendable {
     public init(_ database: Database) {
         self.database = database
         let flavor = database.flavor
-        reads = .groupCommit(database, maxItems: 64) { db, pending in try await Self.record(pending, flavor: flavor, on: db) }
+        reads = .groupCommit(database, maxItems: 64) { db, pending in
+            try await Self.record(pending, flavor: flavor, on: db)
+        }
         widgets = Coalescer(maxItems: 64) { requests in
-            try await database.withConnection { db in try await Self.widgetFacts(requests, flavor: database.flavor, on: db) }
+            try await database.withConnection { db in
+                try await Self.widgetFacts(requests, flavor: database.flavor, on: db)
+            }
         }
     }
 
@@ -239,7 +248,7 @@ public struct ReadingStore: Sendable {
     static func encodeRows(_ reads: [NewRead], owner: String, now: Date) throws -> String {
         let recordedAt = now.storedMillis
         let array = try JSONEncoder().encode(reads.map { ReadRow(owner: owner, read: $0, recordedAt: recordedAt) })
-        return String(decoding: array.dropFirst().dropLast(), as: UTF8.self) // without the outer [ ]
+        return String(decoding: array.dropFirst().dropLast(), as: UTF8.self)  // without the outer [ ]
     }
 
     /// Writes the reads of several requests: one insert of all their rows, then one upsert of
@@ -250,38 +259,49 @@ public struct ReadingStore: Sendable {
     /// `jsonb_array_elements`), not as ten parameters a row: building a statement of 64,000
     /// parameters (a group of 64 batches of 100) and converting each one was most of the
     /// single writer's time.
-    private static func record(_ pending: [PendingReads], flavor: SQLFlavor, on db: any SQLDatabase) async throws -> [RecordedReads] {
-        struct Row { let request: Int; let read: NewRead }
+    private static func record(_ pending: [PendingReads], flavor: SQLFlavor, on db: any SQLDatabase) async throws
+        -> [RecordedReads]
+    {
+        struct Row {
+            let request: Int
+            let read: NewRead
+        }
         let rows = pending.enumerated().flatMap { index, item in item.reads.map { Row(request: index, read: $0) } }
         let json = "[" + pending.map(\.rows).joined(separator: ",") + "]"
-        let columns: SQLQueryString = flavor == .sqlite
+        let columns: SQLQueryString =
+            flavor == .sqlite
             ? """
-              SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7,
-                     value ->> 8, value ->> 9
-              FROM json_each(\(bind: json)) WHERE true
-              """
+            SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7,
+                   value ->> 8, value ->> 9
+            FROM json_each(\(bind: json)) WHERE true
+            """
             : """
-              SELECT e ->> 0, e ->> 1, e ->> 2, e ->> 3, e ->> 4, CAST(e ->> 5 AS BIGINT), e ->> 6, e ->> 7, e ->> 8, CAST(e ->> 9 AS BIGINT)
-              FROM jsonb_array_elements(CAST(\(bind: json) AS jsonb)) AS e
-              """
+            SELECT e ->> 0, e ->> 1, e ->> 2, e ->> 3, e ->> 4, CAST(e ->> 5 AS BIGINT), e ->> 6, e ->> 7, e ->> 8, CAST(e ->> 9 AS BIGINT)
+            FROM jsonb_array_elements(CAST(\(bind: json) AS jsonb)) AS e
+            """
         // (`WHERE true`: SQLite's grammar needs it between an INSERT's SELECT and ON CONFLICT.)
-        let returned = try await db.raw("""
+        let returned = try await db.raw(
+            """
             INSERT INTO reading_events (owner, event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at)
             \(columns)
             ON CONFLICT (owner, event_id) DO NOTHING RETURNING owner, event_id
-            """).all()
+            """
+        ).all()
         // As many rows back as sent: every one was new (the usual case), and there is nothing
         // to read in them. Otherwise they say which were.
         let allNew = returned.count == rows.count
-        var inserted = Set<[String]>() // (owner, event id)
+        var inserted = Set<[String]>()  // (owner, event id)
         if !allNew {
             for row in returned {
-                inserted.insert([try row.decode(column: "owner", as: String.self), try row.decode(column: "event_id", as: String.self)])
+                inserted.insert([
+                    try row.decode(column: "owner", as: String.self),
+                    try row.decode(column: "event_id", as: String.self),
+                ])
             }
         }
         // Each inserted read belongs to the first request that sent it.
         var recorded = Array(repeating: Set<String>(), count: pending.count)
-        var perDay: [[String]: Int] = [:] // (owner, day)
+        var perDay: [[String]: Int] = [:]  // (owner, day)
         for row in rows {
             let owner = pending[row.request].owner
             guard allNew || inserted.remove([owner, row.read.eventID]) != nil else { continue }
@@ -295,16 +315,21 @@ public struct ReadingStore: Sendable {
             upsert += "(\(bind: key[0]), \(bind: key[1]), \(bind: count))"
         }
         // A day is new when its count is just what this statement added.
-        upsert += " ON CONFLICT (owner, local_day) DO UPDATE SET reads = reading_days.reads + excluded.reads RETURNING owner, local_day, reads"
+        upsert +=
+            " ON CONFLICT (owner, local_day) DO UPDATE SET reads = reading_days.reads + excluded.reads RETURNING owner, local_day, reads"
         let summary = upsert
         var newDays = Set<[String]>()
         for row in try await db.raw(summary).all() {
-            let key = [try row.decode(column: "owner", as: String.self), try row.decode(column: "local_day", as: String.self)]
+            let key = [
+                try row.decode(column: "owner", as: String.self), try row.decode(column: "local_day", as: String.self),
+            ]
             if try row.decode(column: "reads", as: Int.self) == perDay[key] { newDays.insert(key) }
         }
         return recorded.enumerated().map { index, ids in
             let owner = pending[index].owner
-            let days = pending[index].reads.filter { ids.contains($0.eventID) && newDays.contains([owner, $0.localDay.iso]) }.map(\.localDay)
+            let days = pending[index].reads.filter {
+                ids.contains($0.eventID) && newDays.contains([owner, $0.localDay.iso])
+            }.map(\.localDay)
             return RecordedReads(eventIDs: ids, newDays: Set(days))
         }
     }
@@ -313,8 +338,11 @@ public struct ReadingStore: Sendable {
     /// query after authentication. Widgets asked for at the same time are looked up together,
     /// in one statement (see `Coalescer`): under load, the hop to the database and back, not
     /// the lookup, is what a widget costs.
-    public func widgetFacts(_ member: MemberID, campaign: String, from: LocalDay, through: LocalDay) async throws -> (Enrollment?, Set<LocalDay>) {
-        let facts = try await widgets.submit(WidgetFactsRequest(member: member.rawValue, campaign: campaign, from: from, through: through))
+    public func widgetFacts(_ member: MemberID, campaign: String, from: LocalDay, through: LocalDay) async throws -> (
+        Enrollment?, Set<LocalDay>
+    ) {
+        let facts = try await widgets.submit(
+            WidgetFactsRequest(member: member.rawValue, campaign: campaign, from: from, through: through))
         return (facts.enrollment, facts.days)
     }
 
@@ -333,14 +361,18 @@ public struct ReadingStore: Sendable {
     /// The facts of many widgets in one round trip: read days of every member asked for in the
     /// widest range asked for, and their enrollments in the campaigns asked for (point lookups
     /// and short ranges on the primary keys); each request then keeps its own.
-    static func widgetFacts(_ requests: [WidgetFactsRequest], flavor: SQLFlavor, on db: any SQLDatabase) async throws -> [WidgetFacts] {
+    static func widgetFacts(_ requests: [WidgetFactsRequest], flavor: SQLFlavor, on db: any SQLDatabase) async throws
+        -> [WidgetFacts]
+    {
         let members = SQLList(Set(requests.map(\.member)).sorted().map { SQLBind($0) })
         let campaigns = SQLList(Set(requests.map(\.campaign)).sorted().map { SQLBind($0) })
-        let from = requests.map(\.from).min()!, through = requests.map(\.through).max()!
+        let from = requests.map(\.from).min()!
+        let through = requests.map(\.through).max()!
         // One row per member with its days joined by commas: a member with a month of reads
         // costs one row to decode, not thirty.
         let joined = SQLRaw(flavor == .postgres ? "string_agg(local_day, ',')" : "group_concat(local_day, ',')")
-        let rows = try await db.raw("""
+        let rows = try await db.raw(
+            """
             SELECT 'day' AS kind, owner AS who, NULL AS campaign, \(joined) AS a, NULL AS b, NULL AS c, NULL AS d FROM reading_days
             WHERE owner IN (\(members)) AND local_day >= \(bind: from.iso) AND local_day <= \(bind: through.iso)
             GROUP BY owner
@@ -348,7 +380,8 @@ public struct ReadingStore: Sendable {
             SELECT 'enrollment' AS kind, member_id AS who, campaign_id AS campaign, join_day AS a, completed_on AS b,
                    CAST(joined_at AS TEXT) AS c, CAST(claimed_at AS TEXT) AS d
             FROM challenge_enrollments WHERE member_id IN (\(members)) AND campaign_id IN (\(campaigns))
-            """).all()
+            """
+        ).all()
         var days: [String: [LocalDay]] = [:]
         var enrollments: [String: Enrollment] = [:]
         for row in rows {
@@ -359,30 +392,39 @@ public struct ReadingStore: Sendable {
             } else {
                 let campaign = try row.decode(column: "campaign", as: String.self)
                 enrollments[who + "|" + campaign] = Enrollment(
-                    campaignID: campaign, joinedAt: Date(storedMillis: Int64(try row.decode(column: "c", as: String.self)) ?? 0),
-                    joinDay: LocalDay(iso: a)!, completedOn: try row.decode(column: "b", as: String?.self).flatMap { LocalDay(iso: $0) },
-                    claimedAt: try row.decode(column: "d", as: String?.self).flatMap { Int64($0) }.map(Date.init(storedMillis:)))
+                    campaignID: campaign,
+                    joinedAt: Date(storedMillis: Int64(try row.decode(column: "c", as: String.self)) ?? 0),
+                    joinDay: LocalDay(iso: a)!,
+                    completedOn: try row.decode(column: "b", as: String?.self).flatMap { LocalDay(iso: $0) },
+                    claimedAt: try row.decode(column: "d", as: String?.self).flatMap { Int64($0) }.map(
+                        Date.init(storedMillis:)))
             }
         }
         return requests.map { request in
-            WidgetFacts(enrollment: enrollments[request.member + "|" + request.campaign],
-                        days: Set(days[request.member, default: []].filter { $0 >= request.from && $0 <= request.through }))
+            WidgetFacts(
+                enrollment: enrollments[request.member + "|" + request.campaign],
+                days: Set(days[request.member, default: []].filter { $0 >= request.from && $0 <= request.through }))
         }
     }
 
     /// Local days with a read, between two days (inclusive): a short range on the summary.
     public func readDays(_ owner: ReadOwner, from: LocalDay, through: LocalDay) async throws -> Set<LocalDay> {
         try await database.withConnection { db in
-            Set(try await db.raw("""
-                SELECT local_day FROM reading_days
-                WHERE owner = \(bind: owner.key) AND local_day >= \(bind: from.iso) AND local_day <= \(bind: through.iso)
-                """).all().compactMap { LocalDay(iso: try $0.decode(column: "local_day", as: String.self)) })
+            Set(
+                try await db.raw(
+                    """
+                    SELECT local_day FROM reading_days
+                    WHERE owner = \(bind: owner.key) AND local_day >= \(bind: from.iso) AND local_day <= \(bind: through.iso)
+                    """
+                ).all().compactMap { LocalDay(iso: try $0.decode(column: "local_day", as: String.self)) })
         }
     }
 
     /// Articles the owner has opened, newest first, optionally filtered by title.
     public func seenArticles(_ owner: ReadOwner, matching query: String?, limit: Int) async throws -> [SeenArticle] {
-        let pattern = query.map { "%" + $0.lowercased().replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "") + "%" }
+        let pattern = query.map {
+            "%" + $0.lowercased().replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "") + "%"
+        }
         var sql: SQLQueryString = """
             SELECT article_id, language, MAX(title) AS title, MAX(thumbnail_url) AS thumbnail_url, MAX(read_at) AS last_read
             FROM reading_events WHERE owner = \(bind: owner.key)
@@ -392,11 +434,12 @@ public struct ReadingStore: Sendable {
         let query = sql
         return try await database.withConnection { db in
             try await db.raw(query).all().map { row in
-                SeenArticle(articleID: try row.decode(column: "article_id", as: String.self),
-                            title: try row.decode(column: "title", as: String.self),
-                            language: try row.decode(column: "language", as: String.self),
-                            thumbnailURL: try row.decode(column: "thumbnail_url", as: String?.self),
-                            lastReadAt: Date(storedMillis: try row.decode(column: "last_read", as: Int64.self)))
+                SeenArticle(
+                    articleID: try row.decode(column: "article_id", as: String.self),
+                    title: try row.decode(column: "title", as: String.self),
+                    language: try row.decode(column: "language", as: String.self),
+                    thumbnailURL: try row.decode(column: "thumbnail_url", as: String?.self),
+                    lastReadAt: Date(storedMillis: try row.decode(column: "last_read", as: Int64.self)))
             }
         }
     }
@@ -406,19 +449,27 @@ public struct ReadingStore: Sendable {
     public func adoptDevice(_ deviceID: String, member: MemberID) async throws -> [String] {
         let device = ReadOwner.device(deviceID).key
         return try await database.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO reading_events (owner, event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at)
                 SELECT \(bind: member.rawValue), event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at
                 FROM reading_events WHERE owner = \(bind: device)
                 ON CONFLICT (owner, event_id) DO NOTHING
-                """).run()
+                """
+            ).run()
             try await db.raw("DELETE FROM reading_events WHERE owner = \(bind: device)").run()
-            try await db.raw("DELETE FROM reading_days WHERE owner = \(bind: device) OR owner = \(bind: member.rawValue)").run()
-            try await db.raw("""
+            try await db.raw(
+                "DELETE FROM reading_days WHERE owner = \(bind: device) OR owner = \(bind: member.rawValue)"
+            ).run()
+            try await db.raw(
+                """
                 INSERT INTO reading_days (owner, local_day, reads)
                 SELECT owner, local_day, COUNT(*) FROM reading_events WHERE owner = \(bind: member.rawValue) GROUP BY owner, local_day
-                """).run()
-            let pending = try await db.raw("SELECT campaign_id FROM device_pending_joins WHERE device_id = \(bind: deviceID)").all()
+                """
+            ).run()
+            let pending = try await db.raw(
+                "SELECT campaign_id FROM device_pending_joins WHERE device_id = \(bind: deviceID)"
+            ).all()
                 .map { try $0.decode(column: "campaign_id", as: String.self) }
             try await db.raw("DELETE FROM device_pending_joins WHERE device_id = \(bind: deviceID)").run()
             return pending
@@ -427,16 +478,20 @@ public struct ReadingStore: Sendable {
 
     public func addPendingJoin(device: String, campaign: String, now: Date) async throws {
         try await database.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO device_pending_joins (device_id, campaign_id, created_at) VALUES (\(bind: device), \(bind: campaign), \(bind: now.storedMillis))
                 ON CONFLICT (device_id, campaign_id) DO NOTHING
-                """).run()
+                """
+            ).run()
         }
     }
 
     public func hasPendingJoin(device: String, campaign: String) async throws -> Bool {
         try await database.withConnection { db in
-            try await db.raw("SELECT 1 AS one FROM device_pending_joins WHERE device_id = \(bind: device) AND campaign_id = \(bind: campaign)").first() != nil
+            try await db.raw(
+                "SELECT 1 AS one FROM device_pending_joins WHERE device_id = \(bind: device) AND campaign_id = \(bind: campaign)"
+            ).first() != nil
         }
     }
 
@@ -445,7 +500,8 @@ public struct ReadingStore: Sendable {
     public func campaigns() async throws -> [Campaign] {
         try await database.withConnection { db in
             try await db.raw("SELECT body FROM campaigns ORDER BY id").all().map { row in
-                try JSONDecoder().decode(Campaign.self, from: Data(try row.decode(column: "body", as: String.self).utf8))
+                try JSONDecoder().decode(
+                    Campaign.self, from: Data(try row.decode(column: "body", as: String.self).utf8))
             }
         }
     }
@@ -456,10 +512,12 @@ public struct ReadingStore: Sendable {
         encoder.outputFormatting = .sortedKeys
         let body = String(decoding: try encoder.encode(campaign), as: UTF8.self)
         try await database.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO campaigns (id, body, updated_at) VALUES (\(bind: campaign.id), \(bind: body), \(bind: now.storedMillis))
                 ON CONFLICT (id) DO \(unsafeRaw: replace ? "UPDATE SET body = excluded.body, updated_at = excluded.updated_at" : "NOTHING")
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -467,53 +525,68 @@ public struct ReadingStore: Sendable {
 
     public func enrollment(_ member: MemberID, campaign: String) async throws -> Enrollment? {
         try await database.withConnection { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT campaign_id, joined_at, join_day, completed_on, claimed_at FROM challenge_enrollments
                 WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign)
-                """).first().map(Self.decodeEnrollment)
+                """
+            ).first().map(Self.decodeEnrollment)
         }
     }
 
     static func decodeEnrollment(_ row: any SQLRow) throws -> Enrollment {
-        Enrollment(campaignID: try row.decode(column: "campaign_id", as: String.self),
-                   joinedAt: Date(storedMillis: try row.decode(column: "joined_at", as: Int64.self)),
-                   joinDay: LocalDay(iso: try row.decode(column: "join_day", as: String.self))!,
-                   completedOn: try row.decode(column: "completed_on", as: String?.self).flatMap { LocalDay(iso: $0) },
-                   claimedAt: try row.decode(column: "claimed_at", as: Int64?.self).map(Date.init(storedMillis:)))
+        Enrollment(
+            campaignID: try row.decode(column: "campaign_id", as: String.self),
+            joinedAt: Date(storedMillis: try row.decode(column: "joined_at", as: Int64.self)),
+            joinDay: LocalDay(iso: try row.decode(column: "join_day", as: String.self))!,
+            completedOn: try row.decode(column: "completed_on", as: String?.self).flatMap { LocalDay(iso: $0) },
+            claimedAt: try row.decode(column: "claimed_at", as: Int64?.self).map(Date.init(storedMillis:)))
     }
 
     /// Joins (once; joining again keeps the first join). Returns the enrollment and whether it is new.
-    public func join(_ member: MemberID, campaign: String, day: LocalDay, now: Date) async throws -> (Enrollment, created: Bool) {
+    public func join(_ member: MemberID, campaign: String, day: LocalDay, now: Date) async throws -> (
+        Enrollment, created: Bool
+    ) {
         try await database.transaction { db in
-            let inserted = try await db.raw("""
+            let inserted = try await db.raw(
+                """
                 INSERT INTO challenge_enrollments (member_id, campaign_id, joined_at, join_day)
                 VALUES (\(bind: member.rawValue), \(bind: campaign), \(bind: now.storedMillis), \(bind: day.iso))
                 ON CONFLICT (member_id, campaign_id) DO NOTHING
                 RETURNING member_id
-                """).first()
-            let enrollment = try await db.raw("""
+                """
+            ).first()
+            let enrollment = try await db.raw(
+                """
                 SELECT campaign_id, joined_at, join_day, completed_on, claimed_at FROM challenge_enrollments
                 WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign)
-                """).first().map(Self.decodeEnrollment)!
+                """
+            ).first().map(Self.decodeEnrollment)!
             return (enrollment, inserted != nil)
         }
     }
 
     /// Records completion the first time (terminal) and awards the badge in the same
     /// transaction. Returns true when it was recorded now.
-    public func recordCompletion(_ member: MemberID, campaign: String, day: LocalDay, badgeTitle: String, now: Date) async throws -> Bool {
+    public func recordCompletion(_ member: MemberID, campaign: String, day: LocalDay, badgeTitle: String, now: Date)
+        async throws -> Bool
+    {
         try await database.transaction { db in
-            let updated = try await db.raw("""
+            let updated = try await db.raw(
+                """
                 UPDATE challenge_enrollments SET completed_on = \(bind: day.iso)
                 WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign) AND completed_on IS NULL
                 RETURNING member_id
-                """).first()
+                """
+            ).first()
             guard updated != nil else { return false }
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO badges (member_id, badge_id, title, awarded_at)
                 VALUES (\(bind: member.rawValue), \(bind: "reading-challenge-" + campaign), \(bind: badgeTitle), \(bind: now.storedMillis))
                 ON CONFLICT (member_id, badge_id) DO NOTHING
-                """).run()
+                """
+            ).run()
             return true
         }
     }
@@ -521,22 +594,28 @@ public struct ReadingStore: Sendable {
     /// Claims the prize once. Returns false when it had been claimed already.
     public func claim(_ member: MemberID, campaign: String, now: Date) async throws -> Bool {
         try await database.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE challenge_enrollments SET claimed_at = \(bind: now.storedMillis)
                 WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign)
                   AND completed_on IS NOT NULL AND claimed_at IS NULL
                 RETURNING member_id
-                """).first() != nil
+                """
+            ).first() != nil
         }
     }
 
     public func badges(_ member: MemberID) async throws -> [Badge] {
         try await database.withConnection { db in
-            try await db.raw("SELECT badge_id, title, awarded_at FROM badges WHERE member_id = \(bind: member.rawValue) ORDER BY awarded_at, badge_id")
-                .all().map { row in
-                    Badge(id: try row.decode(column: "badge_id", as: String.self), title: try row.decode(column: "title", as: String.self),
-                          awardedAt: Date(storedMillis: try row.decode(column: "awarded_at", as: Int64.self)))
-                }
+            try await db.raw(
+                "SELECT badge_id, title, awarded_at FROM badges WHERE member_id = \(bind: member.rawValue) ORDER BY awarded_at, badge_id"
+            )
+            .all().map { row in
+                Badge(
+                    id: try row.decode(column: "badge_id", as: String.self),
+                    title: try row.decode(column: "title", as: String.self),
+                    awardedAt: Date(storedMillis: try row.decode(column: "awarded_at", as: Int64.self)))
+            }
         }
     }
 
@@ -551,11 +630,13 @@ public struct ReadingStore: Sendable {
         let properties = try events.map { String(decoding: try encoder.encode($0.properties), as: UTF8.self) }
         try await database.transaction { db in
             for start in stride(from: 0, to: events.count, by: 500) {
-                var sql: SQLQueryString = "INSERT INTO analytics_events (id, subject, name, campaign_id, properties, occurred_at) VALUES"
+                var sql: SQLQueryString =
+                    "INSERT INTO analytics_events (id, subject, name, campaign_id, properties, occurred_at) VALUES"
                 for index in start..<min(start + 500, events.count) {
                     let event = events[index]
                     sql += index == start ? " " : ", "
-                    sql += "(\(bind: event.id), \(bind: event.subject), \(bind: event.name), \(bind: event.campaign), \(bind: properties[index]), \(bind: event.at.storedMillis))"
+                    sql +=
+                        "(\(bind: event.id), \(bind: event.subject), \(bind: event.name), \(bind: event.campaign), \(bind: properties[index]), \(bind: event.at.storedMillis))"
                 }
                 let query = sql
                 try await db.raw(query).run()
@@ -566,18 +647,25 @@ public struct ReadingStore: Sendable {
     /// Distinct subjects per event name for a campaign (the funnel's raw counts).
     public func distinctSubjects(campaign: String) async throws -> [String: Int] {
         try await database.withConnection { db in
-            Dictionary(uniqueKeysWithValues: try await db.raw("""
-                SELECT name, COUNT(DISTINCT subject) AS n FROM analytics_events WHERE campaign_id = \(bind: campaign) GROUP BY name
-                """).all().map { (try $0.decode(column: "name", as: String.self), try $0.decode(column: "n", as: Int.self)) })
+            Dictionary(
+                uniqueKeysWithValues: try await db.raw(
+                    """
+                    SELECT name, COUNT(DISTINCT subject) AS n FROM analytics_events WHERE campaign_id = \(bind: campaign) GROUP BY name
+                    """
+                ).all().map {
+                    (try $0.decode(column: "name", as: String.self), try $0.decode(column: "n", as: Int.self))
+                })
         }
     }
 
     /// Whether a subject already has an event of this name for the campaign.
     public func hasEvent(subject: String, name: String, campaign: String) async throws -> Bool {
         try await database.withConnection { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT 1 AS one FROM analytics_events WHERE campaign_id = \(bind: campaign) AND name = \(bind: name) AND subject = \(bind: subject) LIMIT 1
-                """).first() != nil
+                """
+            ).first() != nil
         }
     }
 }

@@ -21,7 +21,7 @@ enum StorySchema {
                 )
                 """,
             ]
-        },
+        }
     ]
 }
 
@@ -51,37 +51,51 @@ public struct StoryStore: Sendable {
         try await database.transaction { db in
             try await db.raw("DELETE FROM story_assets").run()
             for asset in assets {
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO story_assets (path, content_type, bytes) VALUES (\(bind: asset.path), \(bind: asset.contentType), \(bind: Data(asset.bytes)))
-                    """).run()
+                    """
+                ).run()
             }
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO story_content (id, content, imported_at) VALUES ('current', \(bind: json), \(bind: now.storedMillis))
                 ON CONFLICT (id) DO UPDATE SET content = excluded.content, imported_at = excluded.imported_at
-                """).run()
+                """
+            ).run()
         }
     }
 
     /// The current content, or nil before the first import.
     public func content() async throws -> (content: StoryContent, importedAt: Date)? {
         try await database.withConnection { db in
-            guard let row = try await db.raw("SELECT content, imported_at FROM story_content WHERE id = 'current'").first() else { return nil }
-            let content = try JSONDecoder().decode(StoryContent.self, from: Data(try row.decode(column: "content", as: String.self).utf8))
+            guard
+                let row = try await db.raw("SELECT content, imported_at FROM story_content WHERE id = 'current'")
+                    .first()
+            else { return nil }
+            let content = try JSONDecoder().decode(
+                StoryContent.self, from: Data(try row.decode(column: "content", as: String.self).utf8))
             return (content, Date(storedMillis: try row.decode(column: "imported_at", as: Int64.self)))
         }
     }
 
     public func asset(_ path: String) async throws -> StoryAsset? {
         try await database.withConnection { db in
-            guard let row = try await db.raw("SELECT content_type, bytes FROM story_assets WHERE path = \(bind: path)").first() else { return nil }
-            return StoryAsset(path: path, contentType: try row.decode(column: "content_type", as: String.self),
-                              bytes: [UInt8](try row.decode(column: "bytes", as: Data.self)))
+            guard
+                let row = try await db.raw("SELECT content_type, bytes FROM story_assets WHERE path = \(bind: path)")
+                    .first()
+            else { return nil }
+            return StoryAsset(
+                path: path, contentType: try row.decode(column: "content_type", as: String.self),
+                bytes: [UInt8](try row.decode(column: "bytes", as: Data.self)))
         }
     }
 
     public func assetCount() async throws -> Int {
         try await database.withConnection { db in
-            Int(try await db.raw("SELECT COUNT(*) AS n FROM story_assets").first()?.decode(column: "n", as: Int64.self) ?? 0)
+            Int(
+                try await db.raw("SELECT COUNT(*) AS n FROM story_assets").first()?.decode(column: "n", as: Int64.self)
+                    ?? 0)
         }
     }
 }
@@ -194,7 +208,7 @@ enum StoryMemberSchema {
                 )
                 """,
             ]
-        },
+        }
     ]
 }
 
@@ -267,88 +281,118 @@ public struct StoryMemberQueries: Sendable {
     public var points: PointsLedger { PointsLedger(db: db) }
 
     public func preferences(_ member: MemberID) async throws -> StoryPreferences {
-        guard let row = try await db.raw("""
-            SELECT onboarded, skipped, states, tracks FROM story_preferences WHERE member_id = \(bind: member.rawValue)
-            """).first() else { return .none }
+        guard
+            let row = try await db.raw(
+                """
+                SELECT onboarded, skipped, states, tracks FROM story_preferences WHERE member_id = \(bind: member.rawValue)
+                """
+            ).first()
+        else { return .none }
         func list(_ column: String) throws -> [String] {
-            (try? JSONDecoder().decode([String].self, from: Data(try row.decode(column: column, as: String.self).utf8))) ?? []
+            (try? JSONDecoder().decode([String].self, from: Data(try row.decode(column: column, as: String.self).utf8)))
+                ?? []
         }
-        return StoryPreferences(onboarded: try row.decode(column: "onboarded", as: Int64.self) != 0,
-                                skipped: try row.decode(column: "skipped", as: Int64.self) != 0, states: try list("states"), tracks: try list("tracks"))
+        return StoryPreferences(
+            onboarded: try row.decode(column: "onboarded", as: Int64.self) != 0,
+            skipped: try row.decode(column: "skipped", as: Int64.self) != 0, states: try list("states"),
+            tracks: try list("tracks"))
     }
 
     public func setPreferences(_ member: MemberID, _ preferences: StoryPreferences, now: Date) async throws {
         let states = String(decoding: try JSONEncoder().encode(preferences.states), as: UTF8.self)
         let tracks = String(decoding: try JSONEncoder().encode(preferences.tracks), as: UTF8.self)
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO story_preferences (member_id, onboarded, skipped, states, tracks, updated_at)
             VALUES (\(bind: member.rawValue), \(bind: Int64(preferences.onboarded ? 1 : 0)), \(bind: Int64(preferences.skipped ? 1 : 0)),
                     \(bind: states), \(bind: tracks), \(bind: now.storedMillis))
             ON CONFLICT (member_id) DO UPDATE SET onboarded = excluded.onboarded, skipped = excluded.skipped, states = excluded.states,
                 tracks = excluded.tracks, updated_at = excluded.updated_at
-            """).run()
+            """
+        ).run()
     }
 
     /// Records the page reached (the furthest is kept) and, on a chapter's last page, that
     /// the chapter was read. Returns whether the chapter became read now.
     @discardableResult
-    public func recordPage(_ member: MemberID, story: String, chapter: Int, page: Int, chapterID: String, lastPage: Bool, now: Date) async throws -> Bool {
-        try await db.raw("""
+    public func recordPage(
+        _ member: MemberID, story: String, chapter: Int, page: Int, chapterID: String, lastPage: Bool, now: Date
+    ) async throws -> Bool {
+        try await db.raw(
+            """
             INSERT INTO story_progress (member_id, story_id, chapter_index, page_index, updated_at)
             VALUES (\(bind: member.rawValue), \(bind: story), \(bind: Int64(chapter)), \(bind: Int64(page)), \(bind: now.storedMillis))
             ON CONFLICT (member_id, story_id) DO UPDATE SET chapter_index = excluded.chapter_index, page_index = excluded.page_index,
                 updated_at = excluded.updated_at
             WHERE story_progress.chapter_index < excluded.chapter_index
                OR (story_progress.chapter_index = excluded.chapter_index AND story_progress.page_index < excluded.page_index)
-            """).run()
+            """
+        ).run()
         guard lastPage else { return false }
-        return try await db.raw("""
+        return try await db.raw(
+            """
             INSERT INTO story_chapters_read (member_id, story_id, chapter_id, read_at) VALUES (\(bind: member.rawValue), \(bind: story), \(bind: chapterID), \(bind: now.storedMillis))
             ON CONFLICT (member_id, story_id, chapter_id) DO NOTHING RETURNING chapter_id
-            """).first() != nil
+            """
+        ).first() != nil
     }
 
     public func setBookmark(_ member: MemberID, story: String, on: Bool, now: Date) async throws {
         if on {
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO story_bookmarks (member_id, story_id, created_at) VALUES (\(bind: member.rawValue), \(bind: story), \(bind: now.storedMillis))
                 ON CONFLICT (member_id, story_id) DO NOTHING
-                """).run()
+                """
+            ).run()
         } else {
-            try await db.raw("DELETE FROM story_bookmarks WHERE member_id = \(bind: member.rawValue) AND story_id = \(bind: story)").run()
+            try await db.raw(
+                "DELETE FROM story_bookmarks WHERE member_id = \(bind: member.rawValue) AND story_id = \(bind: story)"
+            ).run()
         }
     }
 
-    public func addComment(id: String, member: MemberID, story: String, chapter: String, body: String, now: Date) async throws {
-        try await db.raw("""
+    public func addComment(id: String, member: MemberID, story: String, chapter: String, body: String, now: Date)
+        async throws
+    {
+        try await db.raw(
+            """
             INSERT INTO story_comments (id, story_id, chapter_id, member_id, body, created_at, seq)
             VALUES (\(bind: id), \(bind: story), \(bind: chapter), \(bind: member.rawValue), \(bind: body), \(bind: now.storedMillis),
                     (SELECT COALESCE(MAX(seq), 0) + 1 FROM story_comments WHERE story_id = \(bind: story) AND chapter_id = \(bind: chapter)))
-            """).run()
+            """
+        ).run()
     }
 
     /// Newest first.
     public func comments(story: String, chapter: String, limit: Int, offset: Int) async throws -> [StoryComment] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT c.id, c.story_id, c.chapter_id, c.member_id, m.display_name, c.body, c.created_at FROM story_comments c
             JOIN members m ON m.id = c.member_id
             WHERE c.story_id = \(bind: story) AND c.chapter_id = \(bind: chapter) ORDER BY c.seq DESC LIMIT \(bind: limit) OFFSET \(bind: offset)
-            """).all().map(Self.comment)
+            """
+        ).all().map(Self.comment)
     }
 
     public func comment(_ id: String) async throws -> StoryComment? {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT c.id, c.story_id, c.chapter_id, c.member_id, m.display_name, c.body, c.created_at FROM story_comments c
             JOIN members m ON m.id = c.member_id WHERE c.id = \(bind: id)
-            """).first().map(Self.comment)
+            """
+        ).first().map(Self.comment)
     }
 
     static func comment(_ row: any SQLRow) throws -> StoryComment {
-        StoryComment(id: try row.decode(column: "id", as: String.self), storyID: try row.decode(column: "story_id", as: String.self),
-                     chapterID: try row.decode(column: "chapter_id", as: String.self),
-                     memberID: MemberID(try row.decode(column: "member_id", as: String.self))!,
-                     authorName: try row.decode(column: "display_name", as: String.self), body: try row.decode(column: "body", as: String.self),
-                     createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
+        StoryComment(
+            id: try row.decode(column: "id", as: String.self),
+            storyID: try row.decode(column: "story_id", as: String.self),
+            chapterID: try row.decode(column: "chapter_id", as: String.self),
+            memberID: MemberID(try row.decode(column: "member_id", as: String.self))!,
+            authorName: try row.decode(column: "display_name", as: String.self),
+            body: try row.decode(column: "body", as: String.self),
+            createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
     }
 
     public func deleteComment(_ id: String) async throws {
@@ -356,99 +400,142 @@ public struct StoryMemberQueries: Sendable {
     }
 
     /// A selfie ("selfie:<story>") or the profile photo ("photo").
-    public func putImage(_ member: MemberID, kind: String, contentType: String, bytes: [UInt8], now: Date) async throws {
-        try await db.raw("""
+    public func putImage(_ member: MemberID, kind: String, contentType: String, bytes: [UInt8], now: Date) async throws
+    {
+        try await db.raw(
+            """
             INSERT INTO member_images (member_id, kind, content_type, bytes, created_at)
             VALUES (\(bind: member.rawValue), \(bind: kind), \(bind: contentType), \(bind: Data(bytes)), \(bind: now.storedMillis))
             ON CONFLICT (member_id, kind) DO UPDATE SET content_type = excluded.content_type, bytes = excluded.bytes, created_at = excluded.created_at
-            """).run()
+            """
+        ).run()
     }
 
     public func image(_ member: MemberID, kind: String) async throws -> MemberImage? {
-        guard let row = try await db.raw("""
-            SELECT content_type, bytes, created_at FROM member_images WHERE member_id = \(bind: member.rawValue) AND kind = \(bind: kind)
-            """).first() else { return nil }
-        return MemberImage(contentType: try row.decode(column: "content_type", as: String.self), bytes: [UInt8](try row.decode(column: "bytes", as: Data.self)),
-                           createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
+        guard
+            let row = try await db.raw(
+                """
+                SELECT content_type, bytes, created_at FROM member_images WHERE member_id = \(bind: member.rawValue) AND kind = \(bind: kind)
+                """
+            ).first()
+        else { return nil }
+        return MemberImage(
+            contentType: try row.decode(column: "content_type", as: String.self),
+            bytes: [UInt8](try row.decode(column: "bytes", as: Data.self)),
+            createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
     }
 
     /// Marks a story's rewards collected; false when they had been.
     public func collect(_ member: MemberID, story: String, now: Date) async throws -> Bool {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO story_collected (member_id, story_id, collected_at) VALUES (\(bind: member.rawValue), \(bind: story), \(bind: now.storedMillis))
             ON CONFLICT (member_id, story_id) DO NOTHING RETURNING story_id
-            """).first() != nil
+            """
+        ).first() != nil
     }
 
     public func addCard(_ member: MemberID, card: String, now: Date) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO story_cards_owned (member_id, card_id, copies, first_at) VALUES (\(bind: member.rawValue), \(bind: card), 1, \(bind: now.storedMillis))
             ON CONFLICT (member_id, card_id) DO UPDATE SET copies = story_cards_owned.copies + 1
-            """).run()
+            """
+        ).run()
     }
 
     public func award(_ member: MemberID, badge: String, now: Date) async throws -> Bool {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO story_badges_awarded (member_id, badge_id, awarded_at) VALUES (\(bind: member.rawValue), \(bind: badge), \(bind: now.storedMillis))
             ON CONFLICT (member_id, badge_id) DO NOTHING RETURNING badge_id
-            """).first() != nil
+            """
+        ).first() != nil
     }
 
     /// Marks a daily task done for a local day; false when it was already done that day.
     public func completeTask(_ member: MemberID, task: String, day: LocalDay, now: Date) async throws -> Bool {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO story_tasks_done (member_id, task_id, local_day, done_at) VALUES (\(bind: member.rawValue), \(bind: task), \(bind: day.iso), \(bind: now.storedMillis))
             ON CONFLICT (member_id, task_id, local_day) DO NOTHING RETURNING task_id
-            """).first() != nil
+            """
+        ).first() != nil
     }
 
     public func tasksDone(_ member: MemberID, day: LocalDay) async throws -> Set<String> {
-        Set(try await db.raw("""
-            SELECT task_id FROM story_tasks_done WHERE member_id = \(bind: member.rawValue) AND local_day = \(bind: day.iso)
-            """).all().map { try $0.decode(column: "task_id", as: String.self) })
+        Set(
+            try await db.raw(
+                """
+                SELECT task_id FROM story_tasks_done WHERE member_id = \(bind: member.rawValue) AND local_day = \(bind: day.iso)
+                """
+            ).all().map { try $0.decode(column: "task_id", as: String.self) })
     }
 
     public func details(_ member: MemberID) async throws -> MemberDetails {
-        guard let row = try await db.raw("""
-            SELECT location, favourite_track, bio FROM member_details WHERE member_id = \(bind: member.rawValue)
-            """).first() else { return .empty }
-        return MemberDetails(location: try row.decode(column: "location", as: String.self),
-                             favouriteTrack: try row.decode(column: "favourite_track", as: String.self), bio: try row.decode(column: "bio", as: String.self))
+        guard
+            let row = try await db.raw(
+                """
+                SELECT location, favourite_track, bio FROM member_details WHERE member_id = \(bind: member.rawValue)
+                """
+            ).first()
+        else { return .empty }
+        return MemberDetails(
+            location: try row.decode(column: "location", as: String.self),
+            favouriteTrack: try row.decode(column: "favourite_track", as: String.self),
+            bio: try row.decode(column: "bio", as: String.self))
     }
 
     public func setDetails(_ member: MemberID, _ details: MemberDetails, now: Date) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO member_details (member_id, location, favourite_track, bio, updated_at)
             VALUES (\(bind: member.rawValue), \(bind: details.location), \(bind: details.favouriteTrack), \(bind: details.bio), \(bind: now.storedMillis))
             ON CONFLICT (member_id) DO UPDATE SET location = excluded.location, favourite_track = excluded.favourite_track, bio = excluded.bio,
                 updated_at = excluded.updated_at
-            """).run()
+            """
+        ).run()
     }
 
     /// Everything the member has done with the stories, in a few queries.
     public func activity(_ member: MemberID) async throws -> StoryActivity {
         var activity = StoryActivity()
         let id = member.rawValue
-        for row in try await db.raw("SELECT story_id, chapter_index, page_index FROM story_progress WHERE member_id = \(bind: id)").all() {
+        for row in try await db.raw(
+            "SELECT story_id, chapter_index, page_index FROM story_progress WHERE member_id = \(bind: id)"
+        ).all() {
             activity.progress[try row.decode(column: "story_id", as: String.self)] =
-                (Int(try row.decode(column: "chapter_index", as: Int64.self)), Int(try row.decode(column: "page_index", as: Int64.self)))
+                (
+                    Int(try row.decode(column: "chapter_index", as: Int64.self)),
+                    Int(try row.decode(column: "page_index", as: Int64.self))
+                )
         }
-        activity.bookmarks = Set(try await db.raw("SELECT story_id FROM story_bookmarks WHERE member_id = \(bind: id)").all()
-            .map { try $0.decode(column: "story_id", as: String.self) })
-        activity.selfies = Set(try await db.raw("SELECT kind FROM member_images WHERE member_id = \(bind: id) AND kind LIKE 'selfie:%'").all()
-            .map { String(try $0.decode(column: "kind", as: String.self).dropFirst("selfie:".count)) })
-        activity.collected = Set(try await db.raw("SELECT story_id FROM story_collected WHERE member_id = \(bind: id)").all()
-            .map { try $0.decode(column: "story_id", as: String.self) })
-        for row in try await db.raw("SELECT card_id, copies FROM story_cards_owned WHERE member_id = \(bind: id)").all() {
-            activity.cards[try row.decode(column: "card_id", as: String.self)] = Int(try row.decode(column: "copies", as: Int64.self))
+        activity.bookmarks = Set(
+            try await db.raw("SELECT story_id FROM story_bookmarks WHERE member_id = \(bind: id)").all()
+                .map { try $0.decode(column: "story_id", as: String.self) })
+        activity.selfies = Set(
+            try await db.raw("SELECT kind FROM member_images WHERE member_id = \(bind: id) AND kind LIKE 'selfie:%'")
+                .all()
+                .map { String(try $0.decode(column: "kind", as: String.self).dropFirst("selfie:".count)) })
+        activity.collected = Set(
+            try await db.raw("SELECT story_id FROM story_collected WHERE member_id = \(bind: id)").all()
+                .map { try $0.decode(column: "story_id", as: String.self) })
+        for row in try await db.raw("SELECT card_id, copies FROM story_cards_owned WHERE member_id = \(bind: id)").all()
+        {
+            activity.cards[try row.decode(column: "card_id", as: String.self)] = Int(
+                try row.decode(column: "copies", as: Int64.self))
         }
-        for row in try await db.raw("SELECT badge_id, awarded_at FROM story_badges_awarded WHERE member_id = \(bind: id)").all() {
-            activity.badges[try row.decode(column: "badge_id", as: String.self)] = Date(storedMillis: try row.decode(column: "awarded_at", as: Int64.self))
+        for row in try await db.raw(
+            "SELECT badge_id, awarded_at FROM story_badges_awarded WHERE member_id = \(bind: id)"
+        ).all() {
+            activity.badges[try row.decode(column: "badge_id", as: String.self)] = Date(
+                storedMillis: try row.decode(column: "awarded_at", as: Int64.self))
         }
         func count(_ sql: SQLQueryString) async throws -> Int {
             Int(try await db.raw(sql).first()?.decode(column: "n", as: Int64.self) ?? 0)
         }
-        activity.chaptersRead = try await count("SELECT COUNT(*) AS n FROM story_chapters_read WHERE member_id = \(bind: id)")
+        activity.chaptersRead = try await count(
+            "SELECT COUNT(*) AS n FROM story_chapters_read WHERE member_id = \(bind: id)")
         activity.comments = try await count("SELECT COUNT(*) AS n FROM story_comments WHERE member_id = \(bind: id)")
         activity.tasksDone = try await count("SELECT COUNT(*) AS n FROM story_tasks_done WHERE member_id = \(bind: id)")
         return activity
