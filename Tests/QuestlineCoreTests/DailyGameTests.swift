@@ -18,39 +18,55 @@ private func years(_ outcome: GameOutcome) -> [[Int]] {
     return questions.map { [$0.first.year, $0.second.year] }
 }
 
+/// What the real Kotlin standard library's `Random(seed)` gives, recorded by
+/// `scripts/kotlin/random-fixture.sh` (Debian's kotlin package) in `Fixtures/kotlin-random.json`.
+private struct KotlinRandomFixture: Decodable {
+    struct Seed: Decodable {
+        let seed: Int32
+        let ints: [Int32]
+        let bounds: [Int32]
+        let bounded: [[Int32]]
+        let shuffle10: [Int]
+        let shuffle50: [Int]
+    }
+    let kotlin: String
+    let seeds: [Seed]
+
+    static func load() throws -> KotlinRandomFixture {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Fixtures/kotlin-random.json")
+        return try JSONDecoder().decode(KotlinRandomFixture.self, from: Data(contentsOf: url))
+    }
+}
+
 @Suite struct KotlinRandomTests {
-    @Test func firstIntsForSeedZeroMatchKotlin() {
-        var random = KotlinRandom(seed: 0)
-        #expect(
-            (0..<5).map { _ in random.nextInt() } == [
-                -1_934_310_868, 1_409_199_696, -649_160_781, -1_454_478_562, -1_464_141_532,
-            ])
-    }
-
-    @Test func shuffleWithSeed206MatchesKotlin() {
-        var random = KotlinRandom(seed: 206)
-        var list = Array(0...9)
-        random.shuffle(&list)
-        #expect(list == [9, 4, 1, 0, 7, 3, 8, 6, 5, 2])
-    }
-
-    @Test func boundedIntsStayInRangeForPowersOfTwoAndOthers() {
-        var random = KotlinRandom(seed: 1031)
-        for bound: Int32 in [1, 2, 3, 7, 8, 10, 64, 100, 1 << 30, Int32.max] {
-            for _ in 0..<200 {
-                let value = random.nextInt(bound)
-                #expect(value >= 0 && value < bound)
-            }
+    @Test func rawIntsMatchKotlinForEverySeedIncludingTheExtremes() throws {
+        let fixture = try KotlinRandomFixture.load()
+        #expect(fixture.seeds.count >= 9)
+        for expected in fixture.seeds {
+            var random = KotlinRandom(seed: expected.seed)
+            #expect((0..<expected.ints.count).map { _ in random.nextInt() } == expected.ints, "seed \(expected.seed)")
         }
-        // A bound of 1 always gives 0 (the JVM takes shift counts modulo 32).
-        #expect(random.nextInt(1) == 0)
     }
 
-    @Test func negativeAndExtremeSeedsAreDeterministic() {
-        for seed: Int32 in [-1, Int32.min, Int32.max, 1231] {
-            var a = KotlinRandom(seed: seed)
-            var b = KotlinRandom(seed: seed)
-            #expect((0..<10).map { _ in a.nextInt() } == (0..<10).map { _ in b.nextInt() })
+    @Test func boundedIntsMatchKotlinForPowersOfTwoAndOthers() throws {
+        for expected in try KotlinRandomFixture.load().seeds {
+            var random = KotlinRandom(seed: expected.seed)
+            let got = expected.bounds.map { bound in (0..<5).map { _ in random.nextInt(bound) } }
+            #expect(got == expected.bounded, "seed \(expected.seed)")
+        }
+    }
+
+    @Test func shufflesMatchKotlinsMutableListShuffle() throws {
+        for expected in try KotlinRandomFixture.load().seeds {
+            var random = KotlinRandom(seed: expected.seed)
+            var ten = Array(0...9)
+            random.shuffle(&ten)
+            #expect(ten == expected.shuffle10, "seed \(expected.seed)")
+            var random50 = KotlinRandom(seed: expected.seed)
+            var fifty = Array(0..<50)
+            random50.shuffle(&fifty)
+            #expect(fifty == expected.shuffle50, "seed \(expected.seed)")
         }
     }
 }
