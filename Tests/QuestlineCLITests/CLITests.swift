@@ -73,27 +73,23 @@ import Testing
     }
 
     @Test func gameQuestionsPrintsTheFixedJSON() throws {
-        let command = try #require(
-            try QuestlineTools.parseAsRoot(["game-questions", "--feed", fixture, "--date", "2026-02-06"])
-                as? GameQuestionsCommand)
-        guard
-            case .questions(let questions) = QuestionBuilder.build(
-                try OnThisDayFeed.decode(Data(contentsOf: URL(fileURLWithPath: fixture))),
-                date: LocalDay(iso: "2026-02-06")!)
-        else {
-            Issue.record("no game")
-            return
-        }
-        let json = GameQuestionsCommand.json(questions)
-        #expect(json.hasPrefix(#"{"questions": [{"first": {"year": 1944, "text": ""#))
-        let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: [[String: [String: Any]]]]
+        // The command itself, as an operator runs it: the built executable, its standard output.
+        let run = try Questline.run(["game-questions", "--feed", fixture, "--date", "2026-02-06"])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.hasPrefix(#"{"questions": [{"first": {"year": 1944, "text": ""#))
+        let parsed =
+            try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: [[String: [String: Any]]]]
         #expect(
             parsed?["questions"]?.map { [$0["first"]?["year"] as? Int, $0["second"]?["year"] as? Int] }
                 == [[1944, 1941], [1501, 1485], [637, 758], [1864, 1863], [1340, 1270]])
+        let command = try #require(
+            try QuestlineTools.parseAsRoot(["game-questions", "--feed", fixture, "--date", "2026-02-06"])
+                as? GameQuestionsCommand)
         #expect(command.language == "en")
         #expect(throws: (any Error).self) {
             try QuestlineTools.parseAsRoot(["game-questions", "--date", "2026-02-06"])
         }
+        #expect(try Questline.run(["game-questions", "--date", "2026-02-06"]).status != 0)
     }
 
     @Test func gameQuestionsExitsWithStatus3WhenThereIsNoGame() throws {
@@ -159,21 +155,17 @@ import Testing
             #"{"joinedAt": "2026-05-02T10:00:00Z", "reads": [{"at": "2026-05-07T09:00:00Z", "timeZone": "Europe/Paris"}, {"at": "2026-05-08T09:00:00Z", "timeZone": "Europe/Paris"}]}"#
         )
         defer { try? FileManager.default.removeItem(at: dir) }
-        // The 9th was missed: the freeze kept the streak; the 10th is not read yet.
-        let command = try #require(
-            try QuestlineTools.parseAsRoot([
-                "widget-preview", "--campaign", c, "--history", h,
-                "--now", "2026-05-10T08:30:00Z", "--time-zone", "Europe/Paris",
-            ]) as? WidgetPreviewCommand)
-        try command.run()  // prints; the model itself:
-        let status = try ReadingHistory.decode(Data(contentsOf: URL(fileURLWithPath: h)))
-            .status(now: try Date("2026-05-10T08:30:00Z", strategy: .iso8601), timeZone: TimeZoneID("Europe/Paris")!)
-        let model = ReadingWidget.model(
-            campaign: try Campaign.decode(Data(contentsOf: URL(fileURLWithPath: c))), status: status,
-            today: LocalDay(iso: "2026-05-10")!)
-        #expect(model.state == .freezeApplied)
-        #expect(model.streak == 2)
-        #expect(model.freezesLeft == 0)
+        // The 9th was missed: the freeze kept the streak; the 10th is not read yet. What the
+        // command prints is the model.
+        let run = try Questline.run([
+            "widget-preview", "--campaign", c, "--history", h, "--now", "2026-05-10T08:30:00Z", "--time-zone",
+            "Europe/Paris",
+        ])
+        #expect(run.status == 0, "\(run.errors)")
+        let model = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect(model["state"] as? String == "freezeApplied")
+        #expect(model["streak"] as? Int == 2)
+        #expect(model["freezesLeft"] as? Int == 0)
     }
 
     @Test func widgetPreviewRefusesBadInput() throws {
@@ -190,5 +182,38 @@ import Testing
                     as? WidgetPreviewCommand)
             #expect(throws: (any Error).self) { try command.run() }
         }
+    }
+}
+
+/// The built `questline` executable (beside the test bundle), run as an operator runs it.
+enum Questline {
+    struct Run {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("questline")
+    }
+
+    static func run(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "DATABASE_URL")
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+            errors: String(decoding: err, as: UTF8.self))
     }
 }

@@ -137,13 +137,19 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
         #expect(winter.progress(quest, in: quest.period(containing: day("2026-03-10"))!).value == 30)
     }
 
-    @Test func scheduleFiltersWeekdaysAndWindowForEveryGoal() {
-        // Weekdays only: Saturday use does not count.
-        let quest = spec(.weeklyMinutes, target: 30, weekdays: [1, 2, 3, 4, 5])
-        let eval = evaluate([
-            use("khan", "2026-03-14T10:00:00Z", minutes: 40), use("khan", "2026-03-13T10:00:00Z", minutes: 10),
-        ])
-        #expect(eval.progress(quest, in: quest.period(containing: day("2026-03-13"))!).value == 10)
+    @Test(arguments: GoalType.allCases)
+    func scheduleFiltersWeekdaysAndWindowForEveryGoal(_ goal: GoalType) throws {
+        // Weekdays only (Monday to Friday), 09:00-12:00 Berlin: use on Saturday 14 March, or on
+        // Friday afternoon, counts for nothing; use on Friday morning counts, whatever the goal.
+        let window = try #require(DailyWindow(startMinute: 9 * 60, endMinute: 12 * 60))
+        let quest = spec(
+            goal, target: 1_000, minimum: 10, within: 60, apps: ["khan"], weekdays: [1, 2, 3, 4, 5], window: window)
+        let saturday = evaluate([use("khan", "2026-03-14T09:00:00Z", minutes: 40)])
+        #expect(saturday.progress(quest, in: try #require(quest.period(containing: day("2026-03-14")))).value == 0)
+        let afternoon = evaluate([use("khan", "2026-03-13T13:00:00Z", minutes: 40)])
+        #expect(afternoon.progress(quest, in: try #require(quest.period(containing: day("2026-03-13")))).value == 0)
+        let morning = evaluate([use("khan", "2026-03-13T09:00:00Z", minutes: 40)])
+        #expect(morning.progress(quest, in: try #require(quest.period(containing: day("2026-03-13")))).value > 0)
     }
 
     @Test func efficiencyCountsPointsEarnedInTheFirstMinutesOfUse() {
