@@ -176,6 +176,7 @@ let package = Package(
             name: "QuestlineServerTests",
             dependencies: [
                 "QuestlineServer", "QuestlineFeatures", "QuestlineStore", "QuestlineCore", "QuestlineTestSupport",
+                "QuestlineAPI",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

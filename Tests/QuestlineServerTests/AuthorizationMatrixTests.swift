@@ -41,18 +41,17 @@ struct World: Sendable {
         world.adminID = adminID
         world.guardianID = guardianID
         world.household =
-            try await app.send(.post, "/api/v1/households", json: #"{"name":"Home"}"#, token: guardian).object["id"]
-            as? String ?? ""
+            try await app.send(.post, "/api/v1/households", json: #"{"name":"Home"}"#, token: guardian).string("id")
         _ = try await app.send(.post, "/api/v1/households", json: #"{"name":"Other"}"#, token: other)
         world.childID =
             try await app.send(
                 .post, "/api/v1/households/\(world.household)/children",
                 json: #"{"username":"kid","password":"kidpass123","displayName":"Kid"}"#, token: guardian
             )
-            .object["id"] as? String ?? ""
+            .string("id")
         let child =
-            try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"kid","password":"kidpass123"}"#).object[
-                "token"] as? String ?? ""
+            try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"kid","password":"kidpass123"}"#).string(
+                "token")
         world.tokens = [.owner: admin, .stranger: stranger, .guardian: guardian, .child: child, .otherGuardian: other]
         for (token, body) in [
             ("khan", #"{"name":"Khan","role":"learning"}"#), ("game", #"{"name":"Game","role":"reward"}"#),
@@ -66,7 +65,7 @@ struct World: Sendable {
                 json:
                     #"{"title":"Learn","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"game","minutes":10}]}"#,
                 token: guardian
-            ).object["id"] as? String ?? ""
+            ).string("id")
         _ = try await app.send(
             .post, "/api/v1/children/\(world.childID)/adjustments", json: #"{"points":100,"reason":"Start"}"#,
             token: guardian)
@@ -74,9 +73,9 @@ struct World: Sendable {
             try await app.send(
                 .post, "/api/v1/households/\(world.household)/invitations", json: #"{"role":"guardian"}"#,
                 token: guardian
-            ).object["code"] as? String ?? ""
+            ).string("code")
         world.session =
-            try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: admin).object["id"] as? String ?? ""
+            try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: admin).string("id")
         for token in world.tokens.values {
             _ = try await app.send(.post, "/api/v1/saved", json: #"{"language":"en","title":"Octopus"}"#, token: token)
         }
@@ -89,7 +88,7 @@ struct World: Sendable {
                 try await app.send(
                     .post, "/api/v1/stories/daytona/chapters/0/comments", json: #"{"text":"Great lap"}"#, token: admin
                 )
-                .object["id"] as? String ?? ""
+                .string("id")
             for story in ["daytona", "homestead"] {
                 _ = try await app.sendBytes(.put, "/api/v1/stories/\(story)/selfie", bytes: png, token: admin)
             }

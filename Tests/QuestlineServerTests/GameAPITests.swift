@@ -54,7 +54,7 @@ extension Harness {
         let start = try await send(
             .post, "/api/v1/game/sessions", json: date.map { #"{"date":"\#($0)"}"# } ?? "{}", token: token)
         #expect(start.status == .created || start.status == .ok, "\(start.text)")
-        let id = start.object["id"] as? String ?? ""
+        let id = try start.string("id")
         for index in 0..<5 { _ = try await answer(id, index, "first", token: token) }
         return id
     }
@@ -143,7 +143,7 @@ extension Harness {
             feeds.replaceFeed(
                 with: OnThisDayFeed(events: [.init(text: "New A.", year: 1500), .init(text: "New B.", year: 1900)]))
             app.clock.advance(by: 21 * 3600)  // past the cache refresh, still 7 May in UTC until 24:00
-            let id = adaGame.object["id"] as? String ?? ""
+            let id = try adaGame.string("id")
             let again = try await app.send(.get, "/api/v1/game/sessions/\(id)", token: ada)
             #expect(texts(again) == texts(adaGame))
         }

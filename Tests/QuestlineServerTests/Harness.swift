@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOConcurrencyHelpers
+import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineServer
@@ -104,9 +105,14 @@ struct Harness {
             .post, "/api/v1/auth/signup",
             json: #"{"email":"\#(email)","password":"password123","displayName":"\#(name)","timeZone":"\#(timeZone)"}"#)
         #expect(reply.status == .created, "sign-up of \(email): \(reply.text)")
-        let member = reply.object["member"] as? [String: Any]
-        return (reply.object["token"] as? String ?? "", member?["id"] as? String ?? "")
+        let session = try reply.decode(Components.Schemas.Session.self)
+        return (session.token, session.member.id)
     }
+}
+
+struct ReplyError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }
 
 /// A response with its body read as text and as a JSON object.
@@ -119,6 +125,28 @@ struct Reply {
         status = response.status
         headers = response.headers
         text = String(buffer: response.body)
+    }
+
+    /// The body decoded as a typed value: one of the contract's generated types
+    /// (`Components.Schemas.Session`) or a small test DTO. A body that is not one fails the test.
+    func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            try RFC3339DateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
+        }
+        do {
+            return try decoder.decode(T.self, from: Data(text.utf8))
+        } catch {
+            throw ReplyError(message: "\(status.code) \(text.prefix(300)) is not a \(T.self): \(error)")
+        }
+    }
+
+    /// A string field of the body that must be there (an id, a token, a code): never a silent "".
+    func string(_ key: String) throws -> String {
+        guard let value = object[key] as? String, !value.isEmpty else {
+            throw ReplyError(message: "\(status.code) \(text.prefix(300)) has no \"\(key)\"")
+        }
+        return value
     }
 
     var object: [String: Any] {

@@ -16,7 +16,7 @@ import Testing
         let (guardian, guardianID) = try await app.signUp("grace@example.com", name: "Grace")
         let home = try await app.send(.post, "/api/v1/households", json: #"{"name":"Hopper home"}"#, token: guardian)
         #expect(home.status == .created, "\(home.text)")
-        let household = home.object["id"] as? String ?? ""
+        let household = try home.string("id")
         let child = try await app.send(
             .post, "/api/v1/households/\(household)/children",
             json: #"{"username":"Kid1","password":"kidpass123","displayName":"Kid"}"#, token: guardian)
@@ -29,10 +29,10 @@ import Testing
         let (other, _) = try await app.signUp("olga@example.com")
         let otherHome = try await app.send(.post, "/api/v1/households", json: #"{"name":"Other"}"#, token: other)
         let (stranger, strangerID) = try await app.signUp("sam@example.com")
-        return Family(
+        return try Family(
             guardian: guardian, guardianID: guardianID, household: household,
-            child: childLogin.object["token"] as? String ?? "", childID: child.object["id"] as? String ?? "",
-            otherGuardian: other, otherHousehold: otherHome.object["id"] as? String ?? "",
+            child: childLogin.string("token"), childID: child.string("id"),
+            otherGuardian: other, otherHousehold: otherHome.string("id"),
             stranger: stranger, strangerID: strangerID)
     }
 
@@ -121,7 +121,7 @@ import Testing
                 .post, "/api/v1/households/\(f.household)/invitations", json: #"{"role":"guardian"}"#, token: f.guardian
             )
             #expect(invite.status == .created)
-            let code = invite.object["code"] as? String ?? ""
+            let code = try invite.string("code")
             #expect(code.count == 10)
             let joined = try await app.send(
                 .post, "/api/v1/invitations/accept", json: #"{"code":"\#(code.lowercased())"}"#, token: f.stranger)

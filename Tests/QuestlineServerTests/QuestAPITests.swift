@@ -46,7 +46,7 @@ import Testing
             let created = try await app.send(
                 .post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian)
             #expect(created.status == .created, "\(created.text)")
-            let questID = created.object["id"] as? String ?? ""
+            let questID = try created.string("id")
             #expect((created.object["progress"] as? [String: Any])?["text"] as? String == "0 / 30 minutes")
 
             // 20 minutes, then an overlapping report: the union is 09:00-09:30 UTC = 30 minutes.
@@ -142,7 +142,7 @@ import Testing
             let created = try await app.send(
                 .post, "/api/v1/children/\(f.childID)/quests",
                 json: #"{"title":"Week","goalType":"weeklyMinutes","target":100}"#, token: f.guardian)
-            let id = created.object["id"] as? String ?? ""
+            let id = try created.string("id")
             // Sunday 10 May 23:50 Berlin (21:50 UTC), 12 minutes: 10 in this week, 2 on Monday.
             app.clock.set(try Date("2026-05-10T21:59:00Z", strategy: .iso8601))
             _ = try await app.send(
@@ -216,7 +216,7 @@ import Testing
             let f = try await family(app)
             let created = try await app.send(
                 .post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian)
-            let id = created.object["id"] as? String ?? ""
+            let id = try created.string("id")
             // The child: reads, reports, redeems; never creates, edits, pauses, deletes or approves.
             try await app.send(.post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.child)
                 .expectProblem(.forbidden)
@@ -268,7 +268,7 @@ import Testing
             }
             try await app.send(.get, "/api/v1/children/\(f.childID)/quests").expectProblem(.unauthorized)
             // Quests are for children: a guardian has no board.
-            let guardianID = try await app.send(.get, "/api/v1/me", token: f.guardian).object["id"] as? String ?? ""
+            let guardianID = try await app.send(.get, "/api/v1/me", token: f.guardian).string("id")
             try await app.send(.get, "/api/v1/children/\(guardianID)/quests", token: f.guardian).expectProblem(
                 .notFound)
             // Deleting keeps what was paid; pausing stops completion.
@@ -363,7 +363,7 @@ import Testing
             let id =
                 try await app.send(
                     .post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian
-                ).object["id"] as? String ?? ""
+                ).string("id")
             func cookie(_ token: String) -> HTTPFields { [.cookie: "ql_session=\(token)", .accept: "text/html"] }
             #expect(
                 try await app.send(.get, "/quests/children/\(f.childID)", headers: cookie(f.guardian)).status == .ok)

@@ -24,17 +24,16 @@ import Testing
     static func setUp(_ app: Harness) async throws -> Actors {
         let (guardian, _) = try await app.signUp("replay-guardian@example.com")
         let household =
-            try await app.send(.post, "/api/v1/households", json: #"{"name":"Replay"}"#, token: guardian).object["id"]
-            as? String ?? ""
+            try await app.send(.post, "/api/v1/households", json: #"{"name":"Replay"}"#, token: guardian).string("id")
         let childID =
             try await app.send(
                 .post, "/api/v1/households/\(household)/children",
                 json: #"{"username":"replaykid","password":"kidpass123","displayName":"Kid"}"#, token: guardian
             )
-            .object["id"] as? String ?? ""
+            .string("id")
         let child =
             try await app.send(.post, "/api/v1/auth/login", json: #"{"login":"replaykid","password":"kidpass123"}"#)
-            .object["token"] as? String ?? ""
+            .string("token")
         for (token, body) in [
             ("khan", #"{"name":"Khan","role":"learning","pointsPerMinute":2}"#),
             ("duo", #"{"name":"Duo","role":"learning"}"#),
