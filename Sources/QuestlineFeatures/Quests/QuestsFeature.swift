@@ -33,23 +33,6 @@ public struct UsageOutcome: Sendable {
     public let badges: [String]
 }
 
-/// One usage report as the device sends it, before validation.
-public struct UsageReportInput: Sendable {
-    public let id: String
-    public let appToken: String
-    public let startedAt: Date
-    public let durationSeconds: Int
-    public let timeZone: String
-
-    public init(id: String, appToken: String, startedAt: Date, durationSeconds: Int, timeZone: String) {
-        self.id = id
-        self.appToken = appToken
-        self.startedAt = startedAt
-        self.durationSeconds = durationSeconds
-        self.timeZone = timeZone
-    }
-}
-
 /// Family quests: catalogs, challenges, usage, progress and completion, the ledger, unlocks,
 /// badges, and the live events that keep a family's devices in step.
 ///
@@ -61,7 +44,6 @@ public struct QuestsFeature: Sendable {
     let ids: any IDGenerator
     public let live: LiveHub
     /// Reports older than this are refused: progress periods that long ago are settled.
-    static let lateLimitDays = 30
     public static let maxReports = 500
     /// Caps that keep every list a screen shows bounded.
     public static let maxApps = 100
@@ -265,7 +247,7 @@ public struct QuestsFeature: Sendable {
         }
         let now = clock.now()
         let records = try await store.quests.read { q in
-            try Self.validate(reports, catalog: try await q.apps(child.id), now: now)
+            try UsageReports.validate(reports, catalog: try await q.apps(child.id), now: now)
         }
         let (outcome, changed) = try await store.quests.write { q -> (UsageOutcome, Bool) in
             let (new, conflicting) = try await q.insertReports(child.id, records, now: now)
@@ -298,62 +280,6 @@ public struct QuestsFeature: Sendable {
         }
         if changed { publish("progress", child: child) }
         return outcome
-    }
-
-    static func validate(_ reports: [UsageReportInput], catalog: [QuestApp], now: Date) throws(DomainError)
-        -> [StoredUsageReport]
-    {
-        let tokens = Set(catalog.map(\.token))
-        var v = FieldValidation()
-        var records: [StoredUsageReport] = []
-        var seen = Set<String>()
-        for (index, report) in reports.enumerated() {
-            let field = "reports[\(index)]"
-            v.check { () throws(DomainError) in
-                guard (1...128).contains(report.id.utf8.count),
-                    report.id.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
-                else {
-                    throw .invalid(field: "\(field).id", "Give each report an id (1 to 128 visible ASCII characters).")
-                }
-            }
-            v.check { () throws(DomainError) in
-                guard tokens.contains(report.appToken) else {
-                    throw .invalid(field: "\(field).appToken", "This app is not in the child's catalog.")
-                }
-            }
-            v.check { () throws(DomainError) in
-                guard (1...43_200).contains(report.durationSeconds) else {
-                    throw .invalid(field: "\(field).durationSeconds", "Use 1 to 43200 seconds (12 hours).")
-                }
-            }
-            let zone = v.check { () throws(DomainError) -> TimeZoneID in
-                guard let zone = TimeZoneID(report.timeZone) else {
-                    throw .invalid(field: "\(field).timeZone", "Use an IANA time zone such as Europe/Berlin.")
-                }
-                return zone
-            }
-            v.check { () throws(DomainError) in
-                let end = report.startedAt.addingTimeInterval(TimeInterval(max(report.durationSeconds, 0)))
-                if end > now.addingTimeInterval(300) {
-                    throw .invalid(
-                        field: "\(field).startedAt", "This usage ends in the future; check the device clock.")
-                }
-                if report.startedAt < now.addingTimeInterval(-Double(lateLimitDays) * 86_400) {
-                    throw .invalid(
-                        field: "\(field).startedAt", "Usage more than \(lateLimitDays) days old is not accepted.")
-                }
-            }
-            if let zone, seen.insert(report.id).inserted {
-                records.append(
-                    StoredUsageReport(
-                        id: report.id,
-                        record: UsageRecord(
-                            token: report.appToken, start: report.startedAt,
-                            seconds: report.durationSeconds, zone: zone)))
-            }
-        }
-        try v.finish()
-        return records
     }
 
     struct Settlement {

@@ -3,30 +3,6 @@ import NIOConcurrencyHelpers
 public import QuestlineCore
 public import QuestlineStore
 
-/// A read as a client sends it, before validation.
-public struct ReadInput: Sendable {
-    public var eventId: String
-    public var articleId: String
-    public var title: String
-    public var language: String
-    public var at: Date
-    public var timeZone: String
-    public var thumbnailUrl: String?
-
-    public init(
-        eventId: String, articleId: String, title: String, language: String, at: Date, timeZone: String,
-        thumbnailUrl: String? = nil
-    ) {
-        self.eventId = eventId
-        self.articleId = articleId
-        self.title = title
-        self.language = language
-        self.at = at
-        self.timeZone = timeZone
-        self.thumbnailUrl = thumbnailUrl
-    }
-}
-
 /// Who is looking at the widget: a member, or a device not signed in.
 public struct ReaderIdentity: Sendable {
     public let member: MemberRecord?
@@ -182,75 +158,11 @@ public struct ReadingFeature: Sendable {
 
     // MARK: Reads
 
-    /// Validates reads; every problem names its field (`reads[3].timeZone`). A read more than
-    /// a few minutes in the future of the server's clock is refused, and so is a read whose
-    /// zone puts it on a local day more than one day ahead of the reader's own today (in
-    /// `readerZone`, the member's profile zone): travel moves a day by at most one, a device
-    /// claiming a far zone to bank tomorrow's streak day does not.
+    /// Validates reads against the server's clock (`ReadRules.validate`).
     public func validate(_ inputs: [ReadInput], readerZone: TimeZoneID? = nil, fieldPrefix: (Int) -> String)
         throws(DomainError) -> [NewRead]
     {
-        var issues: [FieldIssue] = []
-        var reads: [NewRead] = []
-        let now = clock.now()
-        let latestDay = readerZone.map { LocalDay(now, in: $0.timeZone).adding(days: 1) }
-        for (index, input) in inputs.enumerated() {
-            let prefix = fieldPrefix(index)
-            func issue(_ field: String, _ message: String) {
-                issues.append(FieldIssue(field: prefix + field, message: message))
-            }
-            let eventID = input.eventId.trimmed(newlines: false)
-            if eventID.isEmpty || eventID.count > 64 {
-                issue("eventId", "Use 1 to 64 characters, unique per read.")
-            } else if eventID.containsControlCharacter {
-                issue("eventId", "Remove control characters.")
-            }
-            let article = input.articleId.trimmed(newlines: false)
-            if article.isEmpty || article.count > 300 {
-                issue("articleId", "Give the article's id (1 to 300 characters).")
-            } else if article.containsControlCharacter {
-                issue("articleId", "Remove control characters.")
-            }
-            let title = input.title.trimmed()
-            if title.isEmpty || title.count > 300 {
-                issue("title", "Give the article's title (1 to 300 characters).")
-            } else if title.containsControlCharacter {
-                issue("title", "Remove control characters (line breaks, tabs, NUL).")
-            }
-            var language = input.language.lowercased()
-            do { language = try WikiLanguage.validate(input.language, field: prefix + "language") } catch {
-                if case .invalid(let found) = error { issues += found }
-            }
-            if input.at.timeIntervalSince(now) > ReadingHistory.allowedClockSkew {
-                issue("at", "This read is in the future; check the device clock.")
-            } else if let found = DateWindow.readingIssue(input.at, field: prefix + "at") {
-                issues.append(found)
-            }
-            if let thumbnail = input.thumbnailUrl,
-                !(thumbnail.hasPrefix("https://") || thumbnail.hasPrefix("http://")) || thumbnail.count > 2000
-                    || thumbnail.containsControlCharacter
-            {
-                issue("thumbnailUrl", "Use an http(s) URL.")
-            }
-            guard let zone = TimeZoneID(input.timeZone) else {
-                issue("timeZone", "Use an IANA time zone name such as Europe/Berlin.")
-                continue
-            }
-            let localDay = LocalDay(input.at, in: zone.timeZone)
-            if let latestDay, localDay > latestDay {
-                issue(
-                    "timeZone",
-                    "This time zone puts the read on \(localDay.iso), ahead of your day; check the device's time zone.")
-                continue
-            }
-            reads.append(
-                NewRead(
-                    eventID: eventID, articleID: article, title: title, language: language, at: input.at,
-                    timeZone: zone.identifier, localDay: localDay,
-                    thumbnailURL: input.thumbnailUrl))
-        }
-        if !issues.isEmpty { throw .invalid(issues) }
-        return reads
+        try ReadRules.validate(inputs, now: clock.now(), readerZone: readerZone, fieldPrefix: fieldPrefix)
     }
 
     /// Records validated reads for the reader; then, when they add a read day (nothing else

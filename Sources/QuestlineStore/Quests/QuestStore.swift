@@ -174,17 +174,6 @@ enum QuestSchema {
     ]
 }
 
-/// A usage report as stored: its device-chosen id (the per-report idempotency key) and content.
-public struct StoredUsageReport: Sendable, Equatable {
-    public let id: String
-    public let record: UsageRecord
-
-    public init(id: String, record: UsageRecord) {
-        self.id = id
-        self.record = record
-    }
-}
-
 /// A quest period that has completed.
 public struct CompletedPeriod: Sendable, Hashable {
     public let challenge: QuestID

@@ -94,32 +94,6 @@ public enum ReadOwner: Sendable, Hashable {
     }
 }
 
-/// One article open, validated.
-public struct NewRead: Sendable, Equatable {
-    public let eventID: String
-    public let articleID: String
-    public let title: String
-    public let language: String
-    public let at: Date
-    public let timeZone: String
-    public let localDay: LocalDay
-    public let thumbnailURL: String?
-
-    public init(
-        eventID: String, articleID: String, title: String, language: String, at: Date, timeZone: String,
-        localDay: LocalDay, thumbnailURL: String?
-    ) {
-        self.eventID = eventID
-        self.articleID = articleID
-        self.title = title
-        self.language = language
-        self.at = at
-        self.timeZone = timeZone
-        self.localDay = localDay
-        self.thumbnailURL = thumbnailURL
-    }
-}
-
 public struct Enrollment: Sendable, Equatable {
     public let campaignID: String
     public let joinedAt: Date
