@@ -63,7 +63,8 @@ import Testing
     @Test func readsAreCheckedAgainstTheClockTheWindowAndTheReadersDay() throws {
         #expect(readRefusal(read(at: now - 60)) == nil)
         #expect(readRefusal(read(at: now + 301)) == "at")
-        #expect(readRefusal(read(at: Date(timeIntervalSince1970: 946_684_800))) == "at")  // 2000-01-01: before Wikipedia
+        // 2000-01-01: before Wikipedia began.
+        #expect(readRefusal(read(at: Date(timeIntervalSince1970: 946_684_800))) == "at")
         #expect(readRefusal(read(at: now, zone: "Mars/Olympus")) == "timeZone")
         // 10:30 UTC on 10 May is 23:30 on the 9th in Pago Pago (-11) and 00:30 on the 11th in
         // Kiritimati (+14): a reader at home in Pago Pago may travel one day ahead, not two.
