@@ -27,6 +27,35 @@ private func member(_ store: Store) async throws -> MemberID {
 
 @Suite struct ReadingStoreTests {
     @Test(arguments: TestDatabase.available)
+    func aReadThatCompletesTheCampaignRecordsTheCompletionInItsTransaction(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let campaign = Campaign(
+                id: "may", startDay: day("2026-05-01"), endDay: day("2026-05-31"), goalDays: 3,
+                claimUntilDay: day("2026-06-30"), removeAfterDay: day("2026-06-30"), title: "May")
+            try await store.reading.saveCampaign(campaign, replace: true, now: t0)
+            let ada = try await member(store)
+            let check = CompletionCheck(
+                member: ada, campaign: campaign, today: day("2026-05-10"), badgeTitle: "Completed: May")
+            // Not enrolled: reads count, nothing completes.
+            let before = try await store.reading.record(
+                [read("a", "2026-05-07"), read("b", "2026-05-08")], owner: .member(ada), now: t0, completion: check)
+            #expect(before.completedOn == nil)
+            _ = try await store.reading.join(ada, campaign: "may", day: day("2026-05-08"), now: t0)
+            // The third day in a row reaches the goal: completion and badge come with the read.
+            let third = try await store.reading.record(
+                [read("c", "2026-05-09")], owner: .member(ada), now: t0, completion: check)
+            #expect(third.completedOn == day("2026-05-09"))
+            #expect(try await store.reading.enrollment(ada, campaign: "may")?.completedOn == day("2026-05-09"))
+            #expect(try await store.reading.badges(ada).map(\.title) == ["Completed: May"])
+            // A retry, and a later day, complete nothing again.
+            let retry = try await store.reading.record(
+                [read("c", "2026-05-09"), read("d", "2026-05-10")], owner: .member(ada), now: t0, completion: check)
+            #expect(retry.completedOn == nil && retry.eventIDs == ["d"])
+            #expect(try await store.reading.badges(ada).count == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
     func readsAreRecordedOnceAndSummarisedPerDay(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let ada = try await member(store)

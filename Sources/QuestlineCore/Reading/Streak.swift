@@ -83,3 +83,13 @@ public struct StreakSummary: Sendable, Equatable {
         }
     }
 }
+
+extension Campaign {
+    /// The day a joined member completed this campaign, per their read days up to `today`: the
+    /// first day their streak reached the goal (reads before joining count; freezes from the
+    /// join day). Nil while it is not reached. The store records it in the same transaction as
+    /// the reads that reach it.
+    public func completion(readDays: Set<LocalDay>, joinDay: LocalDay, today: LocalDay) -> LocalDay? {
+        StreakSummary(campaign: self, readDays: readDays, today: today, joinDay: joinDay).completedOn
+    }
+}

@@ -172,7 +172,21 @@ public struct ReadingFeature: Sendable {
         guard let owner = reader.owner else {
             throw DomainError.unauthenticated("Sign in, or send an X-Device-Id header, to record reads.")
         }
-        let recorded = try await store.reading.record(reads, owner: owner, now: clock.now())
+        // A member's reads carry the completion check of the campaign of their today, so that a
+        // read that completes it records the completion in the same transaction.
+        var check: CompletionCheck?
+        if let member = reader.member {
+            let today = clock.today(in: member.zone)
+            if let campaign = try await campaign(for: today) {
+                check = CompletionCheck(
+                    member: member.id, campaign: campaign, today: today, badgeTitle: Self.badgeTitle(campaign))
+            }
+        }
+        let recorded = try await store.reading.record(reads, owner: owner, now: clock.now(), completion: check)
+        if let member = reader.member, let completedOn = recorded.completedOn, let campaign = check?.campaign {
+            try await track(
+                .completion, subject: ReadOwner.member(member.id).key, campaign: campaign.id, ["day": completedOn.iso])
+        }
         if !recorded.newDays.isEmpty, let member = reader.member { try await updateProgress(member) }
         return recorded.eventIDs
     }
@@ -220,6 +234,13 @@ public struct ReadingFeature: Sendable {
 
     /// After the member's history changed (reads, a join, a device handed over): records the
     /// first read after joining, a 7-day streak, and completion with its badge, each once.
+    /// The badge a completed campaign awards.
+    static func badgeTitle(_ campaign: Campaign) -> String {
+        campaign.title.map { "Completed: \($0)" } ?? "Reading challenge completed"
+    }
+
+    /// Milestones (first read, 7-day streak) and, for a member who joined after reading enough,
+    /// completion: what the history shows now.
     func updateProgress(_ member: MemberRecord) async throws {
         let today = clock.today(in: member.zone)
         guard let campaign = try await campaign(for: today) else { return }
@@ -245,9 +266,9 @@ public struct ReadingFeature: Sendable {
             try await trackMilestone(.streak7, subject: subject, campaign: campaign.id)
         }
         if enrollment.completedOn == nil, let completedOn = model.completedOn {
-            let title = campaign.title.map { "Completed: \($0)" } ?? "Reading challenge completed"
             if try await store.reading.recordCompletion(
-                member.id, campaign: campaign.id, day: completedOn, badgeTitle: title, now: clock.now())
+                member.id, campaign: campaign.id, day: completedOn, badgeTitle: Self.badgeTitle(campaign),
+                now: clock.now())
             {
                 try await track(.completion, subject: subject, campaign: campaign.id, ["day": completedOn.iso])
             }

@@ -150,10 +150,29 @@ public struct Badge: Sendable, Equatable {
 public struct RecordedReads: Sendable, Equatable {
     public let eventIDs: Set<String>
     public let newDays: Set<LocalDay>
+    /// The campaign's completion day, when these reads completed it (recorded with them).
+    public let completedOn: LocalDay?
 
-    public init(eventIDs: Set<String>, newDays: Set<LocalDay>) {
+    public init(eventIDs: Set<String>, newDays: Set<LocalDay>, completedOn: LocalDay? = nil) {
         self.eventIDs = eventIDs
         self.newDays = newDays
+        self.completedOn = completedOn
+    }
+}
+
+/// What the store needs to record a campaign's completion with the reads that reach it: the
+/// member, the campaign of their today, that day, and the badge's title.
+public struct CompletionCheck: Sendable {
+    public let member: MemberID
+    public let campaign: Campaign
+    public let today: LocalDay
+    public let badgeTitle: String
+
+    public init(member: MemberID, campaign: Campaign, today: LocalDay, badgeTitle: String) {
+        self.member = member
+        self.campaign = campaign
+        self.today = today
+        self.badgeTitle = badgeTitle
     }
 }
 
@@ -183,6 +202,7 @@ public struct ReadingStore: Sendable {
         let now: Date
         /// The reads as rows for the insert (see `record(_:flavor:on:)`), encoded by the caller.
         let rows: String
+        let completion: CompletionCheck?
     }
 
     // MARK: Reads
@@ -190,10 +210,17 @@ public struct ReadingStore: Sendable {
     /// Records reads; each event id once per owner (a retry changes nothing). Keeps the per-day
     /// summary (`reading_days`) in the same transaction. Returns, once committed, the event ids
     /// newly recorded and the owner's days that had no read before.
-    public func record(_ reads: [NewRead], owner: ReadOwner, now: Date) async throws -> RecordedReads {
+    ///
+    /// With a `completion` check (a member, the campaign of their today), a read that completes
+    /// the campaign records the completion and its badge in that same transaction: the reads and
+    /// the completion commit together or not at all, so a retry after a failure completes it.
+    public func record(_ reads: [NewRead], owner: ReadOwner, now: Date, completion: CompletionCheck? = nil) async throws
+        -> RecordedReads
+    {
         guard !reads.isEmpty else { return RecordedReads(eventIDs: [], newDays: []) }
         let rows = try Self.encodeRows(reads, owner: owner.key, now: now)
-        return try await self.reads.submit(PendingReads(owner: owner.key, reads: reads, now: now, rows: rows))
+        return try await self.reads.submit(
+            PendingReads(owner: owner.key, reads: reads, now: now, rows: rows, completion: completion))
     }
 
     /// One read as the insert takes it: a JSON array of its columns, in table order.
@@ -299,13 +326,53 @@ public struct ReadingStore: Sendable {
             ]
             if try row.decode(column: "reads", as: Int.self) == perDay[key] { newDays.insert(key) }
         }
-        return recorded.enumerated().map { index, ids in
+        var results: [RecordedReads] = []
+        for (index, ids) in recorded.enumerated() {
             let owner = pending[index].owner
             let days = pending[index].reads.filter {
                 ids.contains($0.eventID) && newDays.contains([owner, $0.localDay.iso])
             }.map(\.localDay)
-            return RecordedReads(eventIDs: ids, newDays: Set(days))
+            var completedOn: LocalDay?
+            if !days.isEmpty, let check = pending[index].completion {
+                completedOn = try await complete(check, owner: owner, now: pending[index].now, on: db)
+            }
+            results.append(RecordedReads(eventIDs: ids, newDays: Set(days), completedOn: completedOn))
         }
+        return results
+    }
+
+    /// Inside the reads' transaction: when the member is enrolled and not yet complete, and the
+    /// read days now reach the goal (`Campaign.completion`), records the completion and awards
+    /// the badge. Returns the completion day when recorded now.
+    private static func complete(_ check: CompletionCheck, owner: String, now: Date, on db: any SQLDatabase)
+        async throws
+        -> LocalDay?
+    {
+        let campaign = check.campaign
+        guard
+            let joined = try await db.raw(
+                """
+                SELECT join_day FROM challenge_enrollments
+                WHERE member_id = \(bind: check.member.rawValue) AND campaign_id = \(bind: campaign.id) AND completed_on IS NULL
+                """
+            ).first(),
+            let joinDay = LocalDay(iso: try joined.decode(column: "join_day", as: String.self))
+        else { return nil }
+        var readDays = Set<LocalDay>()
+        for row in try await db.raw(
+            """
+            SELECT local_day FROM reading_days
+            WHERE owner = \(bind: owner) AND local_day >= \(bind: campaign.startDay.iso) AND local_day <= \(bind: check.today.iso)
+            """
+        ).all() {
+            if let day = LocalDay(iso: try row.decode(column: "local_day", as: String.self)) { readDays.insert(day) }
+        }
+        guard let day = campaign.completion(readDays: readDays, joinDay: joinDay, today: check.today) else {
+            return nil
+        }
+        return try await markCompleted(
+            check.member, campaign: campaign.id, day: day, badgeTitle: check.badgeTitle, now: now, on: db)
+            ? day : nil
     }
 
     /// A member's enrollment in a campaign and their read days in a range: the widget's only
@@ -546,23 +613,30 @@ public struct ReadingStore: Sendable {
         async throws -> Bool
     {
         try await database.transaction { db in
-            let updated = try await db.raw(
-                """
-                UPDATE challenge_enrollments SET completed_on = \(bind: day.iso)
-                WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign) AND completed_on IS NULL
-                RETURNING member_id
-                """
-            ).first()
-            guard updated != nil else { return false }
-            try await db.raw(
-                """
-                INSERT INTO badges (member_id, badge_id, title, awarded_at)
-                VALUES (\(bind: member.rawValue), \(bind: "reading-challenge-" + campaign), \(bind: badgeTitle), \(bind: now.storedMillis))
-                ON CONFLICT (member_id, badge_id) DO NOTHING
-                """
-            ).run()
-            return true
+            try await Self.markCompleted(member, campaign: campaign, day: day, badgeTitle: badgeTitle, now: now, on: db)
         }
+    }
+
+    /// The completion's two writes, in the caller's transaction.
+    private static func markCompleted(
+        _ member: MemberID, campaign: String, day: LocalDay, badgeTitle: String, now: Date, on db: any SQLDatabase
+    ) async throws -> Bool {
+        let updated = try await db.raw(
+            """
+            UPDATE challenge_enrollments SET completed_on = \(bind: day.iso)
+            WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign) AND completed_on IS NULL
+            RETURNING member_id
+            """
+        ).first()
+        guard updated != nil else { return false }
+        try await db.raw(
+            """
+            INSERT INTO badges (member_id, badge_id, title, awarded_at)
+            VALUES (\(bind: member.rawValue), \(bind: "reading-challenge-" + campaign), \(bind: badgeTitle), \(bind: now.storedMillis))
+            ON CONFLICT (member_id, badge_id) DO NOTHING
+            """
+        ).run()
+        return true
     }
 
     /// Claims the prize once. Returns false when it had been claimed already.
