@@ -88,5 +88,5 @@ public enum Migrations {
     public static let all: [Migration] =
         AccountsSchema.migrations + IdempotencySchema.migrations + GameSchema.migrations
         + ReadingSchema.migrations + ActivitySchema.migrations + QuestSchema.migrations
-        + StorySchema.migrations + StoryMemberSchema.migrations
+        + StorySchema.migrations + StoryMemberSchema.migrations + BadgeSchema.migrations
 }

@@ -645,25 +645,11 @@ public struct QuestQueries: Sendable {
     }
 
     public func badges(_ child: MemberID) async throws -> [(id: String, awardedAt: Date)] {
-        try await db.raw(
-            """
-            SELECT badge_id, awarded_at FROM quest_badges WHERE child_id = \(bind: child.rawValue) ORDER BY awarded_at, badge_id
-            """
-        ).all().map { row in
-            (
-                try row.decode(column: "badge_id", as: String.self),
-                Date(storedMillis: try row.decode(column: "awarded_at", as: Int64.self))
-            )
-        }
+        try await BadgeQueries.list(child, .quests, on: db).map { ($0.id, $0.awardedAt) }
     }
 
     /// Awards a badge; false when it had been awarded before.
     public func award(_ child: MemberID, badge: String, now: Date) async throws -> Bool {
-        try await db.raw(
-            """
-            INSERT INTO quest_badges (child_id, badge_id, awarded_at) VALUES (\(bind: child.rawValue), \(bind: badge), \(bind: now.storedMillis))
-            ON CONFLICT (child_id, badge_id) DO NOTHING RETURNING badge_id
-            """
-        ).first() != nil
+        try await BadgeQueries.award(child, .quests, badge: badge, now: now, on: db)
     }
 }

@@ -629,13 +629,8 @@ public struct ReadingStore: Sendable {
             """
         ).first()
         guard updated != nil else { return false }
-        try await db.raw(
-            """
-            INSERT INTO badges (member_id, badge_id, title, awarded_at)
-            VALUES (\(bind: member.rawValue), \(bind: "reading-challenge-" + campaign), \(bind: badgeTitle), \(bind: now.storedMillis))
-            ON CONFLICT (member_id, badge_id) DO NOTHING
-            """
-        ).run()
+        _ = try await BadgeQueries.award(
+            member, .reading, badge: "reading-challenge-" + campaign, title: badgeTitle, now: now, on: db)
         return true
     }
 
@@ -655,14 +650,8 @@ public struct ReadingStore: Sendable {
 
     public func badges(_ member: MemberID) async throws -> [Badge] {
         try await database.withConnection { db in
-            try await db.raw(
-                "SELECT badge_id, title, awarded_at FROM badges WHERE member_id = \(bind: member.rawValue) ORDER BY awarded_at, badge_id"
-            )
-            .all().map { row in
-                Badge(
-                    id: try row.decode(column: "badge_id", as: String.self),
-                    title: try row.decode(column: "title", as: String.self),
-                    awardedAt: Date(storedMillis: try row.decode(column: "awarded_at", as: Int64.self)))
+            try await BadgeQueries.list(member, .reading, on: db).map {
+                Badge(id: $0.id, title: $0.title ?? $0.id, awardedAt: $0.awardedAt)
             }
         }
     }

@@ -445,12 +445,7 @@ public struct StoryMemberQueries: Sendable {
     }
 
     public func award(_ member: MemberID, badge: String, now: Date) async throws -> Bool {
-        try await db.raw(
-            """
-            INSERT INTO story_badges_awarded (member_id, badge_id, awarded_at) VALUES (\(bind: member.rawValue), \(bind: badge), \(bind: now.storedMillis))
-            ON CONFLICT (member_id, badge_id) DO NOTHING RETURNING badge_id
-            """
-        ).first() != nil
+        try await BadgeQueries.award(member, .stories, badge: badge, now: now, on: db)
     }
 
     /// Marks a daily task done for a local day; false when it was already done that day.
@@ -525,11 +520,8 @@ public struct StoryMemberQueries: Sendable {
             activity.cards[try row.decode(column: "card_id", as: String.self)] = Int(
                 try row.decode(column: "copies", as: Int64.self))
         }
-        for row in try await db.raw(
-            "SELECT badge_id, awarded_at FROM story_badges_awarded WHERE member_id = \(bind: id)"
-        ).all() {
-            activity.badges[try row.decode(column: "badge_id", as: String.self)] = Date(
-                storedMillis: try row.decode(column: "awarded_at", as: Int64.self))
+        for badge in try await BadgeQueries.list(member, .stories, on: db) {
+            activity.badges[badge.id] = badge.awardedAt
         }
         func count(_ sql: SQLQueryString) async throws -> Int {
             Int(try await db.raw(sql).first()?.decode(column: "n", as: Int64.self) ?? 0)
