@@ -46,7 +46,8 @@ enum BadgeSchema {
 enum BadgeQueries {
     /// Awards a badge once; true when it was awarded now.
     static func award(
-        _ member: MemberID, _ feature: BadgeFeature, badge: String, title: String? = nil, now: Date, on db: any SQLDatabase
+        _ member: MemberID, _ feature: BadgeFeature, badge: String, title: String? = nil, now: Date,
+        on db: any SQLDatabase
     ) async throws -> Bool {
         try await db.raw(
             """
@@ -58,7 +59,8 @@ enum BadgeQueries {
     }
 
     /// A member's badges of one feature, oldest first.
-    static func list(_ member: MemberID, _ feature: BadgeFeature, on db: any SQLDatabase) async throws -> [AwardedBadge] {
+    static func list(_ member: MemberID, _ feature: BadgeFeature, on db: any SQLDatabase) async throws -> [AwardedBadge]
+    {
         try await db.raw(
             """
             SELECT badge_id, title, awarded_at FROM member_badges
