@@ -137,7 +137,7 @@ import Testing
         var configuration = Harness.configuration(clock: ManualClock(Harness.start))
         configuration.store = .sqlite(path: path)
         configuration.port = 0
-        configuration.bufferAnalytics = true
+        configuration.features.bufferAnalytics = true
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         let app = try await buildApplication(configuration: configuration, logger: logger)

@@ -63,7 +63,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let activity = ActivityFeature(store: store, configuration: features)
     let quests = QuestsFeature(store: store, configuration: features)
     let stories = StoriesFeature(store: store, configuration: features)
-    try await reading.installCampaigns(demo: configuration.demoCampaign)
+    try await reading.installCampaigns(demo: features.demoCampaign)
     let pages = try await PageRenderer.load()
     _ = Observability.registry
 
@@ -81,7 +81,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
             cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),
             logger: logger)
         AuthMiddleware(accounts: accounts)
-        RateLimitMiddleware(limiter: RateLimiter(clock: configuration.clock), limits: configuration.rateLimits)
+        RateLimitMiddleware(limiter: RateLimiter(clock: features.clock), limits: features.rateLimits)
     }
 
     router.get("/health") { _, _ in
@@ -105,10 +105,10 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let api = router.group("api/v1")
         .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
         .add(middleware: TextRuleMiddleware(part: .jsonBody))
-        .add(middleware: IdempotencyMiddleware(store: store.idempotency, clock: configuration.clock))
+        .add(middleware: IdempotencyMiddleware(store: store.idempotency, clock: features.clock))
     try APIImplementation(
         accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
-        admins: configuration.adminEmails
+        admins: features.adminEmails
     ).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
 
     let readingRoutes = ReadingPages(reading: reading, pages: pages)
@@ -116,14 +116,14 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     ActivityPages(activity: activity, pages: pages).register(on: router)
     AccountsPages(
         accounts: accounts, reading: readingRoutes, pages: pages, secureCookies: configuration.secureCookies,
-        sessionLifetime: configuration.sessionLifetime
+        sessionLifetime: features.sessionLifetime
     ).register(on: router)
     GamePages(games: games, pages: pages).register(on: router)
     QuestsPages(quests: quests, pages: pages).register(on: router)
     StoryAssetPages(stories: StoryContentFeature(store: store, configuration: features)).register(on: router)
     StoriesPages(stories: stories, pages: pages).register(on: router)
     var services: [any Service] = []
-    if configuration.bufferAnalytics { services.append(reading.analyticsFlusher) }
+    if features.bufferAnalytics { services.append(reading.analyticsFlusher) }
     if store.database.flavor == .sqlite, store.database.checkpoints == .background {
         services.append(CheckpointService(database: store.database))
     }
