@@ -44,7 +44,7 @@ swift format lint --strict --recursive --parallel Sources Tests Benchmarks Packa
 step "Building (debug, with tests)"
 swift build --build-tests 2>&1 | drop '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Wrapping|Write|Linking|Running|Merging|Applying|Generating)' 
 
-step "Swift tests: core, store on SQLite and PostgreSQL, HTTP, client, CLI"
+step "Swift tests: core; store and HTTP on SQLite and PostgreSQL; client; CLI"
 swift test --skip-build 2>&1 | drop '^(◇ Test .* started\.|Test Case .* started)' 
 
 step "Crash safety: SIGKILL under write load, 20 times on SQLite and 20 on PostgreSQL"
