@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import QuestlineAPI
 import QuestlineCore
 import QuestlineStore
 import Testing
@@ -12,16 +13,15 @@ import Testing
 
             let me = try await app.send(.get, "/api/v1/me", token: token)
             #expect(me.status == .ok)
-            #expect(me.object["id"] as? String == id)
-            #expect(me.object["displayName"] as? String == "Ada")
-            #expect(me.object["timeZone"] as? String == "Asia/Kolkata")
-            #expect(me.object["email"] as? String == "ada@example.com")
+            let profile = try me.decode(Components.Schemas.Member.self)
+            #expect(profile.id == id && profile.displayName == "Ada")
+            #expect(profile.timeZone == "Asia/Kolkata" && profile.email == "ada@example.com")
 
             let login = try await app.send(
                 .post, "/api/v1/auth/login", json: #"{"login":"ADA@example.com","password":"password123"}"#)
             #expect(login.status == .ok)
-            let second = login.object["token"] as? String
-            #expect(second != nil && second != token)
+            let second = try login.decode(Components.Schemas.Session.self).token
+            #expect(second != token)
 
             #expect(try await app.send(.post, "/api/v1/auth/logout", token: token).status == .noContent)
             let after = try await app.send(.get, "/api/v1/me", token: token)
@@ -67,13 +67,14 @@ import Testing
             let (token, _) = try await app.signUp("ada@example.com")
             let ok = try await app.send(.patch, "/api/v1/me", json: #"{"timeZone":"America/New_York"}"#, token: token)
             #expect(ok.status == .ok)
-            #expect(ok.object["timeZone"] as? String == "America/New_York")
-            #expect(ok.object["displayName"] as? String == "Member")
+            let updated = try ok.decode(Components.Schemas.Member.self)
+            #expect(updated.timeZone == "America/New_York" && updated.displayName == "Member")
             let bad = try await app.send(
                 .patch, "/api/v1/me", json: #"{"timeZone":"GMT+5","displayName":"New"}"#, token: token)
             bad.expectProblem(.badRequest, field: "timeZone")
             // Nothing half-written: the valid name in the same request was not saved either.
-            #expect(try await app.send(.get, "/api/v1/me", token: token).object["displayName"] as? String == "Member")
+            let unchanged = try await app.send(.get, "/api/v1/me", token: token).decode(Components.Schemas.Member.self)
+            #expect(unchanged.displayName == "Member")
         }
     }
 

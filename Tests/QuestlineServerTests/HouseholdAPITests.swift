@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import QuestlineAPI
 import QuestlineStore
 import Testing
 
@@ -21,8 +22,9 @@ import Testing
             .post, "/api/v1/households/\(household)/children",
             json: #"{"username":"Kid1","password":"kidpass123","displayName":"Kid"}"#, token: guardian)
         #expect(child.status == .created, "\(child.text)")
-        #expect(child.object["timeZone"] as? String == "Europe/Berlin")  // the guardian's zone by default
-        #expect(child.object["role"] as? String == "child")
+        let created = try child.decode(Components.Schemas.Member.self)
+        // The guardian's zone by default.
+        #expect(created.timeZone == "Europe/Berlin" && created.role == .child)
         let childLogin = try await app.send(
             .post, "/api/v1/auth/login", json: #"{"login":"kid1","password":"kidpass123"}"#)
         #expect(childLogin.status == .ok)
@@ -41,7 +43,7 @@ import Testing
             let f = try await family(app)
             let seen = try await app.send(.get, "/api/v1/households/\(f.household)", token: f.child)
             #expect(seen.status == .ok)
-            #expect((seen.object["members"] as? [[String: Any]])?.count == 2)
+            #expect(try seen.decode(Components.Schemas.Household.self).members.count == 2)
             #expect(try await app.send(.get, "/api/v1/members/\(f.guardianID)", token: f.child).status == .ok)
             #expect(try await app.send(.get, "/api/v1/members/\(f.childID)", token: f.guardian).status == .ok)
 
@@ -76,7 +78,7 @@ import Testing
             let renamed = try await app.send(
                 .patch, "/api/v1/members/\(f.childID)", json: #"{"displayName":"Kiddo"}"#, token: f.guardian)
             #expect(renamed.status == .ok)
-            #expect(renamed.object["displayName"] as? String == "Kiddo")
+            #expect(try renamed.decode(Components.Schemas.Member.self).displayName == "Kiddo")
             try await app.send(
                 .patch, "/api/v1/members/\(f.guardianID)", json: #"{"displayName":"Boss"}"#, token: f.child
             )
@@ -90,9 +92,8 @@ import Testing
                 .post, "/api/v1/households/\(f.household)/invitations", json: #"{"role":"child"}"#, token: f.child
             )
             .expectProblem(.forbidden)
-            #expect(
-                try await app.send(.get, "/api/v1/members/\(f.guardianID)", token: f.guardian).object["displayName"]
-                    as? String == "Grace")
+            let guardian = try await app.send(.get, "/api/v1/members/\(f.guardianID)", token: f.guardian)
+            #expect(try guardian.decode(Components.Schemas.Member.self).displayName == "Grace")
         }
     }
 
@@ -126,7 +127,7 @@ import Testing
             let joined = try await app.send(
                 .post, "/api/v1/invitations/accept", json: #"{"code":"\#(code.lowercased())"}"#, token: f.stranger)
             #expect(joined.status == .ok, "\(joined.text)")
-            #expect((joined.object["members"] as? [[String: Any]])?.count == 3)
+            #expect(try joined.decode(Components.Schemas.Household.self).members.count == 3)
             #expect(try await app.send(.get, "/api/v1/members/\(f.childID)", token: f.stranger).status == .ok)
             // Used codes do not work again; members of a household cannot join another.
             let (late, _) = try await app.signUp("late@example.com")
