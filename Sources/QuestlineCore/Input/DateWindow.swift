@@ -30,11 +30,6 @@ public enum DateWindow {
         return day
     }
 
-    /// Checks an instant from a request.
-    public static func check(_ instant: Date, field: String) throws(DomainError) {
-        guard instants.contains(instant) else { throw .invalid(field: field, outside) }
-    }
-
     /// The problem with the instant of a read or a save, if any: it must lie from Wikipedia's
     /// launch on (the future is each feature's own rule, with its allowed clock skew).
     public static func readingIssue(_ instant: Date, field: String) -> FieldIssue? {
