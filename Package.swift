@@ -154,8 +154,10 @@ let package = Package(
             swiftSettings: strict),
 
         .testTarget(
-            name: "QuestlineCoreTests", dependencies: ["QuestlineCore"], exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "QuestlineAPITests", dependencies: ["QuestlineAPI"], swiftSettings: strict),
+            name: "QuestlineCoreTests", dependencies: ["QuestlineCore", "QuestlineTestSupport"], exclude: ["Fixtures"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "QuestlineAPITests", dependencies: ["QuestlineAPI", "QuestlineTestSupport"], swiftSettings: strict),
         // What the test targets share: the databases every store, feature and HTTP test runs on.
         .target(
             name: "QuestlineTestSupport",

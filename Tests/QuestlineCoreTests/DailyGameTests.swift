@@ -1,5 +1,6 @@
 import Foundation
 import QuestlineCore
+import QuestlineTestSupport
 import Testing
 
 private func day(_ iso: String) -> LocalDay { LocalDay(iso: iso)! }
@@ -351,7 +352,7 @@ private struct KotlinRandomFixture: Decodable {
             "\u{0663}", "٣٤",
             "\u{0301}", "\u{200D}", "日", "A1", "1a", "(", ")", "'", "\t", "\u{00A0}", "½", "²", "Ⅻ", "\u{FF11}",
         ]
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 19)
         for _ in 0..<5_000 {
             let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in
                 pieces.randomElement(using: &generator)!
@@ -363,7 +364,7 @@ private struct KotlinRandomFixture: Decodable {
     }
 
     @Test func localDaysFromOffsetsMatchTheCalendar() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 20)
         let zones = [
             "UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "Pacific/Apia",
             "America/Santiago",

@@ -23,6 +23,33 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
     return (kid, household)
 }
 
+/// Records usage of the learning app "khan" (1 point a minute) and settles it as the quests
+/// feature does: plan from what is stored (core), apply the plan (store), in one transaction.
+private func settle(
+    _ store: Store, _ kid: MemberID, usage: [(id: String, start: Date, seconds: Int)], now: Date
+) async throws -> SettlementPlan {
+    try await store.quests.write { q in
+        if try await q.apps(kid).isEmpty {
+            try await q.putApp(
+                kid, QuestApp(token: "khan", name: "Khan", icon: "📘", role: .learning, pointsPerMinute: 1), now: t0)
+        }
+        let reports = usage.map {
+            StoredUsageReport(
+                id: $0.id,
+                record: UsageRecord(token: "khan", start: $0.start, seconds: $0.seconds, zone: TimeZoneID("UTC")!))
+        }
+        let (new, _) = try await q.insertReports(kid, reports, now: now)
+        let days = Set(reports.filter { new.contains($0.id) }.map { LocalDay($0.record.start, in: .gmt) })
+        try await q.points.lock(kid)
+        let quests = try await q.challenges(assignee: kid).filter { $0.status == .active }
+        let scope = SettlementScope(quests: quests, touching: days, now: now, zone: .gmt)
+        let plan = QuestSettlement.plan(
+            try await q.settlementInput(kid, zone: .gmt, quests: quests, scope: scope, now: now))
+        try await q.apply(plan, child: kid, now: now) { UUID().uuidString.lowercased() }
+        return plan
+    }
+}
+
 @Suite struct QuestStoreTests {
     @Test(arguments: TestDatabase.available)
     func concurrentSpendsNeverOverdrawAndTheLedgerAddsUp(_ db: TestDatabase) async throws {
@@ -77,7 +104,7 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
     }
 
     @Test(arguments: TestDatabase.available)
-    func challengesRoundTripAndCompletionsAndBadgesHappenOnce(_ db: TestDatabase) async throws {
+    func challengesRoundTripAndSettlingTwiceCompletesAndAwardsOnce(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let (kid, household) = try await child(store)
             let spec = QuestSpec(
@@ -89,18 +116,21 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
                 id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
             try await store.quests.write { try await $0.insertQuest(challenge) }
             #expect(try await store.quests.read { try await $0.challenge(challenge.id) } == challenge)
-            #expect(
-                try await store.quests.write {
-                    try await $0.insertCompletion(
-                        challenge.id, child: kid, periodKey: "2026-05-11", value: 30, bonus: 3, now: t0)
-                })
-            #expect(
-                try await !store.quests.write {
-                    try await $0.insertCompletion(
-                        challenge.id, child: kid, periodKey: "2026-05-11", value: 31, bonus: 3, now: t0)
-                })
-            #expect(try await store.quests.write { try await $0.award(kid, badge: "first-quest", now: t0) })
-            #expect(try await !store.quests.write { try await $0.award(kid, badge: "first-quest", now: t0) })
+            // Monday 2026-05-11, 16:00 to 16:40 UTC: 40 minutes in the window.
+            let monday = Date(timeIntervalSince1970: 1_778_515_200)
+            let first = try await settle(store, kid, usage: [("a", monday, 40 * 60)], now: monday + 3_600)
+            #expect(first.completions.map(\.periodKey) == ["2026-05-11"])
+            #expect(first.grants.map(\.token) == ["game"])
+            #expect(first.badges.contains("first-quest"))
+            let again = try await settle(store, kid, usage: [("a", monday, 40 * 60)], now: monday + 3_700)
+            #expect(again.writesNothing, "settling again changes nothing")
+            #expect(again.stats == first.stats)
+            let (balance, sum) = try await store.quests.read { q in
+                (try await q.points.balance(kid).balance, try await q.points.sum(kid))
+            }
+            #expect(balance == sum && balance == first.credits.reduce(0) { $0 + $1.points })
+            #expect(try await store.quests.read { try await $0.badges(kid) }.map(\.id).contains("first-quest"))
+            #expect(try await store.quests.read { try await $0.grants(kid, unexpiredAt: monday + 3_600) }.count == 1)
             #expect(try await store.quests.write { try await $0.deleteQuest(challenge.id, now: t0) })
             #expect(try await store.quests.read { try await $0.challenge(challenge.id) } == nil)
             #expect(
@@ -119,11 +149,9 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
             let challenge = Quest(
                 id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
             try await store.quests.write { try await $0.insertQuest(challenge) }
-            for key in ["2026-05-10", "2026-05-11", "2026-05-11", "2026-05-13"] {
-                _ = try await store.quests.write {
-                    try await $0.insertCompletion(
-                        challenge.id, child: kid, periodKey: key, value: 10, bonus: 1, now: t0)
-                }
+            let days = [0, 1, 1, 3].map { t0 + Double($0) * 86_400 + 3_600 }
+            for (index, start) in days.enumerated() {
+                _ = try await settle(store, kid, usage: [("r\(index)", start, 12 * 60)], now: t0 + 4 * 86_400)
             }
             #expect(try await store.quests.read { try await $0.challenge(challenge.id) }?.completions == 3)
             #expect(try await store.quests.read { try await $0.challenges(assignee: kid) }.map(\.completions) == [3])
@@ -145,14 +173,18 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
     @Test(arguments: TestDatabase.available)
     func learningRunsMatchTheStreaksOfTheWholeHistoryInAnyOrder(_ db: TestDatabase) async throws {
         try await db.withStore { store in
-            var rng = SystemRandomNumberGenerator()
+            var rng = SeededGenerator(seed: 401)
             let start = LocalDay(iso: "2026-03-01")!
-            for round in 0..<6 {
+            for round in 0..<4 {
                 let (kid, _) = try await child(store)
                 let days = (0..<40).filter { _ in rng.next() % 3 != 0 }.map { start.adding(days: $0) }
                 var arriving = days + days.prefix(5)  // some days settled twice
                 arriving.shuffle(using: &rng)
-                for day in arriving { try await store.quests.write { try await $0.addLearningDay(kid, day) } }
+                let now = start.adding(days: 41).start(in: .gmt)
+                for (index, day) in arriving.enumerated() {
+                    _ = try await settle(
+                        store, kid, usage: [("d\(day.iso)-\(index)", day.start(in: .gmt) + 600, 120)], now: now)
+                }
                 for offset in [-1, 0, 10, 25, 39, 40, 41, 45] {
                     let today = start.adding(days: offset)
                     let expected = DayRun.runs(of: days)  // the whole history at once
@@ -182,15 +214,17 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
             let days = ["2026-05-01", "2026-05-02", "2026-05-03", "2026-05-05", "2026-05-06", "2026-05-09"].map {
                 LocalDay(iso: $0)!
             }
-            try await store.quests.write { q in
-                try await q.insertQuest(challenge)
-                for (index, day) in days.enumerated() {
-                    try await q.putEarning(kid, DayEarning(token: "khan", day: day, minutes: 10 + index, points: 10))
-                }
-                try await q.putEarning(
-                    kid, DayEarning(token: "khan", day: LocalDay(iso: "2026-05-04")!, minutes: 0, points: 0))
-            }
+            try await store.quests.write { try await $0.insertQuest(challenge) }
             try await store.database.withConnection { db in
+                let earnings = days.enumerated().map { ($1, 10 + $0) } + [(LocalDay(iso: "2026-05-04")!, 0)]
+                for (day, minutes) in earnings {
+                    try await db.raw(
+                        """
+                        INSERT INTO quest_earnings (child_id, token, local_day, minutes, points)
+                        VALUES (\(bind: kid.rawValue), 'khan', \(bind: day.iso), \(bind: minutes), 10)
+                        """
+                    ).run()
+                }
                 for key in ["2026-05-01", "2026-05-02"] {
                     try await db.raw(
                         """

@@ -17,6 +17,9 @@ public struct DayRun: Hashable, Sendable {
 
     public func contains(_ day: LocalDay) -> Bool { first <= day && day <= last }
 
+    /// Every day of the run, in order.
+    public var days: [LocalDay] { (first.dayNumber...last.dayNumber).map { LocalDay(dayNumber: $0) } }
+
     /// The run after `day` is added, given the run ending the day before (`left`) and the run
     /// starting the day after (`right`), when there are such runs: they join.
     public static func adding(_ day: LocalDay, left: DayRun?, right: DayRun?) -> DayRun {

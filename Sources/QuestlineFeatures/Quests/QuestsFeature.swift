@@ -271,127 +271,30 @@ public struct QuestsFeature: Sendable {
                     day = day.adding(days: 1)
                 }
             }
-            let settlement = try await settle(q, child: child, touching: days, now: now)
+            let plan = try await settle(q, child: child, touching: days, now: now)
             return (
                 UsageOutcome(
-                    accepted: new.count, duplicates: reports.count - new.count, pointsEarned: settlement.earned,
-                    completed: settlement.completed, badges: settlement.badges), true
+                    accepted: new.count, duplicates: reports.count - new.count, pointsEarned: plan.earned,
+                    completed: plan.completions.map { ($0.quest, $0.periodKey, $0.bonus) }, badges: plan.badges), true
             )
         }
         if changed { publish("progress", child: child) }
         return outcome
     }
 
-    struct Settlement {
-        var earned = 0
-        var completed: [(challenge: QuestID, periodKey: String, bonus: Int)] = []
-        var badges: [String] = []
-    }
-
     /// Brings the ledger, completions, grants and badges in line with the usage, for the days
-    /// `touching` (and today). Idempotent: run twice, it changes nothing the second time.
+    /// `touching` (and today): the core plans from what is stored, the store applies the plan.
+    /// Idempotent: run twice, it changes nothing the second time.
     func settle(_ q: QuestQueries, child: MemberRecord, touching days: Set<LocalDay>, now: Date) async throws
-        -> Settlement
+        -> SettlementPlan
     {
-        var result = Settlement()
         try await q.points.lock(child.id)
-        let zone = child.zone
-        let today = LocalDay(now, in: zone)
-        let catalog = try await q.apps(child.id)
         let quests = try await q.challenges(assignee: child.id).filter { $0.status == .active }
-        let considered = days.union([today])
-        var earliest = days.min() ?? today
-        for quest in quests {
-            if quest.spec.goal == .streak {
-                earliest = min(earliest, quest.spec.startDay)
-                continue
-            }
-            for day in considered {
-                if let window = quest.spec.period(containing: day) { earliest = min(earliest, window.first) }
-            }
-        }
-        let records = try await q.reports(
-            child.id, from: earliest.start(in: zone).addingTimeInterval(-2 * 86_400),
-            to: now.addingTimeInterval(86_400))
-        let evaluator = QuestEvaluator(catalog: catalog, timeline: UsageTimeline(records))
-
-        // Earn: whole learning minutes per app and day, credited once; later reports for the
-        // same day credit only the difference.
-        let storedEarnings = try await q.earnings(child.id, days: days)
-        let stored = Dictionary(
-            storedEarnings.map { ("\($0.token)|\($0.day.iso)", $0) }, uniquingKeysWith: { a, _ in a })
-        var learnedBefore = Set(storedEarnings.filter { $0.minutes > 0 }.map(\.day))
-        for earning in evaluator.timeline.earnings(catalog: evaluator.catalog) where days.contains(earning.day) {
-            let before = stored["\(earning.token)|\(earning.day.iso)"]
-            guard before?.minutes != earning.minutes || before?.points != earning.points else { continue }
-            try await q.putEarning(child.id, earning)
-            try await q.addLearningMinutes(child.id, earning.minutes - (before?.minutes ?? 0))
-            if earning.minutes > 0, learnedBefore.insert(earning.day).inserted {
-                try await q.addLearningDay(child.id, earning.day)
-            }
-            let delta = earning.points - (before?.points ?? 0)
-            if delta > 0 {
-                let name = evaluator.catalog[earning.token]?.name ?? earning.token
-                try await q.points.append(
-                    child.id, kind: .earn, points: delta, reason: "\(name), \(earning.day.iso)",
-                    id: ids.makeUUID().uuidString.lowercased(), now: now)
-                result.earned += delta
-            }
-        }
-
-        // Completions: once per period, each paying its bonus and unlocking its reward apps.
-        for quest in quests {
-            for progress in evaluator.completions(quest.spec, touching: considered, today: today) {
-                let bonus = quest.spec.bonus(forPoints: progress.points)
-                guard
-                    try await q.insertCompletion(
-                        quest.id, child: child.id, periodKey: progress.period.key, value: progress.value,
-                        bonus: bonus, now: now)
-                else {
-                    // Completed before: usage that arrived since (late, or out of order) can only
-                    // raise the period's points, so the bonus is topped up to bonus% of them. The
-                    // total paid is then the same whatever order the reports came in.
-                    if let paid = try await q.completionBonus(quest.id, periodKey: progress.period.key), bonus > paid {
-                        try await q.raiseCompletionBonus(
-                            quest.id, periodKey: progress.period.key, to: bonus, value: progress.value)
-                        try await q.points.append(
-                            child.id, kind: .bonus, points: bonus - paid,
-                            reason: "Quest bonus grew: \(quest.spec.title)",
-                            challenge: quest.id, id: ids.makeUUID().uuidString.lowercased(), now: now)
-                    }
-                    continue
-                }
-                try await q.points.append(
-                    child.id, kind: .bonus, points: bonus, reason: "Quest completed: \(quest.spec.title)",
-                    challenge: quest.id,
-                    id: ids.makeUUID().uuidString.lowercased(), now: now)
-                for unlock in quest.spec.rewardApps {
-                    try await q.insertGrant(
-                        child.id,
-                        UnlockGrant(
-                            id: ids.makeUUID().uuidString.lowercased(), token: unlock.token, minutes: unlock.minutes,
-                            startsAt: now, expiresAt: UnlockGrant.expiry(now: now, zone: zone), challengeID: quest.id),
-                        now: now)
-                }
-                result.completed.append((quest.id, progress.period.key, bonus))
-            }
-        }
-        // Badges follow earnings and completions; nothing new of either, nothing to award.
-        if result.earned > 0 || !result.completed.isEmpty {
-            result.badges = try await awardBadges(q, child: child, today: today, now: now)
-        }
-        return result
-    }
-
-    private func awardBadges(_ q: QuestQueries, child: MemberRecord, today: LocalDay, now: Date) async throws
-        -> [String]
-    {
-        let stats = try await stats(q, child: child, today: today)
-        var awarded: [String] = []
-        for badge in stats.deserved where try await q.award(child.id, badge: badge.id, now: now) {
-            awarded.append(badge.id)
-        }
-        return awarded
+        let scope = SettlementScope(quests: quests, touching: days, now: now, zone: child.zone)
+        let input = try await q.settlementInput(child.id, zone: child.zone, quests: quests, scope: scope, now: now)
+        let plan = QuestSettlement.plan(input)
+        try await q.apply(plan, child: child.id, now: now) { ids.makeUUID().uuidString.lowercased() }
+        return plan
     }
 
     private func stats(_ q: QuestQueries, child: MemberRecord, today: LocalDay) async throws -> QuestStats {

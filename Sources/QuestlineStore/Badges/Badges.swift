@@ -58,6 +58,24 @@ enum BadgeQueries {
         ).first() != nil
     }
 
+    /// Awards badges of one feature in one statement; those awarded before stay as they were.
+    static func award(
+        _ member: MemberID, _ feature: BadgeFeature, badges: [String], now: Date, on db: any SQLDatabase
+    ) async throws {
+        guard !badges.isEmpty else { return }
+        let rows = badges.map {
+            SQLGroupExpression([
+                SQLBind(member.rawValue), SQLBind(feature.rawValue), SQLBind($0), SQLBind(now.storedMillis),
+            ])
+        }
+        try await db.raw(
+            """
+            INSERT INTO member_badges (member_id, feature, badge_id, awarded_at) VALUES \(SQLList(rows))
+            ON CONFLICT (member_id, feature, badge_id) DO NOTHING
+            """
+        ).run()
+    }
+
     /// A member's badges of one feature, oldest first.
     static func list(_ member: MemberID, _ feature: BadgeFeature, on db: any SQLDatabase) async throws -> [AwardedBadge]
     {

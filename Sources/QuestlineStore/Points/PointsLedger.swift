@@ -12,6 +12,28 @@ public struct LedgerEntry: Sendable, Equatable {
     public let createdAt: Date
 }
 
+/// An entry to append to a member's ledger.
+public struct NewLedgerEntry: Sendable, Equatable {
+    public let id: String
+    public let kind: LedgerKind
+    public let points: Int
+    public let reason: String
+    public let challenge: QuestID?
+    public let creator: MemberID?
+
+    public init(
+        id: String, kind: LedgerKind, points: Int, reason: String, challenge: QuestID? = nil,
+        by creator: MemberID? = nil
+    ) {
+        self.id = id
+        self.kind = kind
+        self.points = points
+        self.reason = reason
+        self.challenge = challenge
+        self.creator = creator
+    }
+}
+
 public enum PointsError: Error, Equatable {
     /// The balance would go below zero.
     case insufficientPoints(balance: Int)
@@ -63,13 +85,25 @@ public struct PointsLedger: Sendable {
         _ member: MemberID, kind: LedgerKind, points: Int, reason: String, challenge: QuestID? = nil,
         by creator: MemberID? = nil, id: String, now: Date
     ) async throws -> Int {
+        try await append(
+            member,
+            [NewLedgerEntry(id: id, kind: kind, points: points, reason: reason, challenge: challenge, by: creator)],
+            now: now)
+    }
+
+    /// Appends entries in order, with one balance update and one insert: the balance must stay at
+    /// or above zero after the last of them (each entry's `balance_after` is its running total).
+    @discardableResult
+    public func append(_ member: MemberID, _ entries: [NewLedgerEntry], now: Date) async throws -> Int {
+        if entries.isEmpty { return try await balance(member).balance }
         try await ensureRow(member)
-        let earned = (points > 0 && kind != .adjust) ? points : 0
+        let total = entries.reduce(0) { $0 + $1.points }
+        let earned = entries.reduce(0) { $0 + (($1.points > 0 && $1.kind != .adjust) ? $1.points : 0) }
         guard
             let row = try await db.raw(
                 """
-                UPDATE points_balances SET balance = balance + \(bind: Int64(points)), earned = earned + \(bind: Int64(earned))
-                WHERE member_id = \(bind: member.rawValue) AND balance + \(bind: Int64(points)) >= 0
+                UPDATE points_balances SET balance = balance + \(bind: Int64(total)), earned = earned + \(bind: Int64(earned))
+                WHERE member_id = \(bind: member.rawValue) AND balance + \(bind: Int64(total)) >= 0
                 RETURNING balance
                 """
             ).first()
@@ -77,16 +111,27 @@ public struct PointsLedger: Sendable {
             throw PointsError.insufficientPoints(balance: try await balance(member).balance)
         }
         let balance = Int(try row.decode(column: "balance", as: Int64.self))
-        let seq = try await db.raw(
+        let next = try await db.raw(
             """
             SELECT CAST(COALESCE(MAX(seq), 0) + 1 AS BIGINT) AS next FROM points_ledger WHERE member_id = \(bind: member.rawValue)
             """
         ).first()!.decode(column: "next", as: Int64.self)
+        var running = balance - total
+        var rows: [any SQLExpression] = []
+        for (offset, entry) in entries.enumerated() {
+            running += entry.points
+            rows.append(
+                SQLGroupExpression([
+                    SQLBind(entry.id), SQLBind(member.rawValue), SQLBind(entry.kind.rawValue),
+                    SQLBind(Int64(entry.points)), SQLBind(Int64(running)), SQLBind(entry.reason),
+                    SQLBind(entry.challenge?.rawValue), SQLBind(entry.creator?.rawValue), SQLBind(now.storedMillis),
+                    SQLBind(next + Int64(offset)),
+                ]))
+        }
         try await db.raw(
             """
             INSERT INTO points_ledger (id, member_id, kind, points, balance_after, reason, challenge_id, created_by, created_at, seq)
-            VALUES (\(bind: id), \(bind: member.rawValue), \(bind: kind.rawValue), \(bind: Int64(points)), \(bind: Int64(balance)), \(bind: reason),
-                    \(bind: challenge?.rawValue), \(bind: creator?.rawValue), \(bind: now.storedMillis), \(bind: seq))
+            VALUES \(SQLList(rows))
             """
         ).run()
         return balance

@@ -174,33 +174,6 @@ enum QuestSchema {
     ]
 }
 
-/// A quest period that has completed.
-public struct CompletedPeriod: Sendable, Hashable {
-    public let challenge: QuestID
-    public let periodKey: String
-
-    public init(challenge: QuestID, periodKey: String) {
-        self.challenge = challenge
-        self.periodKey = periodKey
-    }
-}
-
-/// A child's learning totals as kept by the store (see `QuestQueries.addLearningDay`).
-public struct LearningSummary: Sendable, Equatable {
-    public let learningMinutes: Int
-    public let completions: Int
-    public let bestStreak: Int
-    /// The latest run of learning days starting on or before the day asked about.
-    public let latestRun: DayRun?
-
-    public init(learningMinutes: Int, completions: Int, bestStreak: Int, latestRun: DayRun?) {
-        self.learningMinutes = learningMinutes
-        self.completions = completions
-        self.bestStreak = bestStreak
-        self.latestRun = latestRun
-    }
-}
-
 /// Family quests: catalogs, challenges, usage reports, the points ledger, completions,
 /// unlock grants and badges. Writes go through `write`, one transaction per use case.
 public struct QuestStore: Sendable {
@@ -451,28 +424,7 @@ public struct QuestQueries: Sendable {
         }
     }
 
-    public func putEarning(_ child: MemberID, _ earning: DayEarning) async throws {
-        try await db.raw(
-            """
-            INSERT INTO quest_earnings (child_id, token, local_day, minutes, points)
-            VALUES (\(bind: child.rawValue), \(bind: earning.token), \(bind: earning.day.iso), \(bind: Int64(earning.minutes)), \(bind: Int64(earning.points)))
-            ON CONFLICT (child_id, token, local_day) DO UPDATE SET minutes = excluded.minutes, points = excluded.points
-            """
-        ).run()
-    }
-
     // MARK: Learning totals and streaks (kept as the usage is settled)
-
-    /// Adds learning minutes (the change in a day's stored earnings) to the child's total.
-    public func addLearningMinutes(_ child: MemberID, _ minutes: Int) async throws {
-        guard minutes != 0 else { return }
-        try await db.raw(
-            """
-            INSERT INTO quest_stats (child_id, learning_minutes, completions, best_streak) VALUES (\(bind: child.rawValue), \(bind: Int64(minutes)), 0, 0)
-            ON CONFLICT (child_id) DO UPDATE SET learning_minutes = quest_stats.learning_minutes + excluded.learning_minutes
-            """
-        ).run()
-    }
 
     /// The latest learning run starting on or before `day` (one index step back from `day`).
     private func run(startingOnOrBefore day: LocalDay, _ child: MemberID) async throws -> DayRun? {
@@ -490,46 +442,19 @@ public struct QuestQueries: Sendable {
             last: LocalDay(iso: try row.decode(column: "last_day", as: String.self))!)
     }
 
-    /// Marks a day as a learning day: it joins the runs of the days before and after, and the
-    /// best streak grows when the joined run is the longest. Idempotent; days come in any order.
-    /// Call with the child's points lock held (usage is settled under it).
-    public func addLearningDay(_ child: MemberID, _ day: LocalDay) async throws {
-        let before = try await run(startingOnOrBefore: day, child)
-        if let before, before.contains(day) { return }
-        let left = before.flatMap { $0.last == day.adding(days: -1) ? $0 : nil }
-        let right = try await db.raw(
+    /// The learning runs overlapping `days`: the one starting on or before the first day, and
+    /// those starting in the range (two index range reads).
+    func runs(_ child: MemberID, overlapping days: ClosedRange<LocalDay>) async throws -> [DayRun] {
+        var runs = try await db.raw(
             """
-            SELECT first_day, last_day FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue) AND first_day = \(bind: day.adding(days: 1).iso)
+            SELECT first_day, last_day FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue)
+            AND first_day > \(bind: days.lowerBound.iso) AND first_day <= \(bind: days.upperBound.iso)
             """
-        ).first().map(Self.decodeRun)
-        let joined = DayRun.adding(day, left: left, right: right)
-        if let right {
-            try await db.raw(
-                """
-                DELETE FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue) AND first_day = \(bind: right.first.iso)
-                """
-            ).run()
+        ).all().map(Self.decodeRun)
+        if let before = try await run(startingOnOrBefore: days.lowerBound, child), before.last >= days.lowerBound {
+            runs.append(before)
         }
-        if let left {
-            try await db.raw(
-                """
-                UPDATE quest_learning_runs SET last_day = \(bind: joined.last.iso) WHERE child_id = \(bind: child.rawValue) AND first_day = \(bind: left.first.iso)
-                """
-            ).run()
-        } else {
-            try await db.raw(
-                """
-                INSERT INTO quest_learning_runs (child_id, first_day, last_day) VALUES (\(bind: child.rawValue), \(bind: joined.first.iso), \(bind: joined.last.iso))
-                """
-            ).run()
-        }
-        try await db.raw(
-            """
-            INSERT INTO quest_stats (child_id, learning_minutes, completions, best_streak) VALUES (\(bind: child.rawValue), 0, 0, \(bind: Int64(joined.length)))
-            ON CONFLICT (child_id) DO UPDATE SET best_streak = CASE WHEN excluded.best_streak > quest_stats.best_streak
-                THEN excluded.best_streak ELSE quest_stats.best_streak END
-            """
-        ).run()
+        return runs
     }
 
     /// The child's totals: learning minutes, completed periods, best streak, and the learning
@@ -551,49 +476,6 @@ public struct QuestQueries: Sendable {
     public var points: PointsLedger { PointsLedger(db: db) }
 
     // MARK: Completions, grants, badges
-
-    /// Records a completion, counted on the challenge and in the child's totals; false when
-    /// this period had already completed.
-    public func insertCompletion(
-        _ challenge: QuestID, child: MemberID, periodKey: String, value: Int, bonus: Int, now: Date
-    ) async throws -> Bool {
-        guard
-            try await db.raw(
-                """
-                INSERT INTO quest_completions (challenge_id, period_key, child_id, value, bonus, completed_at)
-                VALUES (\(bind: challenge.rawValue), \(bind: periodKey), \(bind: child.rawValue), \(bind: Int64(value)), \(bind: Int64(bonus)), \(bind: now.storedMillis))
-                ON CONFLICT (challenge_id, period_key) DO NOTHING RETURNING period_key
-                """
-            ).first() != nil
-        else { return false }
-        try await db.raw("UPDATE challenges SET completions = completions + 1 WHERE id = \(bind: challenge.rawValue)")
-            .run()
-        try await db.raw(
-            """
-            INSERT INTO quest_stats (child_id, learning_minutes, completions, best_streak) VALUES (\(bind: child.rawValue), 0, 1, 0)
-            ON CONFLICT (child_id) DO UPDATE SET completions = quest_stats.completions + 1
-            """
-        ).run()
-        return true
-    }
-
-    /// The bonus paid so far for a completed period, or nil if it has not completed.
-    public func completionBonus(_ challenge: QuestID, periodKey: String) async throws -> Int? {
-        try await db.raw(
-            """
-            SELECT bonus FROM quest_completions WHERE challenge_id = \(bind: challenge.rawValue) AND period_key = \(bind: periodKey)
-            """
-        ).first().map { Int(try $0.decode(column: "bonus", as: Int64.self)) }
-    }
-
-    public func raiseCompletionBonus(_ challenge: QuestID, periodKey: String, to bonus: Int, value: Int) async throws {
-        try await db.raw(
-            """
-            UPDATE quest_completions SET bonus = \(bind: Int64(bonus)), value = \(bind: Int64(value))
-            WHERE challenge_id = \(bind: challenge.rawValue) AND period_key = \(bind: periodKey) AND bonus < \(bind: Int64(bonus))
-            """
-        ).run()
-    }
 
     /// Which of the given periods have completed, as (challenge, period key) pairs: a point
     /// lookup per pair on the primary key.
@@ -646,10 +528,5 @@ public struct QuestQueries: Sendable {
 
     public func badges(_ child: MemberID) async throws -> [(id: String, awardedAt: Date)] {
         try await BadgeQueries.list(child, .quests, on: db).map { ($0.id, $0.awardedAt) }
-    }
-
-    /// Awards a badge; false when it had been awarded before.
-    public func award(_ child: MemberID, badge: String, now: Date) async throws -> Bool {
-        try await BadgeQueries.award(child, .quests, badge: badge, now: now, on: db)
     }
 }

@@ -1,0 +1,250 @@
+public import Foundation
+
+/// A quest period that has completed: the quest and the period's key (its first day).
+public struct CompletedPeriod: Sendable, Hashable {
+    public let challenge: QuestID
+    public let periodKey: String
+
+    public init(challenge: QuestID, periodKey: String) {
+        self.challenge = challenge
+        self.periodKey = periodKey
+    }
+}
+
+/// A child's learning totals as kept beside the usage: minutes learned, periods completed,
+/// the longest run of learning days, and the latest run starting on or before the day asked
+/// about (which makes the current streak).
+public struct LearningSummary: Sendable, Equatable {
+    public let learningMinutes: Int
+    public let completions: Int
+    public let bestStreak: Int
+    public let latestRun: DayRun?
+
+    public init(learningMinutes: Int, completions: Int, bestStreak: Int, latestRun: DayRun?) {
+        self.learningMinutes = learningMinutes
+        self.completions = completions
+        self.bestStreak = bestStreak
+        self.latestRun = latestRun
+    }
+}
+
+/// What settlement must read, given the days some usage touched: every period of an active
+/// quest containing one of those days (or today), and the usage from the earliest of them.
+public struct SettlementScope: Sendable, Equatable {
+    public let today: LocalDay
+    /// The days whose earnings are recomputed: the days the new usage touched.
+    public let touched: Set<LocalDay>
+    /// The first day of the earliest period considered: completions from here on are read.
+    public let firstDay: LocalDay
+    /// The usage to read: from two days before `firstDay`'s start (a report stamped in another
+    /// zone may fall on it) to a day after now (devices' clocks run ahead a little).
+    public let usageFrom: Date
+    public let usageTo: Date
+    /// The learning runs to read: those overlapping these days can join a new learning day.
+    public let runDays: ClosedRange<LocalDay>?
+
+    public init(quests: [Quest], touching days: Set<LocalDay>, now: Date, zone: TimeZone) {
+        let today = LocalDay(now, in: zone)
+        var earliest = days.min() ?? today
+        for quest in quests where quest.status == .active {
+            if quest.spec.goal == .streak {
+                earliest = min(earliest, quest.spec.startDay)
+                continue
+            }
+            for day in days.union([today]) {
+                if let window = quest.spec.period(containing: day) { earliest = min(earliest, window.first) }
+            }
+        }
+        self.today = today
+        touched = days
+        firstDay = earliest
+        usageFrom = earliest.start(in: zone).addingTimeInterval(-2 * 86_400)
+        usageTo = now.addingTimeInterval(86_400)
+        runDays = days.min().map { first in first.adding(days: -1)...days.max()!.adding(days: 1) }
+    }
+}
+
+/// Everything settlement decides from: the child's stored state under the child's lock.
+public struct SettlementInput: Sendable {
+    public let now: Date
+    public let zone: TimeZone
+    public let scope: SettlementScope
+    public let catalog: [QuestApp]
+    public let quests: [Quest]
+    /// Usage reports between `scope.usageFrom` and `scope.usageTo`.
+    public let usage: [UsageRecord]
+    /// The earnings stored for `scope.touched`.
+    public let earnings: [DayEarning]
+    /// The bonus paid for each completed period of these quests since `scope.firstDay`.
+    public let paid: [CompletedPeriod: Int]
+    public let summary: LearningSummary
+    /// The learning runs overlapping `scope.runDays`.
+    public let runs: [DayRun]
+    /// Points earned in all so far (the ledger's credits, adjustments aside).
+    public let pointsEarned: Int
+    /// Badges already awarded.
+    public let awarded: Set<String>
+
+    public init(
+        now: Date, zone: TimeZone, scope: SettlementScope, catalog: [QuestApp], quests: [Quest],
+        usage: [UsageRecord], earnings: [DayEarning], paid: [CompletedPeriod: Int], summary: LearningSummary,
+        runs: [DayRun], pointsEarned: Int, awarded: Set<String>
+    ) {
+        self.now = now
+        self.zone = zone
+        self.scope = scope
+        self.catalog = catalog
+        self.quests = quests
+        self.usage = usage
+        self.earnings = earnings
+        self.paid = paid
+        self.summary = summary
+        self.runs = runs
+        self.pointsEarned = pointsEarned
+        self.awarded = awarded
+    }
+}
+
+/// What settlement writes: a plan the store applies in one transaction. Applying it brings the
+/// earnings, learning totals, ledger, completions, grants and badges in line with the usage;
+/// planning again from the state it leaves gives an empty plan.
+public struct SettlementPlan: Sendable, Equatable {
+    /// A ledger credit.
+    public struct Credit: Sendable, Equatable {
+        public let kind: LedgerKind
+        public let points: Int
+        public let reason: String
+        public let quest: QuestID?
+    }
+
+    /// A completed period: new, or one whose bonus grows.
+    public struct Completion: Sendable, Equatable {
+        public let quest: QuestID
+        public let periodKey: String
+        public let value: Int
+        public let bonus: Int
+    }
+
+    /// A reward app unlocked by a completion, from now to `expiresAt`.
+    public struct Grant: Sendable, Equatable {
+        public let token: String
+        public let minutes: Int
+        public let expiresAt: Date
+        public let quest: QuestID
+    }
+
+    /// Earnings per app and day to store (new, or changed by late usage).
+    public var earnings: [DayEarning] = []
+    /// The change in learning minutes in all.
+    public var learningMinutes = 0
+    /// Learning runs to replace: `removedRuns` go, `addedRuns` come (new days join runs).
+    public var removedRuns: [DayRun] = []
+    public var addedRuns: [DayRun] = []
+    /// The best streak after this plan.
+    public var bestStreak = 0
+    /// Ledger credits, in order.
+    public var credits: [Credit] = []
+    /// Periods completed now, and completed periods whose bonus grows.
+    public var completions: [Completion] = []
+    public var raisedBonuses: [Completion] = []
+    public var grants: [Grant] = []
+    /// Badges deserved and not yet awarded.
+    public var badges: [String] = []
+    /// The totals badges are judged on, after this plan.
+    public var stats = QuestStats(
+        challengesCompleted: 0, bestStreak: 0, currentStreak: 0, learningMinutes: 0, pointsEarned: 0)
+
+    /// True when applying the plan would write nothing.
+    public var writesNothing: Bool {
+        earnings.isEmpty && learningMinutes == 0 && removedRuns.isEmpty && addedRuns.isEmpty && credits.isEmpty
+            && completions.isEmpty && raisedBonuses.isEmpty && grants.isEmpty && badges.isEmpty
+    }
+
+    /// Points earned by usage (bonuses aside).
+    public var earned: Int { credits.filter { $0.kind == .earn }.reduce(0) { $0 + $1.points } }
+}
+
+/// Quest settlement: from the catalog, the quests, the usage and what was settled before,
+/// what to write. Pure; the store applies the plan.
+public enum QuestSettlement {
+    public static func plan(_ input: SettlementInput) -> SettlementPlan {
+        var plan = SettlementPlan()
+        let today = input.scope.today
+        let quests = input.quests.filter { $0.status == .active }
+        let evaluator = QuestEvaluator(catalog: input.catalog, timeline: UsageTimeline(input.usage))
+
+        // Earn: whole learning minutes per app and day, credited once; later usage of the same
+        // day credits only the difference.
+        let stored = Dictionary(
+            input.earnings.map { (EarningKey(token: $0.token, day: $0.day), $0) }, uniquingKeysWith: { a, _ in a })
+        var newDays: [LocalDay] = []
+        for earning in evaluator.timeline.earnings(catalog: evaluator.catalog)
+        where input.scope.touched.contains(earning.day) {
+            let before = stored[EarningKey(token: earning.token, day: earning.day)]
+            guard before?.minutes != earning.minutes || before?.points != earning.points else { continue }
+            plan.earnings.append(earning)
+            plan.learningMinutes += earning.minutes - (before?.minutes ?? 0)
+            if earning.minutes > 0 { newDays.append(earning.day) }
+            let delta = earning.points - (before?.points ?? 0)
+            if delta > 0 {
+                let name = evaluator.catalog[earning.token]?.name ?? earning.token
+                plan.credits.append(
+                    .init(kind: .earn, points: delta, reason: "\(name), \(earning.day.iso)", quest: nil))
+            }
+        }
+
+        // Learning days join the runs beside them.
+        let known = Set(input.runs + [input.summary.latestRun].compactMap { $0 })
+        let joined = Set(DayRun.runs(of: known.flatMap(\.days) + newDays))
+        plan.removedRuns = known.subtracting(joined).sorted { $0.first < $1.first }
+        plan.addedRuns = joined.subtracting(known).sorted { $0.first < $1.first }
+        plan.bestStreak = max(input.summary.bestStreak, plan.addedRuns.map(\.length).max() ?? 0)
+
+        // Completions: once per period, each paying its bonus and unlocking its reward apps.
+        let considered = input.scope.touched.union([today])
+        for quest in quests {
+            for progress in evaluator.completions(quest.spec, touching: considered, today: today) {
+                let bonus = quest.spec.bonus(forPoints: progress.points)
+                let completion = SettlementPlan.Completion(
+                    quest: quest.id, periodKey: progress.period.key, value: progress.value, bonus: bonus)
+                if let paid = input.paid[CompletedPeriod(challenge: quest.id, periodKey: progress.period.key)] {
+                    // Completed before: usage that arrived since (late, or out of order) can only
+                    // raise the period's points, so the bonus is topped up to bonus% of them. The
+                    // total paid is then the same whatever order the reports came in.
+                    if bonus > paid {
+                        plan.raisedBonuses.append(completion)
+                        plan.credits.append(
+                            .init(
+                                kind: .bonus, points: bonus - paid, reason: "Quest bonus grew: \(quest.spec.title)",
+                                quest: quest.id))
+                    }
+                    continue
+                }
+                plan.credits.append(
+                    .init(kind: .bonus, points: bonus, reason: "Quest completed: \(quest.spec.title)", quest: quest.id))
+                for unlock in quest.spec.rewardApps {
+                    plan.grants.append(
+                        .init(
+                            token: unlock.token, minutes: unlock.minutes,
+                            expiresAt: UnlockGrant.expiry(now: input.now, zone: input.zone), quest: quest.id))
+                }
+                plan.completions.append(completion)
+            }
+        }
+
+        // Badges follow the totals after all of the above.
+        let runsAfter = known.subtracting(plan.removedRuns).union(plan.addedRuns)
+        plan.stats = QuestStats(
+            challengesCompleted: input.summary.completions + plan.completions.count, bestStreak: plan.bestStreak,
+            currentStreak: DayRun.current(in: Array(runsAfter), today: today),
+            learningMinutes: input.summary.learningMinutes + plan.learningMinutes,
+            pointsEarned: input.pointsEarned + plan.credits.reduce(0) { $0 + $1.points })
+        plan.badges = plan.stats.deserved.map(\.id).filter { !input.awarded.contains($0) }
+        return plan
+    }
+
+    private struct EarningKey: Hashable {
+        let token: String
+        let day: LocalDay
+    }
+}
