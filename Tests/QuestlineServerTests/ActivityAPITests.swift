@@ -1,9 +1,16 @@
 import Foundation
 import HTTPTypes
+import QuestlineAPI
 import QuestlineCore
 import Testing
 
 private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
+private typealias Activity = Components.Schemas.Activity
+private typealias SavedList = Components.Schemas.SavedList
+private typealias ImportResult = Components.Schemas.ImportResult
+/// The bodies the contract describes inline.
+private struct Saved: Decodable { let saved: Bool }
+private struct Recorded: Decodable { let recorded: Int }
 
 @Suite struct ActivityAPITests {
     private func save(_ app: Harness, _ token: String, _ title: String, list: String? = nil, thumbnail: String? = nil)
@@ -18,8 +25,8 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
     @Test func theSavedModuleCountsTheLast30LocalDays() async throws {
         try await Harness.run(sessionLifetime: 90 * 86_400) { app in
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "Europe/Berlin")
-            let empty = try await app.send(.get, "/api/v1/activity", token: token).object
-            #expect((empty["saved"] as? [String: Any])?["count"] as? Int == 0)
+            let empty = try await app.send(.get, "/api/v1/activity", token: token).decode(Activity.self)
+            #expect(empty.saved.count == 0)
 
             app.clock.set(at("2026-04-10T21:59:00Z"))  // 23:59 on 10 April in Berlin
             _ = try await save(app, token, "Too old")
@@ -29,25 +36,23 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
             _ = try await save(app, token, "Octopus")
             _ = try await save(app, token, "Octopus", list: "Sea")  // an article in two lists counts once
             let repeatSave = try await save(app, token, "Octopus")
-            #expect(repeatSave.object["saved"] as? Bool == false)
+            #expect(try repeatSave.decode(Saved.self).saved == false)
 
             app.clock.set(at("2026-05-10T13:00:00Z"))
-            let activity = try await app.send(.get, "/api/v1/activity", token: token).object
-            let saved = try #require(activity["saved"] as? [String: Any])
-            #expect(saved["count"] as? Int == 2)  // "Just in" and "Octopus"
-            #expect((saved["lastSavedText"] as? String)?.replacingOccurrences(of: "\u{202F}", with: " ") == "11:00 AM")
-            #expect(saved["thumbnails"] as? [String] == ["https://upload.wikimedia.org/in.jpg"])
-            let german = try await app.send(.get, "/api/v1/activity?locale=de_DE", token: token).object
-            #expect((german["saved"] as? [String: Any])?["lastSavedText"] as? String == "11:00")
+            let saved = try await app.send(.get, "/api/v1/activity", token: token).decode(Activity.self).saved
+            #expect(saved.count == 2)  // "Just in" and "Octopus"
+            #expect(saved.lastSavedText?.replacingOccurrences(of: "\u{202F}", with: " ") == "11:00 AM")
+            #expect(saved.thumbnails == ["https://upload.wikimedia.org/in.jpg"])
+            let german = try await app.send(.get, "/api/v1/activity?locale=de_DE", token: token).decode(Activity.self)
+            #expect(german.saved.lastSavedText == "11:00")
             app.clock.set(at("2026-05-12T13:00:00Z"))
-            let later = try await app.send(.get, "/api/v1/activity", token: token).object
-            #expect((later["saved"] as? [String: Any])?["lastSavedText"] as? String == "May 10")
+            let later = try await app.send(.get, "/api/v1/activity", token: token).decode(Activity.self)
+            #expect(later.saved.lastSavedText == "May 10")
 
-            let list = try await app.send(.get, "/api/v1/saved", token: token).object
-            let articles = try #require(list["articles"] as? [[String: Any]])
-            #expect(articles.first?["title"] as? String == "Octopus")
-            #expect(articles.first?["lists"] as? [String] == ["", "Sea"])
-            #expect(list["total"] as? Int == 4)
+            let list = try await app.send(.get, "/api/v1/saved", token: token).decode(SavedList.self)
+            #expect(list.articles.first?.title == "Octopus")
+            #expect(list.articles.first?.lists == ["", "Sea"])
+            #expect(list.total == 4)
         }
     }
 
@@ -59,22 +64,18 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
             #expect(
                 try await app.send(.delete, "/api/v1/saved?language=en&title=Octopus&readingList=Sea", token: token)
                     .status == .noContent)
-            #expect(
-                (try await app.send(.get, "/api/v1/activity", token: token).object["saved"] as? [String: Any])?["count"]
-                    as? Int == 1)
+            #expect(try await app.send(.get, "/api/v1/activity", token: token).decode(Activity.self).saved.count == 1)
             #expect(
                 try await app.send(.delete, "/api/v1/saved?language=en&title=Octopus", token: token).status
                     == .noContent)
-            #expect(
-                (try await app.send(.get, "/api/v1/activity", token: token).object["saved"] as? [String: Any])?["count"]
-                    as? Int == 0)
+            #expect(try await app.send(.get, "/api/v1/activity", token: token).decode(Activity.self).saved.count == 0)
             try await app.send(.delete, "/api/v1/saved?language=en&title=Octopus", token: token).expectProblem(
                 .notFound)
             app.clock.advance(by: 3600)
             _ = try await save(app, token, "Octopus")
-            let resaved = try await app.send(.get, "/api/v1/activity", token: token).object["saved"] as? [String: Any]
-            #expect(resaved?["count"] as? Int == 1)
-            #expect(resaved?["lastSavedAt"] as? String == "2026-05-07T11:00:00Z")
+            let resaved = try await app.send(.get, "/api/v1/activity", token: token).decode(Activity.self).saved
+            #expect(resaved.count == 1)
+            #expect(resaved.lastSavedAt == at("2026-05-07T11:00:00Z"))
         }
     }
 
@@ -105,8 +106,7 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
                 .post, "/api/v1/saved/import", json: #"{"importId":"x","total":501,"offset":0,"items":\#(many)}"#,
                 token: token)
             #expect(tooMany.status == .badRequest)
-            let listed = try await app.send(.get, "/api/v1/saved", token: token).object
-            #expect(listed["total"] as? Int == 0)
+            #expect(try await app.send(.get, "/api/v1/saved", token: token).decode(SavedList.self).total == 0)
             try await app.send(.get, "/api/v1/activity?locale=xx_YY!", token: token).expectProblem(
                 .badRequest, field: "locale")
             try await app.send(.get, "/api/v1/activity").expectProblem(.unauthorized)
@@ -121,16 +121,17 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
             let body = #"{"importId":"phone","total":3,"offset":0,"items":\#(items)}"#
             let first = try await app.send(.post, "/api/v1/saved/import", json: body, token: token)
             #expect(first.status == .ok, "\(first.text)")
-            #expect(first.object["imported"] as? Int == 2)
-            #expect((first.object["needsDate"] as? [[String: Any]])?.first?["title"] as? String == "No date")
-            #expect((first.object["progress"] as? [String: Any])?["done"] as? Int == 3)
+            let result = try first.decode(ImportResult.self)
+            #expect(result.imported == 2)
+            #expect(result.needsDate.map(\.title) == ["No date"])
+            #expect(result.progress.done == 3)
             let again = try await app.send(.post, "/api/v1/saved/import", json: body, token: token)
-            #expect(again.object["alreadyCommitted"] as? Bool == true)
-            #expect(again.object["imported"] as? Int == 0)
-            let listed = try await app.send(.get, "/api/v1/saved", token: token).object
-            #expect(listed["total"] as? Int == 2)
-            let old = (listed["articles"] as? [[String: Any]])?.first { $0["title"] as? String == "List only" }
-            #expect(old?["savedAt"] as? String == "2023-06-01T00:00:00Z")
+                .decode(ImportResult.self)
+            #expect(again.alreadyCommitted)
+            #expect(again.imported == 0)
+            let listed = try await app.send(.get, "/api/v1/saved", token: token).decode(SavedList.self)
+            #expect(listed.total == 2)
+            #expect(listed.articles.first { $0.title == "List only" }?.savedAt == at("2023-06-01T00:00:00Z"))
         }
     }
 
@@ -140,10 +141,10 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
             let intervals =
                 #"{"intervals":[{"eventId":"t1","start":"2026-05-07T08:00:00Z","end":"2026-05-07T08:10:00Z","timeZone":"UTC"},{"eventId":"t2","start":"2026-05-06T08:00:00Z","end":"2026-05-06T12:00:00Z","timeZone":"UTC"},{"eventId":"t3","start":"2026-05-06T08:00:00Z","end":"2026-05-06T07:00:00Z","timeZone":"UTC"}]}"#
             let recorded = try await app.send(.post, "/api/v1/activity/reading-time", json: intervals, token: token)
-            #expect(recorded.object["recorded"] as? Int == 3)
+            #expect(try recorded.decode(Recorded.self).recorded == 3)
             #expect(
-                try await app.send(.post, "/api/v1/activity/reading-time", json: intervals, token: token).object[
-                    "recorded"] as? Int == 0)
+                try await app.send(.post, "/api/v1/activity/reading-time", json: intervals, token: token)
+                    .decode(Recorded.self).recorded == 0)
             for (index, day) in ["2026-05-05", "2026-05-06", "2026-05-07"].enumerated() {
                 _ = try await app.send(
                     .post, "/api/v1/reading/reads", token: token, headers: [:],
@@ -151,14 +152,13 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
                         #"{"eventId":"r\#(index)","articleId":"A\#(index % 2)","title":"A","language":"en","at":"\#(day)T09:00:00Z","timeZone":"UTC"}"#
                 )
             }
-            let activity = try await app.send(.get, "/api/v1/activity", token: token).object
-            #expect(activity["secondsRead7Days"] as? Int == 600 + 3600)
-            #expect(activity["articlesRead30Days"] as? Int == 2)
-            #expect(activity["currentStreak"] as? Int == 3)
-            let timeline = try #require(activity["timeline"] as? [[String: Any]])
-            #expect(timeline.count == 7)
-            #expect(timeline.last?["day"] as? String == "2026-05-07")
-            #expect(timeline.last?["reads"] as? Int == 1)
+            let activity = try await app.send(.get, "/api/v1/activity", token: token).decode(Activity.self)
+            #expect(activity.secondsRead7Days == 600 + 3600)
+            #expect(activity.articlesRead30Days == 2)
+            #expect(activity.currentStreak == 3)
+            #expect(activity.timeline.count == 7)
+            #expect(activity.timeline.last?.day == "2026-05-07")
+            #expect(activity.timeline.last?.reads == 1)
         }
     }
 }

@@ -1,9 +1,17 @@
 import Foundation
 import HTTPTypes
+import QuestlineAPI
 import QuestlineCore
 import Testing
 
 private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
+typealias Widget = Components.Schemas.Widget
+/// The bodies the contract describes inline.
+private struct Badges: Decodable {
+    struct Badge: Decodable { let id: String }
+    let badges: [Badge]
+}
+private struct Campaigns: Decodable { let campaigns: [Components.Schemas.Campaign] }
 
 extension Harness {
     static func runReading(_ body: @Sendable (Harness) async throws -> Void) async throws {
@@ -17,10 +25,9 @@ extension Harness {
         #"{"eventId":"\#(id)","articleId":"\#(title)","title":"\#(title)","language":"en","at":"\#(instant)","timeZone":"\#(zone)"}"#
     }
 
-    func widget(token: String? = nil, device: String? = nil) async throws -> Reply {
-        var headers: HTTPFields = [:]
-        if let device { headers[.init("X-Device-Id")!] = device }
-        return try await send(.get, "/api/v1/reading/widget", token: token, headers: headers)
+    /// The widget as the contract types it.
+    func widget(token: String? = nil, headers: HTTPFields = [:]) async throws -> Widget {
+        try await send(.get, "/api/v1/reading/widget", token: token, headers: headers).decode(Widget.self)
     }
 
     /// Reads one article on each local day from `from` (Paris noon), advancing the clock.
@@ -42,33 +49,33 @@ extension Harness {
         try await Harness.runReading { app in
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "Europe/Paris")
             app.clock.set(at("2026-04-30T10:00:00Z"))
-            #expect(try await app.widget(token: token).object["state"] as? String == "notLiveYet")
+            #expect(try await app.widget(token: token).state == .notLiveYet)
             app.clock.set(at("2026-05-02T08:00:00Z"))
-            let before = try await app.widget(token: token).object
-            #expect(before["state"] as? String == "notEnrolled")
-            #expect((before["ctas"] as? [[String: Any]])?.first?["kind"] as? String == "join")
+            let before = try await app.widget(token: token)
+            #expect(before.state == .notEnrolled)
+            #expect(before.ctas.first?.kind == .join)
 
             let joined = try await app.send(.post, "/api/v1/reading/challenge/join", token: token)
             #expect(joined.status == .ok)
-            #expect(joined.object["joinDay"] as? String == "2026-05-02")
-            #expect(try await app.widget(token: token).object["state"] as? String == "enrolledNotStarted")
+            #expect(try joined.decode(Components.Schemas.Enrollment.self).joinDay == "2026-05-02")
+            #expect(try await app.widget(token: token).state == .enrolledNotStarted)
 
             let first = try await app.send(
                 .post, "/api/v1/reading/reads", json: app.readJSON("r1", "2026-05-02T07:30:00Z"), token: token)
-            #expect(first.object["recorded"] as? Bool == true)
-            #expect(first.object["localDay"] as? String == "2026-05-02")
+            let recorded = try first.decode(Components.Schemas.ReadResult.self)
+            #expect(recorded.recorded && recorded.localDay == "2026-05-02")
             let retry = try await app.send(
                 .post, "/api/v1/reading/reads", json: app.readJSON("r1", "2026-05-02T07:30:00Z"), token: token)
-            #expect(retry.object["recorded"] as? Bool == false)
-            let readToday = try await app.widget(token: token).object
-            #expect(readToday["state"] as? String == "streakReadToday")
-            #expect(readToday["streak"] as? Int == 1)
-            #expect((readToday["copy"] as? [String: Any])?["title"] as? String != nil)
+            #expect(try retry.decode(Components.Schemas.ReadResult.self).recorded == false)
+            let readToday = try await app.widget(token: token)
+            #expect(readToday.state == .streakReadToday)
+            #expect(readToday.streak == 1)
+            #expect(!readToday.copy.title.isEmpty)
 
             app.clock.set(at("2026-05-03T09:00:00Z"))
-            #expect(try await app.widget(token: token).object["state"] as? String == "streakNotReadToday")
+            #expect(try await app.widget(token: token).state == .streakNotReadToday)
             app.clock.set(at("2026-05-05T09:00:00Z"))  // the 3rd and 4th missed, no freezes in 2026
-            #expect(try await app.widget(token: token).object["state"] as? String == "enrolledNotStarted")
+            #expect(try await app.widget(token: token).state == .enrolledNotStarted)
         }
     }
 
@@ -78,14 +85,14 @@ extension Harness {
             try await app.send(.post, "/api/v1/reading/challenge/claim", token: token).expectProblem(.conflict)
             _ = try await app.send(.post, "/api/v1/reading/challenge/join", token: token)
             try await app.readDaily(token: token, from: "2026-05-01", days: 25)
-            let done = try await app.widget(token: token).object
-            #expect(done["state"] as? String == "completed")
-            #expect(done["completedOn"] as? String == "2026-05-25")
-            let badges = try await app.send(.get, "/api/v1/badges", token: token).object["badges"] as? [[String: Any]]
-            #expect(badges?.first?["id"] as? String == "reading-challenge-2026")
+            let done = try await app.widget(token: token)
+            #expect(done.state == .completed)
+            #expect(done.completedOn == "2026-05-25")
+            let badges = try await app.send(.get, "/api/v1/badges", token: token).decode(Badges.self).badges
+            #expect(badges.first?.id == "reading-challenge-2026")
 
             app.clock.set(at("2026-06-20T10:00:00Z"))  // a long gap later: still completed
-            #expect(try await app.widget(token: token).object["state"] as? String == "completed")
+            #expect(try await app.widget(token: token).state == .completed)
             let claimed = try await app.send(.post, "/api/v1/reading/challenge/claim", token: token)
             #expect(claimed.status == .ok)
             try await app.send(.post, "/api/v1/reading/challenge/claim", token: token).expectProblem(.conflict)
@@ -100,7 +107,7 @@ extension Harness {
             let (late, _) = try await app.signUp("late@example.com", timeZone: "UTC")
             app.clock.set(at("2026-06-01T10:00:00Z"))
             try await app.send(.post, "/api/v1/reading/challenge/join", token: late).expectProblem(.conflict)
-            #expect(try await app.widget(token: late).object["state"] as? String == "concludedNoStreak")
+            #expect(try await app.widget(token: late).state == .concludedNoStreak)
 
             app.clock.set(at("2026-05-01T08:00:00Z"))
             let (ada, _) = try await app.signUp("ada@example.com", timeZone: "Europe/Paris")
@@ -108,11 +115,9 @@ extension Harness {
             try await app.readDaily(token: ada, from: "2026-05-01", days: 25)
             app.clock.set(at("2026-07-11T10:00:00Z"))
             try await app.send(.post, "/api/v1/reading/challenge/claim", token: ada).expectProblem(.conflict)
-            #expect(try await app.widget(token: ada).object["state"] as? String == "removed")
+            #expect(try await app.widget(token: ada).state == .removed)
             // The badge stays after the widget is gone.
-            #expect(
-                (try await app.send(.get, "/api/v1/badges", token: ada).object["badges"] as? [[String: Any]])?.count
-                    == 1)
+            #expect(try await app.send(.get, "/api/v1/badges", token: ada).decode(Badges.self).badges.count == 1)
         }
     }
 
@@ -149,7 +154,7 @@ extension Harness {
                 #"{"reads":[\#(app.readJSON("ok", "2026-05-01T07:00:00Z")),\#(app.readJSON("bad", "2026-05-01T07:00:00Z", zone: "GMT+5"))]}"#
             try await app.send(.post, "/api/v1/reading/reads/batch", json: batch, token: token).expectProblem(
                 .badRequest, field: "reads[1].timeZone")
-            #expect(try await app.widget(token: token).object["readToday"] as? Bool == false)
+            #expect(try await app.widget(token: token).readToday == false)
             try await app.send(.post, "/api/v1/reading/reads", json: app.readJSON("anon", "2026-05-01T07:00:00Z"))
                 .expectProblem(.unauthorized)
             try await app.send(
@@ -166,16 +171,18 @@ extension Harness {
             let reads = (0..<3).map { app.readJSON("b\($0)", "2026-05-0\($0 + 1)T10:00:00Z", title: "Article \($0)") }
             let body = #"{"reads":[\#(reads.joined(separator: ","))]}"#
             let first = try await app.send(.post, "/api/v1/reading/reads/batch", json: body, token: token)
-            #expect(first.object["recorded"] as? Int == 3)
+            #expect(try first.decode(Components.Schemas.ReadBatchResult.self).recorded == 3)
             let again = try await app.send(.post, "/api/v1/reading/reads/batch", json: body, token: token)
-            #expect(again.object["recorded"] as? Int == 0)
-            #expect(again.object["duplicates"] as? Int == 3)
-            let widget = try await app.widget(token: token).object
-            #expect(widget["state"] as? String == "notEnrolledWithStreak")
-            #expect(widget["streak"] as? Int == 3)
-            let search = try await app.send(.get, "/api/v1/reading/articles?q=article%201", token: token).object
-            #expect((search["articles"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Article 1"])
-            #expect(search["fromHistory"] as? Bool == true)
+                .decode(Components.Schemas.ReadBatchResult.self)
+            #expect(again.recorded == 0)
+            #expect(again.duplicates == 3)
+            let widget = try await app.widget(token: token)
+            #expect(widget.state == .notEnrolledWithStreak)
+            #expect(widget.streak == 3)
+            let search = try await app.send(.get, "/api/v1/reading/articles?q=article%201", token: token)
+                .decode(Components.Schemas.ArticleList.self)
+            #expect(search.articles.map(\.title) == ["Article 1"])
+            #expect(search.fromHistory)
             #expect(try await app.send(.get, "/api/v1/reading/articles/random", token: token).status == .ok)
         }
     }
@@ -188,9 +195,9 @@ extension Harness {
                 .post, "/api/v1/reading/reads", json: app.readJSON("p1", "2026-05-01T10:00:00Z"), headers: device)
             _ = try await app.send(
                 .post, "/api/v1/reading/reads", json: app.readJSON("p2", "2026-05-02T10:00:00Z"), headers: device)
-            let anonymous = try await app.send(.get, "/api/v1/reading/widget", headers: device).object
-            #expect(anonymous["state"] as? String == "notEnrolledWithStreak")
-            #expect((anonymous["ctas"] as? [[String: Any]])?.first?["kind"] as? String == "login")
+            let anonymous = try await app.widget(headers: device)
+            #expect(anonymous.state == .notEnrolledWithStreak)
+            #expect(anonymous.ctas.first?.kind == .login)
             let pending = try await app.send(.post, "/api/v1/reading/challenge/join", headers: device)
             #expect(pending.status == .accepted)
 
@@ -199,10 +206,10 @@ extension Harness {
                 json:
                     #"{"email":"new@example.com","password":"password123","displayName":"New","timeZone":"Europe/Paris","deviceId":"phone-abc-123"}"#
             )
-            let token = signUp.object["token"] as? String
-            let widget = try await app.widget(token: token).object
-            #expect(widget["state"] as? String == "streakReadToday")
-            #expect(widget["streak"] as? Int == 2)
+            let token = try signUp.decode(Components.Schemas.Session.self).token
+            let widget = try await app.widget(token: token)
+            #expect(widget.state == .streakReadToday)
+            #expect(widget.streak == 2)
         }
     }
 
@@ -221,13 +228,13 @@ extension Harness {
             try await app.send(.get, "/api/v1/admin/reading/funnel?campaign=nope", token: admin).expectProblem(
                 .notFound)
             let funnel = try await app.send(.get, "/api/v1/admin/reading/funnel?campaign=2026", token: admin)
-            let steps = try #require(funnel.object["steps"] as? [[String: Any]])
+            let steps = try funnel.decode(Components.Schemas.Funnel.self).steps
             #expect(
-                steps.map { $0["event"] as? String } == [
+                steps.map(\.event) == [
                     "reading_widget_impression", "reading_challenge_join", "reading_first_read",
                     "reading_streak_7", "reading_challenge_complete", "reading_prize_claim",
                 ])
-            #expect(steps.map { $0["members"] as? Int } == [1, 1, 1, 0, 0, 0])
+            #expect(steps.map(\.members) == [1, 1, 1, 0, 0, 0])
 
             let campaign =
                 #"{"id":"autumn","startDay":"2026-10-01","endDay":"2026-10-31","goalDays":20,"claimUntilDay":"2026-11-30","removeAfterDay":"2026-11-30","freezes":1}"#
@@ -238,8 +245,8 @@ extension Harness {
             let bad = campaign.replacingOccurrences(of: #""goalDays":20"#, with: #""goalDays":99"#)
             try await app.send(.put, "/api/v1/admin/campaigns/autumn", json: bad, token: admin).expectProblem(
                 .badRequest, field: "goalDays")
-            let list = try await app.send(.get, "/api/v1/reading/campaigns").object["campaigns"] as? [[String: Any]]
-            #expect(Set(list?.compactMap { $0["id"] as? String } ?? []) == ["2026", "autumn"])
+            let list = try await app.send(.get, "/api/v1/reading/campaigns").decode(Campaigns.self).campaigns
+            #expect(Set(list.map(\.id)) == ["2026", "autumn"])
         }
     }
 }
