@@ -1,10 +1,21 @@
 import Foundation
 import HTTPTypes
+import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineServer
 import QuestlineStore
 import Testing
+
+private typealias QuestBody = Components.Schemas.Quest
+private typealias QuestBoard = Components.Schemas.QuestBoard
+private typealias UsageResult = Components.Schemas.UsageResult
+/// The bodies the contract describes inline.
+private struct Balance: Decodable { let balance: Int }
+private struct Ledger: Decodable {
+    let balance: Int
+    let entries: [Components.Schemas.LedgerEntry]
+}
 
 /// Family quests through the real router: a guardian, a child, another household, a stranger.
 @Suite struct QuestAPITests {
@@ -47,19 +58,20 @@ import Testing
                 .post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian)
             #expect(created.status == .created, "\(created.text)")
             let questID = try created.string("id")
-            #expect((created.object["progress"] as? [String: Any])?["text"] as? String == "0 / 30 minutes")
+            #expect(try created.decode(QuestBody.self).progress.text == "0 / 30 minutes")
 
             // 20 minutes, then an overlapping report: the union is 09:00-09:30 UTC = 30 minutes.
             let first = try await app.send(
                 .post, "/api/v1/children/\(f.childID)/usage",
                 json: usage([("r1", "khan", "2026-05-07T09:00:00Z", 1200)]), token: f.child)
             #expect(first.status == .ok, "\(first.text)")
-            #expect(first.object["pointsEarned"] as? Int == 40)
+            #expect(try first.decode(UsageResult.self).pointsEarned == 40)
             let quest = try await app.send(.get, "/api/v1/quests/\(questID)", token: f.guardian)
             // The old address answers the same through API version 1.
             let alias = try await app.send(.get, "/api/v1/challenges/\(questID)", token: f.guardian)
-            #expect(alias.status == .ok && alias.object["id"] as? String == questID)
-            #expect((quest.object["progress"] as? [String: Any])?["value"] as? Int == 20)
+            #expect(alias.status == .ok)
+            #expect(try alias.decode(QuestBody.self).id == questID)
+            #expect(try quest.decode(QuestBody.self).progress.value == 20)
 
             let second = try await app.send(
                 .post, "/api/v1/children/\(f.childID)/usage",
@@ -67,72 +79,68 @@ import Testing
                     ("r2", "khan", "2026-05-07T09:10:00Z", 1200), ("r1", "khan", "2026-05-07T09:00:00Z", 1200),
                 ]),
                 token: f.child)
-            #expect(
-                second.object["accepted"] as? Int == 1 && second.object["duplicates"] as? Int == 1, "\(second.text)")
-            #expect(second.object["pointsEarned"] as? Int == 20)
-            let completed = second.object["completed"] as? [[String: Any]] ?? []
-            #expect(completed.count == 1 && completed.first?["bonus"] as? Int == 6)  // 10% of 60 points
-            #expect((second.object["badges"] as? [String])?.contains("first-quest") == true)
+            let secondResult = try second.decode(UsageResult.self)
+            #expect(secondResult.accepted == 1 && secondResult.duplicates == 1, "\(second.text)")
+            #expect(secondResult.pointsEarned == 20)
+            #expect(secondResult.completed.map(\.bonus) == [6])  // 10% of 60 points
+            #expect(secondResult.badges.contains("first-quest"))
 
             // The same again, late, and in another batch: nothing changes.
             let again = try await app.send(
                 .post, "/api/v1/children/\(f.childID)/usage",
                 json: usage([("r2", "khan", "2026-05-07T09:10:00Z", 1200)]), token: f.child)
-            #expect(again.object["accepted"] as? Int == 0 && (again.object["completed"] as? [Any])?.isEmpty == true)
+            let againResult = try again.decode(UsageResult.self)
+            #expect(againResult.accepted == 0 && againResult.completed.isEmpty)
             // A third report inside the same minutes: no new minutes, no second completion.
             let inside = try await app.send(
                 .post, "/api/v1/children/\(f.childID)/usage",
                 json: usage([("r3", "khan", "2026-05-07T09:05:00Z", 600)]), token: f.child)
-            #expect(
-                inside.object["pointsEarned"] as? Int == 0 && (inside.object["completed"] as? [Any])?.isEmpty == true)
+            let insideResult = try inside.decode(UsageResult.self)
+            #expect(insideResult.pointsEarned == 0 && insideResult.completed.isEmpty)
 
             // Parent and child see the same figures.
             let board = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
             let guardianBoard = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.guardian)
             #expect(board.text == guardianBoard.text)
-            #expect(board.object["balance"] as? Int == 66)
-            let card = (board.object["quests"] as? [[String: Any]])?.first
-            #expect(card?["state"] as? String == "completed")
-            #expect((card?["progress"] as? [String: Any])?["text"] as? String == "30 / 30 minutes")
+            let boardBody = try board.decode(QuestBoard.self)
+            #expect(boardBody.balance == 66)
+            #expect(boardBody.quests.first?.state == .completed)
+            #expect(boardBody.quests.first?.progress.text == "30 / 30 minutes")
 
             // The child's device reads its unlock: 20 minutes of the game until local midnight.
             let grants = try await app.send(.get, "/api/v1/children/\(f.childID)/grants", token: f.child)
-            let grant = (try JSONSerialization.jsonObject(with: Data(grants.text.utf8)) as? [[String: Any]])?.first
-            #expect(grant?["appToken"] as? String == "game" && grant?["minutesLeft"] as? Int == 20, "\(grants.text)")
-            #expect(grant?["expiresAt"] as? String == "2026-05-07T22:00:00Z")  // midnight in Berlin
+            let grant = try grants.decode([Components.Schemas.Grant].self).first
+            #expect(grant?.appToken == "game" && grant?.minutesLeft == 20, "\(grants.text)")
+            #expect(grant?.expiresAt == (try Date("2026-05-07T22:00:00Z", strategy: .iso8601)))  // midnight in Berlin
             // Playing the game uses the grant up.
             app.clock.advance(by: 1800)
             _ = try await app.send(
                 .post, "/api/v1/children/\(f.childID)/usage",
                 json: usage([("g1", "game", "2026-05-07T10:05:00Z", 900)]), token: f.child)
             let left = try await app.send(.get, "/api/v1/children/\(f.childID)/grants", token: f.child)
-            #expect(left.text.contains(#""minutesLeft":5"#), "\(left.text)")
+            #expect(try left.decode([Components.Schemas.Grant].self).map(\.minutesLeft) == [5], "\(left.text)")
 
             // The next local day starts again at zero.
             app.clock.set(try Date("2026-05-07T22:30:00Z", strategy: .iso8601))
             let tomorrow = try await app.send(.get, "/api/v1/quests/\(questID)", token: f.child)
-            #expect((tomorrow.object["progress"] as? [String: Any])?["value"] as? Int == 0)
-            #expect(tomorrow.object["state"] as? String == "inProgress")
+            let tomorrowQuest = try tomorrow.decode(QuestBody.self)
+            #expect(tomorrowQuest.progress.value == 0)
+            #expect(tomorrowQuest.state == .inProgress)
             let ledger = try await app.send(.get, "/api/v1/children/\(f.childID)/ledger", token: f.guardian)
-            #expect(
-                (ledger.object["entries"] as? [[String: Any]])?.map { $0["kind"] as? String ?? "" } == [
-                    "bonus", "earn", "earn",
-                ])
+            #expect(try ledger.decode(Ledger.self).entries.map(\.kind) == [.bonus, .earn, .earn])
 
             // The board's totals: yesterday's learning still counts as today's streak; a late
             // report for the day before joins it into a streak of two and adds its minutes.
             let next = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
-            #expect(
-                next.object["currentStreak"] as? Int == 1 && next.object["learningMinutes"] as? Int == 30,
-                "\(next.text)")
-            #expect((next.object["quests"] as? [[String: Any]])?.first?["completions"] as? Int == 1)
+                .decode(QuestBoard.self)
+            #expect(next.currentStreak == 1 && next.learningMinutes == 30)
+            #expect(next.quests.first?.completions == 1)
             _ = try await app.send(
                 .post, "/api/v1/children/\(f.childID)/usage",
                 json: usage([("late", "duo", "2026-05-06T09:00:00Z", 600)]), token: f.child)
             let late = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
-            #expect(
-                late.object["currentStreak"] as? Int == 2 && late.object["learningMinutes"] as? Int == 40,
-                "\(late.text)")
+                .decode(QuestBoard.self)
+            #expect(late.currentStreak == 2 && late.learningMinutes == 40)
         }
     }
 
@@ -149,12 +157,12 @@ import Testing
                 .post, "/api/v1/children/\(f.childID)/usage",
                 json: usage([("w1", "duo", "2026-05-10T21:50:00Z", 720)]), token: f.child)
             #expect(
-                (try await app.send(.get, "/api/v1/quests/\(id)", token: f.child).object["progress"] as? [String: Any])?[
-                    "value"] as? Int == 10)
+                try await app.send(.get, "/api/v1/quests/\(id)", token: f.child).decode(QuestBody.self).progress.value
+                    == 10)
             app.clock.set(try Date("2026-05-10T22:30:00Z", strategy: .iso8601))  // Monday 00:30 in Berlin
-            let monday =
-                try await app.send(.get, "/api/v1/quests/\(id)", token: f.child).object["progress"] as? [String: Any]
-            #expect(monday?["value"] as? Int == 2 && monday?["periodStart"] as? String == "2026-05-11")
+            let monday = try await app.send(.get, "/api/v1/quests/\(id)", token: f.child).decode(QuestBody.self)
+                .progress
+            #expect(monday.value == 2 && monday.periodStart == "2026-05-11")
         }
     }
 
@@ -168,7 +176,7 @@ import Testing
             let adjust = try await app.send(
                 .post, "/api/v1/children/\(f.childID)/adjustments", json: #"{"points":250,"reason":"Starter points"}"#,
                 token: f.guardian)
-            #expect(adjust.object["balance"] as? Int == 250)
+            #expect(try adjust.decode(Balance.self).balance == 250)
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for _ in 0..<50 {
                     group.addTask {
@@ -184,14 +192,14 @@ import Testing
             #expect(statuses.filter { $0 == .created }.count == 10)
             #expect(statuses.filter { $0 == .conflict }.count == 40)
             let ledger = try await app.send(.get, "/api/v1/children/\(f.childID)/ledger?limit=200", token: f.child)
-            #expect(ledger.object["balance"] as? Int == 0)
-            let entries = ledger.object["entries"] as? [[String: Any]] ?? []
-            #expect(entries.count == 11 && entries.reduce(0) { $0 + ($1["points"] as? Int ?? 0) } == 0)
+            let ledgerBody = try ledger.decode(Ledger.self)
+            #expect(ledgerBody.balance == 0)
+            #expect(ledgerBody.entries.count == 11 && ledgerBody.entries.reduce(0) { $0 + $1.points } == 0)
             let child = try #require(
                 try await app.store.accounts.member(try MemberID.parse(f.childID, field: "childId")))
             #expect(try await app.store.quests.read { try await $0.points.sum(child.id) } == 0)
             let grants = try await app.send(.get, "/api/v1/children/\(f.childID)/grants", token: f.child)
-            #expect((try JSONSerialization.jsonObject(with: Data(grants.text.utf8)) as? [Any])?.count == 10)
+            #expect(try grants.decode([Components.Schemas.Grant].self).count == 10)
             // Out of the household's limits, and guardians do not spend a child's points.
             try await app.send(
                 .post, "/api/v1/children/\(f.childID)/redemptions", json: #"{"appToken":"game","minutes":31}"#,
@@ -276,19 +284,19 @@ import Testing
                 try await app.send(
                     .put, "/api/v1/quests/\(id)/status", json: #"{"status":"paused"}"#, token: f.guardian
                 )
-                .object["state"] as? String == "paused")
+                .decode(QuestBody.self).state == .paused)
             let paused = try await app.send(
                 .post, "/api/v1/children/\(f.childID)/usage",
                 json: usage([("p1", "khan", "2026-05-07T09:00:00Z", 1800)]), token: f.child)
-            #expect((paused.object["completed"] as? [Any])?.isEmpty == true)
+            #expect(try paused.decode(UsageResult.self).completed.isEmpty)
             let resumed = try await app.send(
                 .put, "/api/v1/quests/\(id)/status", json: #"{"status":"active"}"#, token: f.guardian)
-            #expect(resumed.object["state"] as? String == "completed", "\(resumed.text)")
+            #expect(try resumed.decode(QuestBody.self).state == .completed, "\(resumed.text)")
             #expect(try await app.send(.delete, "/api/v1/quests/\(id)", token: f.guardian).status == .noContent)
             try await app.send(.get, "/api/v1/quests/\(id)", token: f.guardian).expectProblem(.notFound)
             #expect(
-                try await app.send(.get, "/api/v1/children/\(f.childID)/ledger", token: f.guardian).object["balance"]
-                    as? Int == 66)
+                try await app.send(.get, "/api/v1/children/\(f.childID)/ledger", token: f.guardian).decode(Ledger.self)
+                    .balance == 66)
         }
     }
 
@@ -347,7 +355,7 @@ import Testing
                 try await app.send(.post, quests, json: body, token: f.guardian).expectProblem(
                     .badRequest, field: field)
             }
-            #expect((try await app.send(.get, quests, token: f.guardian).object["quests"] as? [Any])?.isEmpty == true)
+            #expect(try await app.send(.get, quests, token: f.guardian).decode(QuestBoard.self).quests.isEmpty)
             try await app.send(
                 .put, "/api/v1/children/\(f.childID)/apps/new", json: #"{"name":"","role":"toy"}"#, token: f.guardian
             )
@@ -446,9 +454,7 @@ import Testing
                 json: usage([("k", "khan", "2026-05-07T08:00:00Z", 1200), ("d", "duo", "2026-05-07T08:30:00Z", 300)]),
                 token: f.child)
             let board = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
-            let texts = (board.object["quests"] as? [[String: Any]] ?? []).map {
-                ($0["progress"] as? [String: Any])?["text"] as? String ?? ""
-            }
+            let texts = try board.decode(QuestBoard.self).quests.map(\.progress.text)
             #expect(
                 texts == [
                     "25 / 30 minutes", "25 / 300 minutes", "20 / 60 minutes", "1 / 7 days", "45 / 500 points",
