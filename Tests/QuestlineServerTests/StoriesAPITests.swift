@@ -1,9 +1,24 @@
 import Foundation
 import HTTPTypes
+import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineServer
 import Testing
+
+private typealias Preferences = Components.Schemas.StoryPreferences
+/// The bodies the contract describes inline.
+private struct Stories: Decodable { let stories: [Components.Schemas.StorySummary] }
+private struct Comments: Decodable { let comments: [Components.Schemas.StoryComment] }
+private struct Shop: Decodable { let cards: [Components.Schemas.TradingCard] }
+private struct Balance: Decodable { let balance: Int }
+private struct Tasks: Decodable {
+    struct Task: Decodable {
+        let id: String
+        let done: Bool
+    }
+    let tasks: [Task]
+}
 
 /// Track stories through the real router, on the bundled content.
 @Suite struct StoriesAPITests {
@@ -22,8 +37,8 @@ import Testing
     @Test func preferencesSearchProgressAndBookmarks() async throws {
         try await withContent { app, token in
             #expect(
-                try await app.send(.get, "/api/v1/stories/preferences", token: token).object["onboarded"] as? Bool
-                    == false)
+                try await app.send(.get, "/api/v1/stories/preferences", token: token).decode(Preferences.self)
+                    .onboarded == false)
             try await app.send(
                 .put, "/api/v1/stories/preferences", json: #"{"states":["TX"],"tracks":[]}"#, token: token
             )
@@ -33,14 +48,14 @@ import Testing
             )
             .expectProblem(.badRequest, field: "states")
             #expect(
-                try await app.send(.put, "/api/v1/stories/preferences", json: #"{"skip":true}"#, token: token).object[
-                    "skipped"] as? Bool == true)
+                try await app.send(.put, "/api/v1/stories/preferences", json: #"{"skip":true}"#, token: token)
+                    .decode(Preferences.self).skipped)
             let chosen = try await app.send(
                 .put, "/api/v1/stories/preferences", json: #"{"states":["TX"],"tracks":["texas"]}"#, token: token)
-            #expect(chosen.object["onboarded"] as? Bool == true && chosen.object["tracks"] as? [String] == ["texas"])
-            let list =
-                try await app.send(.get, "/api/v1/stories", token: token).object["stories"] as? [[String: Any]] ?? []
-            #expect(list.count == 8 && list.first?["id"] as? String == "texas")  // chosen tracks first
+            let preferences = try chosen.decode(Preferences.self)
+            #expect(preferences.onboarded && preferences.tracks == ["texas"])
+            let list = try await app.send(.get, "/api/v1/stories", token: token).decode(Stories.self).stories
+            #expect(list.count == 8 && list.first?.id == "texas")  // chosen tracks first
 
             for (query, ids) in [
                 ("élan", ["laguna-seca"]), ("INDIANAPOLIS", ["indianapolis"]), ("hurricane", ["homestead"]),
@@ -48,30 +63,28 @@ import Testing
                 let found = try await app.send(
                     .get, "/api/v1/stories?q=\(query.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!)",
                     token: token)
-                #expect(
-                    (found.object["stories"] as? [[String: Any]])?.map { $0["id"] as? String ?? "" } == ids,
-                    "\(query): \(found.text)")
+                #expect(try found.decode(Stories.self).stories.map(\.id) == ids, "\(query): \(found.text)")
             }
             // Opening a page records the furthest page reached.
             let page = try await app.send(.get, "/api/v1/stories/cota/chapters/1/pages/1", token: token)
-            #expect(
-                page.object["chapterTitle"] as? String == "Esses and the stadium"
-                    && (page.object["imageUrl"] as? String)?.hasPrefix("/content/stories/") == true)
+            let pageView = try page.decode(Components.Schemas.StoryPageView.self)
+            #expect(pageView.chapterTitle == "Esses and the stadium")
+            #expect(pageView.imageUrl.hasPrefix("/content/stories/"))
             _ = try await app.send(.get, "/api/v1/stories/cota/chapters/0/pages/0", token: token)
-            let story = try await app.send(.get, "/api/v1/stories/cota", token: token).object["story"] as? [String: Any]
-            #expect(story?["reachedChapter"] as? Int == 1 && story?["reachedPage"] as? Int == 1)
+            let story = try await app.send(.get, "/api/v1/stories/cota", token: token)
+                .decode(Components.Schemas.StoryDetail.self).story
+            #expect(story.reachedChapter == 1 && story.reachedPage == 1)
             try await app.send(.get, "/api/v1/stories/cota/chapters/7/pages/0", token: token).expectProblem(.notFound)
             try await app.send(.get, "/api/v1/stories/nowhere", token: token).expectProblem(.notFound)
             // Bookmarks: the same state everywhere.
             _ = try await app.send(.put, "/api/v1/stories/cota/bookmark", json: #"{"bookmarked":true}"#, token: token)
-            let bookmarked =
-                try await app.send(.get, "/api/v1/stories?bookmarked=true", token: token).object["stories"]
-                as? [[String: Any]]
-            #expect(bookmarked?.map { $0["id"] as? String ?? "" } == ["cota"])
+            let bookmarked = try await app.send(.get, "/api/v1/stories?bookmarked=true", token: token)
+                .decode(Stories.self).stories
+            #expect(bookmarked.map(\.id) == ["cota"])
             _ = try await app.send(.put, "/api/v1/stories/cota/bookmark", json: #"{"bookmarked":false}"#, token: token)
             #expect(
-                (try await app.send(.get, "/api/v1/stories?bookmarked=true", token: token).object["stories"] as? [Any])?
-                    .isEmpty == true)
+                try await app.send(.get, "/api/v1/stories?bookmarked=true", token: token).decode(Stories.self).stories
+                    .isEmpty)
         }
     }
 
@@ -81,23 +94,19 @@ import Testing
             for text in ["First!", "Second"] {
                 #expect(try await app.send(.post, path, json: #"{"text":"\#(text)"}"#, token: token).status == .created)
             }
-            let comments = try await app.send(.get, path, token: token).object["comments"] as? [[String: Any]] ?? []
-            #expect(
-                comments.map { $0["text"] as? String ?? "" } == ["Second", "First!"]
-                    && comments.allSatisfy { $0["mine"] as? Bool == true })
+            let comments = try await app.send(.get, path, token: token).decode(Comments.self).comments
+            #expect(comments.map(\.text) == ["Second", "First!"] && comments.allSatisfy(\.mine))
             try await app.send(.post, path, json: #"{"text":"   "}"#, token: token).expectProblem(
                 .badRequest, field: "text")
             try await app.send(.post, path, json: #"{"text":"\#(String(repeating: "a", count: 501))"}"#, token: token)
                 .expectProblem(.badRequest, field: "text")
             let (other, _) = try await app.signUp("other-fan@example.com")
-            let id = comments[0]["id"] as? String ?? ""
-            #expect(
-                (try await app.send(.get, path, token: other).object["comments"] as? [[String: Any]])?.first?["mine"]
-                    as? Bool == false)
+            let id = comments[0].id
+            #expect(try await app.send(.get, path, token: other).decode(Comments.self).comments.first?.mine == false)
             try await app.send(.delete, "/api/v1/comments/\(id)", token: other).expectProblem(.forbidden)
             #expect(try await app.send(.delete, "/api/v1/comments/\(id)", token: token).status == .noContent)
             try await app.send(.delete, "/api/v1/comments/\(id)", token: token).expectProblem(.notFound)
-            #expect((try await app.send(.get, path, token: token).object["comments"] as? [Any])?.count == 1)
+            #expect(try await app.send(.get, path, token: token).decode(Comments.self).comments.count == 1)
         }
     }
 
@@ -129,41 +138,37 @@ import Testing
 
             let collected = try await app.send(.post, "/api/v1/stories/indianapolis/rewards", token: token)
             #expect(collected.status == .created, "\(collected.text)")
-            #expect(
-                collected.object["points"] as? Int == 140
-                    && (collected.object["badge"] as? [String: Any])?["id"] as? String == "brickyard")
+            let reward = try collected.decode(Components.Schemas.CollectedReward.self)
+            #expect(reward.points == 140 && reward.badge?.id == "brickyard")
             // once
             try await app.send(.post, "/api/v1/stories/indianapolis/rewards", token: token).expectProblem(.conflict)
-            #expect(try await app.send(.get, "/api/v1/points", token: token).object["balance"] as? Int == 140)
+            #expect(try await app.send(.get, "/api/v1/points", token: token).decode(Balance.self).balance == 140)
 
             // The shop: by price then name; too few points is refused and changes nothing.
-            let shop =
-                try await app.send(.get, "/api/v1/shop/cards", token: token).object["cards"] as? [[String: Any]] ?? []
-            let prices = shop.map { $0["price"] as? Int ?? 0 }
+            let shop = try await app.send(.get, "/api/v1/shop/cards", token: token).decode(Shop.self).cards
+            let prices = shop.map(\.price)
             #expect(prices == prices.sorted() && shop.count == 12)
             try await app.send(.post, "/api/v1/shop/cards/golden-brick/purchase", token: token).expectProblem(
                 .conflict, field: "cardId")
-            #expect(try await app.send(.get, "/api/v1/points", token: token).object["balance"] as? Int == 140)
+            #expect(try await app.send(.get, "/api/v1/points", token: token).decode(Balance.self).balance == 140)
             let bought = try await app.send(
                 .post, "/api/v1/shop/cards/pit-crew/purchase", token: token,
                 headers: [HTTPField.Name("Idempotency-Key")!: "buy-1"])
-            #expect(bought.object["balance"] as? Int == 40)
+            #expect(try bought.decode(Balance.self).balance == 40)
             // The same request again (a retry) does not buy twice.
             let retry = try await app.send(
                 .post, "/api/v1/shop/cards/pit-crew/purchase", token: token,
                 headers: [HTTPField.Name("Idempotency-Key")!: "buy-1"])
-            #expect(
-                retry.headers[HTTPField.Name("Idempotent-Replayed")!] == "true" && retry.object["balance"] as? Int == 40
-            )
+            #expect(retry.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            #expect(try retry.decode(Balance.self).balance == 40)
             try await app.send(.post, "/api/v1/shop/cards/no-such-card/purchase", token: token).expectProblem(.notFound)
 
-            let profile = try await app.send(.get, "/api/v1/profile/stories", token: token).object
-            let cards = (profile["cards"] as? [[String: Any]] ?? []).map { "\($0["id"] ?? "") ×\($0["copies"] ?? "")" }
+            let profile = try await app.send(.get, "/api/v1/profile/stories", token: token)
+                .decode(Components.Schemas.StoryProfile.self)
+            let cards = profile.cards.map { "\($0.id) ×\($0.copies.map(String.init) ?? "?")" }
             // the story's card and the one bought
             #expect(cards.sorted() == ["pace-car ×1", "pit-crew ×1"], "\(cards)")
-            let badges = (profile["badges"] as? [[String: Any]] ?? []).filter { $0["awardedAt"] != nil }.map {
-                $0["id"] as? String ?? ""
-            }
+            let badges = profile.badges.filter { $0.awardedAt != nil }.map(\.id)
             #expect(Set(badges) == ["brickyard", "first-selfie", "story-finisher"], "\(badges)")
         }
     }
@@ -171,18 +176,18 @@ import Testing
     @Test func dailyTasksCountOncePerLocalDay() async throws {
         try await withContent { app, token in
             #expect(
-                try await app.send(.post, "/api/v1/points/tasks/check-in", token: token).object["balance"] as? Int == 5)
+                try await app.send(.post, "/api/v1/points/tasks/check-in", token: token).decode(Balance.self).balance
+                    == 5)
             try await app.send(.post, "/api/v1/points/tasks/check-in", token: token).expectProblem(.conflict)
-            let tasks =
-                try await app.send(.get, "/api/v1/points/tasks", token: token).object["tasks"] as? [[String: Any]] ?? []
-            #expect(tasks.first { $0["id"] as? String == "check-in" }?["done"] as? Bool == true)
+            let tasks = try await app.send(.get, "/api/v1/points/tasks", token: token).decode(Tasks.self).tasks
+            #expect(tasks.first { $0.id == "check-in" }?.done == true)
             // 10:00 UTC on 7 May is 05:00 in Chicago; the next local day starts at 05:00 UTC on 8 May.
             app.clock.set(try Date("2026-05-08T04:59:00Z", strategy: .iso8601))
             try await app.send(.post, "/api/v1/points/tasks/check-in", token: token).expectProblem(.conflict)
             app.clock.set(try Date("2026-05-08T05:01:00Z", strategy: .iso8601))
             #expect(
-                try await app.send(.post, "/api/v1/points/tasks/check-in", token: token).object["balance"] as? Int == 10
-            )
+                try await app.send(.post, "/api/v1/points/tasks/check-in", token: token).decode(Balance.self).balance
+                    == 10)
             try await app.send(.post, "/api/v1/points/tasks/fly-to-the-moon", token: token).expectProblem(.notFound)
         }
     }
