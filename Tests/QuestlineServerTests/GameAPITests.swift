@@ -4,11 +4,16 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOConcurrencyHelpers
+import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineServer
 import QuestlineStore
 import Testing
+
+private typealias GameDay = Components.Schemas.GameDay
+private typealias Session = Components.Schemas.GameSessionView
+private typealias Answer = Components.Schemas.GameAnswerResult
 
 /// Feeds for the tests, at the network boundary: the trimmed 30 October feed for most days,
 /// a one-event feed for 21 February, and an unreachable feed service for 1 April.
@@ -68,57 +73,57 @@ extension Harness {
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
             let today = try await app.send(.get, "/api/v1/game/today", token: token)
             #expect(today.status == .ok)
-            #expect(today.object["date"] as? String == "2026-05-07")
-            #expect(today.object["status"] as? String == "available")
-            #expect(today.object["session"] == nil)
+            let day = try today.decode(GameDay.self)
+            #expect(day.date == "2026-05-07")
+            #expect(day.status == .available)
+            #expect(day.session == nil)
 
             let start = try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: token)
             #expect(start.status == .created)
-            let id = try #require(start.object["id"] as? String)
-            let questions = try #require(start.object["questions"] as? [[String: Any]])
-            #expect(questions.count == 5)
-            let firstCard = try #require(questions[0]["first"] as? [String: Any])
-            #expect(firstCard["year"] == nil)  // no peeking before answering
-            #expect((firstCard["text"] as? String)?.isEmpty == false)
+            let game = try start.decode(Session.self)
+            let id = game.id
+            #expect(game.questions.count == 5)
+            let firstCard = game.questions[0].first
+            #expect(firstCard.year == nil)  // no peeking before answering
+            #expect(!firstCard.text.isEmpty)
 
             // Resuming gives the same game.
             let resumed = try await app.send(.post, "/api/v1/game/sessions", json: #"{"language":"en"}"#, token: token)
             #expect(resumed.status == .ok)
-            #expect(resumed.object["id"] as? String == id)
+            #expect(try resumed.decode(Session.self).id == id)
 
             try await app.answer(id, 1, "first", token: token).expectProblem(.conflict, field: "questionIndex")
             let answered = try await app.answer(id, 0, "second", token: token)
             #expect(answered.status == .ok, "\(answered.text)")
-            let firstYear = try #require(answered.object["firstYear"] as? Int)
-            let secondYear = try #require(answered.object["secondYear"] as? Int)
-            #expect(answered.object["correct"] as? Bool == (secondYear < firstYear))
-            #expect(answered.object["correctChoice"] as? String == (firstYear < secondYear ? "first" : "second"))
+            let result = try answered.decode(Answer.self)
+            #expect(result.correct == (result.secondYear < result.firstYear))
+            #expect(result.correctChoice == (result.firstYear < result.secondYear ? .first : .second))
             // A retry returns the first result; changing the answer is refused.
             let retry = try await app.answer(id, 0, "second", token: token)
-            #expect(retry.object["correct"] as? Bool == answered.object["correct"] as? Bool)
+            #expect(try retry.decode(Answer.self).correct == result.correct)
             try await app.answer(id, 0, "first", token: token).expectProblem(.conflict, field: "questionIndex")
 
             // Leave and come back: the game resumes at question 2.
             let view = try await app.send(.get, "/api/v1/game/sessions/\(id)", token: token)
-            #expect(view.object["currentQuestion"] as? Int == 1)
-            let revealed = (view.object["questions"] as? [[String: Any]])?[0]["first"] as? [String: Any]
-            #expect(revealed?["year"] as? Int == firstYear)
-            let summary =
-                try await app.send(.get, "/api/v1/game/today", token: token).object["session"] as? [String: Any]
-            #expect(summary?["answered"] as? Int == 1)
-            #expect(summary?["completed"] as? Bool == false)
+            let viewed = try view.decode(Session.self)
+            #expect(viewed.currentQuestion == 1)
+            #expect(viewed.questions[0].first.year == result.firstYear)
+            let summary = try await app.send(.get, "/api/v1/game/today", token: token).decode(GameDay.self).session
+            #expect(summary?.answered == 1)
+            #expect(summary?.completed == false)
 
-            var last: Reply?
-            for index in 1..<5 { last = try await app.answer(id, index, "first", token: token) }
-            #expect(last?.object["completed"] as? Bool == true)
-            let score = try #require(last?.object["score"] as? Int)
-            try await app.answer(id, 4, last?.object["choice"] as? String == "first" ? "second" : "first", token: token)
+            var last: Answer?
+            for index in 1..<5 { last = try await app.answer(id, index, "first", token: token).decode(Answer.self) }
+            let final = try #require(last)
+            #expect(final.completed)
+            try await app.answer(id, 4, final.choice == .first ? "second" : "first", token: token)
                 .expectProblem(.conflict, field: "questionIndex")
 
             let stats = try await app.send(.get, "/api/v1/game/stats", token: token)
-            #expect(stats.object["played"] as? Int == 1)
-            #expect(stats.object["averageScore"] as? Double == Double(score))
-            #expect(stats.object["currentStreak"] as? Int == 1)
+            let figures = try stats.decode(Components.Schemas.GameStats.self)
+            #expect(figures.played == 1)
+            #expect(figures.averageScore == Double(final.score))
+            #expect(figures.currentStreak == 1)
             #expect(feeds.callCount == fetchedBefore + 1)
         }
     }
@@ -131,12 +136,8 @@ extension Harness {
             let (bob, _) = try await app.signUp("bob@example.com", timeZone: "Europe/Berlin")
             let adaGame = try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: ada)
             let bobGame = try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: bob)
-            let texts = { (reply: Reply) in
-                (reply.object["questions"] as? [[String: Any]])?.map {
-                    ($0["first"] as? [String: Any])?["text"] as? String
-                }
-            }
-            #expect(texts(adaGame) == texts(bobGame))
+            let texts = { (reply: Reply) in try reply.decode(Session.self).questions.map(\.first.text) }
+            #expect(try texts(adaGame) == texts(bobGame))
             #expect(feeds.callCount == fetchedBefore + 1)  // one fetch, then the cache
 
             // A later edit of the feed changes nobody's game in progress.
@@ -145,7 +146,7 @@ extension Harness {
             app.clock.advance(by: 21 * 3600)  // past the cache refresh, still 7 May in UTC until 24:00
             let id = try adaGame.string("id")
             let again = try await app.send(.get, "/api/v1/game/sessions/\(id)", token: ada)
-            #expect(texts(again) == texts(adaGame))
+            #expect(try texts(again) == texts(adaGame))
         }
     }
 
@@ -155,25 +156,25 @@ extension Harness {
             let (losAngeles, _) = try await app.signUp("la@example.com", timeZone: "America/Los_Angeles")
             app.clock.set(try Date("2026-05-07T18:29:00Z", strategy: .iso8601))  // 23:59 in Kolkata, 11:29 in LA
             #expect(
-                try await app.send(.get, "/api/v1/game/today", token: kolkata).object["date"] as? String == "2026-05-07"
+                try await app.send(.get, "/api/v1/game/today", token: kolkata).decode(GameDay.self).date == "2026-05-07"
             )
             #expect(
-                try await app.send(.get, "/api/v1/game/today", token: losAngeles).object["date"] as? String
+                try await app.send(.get, "/api/v1/game/today", token: losAngeles).decode(GameDay.self).date
                     == "2026-05-07")
             app.clock.set(try Date("2026-05-07T18:31:00Z", strategy: .iso8601))  // 00:01 on the 8th in Kolkata
             #expect(
-                try await app.send(.get, "/api/v1/game/today", token: kolkata).object["date"] as? String == "2026-05-08"
+                try await app.send(.get, "/api/v1/game/today", token: kolkata).decode(GameDay.self).date == "2026-05-08"
             )
             #expect(
-                try await app.send(.get, "/api/v1/game/today", token: losAngeles).object["date"] as? String
+                try await app.send(.get, "/api/v1/game/today", token: losAngeles).decode(GameDay.self).date
                     == "2026-05-07")
             app.clock.set(try Date("2026-05-08T07:00:00Z", strategy: .iso8601))  // 00:00 on the 8th in LA (PDT, UTC-7)
             #expect(
-                try await app.send(.get, "/api/v1/game/today", token: losAngeles).object["date"] as? String
+                try await app.send(.get, "/api/v1/game/today", token: losAngeles).decode(GameDay.self).date
                     == "2026-05-08")
             // The 8th is a new game: different seed, so a different first question.
             let eighth = try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: losAngeles)
-            #expect(eighth.object["date"] as? String == "2026-05-08")
+            #expect(try eighth.decode(Session.self).date == "2026-05-08")
         }
     }
 
@@ -185,28 +186,29 @@ extension Harness {
             try await app.playWholeGame(token: token)  // 9 May, on its day
             let archived = try await app.playWholeGame(token: token, date: "2026-05-08")  // the gap, from the archive
             let view = try await app.send(.get, "/api/v1/game/sessions/\(archived)", token: token)
-            #expect(view.object["fromArchive"] as? Bool == true)
+            #expect(try view.decode(Session.self).fromArchive)
             // Played once: starting it again resumes the finished game.
             let again = try await app.send(
                 .post, "/api/v1/game/sessions", json: #"{"date":"2026-05-08"}"#, token: token)
             #expect(again.status == .ok)
-            #expect(again.object["completed"] as? Bool == true)
+            #expect(try again.decode(Session.self).completed)
 
-            let stats = try await app.send(.get, "/api/v1/game/stats", token: token).object
-            #expect(stats["played"] as? Int == 3)
-            #expect(stats["currentStreak"] as? Int == 1)
-            #expect(stats["bestStreak"] as? Int == 1)
+            let stats = try await app.send(.get, "/api/v1/game/stats", token: token)
+                .decode(Components.Schemas.GameStats.self)
+            #expect(stats.played == 3)
+            #expect(stats.currentStreak == 1)
+            #expect(stats.bestStreak == 1)
 
             let archive = try await app.send(.get, "/api/v1/game/archive?month=2026-05", token: token)
-            let days = try #require(archive.object["days"] as? [[String: Any]])
+            let days = try archive.decode(Components.Schemas.GameArchive.self).days
             #expect(days.count == 31)
-            let status = { (date: String) in days.first { $0["date"] as? String == date }?["status"] as? String }
-            #expect(status("2026-05-07") == "played")
-            #expect(status("2026-05-08") == "played")
-            #expect(status("2026-05-09") == "played")
-            #expect(status("2026-05-06") == "open")
-            #expect(status("2026-05-10") == "future")
-            #expect(days.first { $0["date"] as? String == "2026-05-07" }?["score"] is Int)
+            let status = { (date: String) in days.first { $0.date == date }?.status }
+            #expect(status("2026-05-07") == .played)
+            #expect(status("2026-05-08") == .played)
+            #expect(status("2026-05-09") == .played)
+            #expect(status("2026-05-06") == .open)
+            #expect(status("2026-05-10") == .future)
+            #expect(days.first { $0.date == "2026-05-07" }?.score != nil)
         }
     }
 
@@ -243,22 +245,23 @@ extension Harness {
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
             app.clock.set(try Date("2026-02-21T12:00:00Z", strategy: .iso8601))  // a one-event feed
             let few = try await app.send(.get, "/api/v1/game/today", token: token)
-            #expect(few.object["status"] as? String == "notEnoughEvents")
-            #expect((few.object["message"] as? String)?.contains("isn't available") == true)
+            let fewDay = try few.decode(GameDay.self)
+            #expect(fewDay.status == .notEnoughEvents)
+            #expect(fewDay.message?.contains("isn't available") == true)
             try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: token).expectProblem(.notFound)
 
             app.clock.set(try Date("2026-04-01T12:00:00Z", strategy: .iso8601))  // feed unreachable, nothing cached
             let down = try await app.send(.get, "/api/v1/game/today", token: token)
             #expect(down.status == .ok)
-            #expect(down.object["status"] as? String == "feedUnavailable")
+            #expect(try down.decode(GameDay.self).status == .feedUnavailable)
             let refused = try await app.send(.post, "/api/v1/game/sessions", json: "{}", token: token)
             refused.expectProblem(.serviceUnavailable)
             #expect(refused.headers[.retryAfter] != nil)
 
             app.clock.set(try Date("2026-05-20T12:00:00Z", strategy: .iso8601))  // 404 from the wiki: no data
             #expect(
-                try await app.send(.get, "/api/v1/game/today", token: token).object["status"] as? String
-                    == "notEnoughEvents")
+                try await app.send(.get, "/api/v1/game/today", token: token).decode(GameDay.self).status
+                    == .notEnoughEvents)
         }
     }
 }
