@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineServer
@@ -26,7 +27,9 @@ import Testing
             try await app.send(.post, "/api/v1/saved/import", json: huge, token: token).expectProblem(
                 .badRequest, field: "offset")
             try await expectAlive(app)
-            #expect(try await app.send(.get, "/api/v1/saved", token: token).object["total"] as? Int == 0)
+            #expect(
+                try await app.send(.get, "/api/v1/saved", token: token).decode(Components.Schemas.SavedList.self).total
+                    == 0)
 
             try await app.send(.get, "/api/v1/game/archive?month=9999-12", token: token).expectProblem(
                 .badRequest, field: "month")
@@ -43,7 +46,8 @@ import Testing
             // Today is 2026-05-07 in Berlin: the archive reaches back 365 days, to 2025-05-07.
             let (token, _) = try await app.signUp("ada@example.com")
             let oldest = try await app.send(.get, "/api/v1/game/archive?month=2025-05", token: token)
-            #expect(oldest.status == .ok && oldest.object["month"] as? String == "2025-05", "\(oldest.text)")
+            #expect(oldest.status == .ok, "\(oldest.text)")
+            #expect(try oldest.decode(Components.Schemas.GameArchive.self).month == "2025-05")
             try await app.send(.get, "/api/v1/game/archive?month=2025-04", token: token).expectProblem(
                 .badRequest, field: "month")
             try await app.send(.get, "/api/v1/game/archive?month=2026-06", token: token).expectProblem(
@@ -85,7 +89,9 @@ import Testing
                       {"language":"en","title":"Bad","savedAt":"2026-01-01T00:00:00Z","readingList":"a\u0007b"}]}
                     """#)
             nested.expectProblem(.badRequest, field: "items[1].readingList")
-            #expect(try await app.send(.get, "/api/v1/saved", token: token).object["total"] as? Int == 0)
+            #expect(
+                try await app.send(.get, "/api/v1/saved", token: token).decode(Components.Schemas.SavedList.self).total
+                    == 0)
             // C1 controls arrive as raw UTF-8, not escapes: refused all the same.
             try await app.send(
                 .post, "/api/v1/saved", json: "{\"language\":\"en\",\"title\":\"a\u{85}b\"}", token: token

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import QuestlineAPI
 import QuestlineCore
 import QuestlineStore
 import Testing
@@ -52,7 +53,7 @@ import Testing
             .expectProblem(.badRequest, field: "Idempotency-Key")
 
             // Keys are per member: the same key from two members are two writes.
-            let token = first.object["token"] as? String
+            let token = try first.decode(Components.Schemas.Session.self).token
             let (other, _) = try await app.signUp("bob@example.com")
             let household: HTTPFields = [.init("Idempotency-Key")!: "home-1"]
             #expect(

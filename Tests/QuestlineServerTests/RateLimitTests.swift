@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineServer
@@ -73,13 +74,17 @@ import Testing
     @Test func changesToTheMemberAreSeenByTheNextRequest() async throws {
         try await Harness.run { app in
             let (token, _) = try await app.signUp("cached@example.com", name: "Cache")
-            #expect(try await app.send(.get, "/api/v1/me", token: token).object["displayName"] as? String == "Cache")
+            #expect(
+                try await app.send(.get, "/api/v1/me", token: token).decode(Components.Schemas.Member.self).displayName
+                    == "Cache")
             _ = try await app.send(.patch, "/api/v1/me", json: #"{"displayName":"Renamed"}"#, token: token)
-            #expect(try await app.send(.get, "/api/v1/me", token: token).object["displayName"] as? String == "Renamed")
+            #expect(
+                try await app.send(.get, "/api/v1/me", token: token).decode(Components.Schemas.Member.self).displayName
+                    == "Renamed")
             let home = try await app.send(.post, "/api/v1/households", json: #"{"name":"Cached home"}"#, token: token)
             #expect(
-                try await app.send(.get, "/api/v1/me", token: token).object["householdId"] as? String == home.object[
-                    "id"] as? String)
+                try await app.send(.get, "/api/v1/me", token: token).decode(Components.Schemas.Member.self).householdId
+                    == home.decode(Components.Schemas.Household.self).id)
             #expect(try await app.send(.post, "/api/v1/auth/logout", token: token).status == .noContent)
             try await app.send(.get, "/api/v1/me", token: token).expectProblem(.unauthorized)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import QuestlineAPI
 import QuestlineFeatures
 import QuestlineServer
 import QuestlineTestSupport
@@ -114,26 +115,20 @@ import Testing
 
     /// Everything the writes can change, without ids and with ledger entries summed per kind.
     static func snapshot(_ app: Harness, _ actors: Actors) async throws -> String {
-        let board = try await app.send(.get, "/api/v1/children/\(actors.childID)/quests", token: actors.child).object
-        let quests = (board["quests"] as? [[String: Any]] ?? []).map { quest -> String in
-            let progress = quest["progress"] as? [String: Any] ?? [:]
-            return
-                "\(quest["summary"] ?? "") \(progress["value"] ?? "") \(progress["completed"] ?? "") ×\(quest["completions"] ?? "")"
+        let board = try await app.send(.get, "/api/v1/children/\(actors.childID)/quests", token: actors.child)
+            .decode(Components.Schemas.QuestBoard.self)
+        let quests = board.quests.map {
+            "\($0.summary) \($0.progress.value) \($0.progress.completed) ×\($0.completions)"
         }
-        let grants = (board["grants"] as? [[String: Any]] ?? []).map {
-            "\($0["appToken"] ?? "") \($0["minutes"] ?? "") \($0["minutesLeft"] ?? "")"
-        }
-        let badges = (board["badges"] as? [[String: Any]] ?? []).filter { $0["awardedAt"] != nil }.map {
-            "\($0["id"] ?? "")"
-        }
+        let grants = board.grants.map { "\($0.appToken) \($0.minutes) \($0.minutesLeft)" }
+        let badges = board.badges.filter { $0.awardedAt != nil }.map(\.id)
         var byKind: [String: Int] = [:]
         var offset = 0
         while true {  // every page of the ledger
-            let page = try await app.send(
+            let entries = try await app.send(
                 .get, "/api/v1/children/\(actors.childID)/ledger?limit=200&offset=\(offset)", token: actors.guardian
-            ).object
-            let entries = page["entries"] as? [[String: Any]] ?? []
-            for entry in entries { byKind[entry["kind"] as? String ?? "", default: 0] += entry["points"] as? Int ?? 0 }
+            ).decode(LedgerPage.self).entries
+            for entry in entries { byKind[entry.kind.rawValue, default: 0] += entry.points }
             if entries.count < 200 { break }
             offset += 200
         }
@@ -141,7 +136,7 @@ import Testing
         let activity = try await app.send(.get, "/api/v1/activity", token: actors.reader).text
         let widget = try await app.send(.get, "/api/v1/reading/widget", token: actors.reader).text
         return """
-            balance \(board["balance"] ?? "") streak \(board["currentStreak"] ?? "") minutes \(board["learningMinutes"] ?? "")
+            balance \(board.balance) streak \(board.currentStreak) minutes \(board.learningMinutes)
             quests \(quests)
             grants \(grants.sorted())
             badges \(badges.sorted())
@@ -174,3 +169,6 @@ import Testing
 }
 
 /// SplitMix64: a small seeded generator, so the recorded writes are the same every run.
+
+/// A page of a child's ledger (the contract describes it inline).
+private struct LedgerPage: Decodable { let entries: [Components.Schemas.LedgerEntry] }
