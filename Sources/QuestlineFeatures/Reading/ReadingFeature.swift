@@ -26,20 +26,24 @@ public struct ReaderIdentity: Sendable {
 
 /// Campaigns held in memory for a few seconds. A lock, not an actor: every widget asks, and
 /// the critical section is a copy, so no request should suspend for it.
+///
+/// Its lifetime is elapsed time on the monotonic clock, not the product's (injected) wall clock:
+/// a test that pins or moves the wall clock neither freezes nor expires it.
 final class CampaignCache: Sendable {
-    private let state = NIOLockedValueBox<(campaigns: [Campaign]?, loadedAt: Date)>((nil, .distantPast))
-    static let lifetime: TimeInterval = 10
+    private let state = NIOLockedValueBox<(campaigns: [Campaign]?, loadedAt: ContinuousClock.Instant)>(
+        (nil, .now))
+    static let lifetime: Duration = .seconds(10)
 
-    func get(now: Date) -> [Campaign]? {
+    func get(now: ContinuousClock.Instant) -> [Campaign]? {
         state.withLockedValue { state in
-            guard let campaigns = state.campaigns, now.timeIntervalSince(state.loadedAt) < Self.lifetime else {
+            guard let campaigns = state.campaigns, now - state.loadedAt < Self.lifetime else {
                 return nil
             }
             return campaigns
         }
     }
 
-    func set(_ campaigns: [Campaign], now: Date) {
+    func set(_ campaigns: [Campaign], now: ContinuousClock.Instant) {
         state.withLockedValue { $0 = (campaigns, now) }
     }
 
@@ -138,7 +142,7 @@ public struct ReadingFeature: Sendable {
     /// Every campaign, from memory for up to 10 seconds (they change rarely; each instance
     /// re-reads them, so a change made on another instance shows within 10 seconds).
     public func campaigns() async throws -> [Campaign] {
-        let now = Date()
+        let now = ContinuousClock.now
         if let cached = campaignCache.get(now: now) { return cached }
         let loaded = try await store.reading.campaigns()
         campaignCache.set(loaded, now: now)
