@@ -39,15 +39,24 @@ private struct Settled {
         let scope = SettlementScope(
             quests: quests, touching: Set(records.map { LocalDay($0.start, in: $0.zone.timeZone) }), now: now,
             zone: utc.timeZone)
-        let plan = QuestSettlement.plan(
+        var plan = QuestSettlement.plan(
             SettlementInput(
                 now: now, zone: utc.timeZone, scope: scope, catalog: catalog, quests: quests, usage: usage,
-                earnings: scope.touched.flatMap { day in earnings.values.filter { $0.day == day } }, paid: paid,
-                summary: summary, runs: Array(runs), pointsEarned: credits.reduce(0) { $0 + $1.points },
-                awarded: badges))
+                earnings: scope.touched.flatMap { day in earnings.values.filter { $0.day == day } }, paid: paid))
+        if plan.changesTotals {
+            let nearby = plan.runDays.map { days in
+                runs.filter { $0.last >= days.lowerBound && $0.first <= days.upperBound }
+            }
+            plan = QuestSettlement.withTotals(
+                plan,
+                SettlementTotals(
+                    summary: summary, runs: Array(nearby ?? []), pointsEarned: credits.reduce(0) { $0 + $1.points },
+                    awarded: badges), today: scope.today)
+        }
         for earning in plan.earnings { earnings["\(earning.token) \(earning.day.iso)"] = earning }
         runs.subtract(plan.removedRuns)
         runs.formUnion(plan.addedRuns)
+        let best = plan.changesTotals ? plan.bestStreak : summary.bestStreak
         for completion in plan.completions + plan.raisedBonuses {
             paid[CompletedPeriod(challenge: completion.quest, periodKey: completion.periodKey)] = completion.bonus
         }
@@ -56,7 +65,7 @@ private struct Settled {
         badges.formUnion(plan.badges)
         summary = LearningSummary(
             learningMinutes: summary.learningMinutes + plan.learningMinutes,
-            completions: summary.completions + plan.completions.count, bestStreak: plan.bestStreak,
+            completions: summary.completions + plan.completions.count, bestStreak: best,
             latestRun: runs.filter { $0.first <= scope.today }.max { $0.first < $1.first })
         return plan
     }
@@ -78,7 +87,7 @@ private struct Settled {
         #expect(plan.grants.map(\.expiresAt) == [at("2026-03-11T00:00:00Z")])
         #expect(plan.addedRuns == [DayRun(first: day("2026-03-10"), last: day("2026-03-10"))])
         #expect(plan.badges == ["first-quest"])
-        #expect(plan.stats.pointsEarned == 88 && plan.stats.challengesCompleted == 1)
+        #expect(plan.stats?.pointsEarned == 88 && plan.stats?.challengesCompleted == 1)
     }
 
     @Test func lateUsageOfACompletedPeriodEarnsTheDifferenceAndTopsUpTheBonusOnce() {
@@ -120,7 +129,7 @@ private struct Settled {
             now: at("2026-03-06T12:00:00Z"))
         #expect(plan.removedRuns.count == 2)
         #expect(plan.addedRuns == [DayRun(first: day("2026-03-01"), last: day("2026-03-06"))])
-        #expect(plan.bestStreak == 6 && plan.stats.currentStreak == 6)
+        #expect(plan.bestStreak == 6 && plan.stats?.currentStreak == 6)
         #expect(plan.badges == ["on-a-roll"])
     }
 

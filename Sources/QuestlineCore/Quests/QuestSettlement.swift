@@ -40,8 +40,6 @@ public struct SettlementScope: Sendable, Equatable {
     /// zone may fall on it) to a day after now (devices' clocks run ahead a little).
     public let usageFrom: Date
     public let usageTo: Date
-    /// The learning runs to read: those overlapping these days can join a new learning day.
-    public let runDays: ClosedRange<LocalDay>?
 
     public init(quests: [Quest], touching days: Set<LocalDay>, now: Date, zone: TimeZone) {
         let today = LocalDay(now, in: zone)
@@ -60,7 +58,6 @@ public struct SettlementScope: Sendable, Equatable {
         firstDay = earliest
         usageFrom = earliest.start(in: zone).addingTimeInterval(-2 * 86_400)
         usageTo = now.addingTimeInterval(86_400)
-        runDays = days.min().map { first in first.adding(days: -1)...days.max()!.adding(days: 1) }
     }
 }
 
@@ -77,18 +74,10 @@ public struct SettlementInput: Sendable {
     public let earnings: [DayEarning]
     /// The bonus paid for each completed period of these quests since `scope.firstDay`.
     public let paid: [CompletedPeriod: Int]
-    public let summary: LearningSummary
-    /// The learning runs overlapping `scope.runDays`.
-    public let runs: [DayRun]
-    /// Points earned in all so far (the ledger's credits, adjustments aside).
-    public let pointsEarned: Int
-    /// Badges already awarded.
-    public let awarded: Set<String>
 
     public init(
         now: Date, zone: TimeZone, scope: SettlementScope, catalog: [QuestApp], quests: [Quest],
-        usage: [UsageRecord], earnings: [DayEarning], paid: [CompletedPeriod: Int], summary: LearningSummary,
-        runs: [DayRun], pointsEarned: Int, awarded: Set<String>
+        usage: [UsageRecord], earnings: [DayEarning], paid: [CompletedPeriod: Int]
     ) {
         self.now = now
         self.zone = zone
@@ -98,6 +87,21 @@ public struct SettlementInput: Sendable {
         self.usage = usage
         self.earnings = earnings
         self.paid = paid
+    }
+}
+
+/// The child's totals, read only when a plan changes them (most repeated uploads change
+/// nothing): what badges are judged on, and the learning runs a new learning day may join.
+public struct SettlementTotals: Sendable {
+    public let summary: LearningSummary
+    /// The learning runs overlapping `SettlementPlan.runDays`.
+    public let runs: [DayRun]
+    /// Points earned in all so far (the ledger's credits, adjustments aside).
+    public let pointsEarned: Int
+    /// Badges already awarded.
+    public let awarded: Set<String>
+
+    public init(summary: LearningSummary, runs: [DayRun], pointsEarned: Int, awarded: Set<String>) {
         self.summary = summary
         self.runs = runs
         self.pointsEarned = pointsEarned
@@ -137,10 +141,12 @@ public struct SettlementPlan: Sendable, Equatable {
     public var earnings: [DayEarning] = []
     /// The change in learning minutes in all.
     public var learningMinutes = 0
+    /// Days with learning minutes whose earnings this plan stores: they join the learning runs.
+    public var learningDays: [LocalDay] = []
     /// Learning runs to replace: `removedRuns` go, `addedRuns` come (new days join runs).
     public var removedRuns: [DayRun] = []
     public var addedRuns: [DayRun] = []
-    /// The best streak after this plan.
+    /// The best streak after this plan (set with the totals).
     public var bestStreak = 0
     /// Ledger credits, in order.
     public var credits: [Credit] = []
@@ -150,9 +156,18 @@ public struct SettlementPlan: Sendable, Equatable {
     public var grants: [Grant] = []
     /// Badges deserved and not yet awarded.
     public var badges: [String] = []
-    /// The totals badges are judged on, after this plan.
-    public var stats = QuestStats(
-        challengesCompleted: 0, bestStreak: 0, currentStreak: 0, learningMinutes: 0, pointsEarned: 0)
+    /// The totals badges are judged on, after this plan; nil until the totals are read.
+    public var stats: QuestStats?
+
+    /// Whether the plan changes the child's totals, so that they must be read (`withTotals`).
+    public var changesTotals: Bool {
+        learningMinutes != 0 || !learningDays.isEmpty || !credits.isEmpty || !completions.isEmpty
+    }
+
+    /// The learning runs that may join this plan's learning days.
+    public var runDays: ClosedRange<LocalDay>? {
+        learningDays.min().map { $0.adding(days: -1)...learningDays.max()!.adding(days: 1) }
+    }
 
     /// True when applying the plan would write nothing.
     public var writesNothing: Bool {
@@ -165,7 +180,9 @@ public struct SettlementPlan: Sendable, Equatable {
 }
 
 /// Quest settlement: from the catalog, the quests, the usage and what was settled before,
-/// what to write. Pure; the store applies the plan.
+/// what to write. Pure; the store applies the plan. Two steps, so that an upload that changes
+/// nothing reads nothing more: `plan` decides earnings, credits, completions and grants; when
+/// that changes the totals, `withTotals` adds the learning runs, the stats and the badges.
 public enum QuestSettlement {
     public static func plan(_ input: SettlementInput) -> SettlementPlan {
         var plan = SettlementPlan()
@@ -177,14 +194,13 @@ public enum QuestSettlement {
         // day credits only the difference.
         let stored = Dictionary(
             input.earnings.map { (EarningKey(token: $0.token, day: $0.day), $0) }, uniquingKeysWith: { a, _ in a })
-        var newDays: [LocalDay] = []
         for earning in evaluator.timeline.earnings(catalog: evaluator.catalog)
         where input.scope.touched.contains(earning.day) {
             let before = stored[EarningKey(token: earning.token, day: earning.day)]
             guard before?.minutes != earning.minutes || before?.points != earning.points else { continue }
             plan.earnings.append(earning)
             plan.learningMinutes += earning.minutes - (before?.minutes ?? 0)
-            if earning.minutes > 0 { newDays.append(earning.day) }
+            if earning.minutes > 0 { plan.learningDays.append(earning.day) }
             let delta = earning.points - (before?.points ?? 0)
             if delta > 0 {
                 let name = evaluator.catalog[earning.token]?.name ?? earning.token
@@ -192,13 +208,6 @@ public enum QuestSettlement {
                     .init(kind: .earn, points: delta, reason: "\(name), \(earning.day.iso)", quest: nil))
             }
         }
-
-        // Learning days join the runs beside them.
-        let known = Set(input.runs + [input.summary.latestRun].compactMap { $0 })
-        let joined = Set(DayRun.runs(of: known.flatMap(\.days) + newDays))
-        plan.removedRuns = known.subtracting(joined).sorted { $0.first < $1.first }
-        plan.addedRuns = joined.subtracting(known).sorted { $0.first < $1.first }
-        plan.bestStreak = max(input.summary.bestStreak, plan.addedRuns.map(\.length).max() ?? 0)
 
         // Completions: once per period, each paying its bonus and unlocking its reward apps.
         let considered = input.scope.touched.union([today])
@@ -232,14 +241,28 @@ public enum QuestSettlement {
             }
         }
 
-        // Badges follow the totals after all of the above.
+        return plan
+    }
+
+    /// Completes a plan that changes the child's totals: learning days join the runs beside
+    /// them, and badges follow the totals after the plan.
+    public static func withTotals(_ plan: SettlementPlan, _ totals: SettlementTotals, today: LocalDay)
+        -> SettlementPlan
+    {
+        var plan = plan
+        let known = Set(totals.runs + [totals.summary.latestRun].compactMap { $0 })
+        let joined = Set(DayRun.runs(of: known.flatMap(\.days) + plan.learningDays))
+        plan.removedRuns = known.subtracting(joined).sorted { $0.first < $1.first }
+        plan.addedRuns = joined.subtracting(known).sorted { $0.first < $1.first }
+        plan.bestStreak = max(totals.summary.bestStreak, plan.addedRuns.map(\.length).max() ?? 0)
         let runsAfter = known.subtracting(plan.removedRuns).union(plan.addedRuns)
-        plan.stats = QuestStats(
-            challengesCompleted: input.summary.completions + plan.completions.count, bestStreak: plan.bestStreak,
+        let stats = QuestStats(
+            challengesCompleted: totals.summary.completions + plan.completions.count, bestStreak: plan.bestStreak,
             currentStreak: DayRun.current(in: Array(runsAfter), today: today),
-            learningMinutes: input.summary.learningMinutes + plan.learningMinutes,
-            pointsEarned: input.pointsEarned + plan.credits.reduce(0) { $0 + $1.points })
-        plan.badges = plan.stats.deserved.map(\.id).filter { !input.awarded.contains($0) }
+            learningMinutes: totals.summary.learningMinutes + plan.learningMinutes,
+            pointsEarned: totals.pointsEarned + plan.credits.reduce(0) { $0 + $1.points })
+        plan.stats = stats
+        plan.badges = stats.deserved.map(\.id).filter { !totals.awarded.contains($0) }
         return plan
     }
 

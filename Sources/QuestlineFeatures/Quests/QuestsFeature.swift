@@ -292,7 +292,11 @@ public struct QuestsFeature: Sendable {
         let quests = try await q.challenges(assignee: child.id).filter { $0.status == .active }
         let scope = SettlementScope(quests: quests, touching: days, now: now, zone: child.zone)
         let input = try await q.settlementInput(child.id, zone: child.zone, quests: quests, scope: scope, now: now)
-        let plan = QuestSettlement.plan(input)
+        var plan = QuestSettlement.plan(input)
+        if plan.changesTotals {
+            let totals = try await q.settlementTotals(child.id, for: plan, today: scope.today)
+            plan = QuestSettlement.withTotals(plan, totals, today: scope.today)
+        }
         try await q.apply(plan, child: child.id, now: now) { ids.makeUUID().uuidString.lowercased() }
         return plan
     }

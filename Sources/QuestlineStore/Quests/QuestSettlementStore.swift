@@ -6,21 +6,26 @@ import SQLKit
 /// plan. Both run in one write transaction, under the child's points lock.
 extension QuestQueries {
     /// What `QuestSettlement.plan` needs for `scope`: the child's catalog, usage, stored
-    /// earnings, paid bonuses, totals, nearby learning runs and badges.
+    /// earnings and the bonuses paid.
     public func settlementInput(
         _ child: MemberID, zone: TimeZone, quests: [Quest], scope: SettlementScope, now: Date
     ) async throws -> SettlementInput {
-        var runs: [DayRun] = []
-        if let days = scope.runDays { runs = try await self.runs(child, overlapping: days) }
-        return SettlementInput(
+        SettlementInput(
             now: now, zone: zone, scope: scope, catalog: try await apps(child), quests: quests,
             usage: try await reports(child, from: scope.usageFrom, to: scope.usageTo),
             earnings: try await earnings(child, days: scope.touched),
-            paid: try await paidBonuses(quests.map(\.id), since: scope.firstDay),
-            summary: try await learningSummary(child, today: scope.today),
-            runs: runs,
-            pointsEarned: try await points.balance(child).earned,
-            awarded: Set(try await badges(child).map(\.id)))
+            paid: try await paidBonuses(quests.map(\.id), since: scope.firstDay))
+    }
+
+    /// The totals `QuestSettlement.withTotals` completes `plan` with.
+    public func settlementTotals(_ child: MemberID, for plan: SettlementPlan, today: LocalDay) async throws
+        -> SettlementTotals
+    {
+        var runs: [DayRun] = []
+        if let days = plan.runDays { runs = try await self.runs(child, overlapping: days) }
+        return SettlementTotals(
+            summary: try await learningSummary(child, today: today), runs: runs,
+            pointsEarned: try await points.balance(child).earned, awarded: Set(try await badges(child).map(\.id)))
     }
 
     /// The bonus paid for each completed period of `quests` whose key is `since` or later.
