@@ -120,11 +120,14 @@ extension QuestQueries {
                 """
             ).run()
         }
-        try await points.append(
-            child,
-            plan.credits.map {
-                NewLedgerEntry(id: makeID(), kind: $0.kind, points: $0.points, reason: $0.reason, challenge: $0.quest)
-            }, now: now)
+        if !plan.credits.isEmpty {
+            try await points.append(
+                child,
+                plan.credits.map {
+                    NewLedgerEntry(
+                        id: makeID(), kind: $0.kind, points: $0.points, reason: $0.reason, challenge: $0.quest)
+                }, now: now)
+        }
         if !plan.grants.isEmpty {
             let rows = plan.grants.map {
                 SQLGroupExpression([
