@@ -153,14 +153,21 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
         #expect(morning.progress(quest, in: try #require(quest.period(containing: day("2026-03-13")))).value > 0)
     }
 
-    @Test func efficiencyCountsPointsEarnedInTheFirstMinutesOfUse() {
-        // Earn 90 points within 30 minutes: 10 min of Duolingo (1/min) then 20 of Math (3/min) = 70.
+    @Test func efficiencyCountsTheBestSpanOfMinutes() {
+        // Earn 90 points within 30 minutes. 10 min of Duolingo (1/min) at 09:00, then 20 of Math
+        // (3/min) at 09:15: the best 30 minutes (09:05-09:35) hold 5 of Duolingo and 20 of Math = 65.
         let quest = spec(.efficiency, target: 90, within: 30)
         let eval = evaluate([
-            use("duo", "2026-03-10T09:00:00Z", minutes: 10), use("math", "2026-03-10T10:00:00Z", minutes: 40),
+            use("duo", "2026-03-10T09:00:00Z", minutes: 10), use("math", "2026-03-10T09:15:00Z", minutes: 20),
         ])
         let progress = eval.progress(quest, in: quest.period(containing: day("2026-03-10"))!)
-        #expect(progress.value == 70 && !progress.completed)
+        #expect(progress.value == 65 && !progress.completed)
+        // An hour of Math later the same day holds a better span: 30 minutes at 3 = 90.
+        let later = evaluate([
+            use("duo", "2026-03-10T09:00:00Z", minutes: 10), use("math", "2026-03-10T09:15:00Z", minutes: 20),
+            use("math", "2026-03-10T12:00:00Z", minutes: 60),
+        ])
+        #expect(later.progress(quest, in: quest.period(containing: day("2026-03-10"))!).value == 90)
         let fast = evaluate([
             use("math", "2026-03-10T09:00:00Z", minutes: 30), use("duo", "2026-03-10T10:00:00Z", minutes: 40),
         ])
@@ -174,7 +181,8 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
             records.append(use("khan", String(format: "2026-03-%02dT10:00:00Z", d), minutes: 12))
         }
         let eval = evaluate(records)
-        let (completed, current) = eval.streakRuns(quest, through: day("2026-03-09"))
+        let history = eval.streakRuns(quest, through: day("2026-03-09"))
+        let (completed, current) = (history.completed, history.current)
         #expect(completed.map(\.period.first) == [day("2026-03-03"), day("2026-03-06")])
         #expect(current.value == 1)  // the 8th; the 9th not yet met does not break it
         #expect(eval.streakRuns(quest, through: day("2026-03-10")).current.value == 0)  // the 9th was missed

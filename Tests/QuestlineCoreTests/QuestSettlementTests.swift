@@ -4,10 +4,6 @@ import Testing
 
 private let utc = TimeZoneID("UTC")!
 private let child = MemberID(UUID())
-private let catalog = [
-    QuestApp(token: "khan", name: "Khan Kids", icon: "📘", role: .learning, pointsPerMinute: 2),
-    QuestApp(token: "game", name: "Game", icon: "🎮", role: .reward, pointsPerMinute: 0),
-]
 
 private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
 private func day(_ iso: String) -> LocalDay { LocalDay(iso: iso)! }
@@ -23,8 +19,10 @@ private func quest(_ goal: GoalType = .dailyMinutes, target: Int = 30, status: Q
 
 /// What a store keeps, in memory: enough to plan from and to apply plans to, so that a table
 /// test can settle several times in a row.
-private struct Settled {
+struct Settled {
     var quests: [Quest]
+    var catalog: [QuestApp] = QuestSettlementTests.catalog
+    var zone = TimeZoneID("UTC")!
     var usage: [UsageRecord] = []
     var earnings: [String: DayEarning] = [:]
     var runs: Set<DayRun> = []
@@ -37,11 +35,10 @@ private struct Settled {
     mutating func settle(_ records: [UsageRecord], now: Date) -> SettlementPlan {
         usage += records
         let scope = SettlementScope(
-            quests: quests, touching: Set(records.map { LocalDay($0.start, in: $0.zone.timeZone) }), now: now,
-            zone: utc.timeZone)
+            quests: quests, touching: Set(records.flatMap(\.localDays)), now: now, zone: zone.timeZone)
         var plan = QuestSettlement.plan(
             SettlementInput(
-                now: now, zone: utc.timeZone, scope: scope, catalog: catalog, quests: quests, usage: usage,
+                now: now, zone: zone.timeZone, scope: scope, catalog: catalog, quests: quests, usage: usage,
                 earnings: scope.touched.flatMap { day in earnings.values.filter { $0.day == day } }, paid: paid))
         if plan.changesTotals {
             let nearby = plan.runDays.map { days in
@@ -57,6 +54,10 @@ private struct Settled {
         runs.subtract(plan.removedRuns)
         runs.formUnion(plan.addedRuns)
         let best = plan.changesTotals ? plan.bestStreak : summary.bestStreak
+        for rekey in plan.rekeyed {
+            paid[CompletedPeriod(challenge: rekey.quest, periodKey: rekey.to)] = paid.removeValue(
+                forKey: CompletedPeriod(challenge: rekey.quest, periodKey: rekey.from))
+        }
         for completion in plan.completions + plan.raisedBonuses {
             paid[CompletedPeriod(challenge: completion.quest, periodKey: completion.periodKey)] = completion.bonus
         }
@@ -72,6 +73,11 @@ private struct Settled {
 }
 
 @Suite struct QuestSettlementTests {
+    static let catalog = [
+        QuestApp(token: "khan", name: "Khan Kids", icon: "📘", role: .learning, pointsPerMinute: 2),
+        QuestApp(token: "game", name: "Game", icon: "🎮", role: .reward, pointsPerMinute: 0),
+    ]
+
     @Test func aCompletionPaysItsBonusUnlocksItsRewardAppsAndAwardsTheFirstBadge() {
         let daily = quest()
         var state = Settled(quests: [daily])

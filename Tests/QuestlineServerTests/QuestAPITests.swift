@@ -459,7 +459,7 @@ private struct Ledger: Decodable {
                 texts == [
                     "25 / 30 minutes", "25 / 300 minutes", "20 / 60 minutes", "1 / 7 days", "45 / 500 points",
                     "2 / 2 apps",
-                    "1 / 5 days", "0 / 30 minutes", "30 / 40 points in your first 15 minutes",
+                    "1 / 5 days", "0 / 30 minutes", "30 / 40 points within 15 minutes",
                 ], "\(texts)")
         }
     }

@@ -67,10 +67,13 @@ public struct QuestCard: Sendable, Equatable {
         let value = progress.value
         switch spec.goal.unit {
         case .minutes: return "\(value) / \(progress.target) minutes"
-        case .days: return "\(value) / \(progress.target) days"
+        case .days:
+            let text = "\(value) / \(progress.target) days"
+            if let run = progress.runDays, run > value { return text + " · \(run) days in a row" }
+            return text
         case .points:
             return spec.goal == .efficiency
-                ? "\(value) / \(progress.target) points in your first \(spec.withinMinutes ?? 0) minutes"
+                ? "\(value) / \(progress.target) points within \(spec.withinMinutes ?? 0) minutes"
                 : "\(value) / \(progress.target) points"
         case .apps: return "\(value) / \(progress.target) apps"
         }

@@ -16,6 +16,20 @@ public struct UsageRecord: Sendable, Equatable {
     }
 
     public var end: Date { start.addingTimeInterval(TimeInterval(seconds)) }
+
+    /// The local days the report falls on, in the zone it was stamped with (the device's clock
+    /// decides a report's day and time of day, not the child's zone at the time of settling).
+    public var localDays: [LocalDay] {
+        let zone = zone.timeZone
+        var day = LocalDay(start, in: zone)
+        let last = LocalDay(end.addingTimeInterval(-0.001), in: zone)
+        var days: [LocalDay] = []
+        while day <= last {
+            days.append(day)
+            day = day.adding(days: 1)
+        }
+        return days
+    }
 }
 
 /// A stretch of use of one app within one local day (in the zone the device reported).
@@ -171,6 +185,9 @@ public struct QuestProgress: Sendable, Equatable {
     public let unit: QuestUnit
     /// Points earned toward this challenge in the period: what the bonus is a percentage of.
     public let points: Int
+    /// A streak quest's whole run of days in a row, across the cycles it has paid (nil for
+    /// other goals).
+    public var runDays: Int? = nil
 
     public var completed: Bool { value >= target }
     /// 0 to 100.
@@ -194,6 +211,14 @@ extension QuestSpec {
         return PeriodWindow(first: max(first, startDay), last: endDay.map { min(last, $0) } ?? last)
     }
 
+    /// The period a card shows on `today`: the one containing today; before the start date the
+    /// first period, after the end date the last. Never a day outside the quest's dates.
+    public func shownPeriod(today: LocalDay) -> PeriodWindow {
+        var day = max(today, startDay)
+        if let endDay { day = min(day, endDay) }
+        return period(containing: day) ?? PeriodWindow(first: day, last: day)
+    }
+
     /// The bonus a completion pays: `bonusPercent` of the points earned toward the challenge in
     /// the period, rounded down, at least 1.
     public func bonus(forPoints points: Int) -> Int { max(1, points * bonusPercent / 100) }
@@ -203,6 +228,14 @@ extension QuestSpec {
         guard let app, app.role == .learning else { return false }
         return learningApps.isEmpty || learningApps.contains(app.token)
     }
+}
+
+/// A streak quest's history: the cycles completed (each keyed by the day it completed on), the
+/// current cycle, and the runs of days meeting the daily minimum (first to last met day).
+public struct StreakHistory: Sendable, Equatable {
+    public let completed: [QuestProgress]
+    public let current: QuestProgress
+    public let runs: [DayRun]
 }
 
 /// Computes challenge progress from a usage timeline. Pure; the same inputs always give the
@@ -250,10 +283,40 @@ public struct QuestEvaluator: Sendable {
         byAppDay.reduce(0) { $0 + Int($1.value / 60) * (catalog[$1.key.token]?.pointsPerMinute ?? 0) }
     }
 
+    /// Whole minutes per day: each app's seconds on the day rounded down, then added (as the
+    /// ledger counts them).
     private func minutesByDay(_ byAppDay: [UsageTimeline.DayKey: Double]) -> [LocalDay: Int] {
-        var seconds: [LocalDay: Double] = [:]
-        for (key, value) in byAppDay { seconds[key.day, default: 0] += value }
-        return seconds.mapValues { Int($0 / 60) }
+        var minutes: [LocalDay: Int] = [:]
+        for (key, value) in byAppDay { minutes[key.day, default: 0] += Int(value / 60) }
+        return minutes
+    }
+
+    /// The most points earned in any span of `minutes` starting on a whole minute: usage inside
+    /// the span counts in whole minutes per app and day, as the ledger does. More usage never
+    /// lowers it, so it does not depend on the order reports arrive in.
+    func bestSpanPoints(_ pieces: [UsagePiece], minutes: Int) -> Int {
+        guard minutes > 0 else { return 0 }
+        let span = Double(minutes * 60)
+        let sorted = pieces.filter { $0.end > $0.start }.sorted { $0.start < $1.start }
+        var starts = Set<Int>()
+        for piece in sorted {
+            let first = Int(((piece.start.timeIntervalSince1970 - span) / 60).rounded(.down))
+            let last = Int((piece.end.timeIntervalSince1970 / 60).rounded(.down))
+            if first <= last { starts.formUnion(first...last) }
+        }
+        var best = 0
+        for minute in starts {
+            let from = Date(timeIntervalSince1970: Double(minute) * 60)
+            let to = from.addingTimeInterval(span)
+            var seconds: [UsageTimeline.DayKey: Double] = [:]
+            for piece in sorted {
+                if piece.start >= to { break }
+                let overlap = min(to, piece.end).timeIntervalSince(max(from, piece.start))
+                if overlap > 0 { seconds[.init(token: piece.token, day: piece.day), default: 0] += overlap }
+            }
+            best = max(best, points(seconds))
+        }
+        return best
     }
 
     /// Progress of a non-streak challenge in `window`.
@@ -264,26 +327,17 @@ public struct QuestEvaluator: Sendable {
         let value: Int
         switch spec.goal {
         case .dailyMinutes, .weeklyMinutes, .specificApps, .timeWindow:
-            value = Int(pieces.reduce(0) { $0 + $1.seconds } / 60)
+            value = minutesByDay(byAppDay).values.reduce(0, +)
         case .pointsTarget:
             value = points
         case .appDiversity:
-            var perApp: [String: Double] = [:]
-            for piece in pieces { perApp[piece.token, default: 0] += piece.seconds }
-            value = perApp.values.filter { $0 >= 60 }.count
+            // An app counts once it has a whole minute on some day.
+            value = Set(byAppDay.filter { $0.value >= 60 }.map(\.key.token)).count
         case .dailyConsistency:
             let minimum = spec.dailyMinimumMinutes ?? 1
             value = minutesByDay(byAppDay).values.filter { $0 >= minimum }.count
         case .efficiency:
-            // Points earned in the first `withinMinutes` minutes of counted use, in time order.
-            var budget = Double((spec.withinMinutes ?? 0) * 60)
-            var pointSeconds = 0.0
-            for piece in pieces where budget > 0 {
-                let taken = min(piece.seconds, budget)
-                budget -= taken
-                pointSeconds += taken * Double(catalog[piece.token]?.pointsPerMinute ?? 0)
-            }
-            value = Int(pointSeconds / 60)
+            value = bestSpanPoints(pieces, minutes: spec.withinMinutes ?? 0)
         case .streak:
             return streakRuns(spec, through: window.last).current
         }
@@ -292,11 +346,11 @@ public struct QuestEvaluator: Sendable {
 
     /// A streak challenge from its start to `today`: days meeting the daily minimum in a row
     /// (inactive weekdays neither count nor break it; today not yet met does not break it).
-    /// Each run that reaches the target completes once, on that day, and the count starts
-    /// again. Returns the completed runs and the current one.
-    public func streakRuns(_ spec: QuestSpec, through today: LocalDay) -> (
-        completed: [QuestProgress], current: QuestProgress
-    ) {
+    /// The run pays at each full cycle of `target` days, on the day the cycle completes; the
+    /// next day a new cycle starts while the run goes on. Returns the completed cycles and the
+    /// current one: on the day a cycle completes, that cycle ("N / N"); after it, the new
+    /// cycle, with the whole run's length in `runDays`.
+    public func streakRuns(_ spec: QuestSpec, through today: LocalDay) -> StreakHistory {
         let last = spec.endDay.map { min($0, today) } ?? today
         let byAppDay = secondsByAppDay(counted(spec, first: spec.startDay, last: last))
         let minutes = minutesByDay(byAppDay)
@@ -307,8 +361,12 @@ public struct QuestEvaluator: Sendable {
         let minimum = spec.dailyMinimumMinutes ?? 1
         var completed: [QuestProgress] = []
         var run = 0
+        var runDays = 0
         var runStart = spec.startDay
         var runPoints = 0
+        var runs: [DayRun] = []
+        var runFirst = spec.startDay
+        var runLast = spec.startDay
         var day = spec.startDay
         while day <= last {
             if spec.weekdays.contains(day.isoWeekday) {
@@ -317,25 +375,34 @@ public struct QuestEvaluator: Sendable {
                         runStart = day
                         runPoints = 0
                     }
+                    if runDays == 0 { runFirst = day }
+                    runLast = day
                     run += 1
+                    runDays += 1
                     runPoints += pointsByDay[day] ?? 0
                     if run == spec.target {
                         completed.append(
                             QuestProgress(
                                 period: PeriodWindow(first: day, last: day), value: run, target: spec.target,
-                                unit: .days, points: runPoints))
+                                unit: .days, points: runPoints, runDays: runDays))
                         run = 0
                     }
                 } else if day < today {
+                    if runDays > 0 { runs.append(DayRun(first: runFirst, last: runLast)) }
                     run = 0
+                    runDays = 0
                 }
             }
             day = day.adding(days: 1)
         }
+        if runDays > 0 { runs.append(DayRun(first: runFirst, last: runLast)) }
+        if run == 0, let cycle = completed.last, cycle.period.last == today {
+            return StreakHistory(completed: completed, current: cycle, runs: runs)  // "N / N", completed
+        }
         let current = QuestProgress(
             period: PeriodWindow(first: run == 0 ? today : runStart, last: today), value: run,
-            target: spec.target, unit: .days, points: run == 0 ? 0 : runPoints)
-        return (completed, current)
+            target: spec.target, unit: .days, points: run == 0 ? 0 : runPoints, runDays: runDays)
+        return StreakHistory(completed: completed, current: current, runs: runs)
     }
 
     /// Every completed period of `spec` among the periods containing `days`, plus all streak

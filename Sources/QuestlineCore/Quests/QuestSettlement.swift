@@ -153,6 +153,15 @@ public struct SettlementPlan: Sendable, Equatable {
     /// Periods completed now, and completed periods whose bonus grows.
     public var completions: [Completion] = []
     public var raisedBonuses: [Completion] = []
+    /// Streak completions whose key moves to the cycle it now is (`QuestSettlement.settleStreak`).
+    public var rekeyed: [Rekey] = []
+
+    /// A completed period whose key changes from `from` to `to`.
+    public struct Rekey: Sendable, Equatable {
+        public let quest: QuestID
+        public let from: String
+        public let to: String
+    }
     public var grants: [Grant] = []
     /// Badges deserved and not yet awarded.
     public var badges: [String] = []
@@ -172,7 +181,7 @@ public struct SettlementPlan: Sendable, Equatable {
     /// True when applying the plan would write nothing.
     public var writesNothing: Bool {
         earnings.isEmpty && learningMinutes == 0 && removedRuns.isEmpty && addedRuns.isEmpty && credits.isEmpty
-            && completions.isEmpty && raisedBonuses.isEmpty && grants.isEmpty && badges.isEmpty
+            && completions.isEmpty && raisedBonuses.isEmpty && grants.isEmpty && badges.isEmpty && rekeyed.isEmpty
     }
 
     /// Points earned by usage (bonuses aside).
@@ -212,6 +221,10 @@ public enum QuestSettlement {
         // Completions: once per period, each paying its bonus and unlocking its reward apps.
         let considered = input.scope.touched.union([today])
         for quest in quests {
+            if quest.spec.goal == .streak {
+                settleStreak(quest, evaluator.streakRuns(quest.spec, through: today), input: input, into: &plan)
+                continue
+            }
             for progress in evaluator.completions(quest.spec, touching: considered, today: today) {
                 let bonus = quest.spec.bonus(forPoints: progress.points)
                 let completion = SettlementPlan.Completion(
@@ -229,19 +242,71 @@ public enum QuestSettlement {
                     }
                     continue
                 }
-                plan.credits.append(
-                    .init(kind: .bonus, points: bonus, reason: "Quest completed: \(quest.spec.title)", quest: quest.id))
-                for unlock in quest.spec.rewardApps {
-                    plan.grants.append(
-                        .init(
-                            token: unlock.token, minutes: unlock.minutes,
-                            expiresAt: UnlockGrant.expiry(now: input.now, zone: input.zone), quest: quest.id))
-                }
-                plan.completions.append(completion)
+                complete(quest, completion, input: input, into: &plan)
             }
         }
 
         return plan
+    }
+
+    /// A new completion: its bonus, and its reward apps unlocked.
+    private static func complete(
+        _ quest: Quest, _ completion: SettlementPlan.Completion, input: SettlementInput, into plan: inout SettlementPlan
+    ) {
+        plan.credits.append(
+            .init(
+                kind: .bonus, points: completion.bonus, reason: "Quest completed: \(quest.spec.title)", quest: quest.id)
+        )
+        for unlock in quest.spec.rewardApps {
+            plan.grants.append(
+                .init(
+                    token: unlock.token, minutes: unlock.minutes,
+                    expiresAt: UnlockGrant.expiry(now: input.now, zone: input.zone), quest: quest.id))
+        }
+        plan.completions.append(completion)
+    }
+
+    /// A streak pays once per full cycle of its runs. A late report can fill a gap and join two
+    /// runs, which moves where the cycles end; so each run's cycles are counted, not matched by
+    /// day: the run pays as many cycles as it holds, completions already paid inside it move to
+    /// the cycles it now has (their key changes, nothing is paid twice), and only the cycles
+    /// beyond them are new. The count, unlocks and keys then equal those of in-order arrival;
+    /// a moved cycle's bonus is topped up when the cycle it became earned more, and never
+    /// taken back.
+    private static func settleStreak(
+        _ quest: Quest, _ history: StreakHistory, input: SettlementInput, into plan: inout SettlementPlan
+    ) {
+        let paid = input.paid.filter { $0.key.challenge == quest.id }
+        for run in history.runs {
+            let cycles = history.completed.filter { run.contains($0.period.last) }
+            let keys = Set(cycles.map(\.period.key))
+            var moving = paid.filter { period, _ in
+                guard let day = LocalDay(iso: period.periodKey) else { return false }
+                return run.contains(day) && !keys.contains(period.periodKey)
+            }.sorted { $0.key.periodKey < $1.key.periodKey }
+            for cycle in cycles {
+                let bonus = quest.spec.bonus(forPoints: cycle.points)
+                let completion = SettlementPlan.Completion(
+                    quest: quest.id, periodKey: cycle.period.key, value: cycle.value, bonus: bonus)
+                var paidBonus = paid[CompletedPeriod(challenge: quest.id, periodKey: cycle.period.key)]
+                if paidBonus == nil, !moving.isEmpty {
+                    let moved = moving.removeFirst()
+                    plan.rekeyed.append(.init(quest: quest.id, from: moved.key.periodKey, to: cycle.period.key))
+                    paidBonus = moved.value
+                }
+                guard let paidBonus else {
+                    complete(quest, completion, input: input, into: &plan)
+                    continue
+                }
+                if bonus > paidBonus {
+                    plan.raisedBonuses.append(completion)
+                    plan.credits.append(
+                        .init(
+                            kind: .bonus, points: bonus - paidBonus, reason: "Quest bonus grew: \(quest.spec.title)",
+                            quest: quest.id))
+                }
+            }
+        }
     }
 
     /// Completes a plan that changes the child's totals: learning days join the runs beside

@@ -22,8 +22,15 @@ public struct AccountsFeature: Sendable {
     let loginGuard: LoginGuard
     /// Recently authenticated sessions (a few seconds), dropped on every change to the member.
     let sessions: SessionCache
+    /// Called after a child's time zone is set (to the same zone too, so that a retry runs it
+    /// again): what depends on the child's local day follows (family quests settle again).
+    let childZoneSet: @Sendable (MemberRecord) async throws -> Void
 
-    public init(store: Store, configuration: FeatureConfiguration) {
+    public init(
+        store: Store, configuration: FeatureConfiguration,
+        childZoneSet: @escaping @Sendable (MemberRecord) async throws -> Void = { _ in }
+    ) {
+        self.childZoneSet = childZoneSet
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
@@ -157,6 +164,7 @@ public struct AccountsFeature: Sendable {
             throw DomainError.notFound("No such member.")
         }
         sessions.forget(members: [id])
+        if zone != nil, updated.role == .child { try await childZoneSet(updated) }
         return updated
     }
 

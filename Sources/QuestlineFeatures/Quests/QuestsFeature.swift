@@ -233,6 +233,15 @@ public struct QuestsFeature: Sendable {
         return (view, child, board.apps)
     }
 
+    /// Settles a child's current periods again after its time zone was set: a period that the
+    /// new zone's today makes complete pays now, not at the next upload.
+    public func childZoneChanged(_ child: MemberRecord) async throws {
+        guard child.role == .child, child.householdID != nil else { return }
+        let now = clock.now()
+        let plan = try await store.quests.write { q in try await settle(q, child: child, touching: [], now: now) }
+        if !plan.writesNothing { publish("progress", child: child) }
+    }
+
     // MARK: Usage
 
     /// Records usage reports and settles what they change. Reports are validated first (all
@@ -261,16 +270,7 @@ public struct QuestsFeature: Sendable {
                     false
                 )
             }
-            var days = Set<LocalDay>()
-            for report in records where new.contains(report.id) {
-                let r = report.record
-                var day = LocalDay(r.start, in: r.zone.timeZone)
-                let last = LocalDay(r.end.addingTimeInterval(-0.001), in: r.zone.timeZone)
-                while day <= last {
-                    days.insert(day)
-                    day = day.adding(days: 1)
-                }
-            }
+            let days = Set(records.filter { new.contains($0.id) }.flatMap(\.record.localDays))
             let plan = try await settle(q, child: child, touching: days, now: now)
             return (
                 UsageOutcome(
@@ -418,8 +418,7 @@ public struct QuestsFeature: Sendable {
             for quest in quests {
                 earliest = min(
                     earliest,
-                    quest.spec.goal == .streak
-                        ? quest.spec.startDay : quest.spec.period(containing: today)?.first ?? today)
+                    quest.spec.goal == .streak ? quest.spec.startDay : quest.spec.shownPeriod(today: today).first)
             }
             let records = try await q.reports(
                 child.id, from: earliest.start(in: zone).addingTimeInterval(-2 * 86_400),
@@ -427,10 +426,8 @@ public struct QuestsFeature: Sendable {
             let evaluator = QuestEvaluator(catalog: apps, timeline: UsageTimeline(records))
             // The period each quest shows now: a streak's key is the day it completed on.
             let periods = quests.map { quest -> (window: PeriodWindow, key: String) in
-                let spec = quest.spec
-                let day = min(max(today, spec.startDay), spec.endDay ?? today)
-                let window = spec.period(containing: day) ?? PeriodWindow(first: day, last: day)
-                return (window, spec.goal == .streak ? today.iso : window.key)
+                let window = quest.spec.shownPeriod(today: today)
+                return (window, quest.spec.goal == .streak ? today.iso : window.key)
             }
             let completed = try await q.completedPeriods(zip(quests, periods).map { ($0.id, $1.key) })
             let names = Dictionary(apps.map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })

@@ -57,11 +57,11 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     Router<AppRequestContext>, [any Service]
 ) {
     let features = configuration.features
-    let accounts = AccountsFeature(store: store, configuration: features)
+    let quests = QuestsFeature(store: store, configuration: features)
+    let accounts = AccountsFeature(store: store, configuration: features) { try await quests.childZoneChanged($0) }
     let games = GameFeature(store: store, configuration: features)
     let reading = ReadingFeature(store: store, configuration: features)
     let activity = ActivityFeature(store: store, configuration: features)
-    let quests = QuestsFeature(store: store, configuration: features)
     let stories = StoriesFeature(store: store, configuration: features)
     try await reading.installCampaigns(demo: features.demoCampaign)
     let pages = try await PageRenderer.load()

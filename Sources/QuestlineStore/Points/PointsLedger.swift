@@ -144,16 +144,7 @@ public struct PointsLedger: Sendable {
             SELECT id, kind, points, balance_after, reason, challenge_id, created_at FROM points_ledger WHERE member_id = \(bind: member.rawValue)
             ORDER BY seq DESC LIMIT \(bind: limit) OFFSET \(bind: offset)
             """
-        ).all().map { row in
-            LedgerEntry(
-                id: try row.decode(column: "id", as: String.self),
-                kind: LedgerKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .adjust,
-                points: Int(try row.decode(column: "points", as: Int64.self)),
-                balanceAfter: Int(try row.decode(column: "balance_after", as: Int64.self)),
-                reason: try row.decode(column: "reason", as: String.self),
-                challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { QuestID($0) },
-                createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
-        }
+        ).all(decoding: LedgerRow.self, keyDecodingStrategy: .convertFromSnakeCase).map(\.entry)
     }
 
     /// The ledger's sum, to check against the balance (integrity checks).
@@ -164,5 +155,22 @@ public struct PointsLedger: Sendable {
                 SELECT CAST(COALESCE(SUM(points), 0) AS BIGINT) AS total FROM points_ledger WHERE member_id = \(bind: member.rawValue)
                 """
             ).first()!.decode(column: "total", as: Int64.self))
+    }
+}
+
+/// A ledger row as stored (columns in snake case).
+private struct LedgerRow: Decodable {
+    let id: String
+    let kind: String
+    let points: Int64
+    let balanceAfter: Int64
+    let reason: String
+    let challengeId: String?
+    let createdAt: Int64
+
+    var entry: LedgerEntry {
+        LedgerEntry(
+            id: id, kind: LedgerKind(rawValue: kind) ?? .adjust, points: Int(points), balanceAfter: Int(balanceAfter),
+            reason: reason, challengeID: challengeId.flatMap { QuestID($0) }, createdAt: Date(storedMillis: createdAt))
     }
 }

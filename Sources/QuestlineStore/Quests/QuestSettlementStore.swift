@@ -89,6 +89,14 @@ extension QuestQueries {
                 """
             ).run()
         }
+        for rekey in plan.rekeyed {
+            try await db.raw(
+                """
+                UPDATE quest_completions SET period_key = \(bind: rekey.to)
+                WHERE challenge_id = \(bind: rekey.quest.rawValue) AND period_key = \(bind: rekey.from)
+                """
+            ).run()
+        }
         if !plan.completions.isEmpty {
             let rows = plan.completions.map {
                 SQLGroupExpression([

@@ -515,18 +515,26 @@ public struct QuestQueries: Sendable {
             SELECT id, token, minutes, starts_at, expires_at, challenge_id FROM unlock_grants
             WHERE child_id = \(bind: child.rawValue) AND expires_at > \(bind: now.storedMillis) ORDER BY starts_at, id
             """
-        ).all().map { row in
-            UnlockGrant(
-                id: try row.decode(column: "id", as: String.self),
-                token: try row.decode(column: "token", as: String.self),
-                minutes: Int(try row.decode(column: "minutes", as: Int64.self)),
-                startsAt: Date(storedMillis: try row.decode(column: "starts_at", as: Int64.self)),
-                expiresAt: Date(storedMillis: try row.decode(column: "expires_at", as: Int64.self)),
-                challengeID: try row.decode(column: "challenge_id", as: String?.self).flatMap { QuestID($0) })
-        }
+        ).all(decoding: GrantRow.self, keyDecodingStrategy: .convertFromSnakeCase).map(\.grant)
     }
 
     public func badges(_ child: MemberID) async throws -> [(id: String, awardedAt: Date)] {
         try await BadgeQueries.list(child, .quests, on: db).map { ($0.id, $0.awardedAt) }
+    }
+}
+
+/// An unlock grant as stored (columns in snake case).
+private struct GrantRow: Decodable {
+    let id: String
+    let token: String
+    let minutes: Int64
+    let startsAt: Int64
+    let expiresAt: Int64
+    let challengeId: String?
+
+    var grant: UnlockGrant {
+        UnlockGrant(
+            id: id, token: token, minutes: Int(minutes), startsAt: Date(storedMillis: startsAt),
+            expiresAt: Date(storedMillis: expiresAt), challengeID: challengeId.flatMap { QuestID($0) })
     }
 }
