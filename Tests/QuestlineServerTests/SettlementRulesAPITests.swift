@@ -69,4 +69,91 @@ private typealias QuestBoard = Components.Schemas.QuestBoard
             #expect(card?.progress.periodStart == "2026-05-08")
         }
     }
+
+    /// Reproduction 1: "25 points within 10 minutes"; Math (3 a minute) 15 minutes two hours
+    /// ago, Khan (2 a minute) 8 minutes three hours ago. Either order completes it with 30.
+    @Test(arguments: [true, false])
+    func efficiencyCompletesInEitherArrivalOrder(inTimeOrder: Bool) async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let f = try await QuestAPITests().family(app)
+            app.clock.set(try Date("2026-05-07T12:00:00Z", strategy: .iso8601))
+            let math = try await app.send(
+                .put, "/api/v1/children/\(f.childID)/apps/math",
+                json: #"{"name":"Math","role":"learning","pointsPerMinute":3}"#, token: f.guardian)
+            #expect(math.status == .ok, "\(math.text)")
+            let created = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/quests",
+                json: #"{"title":"Quick","goalType":"efficiency","target":25,"withinMinutes":10}"#, token: f.guardian)
+            #expect(created.status == .created, "\(created.text)")
+            let khan = ("b", "khan", "2026-05-07T09:00:00Z", 8 * 60)
+            let mathUse = ("a", "math", "2026-05-07T10:00:00Z", 15 * 60)
+            for report in inTimeOrder ? [khan, mathUse] : [mathUse, khan] {
+                let sent = try await app.send(
+                    .post, "/api/v1/children/\(f.childID)/usage", json: QuestAPITests().usage([report]),
+                    token: f.child)
+                #expect(sent.status == .ok, "\(sent.text)")
+            }
+            let card = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
+                .decode(QuestBoard.self).quests.first
+            #expect(card?.state == .completed)
+            #expect(card?.progress.text == "30 / 25 points within 10 minutes")
+            #expect(card?.completions == 1)
+        }
+    }
+
+    /// Reproduction 3: two apps at 1 point a minute, 90 seconds each; "3 points within 10
+    /// minutes" does not complete: the ledger earned 1 + 1.
+    @Test func efficiencyCountsThePointsTheLedgerEarns() async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let f = try await QuestAPITests().family(app)
+            app.clock.set(try Date("2026-05-07T12:00:00Z", strategy: .iso8601))
+            _ = try await app.send(
+                .put, "/api/v1/children/\(f.childID)/apps/read", json: #"{"name":"Read","role":"learning"}"#,
+                token: f.guardian)
+            _ = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/quests",
+                json: #"{"title":"Quick","goalType":"efficiency","target":3,"withinMinutes":10}"#, token: f.guardian)
+            let sent = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: QuestAPITests().usage([
+                    ("x", "duo", "2026-05-07T09:00:00Z", 90), ("y", "read", "2026-05-07T09:02:00Z", 90),
+                ]), token: f.child)
+            #expect(try sent.decode(Components.Schemas.UsageResult.self).pointsEarned == 2)
+            let board = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
+                .decode(QuestBoard.self)
+            #expect(board.quests.first?.progress.text == "2 / 3 points within 10 minutes")
+            #expect(board.quests.first?.state == .inProgress && board.balance == 2)
+        }
+    }
+
+    /// Reproduction 5: a 3-day streak shows "3 / 3 days", completed, on the day it completes;
+    /// the next day the new cycle, with the whole run beside it.
+    @Test func aStreakShowsItsFullCycleOnTheDayItCompletes() async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let f = try await QuestAPITests().family(app)
+            app.clock.set(try Date("2026-05-04T06:00:00Z", strategy: .iso8601))  // Monday, 08:00 in Berlin
+            _ = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/quests",
+                json: #"{"title":"Every day","goalType":"streak","target":3,"dailyMinimumMinutes":5}"#,
+                token: f.guardian)
+            var texts: [String] = []
+            for offset in 0..<4 {
+                let start = Date(timeIntervalSince1970: 1_777_874_400 + Double(offset) * 86_400)  // 06:00 UTC
+                app.clock.set(start.addingTimeInterval(1_800))
+                _ = try await app.send(
+                    .post, "/api/v1/children/\(f.childID)/usage",
+                    json: QuestAPITests().usage([
+                        ("s\(offset)", "khan", ISO8601DateFormatter().string(from: start), 600)
+                    ]), token: f.child)
+                let card = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
+                    .decode(QuestBoard.self).quests.first
+                texts.append("\(card.map { "\($0.state)" } ?? "-") \(card?.progress.text ?? "-")")
+            }
+            #expect(
+                texts == [
+                    "inProgress 1 / 3 days", "inProgress 2 / 3 days", "completed 3 / 3 days",
+                    "inProgress 1 / 3 days · 4 days in a row",
+                ])
+        }
+    }
 }
