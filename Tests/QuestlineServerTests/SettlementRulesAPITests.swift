@@ -15,7 +15,8 @@ private typealias QuestBoard = Components.Schemas.QuestBoard
     @Test func aMetPeriodCompletesWhenTheChildsZoneChanges() async throws {
         try await Harness.run(sessionLifetime: 7 * 86_400) { app in
             let f = try await QuestAPITests().family(app)
-            app.clock.set(try Date("2026-05-07T10:00:00Z", strategy: .iso8601))  // 19:00 in Tokyo; 23:00 on the 6th in Pago Pago
+            // 19:00 in Tokyo; 23:00 on the 6th in Pago Pago.
+            app.clock.set(try Date("2026-05-07T10:00:00Z", strategy: .iso8601))
             let member = "/api/v1/members/\(f.childID)"
             let west = try await app.send(.patch, member, json: #"{"timeZone":"Pacific/Pago_Pago"}"#, token: f.guardian)
             #expect(west.status == .ok, "\(west.text)")
