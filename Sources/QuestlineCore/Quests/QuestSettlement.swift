@@ -230,16 +230,7 @@ public enum QuestSettlement {
                 let completion = SettlementPlan.Completion(
                     quest: quest.id, periodKey: progress.period.key, value: progress.value, bonus: bonus)
                 if let paid = input.paid[CompletedPeriod(challenge: quest.id, periodKey: progress.period.key)] {
-                    // Completed before: usage that arrived since (late, or out of order) can only
-                    // raise the period's points, so the bonus is topped up to bonus% of them. The
-                    // total paid is then the same whatever order the reports came in.
-                    if bonus > paid {
-                        plan.raisedBonuses.append(completion)
-                        plan.credits.append(
-                            .init(
-                                kind: .bonus, points: bonus - paid, reason: "Quest bonus grew: \(quest.spec.title)",
-                                quest: quest.id))
-                    }
+                    topUp(quest, completion, paid: paid, into: &plan)
                     continue
                 }
                 complete(quest, completion, input: input, into: &plan)
@@ -247,6 +238,20 @@ public enum QuestSettlement {
         }
 
         return plan
+    }
+
+    /// A period completed before: usage that arrived since (late, or out of order) can only
+    /// raise its points, so its bonus is topped up to bonus% of them. The total paid is then the
+    /// same whatever order the reports came in.
+    private static func topUp(
+        _ quest: Quest, _ completion: SettlementPlan.Completion, paid: Int, into plan: inout SettlementPlan
+    ) {
+        guard completion.bonus > paid else { return }
+        plan.raisedBonuses.append(completion)
+        plan.credits.append(
+            .init(
+                kind: .bonus, points: completion.bonus - paid, reason: "Quest bonus grew: \(quest.spec.title)",
+                quest: quest.id))
     }
 
     /// A new completion: its bonus, and its reward apps unlocked.
@@ -294,16 +299,10 @@ public enum QuestSettlement {
                     plan.rekeyed.append(.init(quest: quest.id, from: moved.key.periodKey, to: cycle.period.key))
                     paidBonus = moved.value
                 }
-                guard let paidBonus else {
+                if let paidBonus {
+                    topUp(quest, completion, paid: paidBonus, into: &plan)
+                } else {
                     complete(quest, completion, input: input, into: &plan)
-                    continue
-                }
-                if bonus > paidBonus {
-                    plan.raisedBonuses.append(completion)
-                    plan.credits.append(
-                        .init(
-                            kind: .bonus, points: bonus - paidBonus, reason: "Quest bonus grew: \(quest.spec.title)",
-                            quest: quest.id))
                 }
             }
         }
