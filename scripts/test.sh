@@ -51,6 +51,9 @@ step "Crash safety: SIGKILL under write load, 20 times on SQLite and 20 on Postg
 python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20
 python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20 --postgres "$QUESTLINE_TEST_POSTGRES_URL"
 
+step "Graceful shutdown: SIGTERM drains (/ready 503) before the server stops"
+python3 scripts/drain.py --bin "$(swift build --show-bin-path)/questline"
+
 step "Boundary sweep: every operation with boundary values in every field, on SQLite and PostgreSQL"
 python3 scripts/sweep.py --bin "$(swift build --show-bin-path)/questline"
 python3 scripts/sweep.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"

@@ -58,6 +58,11 @@ public struct ServeOptions: ParsableArguments {
             "An administrator's e-mail (repeatable): may change campaigns and read the funnel. With demo data, the demo guardian is one.",
             valueName: "email"))
     public var adminEmails: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            "Seconds to keep serving after SIGTERM while /ready answers 503, so that a load balancer moves traffic away first.",
+            valueName: "seconds"))
+    public var drainSeconds = 0
 
     public init() {}
 

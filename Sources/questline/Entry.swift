@@ -6,6 +6,8 @@ import NIOPosix
 import QuestlineCLI
 import QuestlineServer
 import QuestlineStore
+import ServiceLifecycle
+import UnixSignals
 
 @main
 struct Entry {
@@ -53,7 +55,14 @@ struct Serve: AsyncParsableCommand {
             let app = try await buildApplication(configuration: configuration, store: opened, logger: logger)
             let host = options.hostname == "0.0.0.0" ? "localhost" : options.hostname
             say("Questline is running at http://\(host):\(options.port)/ on \(configuration.store)")
-            try await app.runService()
+            // The drain service comes last, so a SIGTERM reaches it first: /ready turns 503 for
+            // --drain-seconds, then the HTTP server stops taking connections and finishes.
+            guard options.drainSeconds >= 0 else { throw ValidationError("--drain-seconds must be 0 or more.") }
+            let drain = DrainService(readiness: configuration.readiness, delay: .seconds(options.drainSeconds))
+            try await ServiceGroup(
+                services: [app, drain], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+            )
+            .run()
         } catch {
             await opened.shutdown()
             throw error

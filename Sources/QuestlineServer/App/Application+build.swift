@@ -90,6 +90,17 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
             status: .ok, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok","database":"ok"}"#)))
     }
+    // Readiness, for load balancers: 503 while draining, with migrations pending, or without
+    // a database; /health above stays a liveness check.
+    let readiness = configuration.readiness
+    router.get("/ready") { _, _ in
+        let problem = await readiness.problem(store)
+        let body = problem.map { #"{"status":"not ready","reason":"\#($0)"}"# } ?? #"{"status":"ready"}"#
+        return Response(
+            status: problem == nil ? .ok : .serviceUnavailable,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
     router.get("/metrics") { _, _ in
         Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -17,6 +17,8 @@ public struct AppConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// What the use cases need: the clock, ids, lifetimes, the feed, administrators, limits.
     public var features: FeatureConfiguration
+    /// What `/ready` reports; `DrainService` marks it draining on shutdown.
+    public var readiness = Readiness()
 
     /// Where to listen, and the use cases' configuration as a whole.
     public init(

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Graceful shutdown as a load balancer sees it: start the real server with --drain-seconds,
+send SIGTERM, and check that /ready answers 503 ("draining") while /health and the API still
+answer, and that the process then exits 0 within the drain time and a margin.
+
+    python3 scripts/drain.py --bin .build/debug/questline
+"""
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(port, path):
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--drain", type=int, default=3)
+    args = parser.parse_args()
+    port = free_port()
+    workdir = tempfile.mkdtemp(prefix="questline-drain-")
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    server = subprocess.Popen(
+        [args.bin, "serve", "--port", str(port), "--database", os.path.join(workdir, "drain.sqlite"),
+         "--no-demo-data", "--log-level", "warning", "--feed-url", "none", "--drain-seconds", str(args.drain)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    failures = []
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                if get(port, "/ready")[0] == 200:
+                    break
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            if time.time() > deadline or server.poll() is not None:
+                sys.exit("the server did not become ready")
+            time.sleep(0.2)
+        server.send_signal(signal.SIGTERM)
+        sent = time.time()
+        time.sleep(0.5)
+        status, body = get(port, "/ready")
+        if status != 503 or json.loads(body).get("reason") != "draining":
+            failures.append(f"/ready while draining answered {status} {body}")
+        status, _ = get(port, "/health")
+        if status != 200:
+            failures.append(f"/health while draining answered {status}")
+        status, _ = get(port, "/api/v1/me")
+        if status != 401:
+            failures.append(f"the API while draining answered {status}, not 401")
+        try:
+            code = server.wait(timeout=args.drain + 10)
+        except subprocess.TimeoutExpired:
+            failures.append("the server did not stop after the drain")
+            server.kill()
+            code = server.wait()
+        took = time.time() - sent
+        if code != 0:
+            failures.append(f"the server exited with {code}: {server.stderr.read().decode()[-800:]}")
+        if took < args.drain - 0.5:
+            failures.append(f"the server stopped after {took:.1f} s, before the {args.drain} s drain")
+    finally:
+        if server.poll() is None:
+            server.kill()
+    if failures:
+        print("Drain: " + "; ".join(failures))
+        sys.exit(1)
+    print(f"Drain: /ready answered 503 (draining) while /health and the API answered; exit 0 after {took:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
