@@ -47,6 +47,7 @@ public struct ServeOptions: ParsableArguments {
     @Flag(help: "Turn off the request limits and the login backoff (for load tests only).") public var noRateLimits =
         false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") public var logLevel = "info"
+    @Option(help: "Log format: text, or json (one object per line, for log shippers).") public var logFormat = "text"
     @Option(
         help: ArgumentHelp(
             "Where the game's \"On this day\" feeds come from, with {wiki}, {month} and {day}; \"none\" serves only imported and cached feeds.",
@@ -65,6 +66,15 @@ public struct ServeOptions: ParsableArguments {
     public var drainSeconds = 0
 
     public init() {}
+
+    /// Whether logs are JSON lines, checked.
+    public func jsonLogs() throws -> Bool {
+        switch logFormat {
+        case "text": return false
+        case "json": return true
+        default: throw ValidationError("--log-format must be text or json.")
+        }
+    }
 
     /// The log level, checked.
     public func level() throws -> Logger.Level {

@@ -44,6 +44,8 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let level = try options.level()
+        let json = try options.jsonLogs()
+        if json { LoggingSystem.bootstrap { JSONLogHandler(label: $0, level: level) } }
         var logger = Logger(label: "questline")
         logger.logLevel = level
         let configuration = AppConfiguration(
@@ -54,7 +56,12 @@ struct Serve: AsyncParsableCommand {
             try await options.prepare(opened)
             let app = try await buildApplication(configuration: configuration, store: opened, logger: logger)
             let host = options.hostname == "0.0.0.0" ? "localhost" : options.hostname
-            say("Questline is running at http://\(host):\(options.port)/ on \(configuration.store)")
+            let address = "http://\(host):\(options.port)/"
+            if json {
+                logger.info("Questline is running", metadata: ["url": .string(address)])
+            } else {
+                say("Questline is running at \(address) on \(configuration.store)")
+            }
             // The drain service comes last, so a SIGTERM reaches it first: /ready turns 503 for
             // --drain-seconds, then the HTTP server stops taking connections and finishes.
             guard options.drainSeconds >= 0 else { throw ValidationError("--drain-seconds must be 0 or more.") }

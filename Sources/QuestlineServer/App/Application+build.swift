@@ -70,7 +70,6 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let router = Router(context: AppRequestContext.self)
     router.addMiddleware {
         RequestIDMiddleware()
-        LogRequestsMiddleware(.info)
         MetricsMiddleware()
         SecurityHeadersMiddleware()
         ErrorMiddleware(pages: pages)
@@ -81,6 +80,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
             cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),
             logger: logger)
         AuthMiddleware(accounts: accounts)
+        RequestLogMiddleware(level: .info)
         RateLimitMiddleware(limiter: RateLimiter(clock: features.clock), limits: features.rateLimits)
     }
 
