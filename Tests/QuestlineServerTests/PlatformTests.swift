@@ -3,6 +3,7 @@ import HTTPTypes
 import QuestlineAPI
 import QuestlineCore
 import QuestlineStore
+import QuestlineTestSupport
 import Testing
 
 @Suite struct PlatformTests {
@@ -91,6 +92,36 @@ import Testing
             let replay = try await app.send(.post, "/api/v1/auth/signup", json: body, headers: key)
             replay.expectProblem(.badRequest, field: "email")
             #expect(replay.headers[.init("Idempotent-Replayed")!] == "true")
+        }
+    }
+}
+
+/// The metrics that explain load, each present on `/metrics` once what it measures happened.
+@Suite struct LoadMetricsTests {
+    @Test func poolWaitsCommitSizesBacklogSubscribersAndIdempotency() async throws {
+        try await Harness.runReading { app in
+            let (token, _) = try await app.signUp("metrics@example.com", timeZone: "Europe/Paris")
+            let key: HTTPFields = [.init("Idempotency-Key")!: "read-1"]
+            for _ in 0..<2 {  // the second is a replay
+                let read = try await app.send(
+                    .post, "/api/v1/reading/reads", json: app.readJSON("m1", "2026-05-01T07:30:00Z"), token: token,
+                    headers: key)
+                #expect(read.status == .ok, "\(read.text)")
+            }
+            let reused = try await app.send(
+                .post, "/api/v1/reading/reads", json: app.readJSON("m2", "2026-05-01T07:31:00Z"), token: token,
+                headers: key)
+            #expect(reused.status.code == 422, "\(reused.text)")
+            let text = try await app.send(.get, "/metrics").text
+            let database = app.database == .sqlite ? "sqlite" : "postgres"
+            for line in [
+                #"questline_db_pool_wait_seconds_bucket{database="\#(database)""#,
+                "questline_group_commit_size_bucket{", "questline_analytics_backlog ",
+                "questline_live_subscribers ", #"questline_idempotency_total{outcome="replay"}"#,
+                #"questline_idempotency_total{outcome="reused"}"#,
+            ] {
+                #expect(text.contains(line), "\(line) is missing")
+            }
         }
     }
 }

@@ -39,6 +39,9 @@ public final class LiveHub: Sendable {
         return stream
     }
 
+    /// Devices listening now (`questline_live_subscribers`).
+    public var subscriberCount: Int { subscribers.withLockedValue { $0.count } }
+
     public func publish(_ event: LiveEvent, to household: HouseholdID) {
         let targets = subscribers.withLockedValue { $0.values.filter { $0.household == household }.map(\.continuation) }
         for continuation in targets { continuation.yield(event) }

@@ -118,6 +118,8 @@ public struct ReadingFeature: Sendable {
     /// The service that writes buffered analytics events (run it beside the server when the
     /// configuration buffers them).
     public var analyticsFlusher: AnalyticsFlushService { AnalyticsFlushService(buffer: analytics) }
+    /// Analytics events waiting to be written (`questline_analytics_backlog`).
+    public var analyticsBacklog: Int { analytics.pendingCount }
 
     public func installCampaigns(demo: Bool) async throws {
         let folder = Bundle.module.bundleURL.appendingPathComponent("Resources/campaigns")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import Metrics
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import Prometheus
@@ -102,7 +103,10 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
             body: .init(byteBuffer: ByteBuffer(string: body)))
     }
     router.get("/metrics") { _, _ in
-        Response(
+        // Levels read when scraped: what waits to be written, and who listens.
+        Gauge(label: "questline_analytics_backlog").record(reading.analyticsBacklog)
+        Gauge(label: "questline_live_subscribers").record(quests.live.subscriberCount)
+        return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: Observability.registry.emitToBuffer())))
     }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Metrics
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineStore
@@ -20,6 +21,13 @@ struct IdempotencyMiddleware: RouterMiddleware {
     let clock: any WallClock
 
     /// Statuses not worth replaying: the caller should be able to fix them and retry.
+    /// `questline_idempotency_total{outcome}`: retries answered from the stored response
+    /// (`replay`), keys reused for another request (`reused`), and retries that arrived while
+    /// the first was still running (`in_progress`).
+    private static func count(_ outcome: String) {
+        Counter(label: "questline_idempotency_total", dimensions: [("outcome", outcome)]).increment()
+    }
+
     private static let notStored: Set<Int> = [401, 408, 409, 429]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
@@ -44,6 +52,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
 
         switch try await store.begin(scope: scope, key: key, requestHash: requestHash, now: clock.now()) {
         case .replay(let stored):
+            Self.count("replay")
             var headers = HTTPFields()
             if let type = stored.contentType { headers[.contentType] = type }
             headers[.idempotentReplayed] = "true"
@@ -51,11 +60,13 @@ struct IdempotencyMiddleware: RouterMiddleware {
                 status: .init(code: stored.status), headers: headers,
                 body: .init(byteBuffer: ByteBuffer(bytes: stored.body)))
         case .mismatch:
+            Self.count("reused")
             throw Problem(
                 status: .unprocessableContent, type: "idempotency-key-reused", title: "Idempotency key reused",
                 detail: "This Idempotency-Key was already used for a different request. Use a new key for a new write.",
                 field: "Idempotency-Key")
         case .inProgress:
+            Self.count("in_progress")
             throw Problem(
                 status: .conflict, type: "idempotency-in-progress", title: "Request in progress",
                 detail: "A request with this Idempotency-Key is still being handled. Retry shortly.",

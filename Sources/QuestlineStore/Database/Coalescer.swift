@@ -1,3 +1,4 @@
+import Metrics
 import NIOConcurrencyHelpers
 import SQLKit
 
@@ -78,6 +79,8 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
                 return group
             }
             if group.isEmpty { return }
+            // `questline_group_commit_size`: how many writes one commit carried.
+            Recorder(label: "questline_group_commit_size", aggregate: true).record(group.count)
             do {
                 let outputs = try await run(group.map(\.item))
                 precondition(outputs.count == group.count, "Coalescer: one output per item")

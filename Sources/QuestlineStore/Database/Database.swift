@@ -1,6 +1,7 @@
 import AsyncKit
 public import Foundation
 public import Logging
+import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -148,17 +149,31 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// `questline_db_pool_wait_seconds`: how long a request waited for a pooled connection (the
+    /// metric is looked up at each use, so that it reaches the metrics system however early the
+    /// database is opened).
+    private func recordPoolWait(since asked: UInt64) {
+        Timer(
+            label: "questline_db_pool_wait_seconds",
+            dimensions: [("database", flavor == .sqlite ? "sqlite" : "postgres")]
+        )
+        .recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - asked))
+    }
+
     /// Runs `body` on one pooled connection, without a transaction: for reads. Every write goes
     /// through `transaction`, even a single statement, so SQLite writers queue in order.
     public func withConnection<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        let asked = DispatchTime.now().uptimeNanoseconds
         if let pool = sqlitePool {
             let connection = try await pool.requestConnection(logger: logger).get()
             defer { pool.releaseConnection(connection, logger: logger) }
+            recordPoolWait(since: asked)
             return try await body(connection.sql(queryLogLevel: .trace))
         } else {
             let pool = postgresPool!
             let connection = try await pool.requestConnection(logger: logger).get()
             defer { pool.releaseConnection(connection, logger: logger) }
+            recordPoolWait(since: asked)
             return try await body(connection.sql(queryLogLevel: .trace))
         }
     }
