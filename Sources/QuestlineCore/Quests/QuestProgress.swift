@@ -304,12 +304,16 @@ public struct QuestEvaluator: Sendable {
             let last = Int((piece.end.timeIntervalSince1970 / 60).rounded(.down))
             if first <= last { starts.formUnion(first...last) }
         }
+        // A piece lies within one local day (the timeline cuts at midnight), so none longer than
+        // 26 hours: the spans are visited in order and pieces that start earlier are skipped for good.
         var best = 0
-        for minute in starts {
+        var first = 0
+        for minute in starts.sorted() {
             let from = Date(timeIntervalSince1970: Double(minute) * 60)
             let to = from.addingTimeInterval(span)
+            while first < sorted.count, sorted[first].start < from.addingTimeInterval(-26 * 3_600) { first += 1 }
             var seconds: [UsageTimeline.DayKey: Double] = [:]
-            for piece in sorted {
+            for piece in sorted[first...] {
                 if piece.start >= to { break }
                 let overlap = min(to, piece.end).timeIntervalSince(max(from, piece.start))
                 if overlap > 0 { seconds[.init(token: piece.token, day: piece.day), default: 0] += overlap }

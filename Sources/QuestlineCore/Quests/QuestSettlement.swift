@@ -28,8 +28,9 @@ public struct LearningSummary: Sendable, Equatable {
     }
 }
 
-/// What settlement must read, given the days some usage touched: every period of an active
-/// quest containing one of those days (or today), and the usage from the earliest of them.
+/// What a settlement or a board must read, given the quests and the days some usage touched:
+/// every period of those quests containing one of the days, the period each shows today, and
+/// the usage from the earliest of them.
 public struct SettlementScope: Sendable, Equatable {
     public let today: LocalDay
     /// The days whose earnings are recomputed: the days the new usage touched.
@@ -44,12 +45,13 @@ public struct SettlementScope: Sendable, Equatable {
     public init(quests: [Quest], touching days: Set<LocalDay>, now: Date, zone: TimeZone) {
         let today = LocalDay(now, in: zone)
         var earliest = days.min() ?? today
-        for quest in quests where quest.status == .active {
+        for quest in quests {
             if quest.spec.goal == .streak {
                 earliest = min(earliest, quest.spec.startDay)
                 continue
             }
-            for day in days.union([today]) {
+            earliest = min(earliest, quest.spec.shownPeriod(today: today).first)
+            for day in days {
                 if let window = quest.spec.period(containing: day) { earliest = min(earliest, window.first) }
             }
         }

@@ -414,15 +414,8 @@ public struct QuestsFeature: Sendable {
         return try await store.quests.read { q in
             let apps = try await q.apps(child.id)
             let quests = try await q.challenges(assignee: child.id)
-            var earliest = today
-            for quest in quests {
-                earliest = min(
-                    earliest,
-                    quest.spec.goal == .streak ? quest.spec.startDay : quest.spec.shownPeriod(today: today).first)
-            }
-            let records = try await q.reports(
-                child.id, from: earliest.start(in: zone).addingTimeInterval(-2 * 86_400),
-                to: now.addingTimeInterval(86_400))
+            let scope = SettlementScope(quests: quests, touching: [], now: now, zone: zone)
+            let records = try await q.reports(child.id, from: scope.usageFrom, to: scope.usageTo)
             let evaluator = QuestEvaluator(catalog: apps, timeline: UsageTimeline(records))
             // The period each quest shows now: a streak's key is the day it completed on.
             let periods = quests.map { quest -> (window: PeriodWindow, key: String) in

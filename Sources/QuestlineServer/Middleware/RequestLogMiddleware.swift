@@ -18,7 +18,7 @@ struct RequestLogMiddleware: RouterMiddleware {
             log(request, context, status: Int(response.status.code), since: start)
             return response
         } catch let redirect as Redirect {
-            log(request, context, status: 302, since: start)
+            log(request, context, status: Int(Response.RedirectType.normal.status.code), since: start)  // as ErrorMiddleware answers
             throw redirect
         } catch {
             // The status `ErrorMiddleware` will answer with.
