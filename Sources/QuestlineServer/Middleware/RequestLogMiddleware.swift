@@ -18,7 +18,8 @@ struct RequestLogMiddleware: RouterMiddleware {
             log(request, context, status: Int(response.status.code), since: start)
             return response
         } catch let redirect as Redirect {
-            log(request, context, status: Int(Response.RedirectType.normal.status.code), since: start)  // as ErrorMiddleware answers
+            // ErrorMiddleware answers a thrown redirect with a 303.
+            log(request, context, status: Int(Response.RedirectType.normal.status.code), since: start)
             throw redirect
         } catch {
             // The status `ErrorMiddleware` will answer with.
