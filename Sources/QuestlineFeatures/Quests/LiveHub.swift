@@ -1,49 +1,160 @@
 import Foundation
+public import Logging
 import NIOConcurrencyHelpers
 public import QuestlineCore
+public import QuestlineStore
 
-/// Something changed in a household's quests: progress, grants, points, challenges.
-public struct LiveEvent: Sendable, Equatable, Codable {
-    public let kind: String
-    public let childId: String?
-    public let challengeId: String?
-
-    public init(kind: String, childId: String? = nil, challengeId: String? = nil) {
-        self.kind = kind
-        self.childId = childId
-        self.challengeId = challengeId
-    }
+/// What a listening device is told.
+public enum LiveUpdate: Sendable, Equatable {
+    /// Something changed: re-read what the event's kind names.
+    case event(LiveEvent)
+    /// Events may have been missed (the client resumed from an id older than the log keeps):
+    /// re-read everything.
+    case refetch
 }
 
-/// Fans household events out to the connected pages and devices of that household (server-sent
-/// events). In-process: one instance serves a household's devices. Several instances behind a
-/// load balancer would relay through PostgreSQL LISTEN/NOTIFY (see ARCHITECTURE.md); not built.
+/// Fans household events out to the pages and devices of that household that listen on this
+/// instance (server-sent events).
+///
+/// Events come from the event log (`LiveEventLog`): on PostgreSQL through the one LISTEN
+/// connection of this instance (`run`), which hears the writes of every instance; on SQLite
+/// straight after each commit. A device that reconnects with the last id it saw gets what it
+/// missed from the log, then the live events, in order and without repeats.
 public final class LiveHub: Sendable {
-    private struct Subscriber {
+    /// Events waiting for a slow device; past this its stream ends, and it resumes from the log.
+    static let buffer = 1_024
+
+    private final class Subscriber: Sendable {
+        struct State {
+            var catchingUp: Bool
+            var pending: [LiveEvent] = []
+            var last: Int64
+        }
+
         let household: HouseholdID
-        let continuation: AsyncStream<LiveEvent>.Continuation
+        let continuation: AsyncStream<LiveUpdate>.Continuation
+        let state: NIOLockedValueBox<State>
+
+        init(household: HouseholdID, continuation: AsyncStream<LiveUpdate>.Continuation, after: Int64?) {
+            self.household = household
+            self.continuation = continuation
+            state = NIOLockedValueBox(State(catchingUp: after != nil, last: after ?? 0))
+        }
+
+        /// Sends `update`; a device too slow to keep `buffer` updates is disconnected.
+        private func send(_ update: LiveUpdate) {
+            if case .dropped = continuation.yield(update) { continuation.finish() }
+        }
+
+        func offer(_ event: LiveEvent) {
+            state.withLockedValue { state in
+                if state.catchingUp {
+                    state.pending.append(event)
+                } else if event.id > state.last {
+                    state.last = event.id
+                    send(.event(event))
+                }
+            }
+        }
+
+        /// Starts a catch-up: live events wait until `caughtUp`. Returns the last id sent.
+        func startCatchUp() -> Int64 {
+            state.withLockedValue { state in
+                state.catchingUp = true
+                return state.last
+            }
+        }
+
+        func caughtUp(_ missed: [LiveEvent], gap: Bool) {
+            state.withLockedValue { state in
+                if gap { send(.refetch) }
+                for event in (missed + state.pending).sorted(by: { $0.id < $1.id }) where event.id > state.last {
+                    state.last = event.id
+                    send(.event(event))
+                }
+                state.pending = []
+                state.catchingUp = false
+            }
+        }
     }
 
+    private let log: LiveEventLog
     private let subscribers = NIOLockedValueBox<[UUID: Subscriber]>([:])
+    private let closed = NIOLockedValueBox(false)
 
-    public init() {}
+    public init(log: LiveEventLog) {
+        self.log = log
+        if !log.relaysThroughDatabase {
+            log.deliverLocally { [weak self] events in
+                for event in events { self?.deliver(event) }
+            }
+        }
+    }
 
-    /// A stream of the household's events until the caller stops listening.
-    public func subscribe(_ household: HouseholdID) -> AsyncStream<LiveEvent> {
-        let id = UUID.random()
-        let (stream, continuation) = AsyncStream.makeStream(of: LiveEvent.self, bufferingPolicy: .bufferingNewest(32))
+    /// The household's updates until the caller stops listening or the server shuts down;
+    /// with `after`, the events since that id first.
+    public func subscribe(_ household: HouseholdID, after: Int64? = nil) -> AsyncStream<LiveUpdate> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: LiveUpdate.self, bufferingPolicy: .bufferingOldest(Self.buffer))
+        guard !closed.withLockedValue({ $0 }) else {
+            continuation.finish()
+            return stream
+        }
+        let id = UUID()
+        let subscriber = Subscriber(household: household, continuation: continuation, after: after)
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLockedValue { $0.removeValue(forKey: id) }
         }
-        subscribers.withLockedValue { $0[id] = Subscriber(household: household, continuation: continuation) }
+        subscribers.withLockedValue { $0[id] = subscriber }
+        if let after { catchUp(subscriber, after: after) }
         return stream
+    }
+
+    private func catchUp(_ subscriber: Subscriber, after: Int64) {
+        let log = log
+        Task {
+            do {
+                let (missed, gap) = try await log.events(of: subscriber.household, after: after)
+                subscriber.caughtUp(missed, gap: gap)
+            } catch {
+                subscriber.caughtUp([], gap: true)
+            }
+        }
     }
 
     /// Devices listening now (`questline_live_subscribers`).
     public var subscriberCount: Int { subscribers.withLockedValue { $0.count } }
 
-    public func publish(_ event: LiveEvent, to household: HouseholdID) {
-        let targets = subscribers.withLockedValue { $0.values.filter { $0.household == household }.map(\.continuation) }
-        for continuation in targets { continuation.yield(event) }
+    /// Hands a committed event to the household's listeners on this instance.
+    public func deliver(_ event: LiveEvent) {
+        let household = event.household
+        let targets = subscribers.withLockedValue { $0.values.filter { $0.household.rawValue == household } }
+        for subscriber in targets { subscriber.offer(event) }
+    }
+
+    /// Ends every stream and refuses new ones: the server is shutting down, and devices
+    /// reconnect to another instance (and resume from the last id they saw).
+    public func close() {
+        closed.withLockedValue { $0 = true }
+        let all = subscribers.withLockedValue { table in
+            defer { table = [:] }
+            return Array(table.values)
+        }
+        for subscriber in all { subscriber.continuation.finish() }
+    }
+
+    /// PostgreSQL: listens for every instance's events until cancelled; after a lost listening
+    /// connection, each device catches up from the log. Returns at once on SQLite.
+    public func run(logger: Logger) async {
+        await log.listen(
+            logger: logger,
+            reconnected: { [weak self] in self?.resync() },
+            deliver: { [weak self] event in self?.deliver(event) })
+    }
+
+    private func resync() {
+        for subscriber in subscribers.withLockedValue({ Array($0.values) }) {
+            catchUp(subscriber, after: subscriber.startCatchUp())
+        }
     }
 }

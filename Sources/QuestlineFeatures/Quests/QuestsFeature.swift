@@ -49,11 +49,11 @@ public struct QuestsFeature: Sendable {
     public static let maxApps = 100
     public static let maxQuests = 100
 
-    public init(store: Store, configuration: FeatureConfiguration, live: LiveHub = LiveHub()) {
+    public init(store: Store, configuration: FeatureConfiguration) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
-        self.live = live
+        live = LiveHub(log: store.live)
     }
 
     // MARK: Who may
@@ -80,9 +80,12 @@ public struct QuestsFeature: Sendable {
         return (challenge, child)
     }
 
-    private func publish(_ kind: String, child: MemberRecord, challenge: QuestID? = nil) {
+    /// Tells the household's devices, with the write (see `LiveAnnouncer`).
+    private func announce(
+        _ q: QuestQueries, _ kind: LiveEventKind, child: MemberRecord, quest: QuestID? = nil, now: Date
+    ) async throws {
         guard let household = child.householdID else { return }
-        live.publish(LiveEvent(kind: kind, childId: child.id.rawValue, challengeId: challenge?.rawValue), to: household)
+        try await q.live?.announce(kind, household: household, child: child.id, quest: quest, now: now)
     }
 
     // MARK: App catalog
@@ -112,9 +115,10 @@ public struct QuestsFeature: Sendable {
                     field: "role",
                     message: "\(existing.name) is used by a quest; remove it there before changing its role.")
             }
-            try await q.putApp(child.id, app, now: clock.now())
+            let now = clock.now()
+            try await q.putApp(child.id, app, now: now)
+            try await announce(q, .catalog, child: child, now: now)
         }
-        publish("catalog", child: child)
         return app
     }
 
@@ -129,8 +133,8 @@ public struct QuestsFeature: Sendable {
             guard try await q.deleteApp(child.id, token: token) else {
                 throw DomainError.notFound("No app \(token) in this child's catalog.")
             }
+            try await announce(q, .catalog, child: child, now: clock.now())
         }
-        publish("catalog", child: child)
     }
 
     static func uses(_ spec: QuestSpec, _ token: String) -> Bool {
@@ -150,8 +154,10 @@ public struct QuestsFeature: Sendable {
         try AccessPolicy.check(actor.actor, .manageHousehold(household))
         let rules = try RedemptionRules.validated(
             pointsPerMinute: pointsPerMinute, minMinutes: minMinutes, maxMinutes: maxMinutes)
-        try await store.quests.write { try await $0.setRules(household, rules) }
-        live.publish(LiveEvent(kind: "rules"), to: household)
+        try await store.quests.write { q in
+            try await q.setRules(household, rules)
+            try await q.live?.announce(.rules, household: household, now: clock.now())
+        }
         return rules
     }
 
@@ -173,9 +179,9 @@ public struct QuestsFeature: Sendable {
                 createdAt: now)
             try await q.insertQuest(challenge)
             _ = try await settle(q, child: child, touching: [], now: now)
+            try await announce(q, .challenge, child: child, quest: challenge.id, now: now)
             return challenge
         }
-        publish("challenge", child: child, challenge: challenge.id)
         return challenge
     }
 
@@ -194,9 +200,9 @@ public struct QuestsFeature: Sendable {
             updated.spec = spec
             try await q.updateQuest(updated, now: now)
             _ = try await settle(q, child: child, touching: [], now: now)
+            try await announce(q, .challenge, child: child, quest: id, now: now)
             return updated
         }
-        publish("challenge", child: child, challenge: id)
         return updated
     }
 
@@ -210,9 +216,9 @@ public struct QuestsFeature: Sendable {
             updated.status = status
             try await q.updateQuest(updated, now: now)
             if status == .active { _ = try await settle(q, child: child, touching: [], now: now) }
+            try await announce(q, .challenge, child: child, quest: id, now: now)
             return updated
         }
-        publish("challenge", child: child, challenge: id)
         return updated
     }
 
@@ -220,8 +226,11 @@ public struct QuestsFeature: Sendable {
     /// paid stay (the ledger is append-only), and so do badges.
     public func deleteQuest(_ id: QuestID, as actor: MemberRecord) async throws {
         let (_, child) = try await challengeAndChild(id, as: actor, manage: true)
-        _ = try await store.quests.write { try await $0.deleteQuest(id, now: clock.now()) }
-        publish("challenge", child: child, challenge: id)
+        let now = clock.now()
+        try await store.quests.write { q in
+            _ = try await q.deleteQuest(id, now: now)
+            try await announce(q, .challenge, child: child, quest: id, now: now)
+        }
     }
 
     public func challenge(_ id: QuestID, as actor: MemberRecord) async throws -> (QuestView, MemberRecord, [QuestApp]) {
@@ -238,8 +247,10 @@ public struct QuestsFeature: Sendable {
     public func childZoneChanged(_ child: MemberRecord) async throws {
         guard child.role == .child, child.householdID != nil else { return }
         let now = clock.now()
-        let plan = try await store.quests.write { q in try await settle(q, child: child, touching: [], now: now) }
-        if !plan.writesNothing { publish("progress", child: child) }
+        try await store.quests.write { q in
+            let plan = try await settle(q, child: child, touching: [], now: now)
+            if !plan.writesNothing { try await announce(q, .progress, child: child, now: now) }
+        }
     }
 
     // MARK: Usage
@@ -258,28 +269,23 @@ public struct QuestsFeature: Sendable {
         let records = try await store.quests.read { q in
             try UsageReports.validate(reports, catalog: try await q.apps(child.id), now: now)
         }
-        let (outcome, changed) = try await store.quests.write { q -> (UsageOutcome, Bool) in
+        return try await store.quests.write { q -> UsageOutcome in
             let (new, conflicting) = try await q.insertReports(child.id, records, now: now)
             if let id = conflicting.first, let index = reports.firstIndex(where: { $0.id == id }) {
                 throw DomainError.conflict(
                     field: "reports[\(index)].id", message: "Report \(id) was sent before with different content.")
             }
             guard !new.isEmpty else {
-                return (
-                    UsageOutcome(accepted: 0, duplicates: reports.count, pointsEarned: 0, completed: [], badges: []),
-                    false
-                )
+                return UsageOutcome(
+                    accepted: 0, duplicates: reports.count, pointsEarned: 0, completed: [], badges: [])
             }
             let days = Set(records.filter { new.contains($0.id) }.flatMap(\.record.localDays))
             let plan = try await settle(q, child: child, touching: days, now: now)
-            return (
-                UsageOutcome(
-                    accepted: new.count, duplicates: reports.count - new.count, pointsEarned: plan.earned,
-                    completed: plan.completions.map { ($0.quest, $0.periodKey, $0.bonus) }, badges: plan.badges), true
-            )
+            try await announce(q, .progress, child: child, now: now)
+            return UsageOutcome(
+                accepted: new.count, duplicates: reports.count - new.count, pointsEarned: plan.earned,
+                completed: plan.completions.map { ($0.quest, $0.periodKey, $0.bonus) }, badges: plan.badges)
         }
-        if changed { publish("progress", child: child) }
-        return outcome
     }
 
     /// Brings the ledger, completions, grants and badges in line with the usage, for the days
@@ -339,9 +345,9 @@ public struct QuestsFeature: Sendable {
                 id: ids.makeUUID().uuidString.lowercased(), token: token, minutes: minutes, startsAt: now,
                 expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), challengeID: nil)
             try await q.insertGrant(child.id, grant, now: now)
+            try await announce(q, .points, child: child, now: now)
             return (GrantBalance(grant: grant, secondsLeft: minutes * 60), balance)
         }
-        publish("points", child: child)
         return result
     }
 
@@ -362,17 +368,18 @@ public struct QuestsFeature: Sendable {
         }
         try v.finish()
         let now = clock.now()
-        let balance = try await store.quests.write { q in
+        return try await store.quests.write { q in
+            let balance: Int
             do {
-                return try await q.points.append(
+                balance = try await q.points.append(
                     child.id, kind: .adjust, points: points, reason: reason, by: actor.id,
                     id: ids.makeUUID().uuidString.lowercased(), now: now)
             } catch PointsError.insufficientPoints(let have) {
                 throw DomainError.conflict(field: "points", message: "The balance is \(have); it cannot go below zero.")
             }
+            try await announce(q, .points, child: child, now: now)
+            return balance
         }
-        publish("points", child: child)
-        return balance
     }
 
     public func ledger(_ childID: MemberID, as actor: MemberRecord, limit: Int, offset: Int) async throws -> (

@@ -243,8 +243,15 @@ public struct StoriesFeature: Sendable {
             let badge = story.reward.badge.flatMap { badge in content.badges.first { $0.id == badge } }
             if let badge { _ = try await q.award(member.id, badge: badge.id, now: now) }
             try await awardBadges(q, member: member, content: content)
+            if story.reward.points > 0 { try await announcePoints(q, member: member, now: now) }
             return CollectedReward(points: story.reward.points, card: card, badge: badge, balance: balance)
         }
+    }
+
+    /// A member of a household changed their points: its devices re-read them, with the write.
+    private func announcePoints(_ q: StoryMemberQueries, member: MemberRecord, now: Date) async throws {
+        guard let household = member.householdID else { return }
+        try await q.live?.announce(.points, household: household, child: member.id, now: now)
     }
 
     // MARK: Badges and achievements
@@ -349,6 +356,7 @@ public struct StoriesFeature: Sendable {
                 member.id, kind: .task, points: task.points, reason: "Daily task: \(task.title)",
                 id: ids.makeUUID().uuidString.lowercased(), now: now)
             try await awardBadges(q, member: member, content: content)
+            try await announcePoints(q, member: member, now: now)
             return balance
         }
     }
@@ -370,6 +378,7 @@ public struct StoriesFeature: Sendable {
             }
             try await q.addCard(member.id, card: card.id, now: now)
             try await awardBadges(q, member: member, content: content)
+            try await announcePoints(q, member: member, now: now)
             return (card, balance)
         }
     }

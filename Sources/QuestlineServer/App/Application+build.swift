@@ -138,11 +138,27 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     StoryAssetPages(stories: StoryContentFeature(store: store, configuration: features)).register(on: router)
     StoriesPages(stories: stories, pages: pages).register(on: router)
     var services: [any Service] = []
+    // Live streams end when draining starts, so that the HTTP server's shutdown does not wait
+    // for them; on PostgreSQL one connection listens for the events of every instance.
+    let live = quests.live
+    configuration.readiness.whenDraining { live.close() }
+    if store.live.relaysThroughDatabase { services.append(LiveListenerService(hub: live, logger: logger)) }
     if features.bufferAnalytics { services.append(reading.analyticsFlusher) }
     if store.database.flavor == .sqlite, store.database.checkpoints == .background {
         services.append(CheckpointService(database: store.database))
     }
     return (router, services)
+}
+
+/// Feeds the live hub from PostgreSQL's notifications until the server shuts down.
+struct LiveListenerService: Service {
+    let hub: LiveHub
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await hub.run(logger: logger) }
+        hub.close()
+    }
 }
 
 /// Closes the store when the server shuts down gracefully.

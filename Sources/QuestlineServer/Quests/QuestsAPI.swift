@@ -27,11 +27,12 @@ extension APIImplementation {
         let me = try identity.requireMember()
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
         try AccessPolicy.check(me.actor, .readHousehold(household))
-        let events = quests.live.subscribe(household)
+        // A Last-Event-ID that is not an event id starts afresh, as a first connection does.
+        let after = input.headers.Last_hyphen_Event_hyphen_ID.flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil }
+        let updates = quests.live.subscribe(household, after: after)
         return .ok(
             .init(
-                body: .text_event_hyphen_stream(
-                    HTTPBody(LiveStream(events: events), length: .unknown, iterationBehavior: .single))))
+                body: .text_event_hyphen_stream(LiveStream.body(updates))))
     }
 
     func listQuestApps(_ input: Operations.listQuestApps.Input) async throws -> Operations.listQuestApps.Output {
@@ -199,28 +200,25 @@ extension APIImplementation {
 
 }
 
-/// Server-sent events from the live hub, with a keep-alive comment every 15 seconds.
-struct LiveStream: AsyncSequence, Sendable {
-    typealias Element = ArraySlice<UInt8>
-    let events: AsyncStream<LiveEvent>
+/// Server-sent events from the live hub, framed by the OpenAPI runtime: each update as a typed
+/// `LiveEvent` with its id, a data-less `keep-alive` every 15 seconds (browsers ignore events
+/// without data), and first a `retry` hint of 3 seconds for reconnecting after the stream ends.
+enum LiveStream {
+    typealias Event = ServerSentEventWithJSONData<Components.Schemas.LiveEvent>
+    static let keepAlive = Duration.seconds(15)
 
-    func makeAsyncIterator() -> AsyncStream<ArraySlice<UInt8>>.Iterator {
-        let events = events
-        let (stream, continuation) = AsyncStream.makeStream(of: ArraySlice<UInt8>.self)
+    static func body(_ updates: AsyncStream<LiveUpdate>) -> HTTPBody {
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         let task = Task {
-            continuation.yield(ArraySlice(": connected\n\n".utf8))
+            continuation.yield(Event(event: "connected", retry: 3_000))
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await event in events {
-                        let data =
-                            (try? JSONEncoder().encode(event)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-                        continuation.yield(ArraySlice("event: quests\ndata: \(data)\n\n".utf8))
-                    }
+                    for await update in updates { continuation.yield(Self.event(update)) }
                 }
                 group.addTask {
                     while !Task.isCancelled {
-                        try? await Task.sleep(for: .seconds(15))
-                        continuation.yield(ArraySlice(": keep-alive\n\n".utf8))
+                        try? await Task.sleep(for: Self.keepAlive)
+                        continuation.yield(Event(event: "keep-alive"))
                     }
                 }
                 await group.next()
@@ -228,8 +226,23 @@ struct LiveStream: AsyncSequence, Sendable {
             }
             continuation.finish()
         }
+        // The client went away (the body is no longer read): stop listening.
         continuation.onTermination = { _ in task.cancel() }
-        return stream.makeAsyncIterator()
+        return HTTPBody(events.asEncodedServerSentEventsWithJSONData(), length: .unknown, iterationBehavior: .single)
+    }
+
+    static func event(_ update: LiveUpdate) -> Event {
+        switch update {
+        case .refetch:
+            return Event(event: "quests", data: .init(kind: .refetch))
+        case .event(let event):
+            return Event(
+                event: "quests",
+                data: .init(
+                    id: event.id, kind: .init(rawValue: event.kind.rawValue) ?? .refetch, childId: event.childId,
+                    challengeId: event.challengeId),
+                id: String(event.id))
+        }
     }
 }
 

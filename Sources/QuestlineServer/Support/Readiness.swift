@@ -8,13 +8,23 @@ import ServiceLifecycle
 /// while the database lacks migrations this binary needs, or while the database is unreachable.
 public final class Readiness: Sendable {
     private let draining = NIOLockedValueBox(false)
+    private let drainActions = NIOLockedValueBox<[@Sendable () -> Void]>([])
 
     public init() {}
 
     public var isDraining: Bool { draining.withLockedValue { $0 } }
 
+    /// Runs `action` when draining starts (ending the live streams, whose devices then
+    /// reconnect to another instance).
+    func whenDraining(_ action: @escaping @Sendable () -> Void) {
+        drainActions.withLockedValue { $0.append(action) }
+    }
+
     /// From now on `/ready` answers 503: a load balancer stops sending new requests here.
-    public func startDraining() { draining.withLockedValue { $0 = true } }
+    public func startDraining() {
+        draining.withLockedValue { $0 = true }
+        for action in drainActions.withLockedValue({ $0 }) { action() }
+    }
 
     /// Why this instance is not ready, or nil when it is.
     func problem(_ store: Store) async -> String? {

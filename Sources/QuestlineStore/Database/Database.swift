@@ -64,12 +64,14 @@ public enum WALCheckpoints: Sendable {
 public enum StoreError: Error, CustomStringConvertible {
     case invalidDatabaseURL(String)
     case migrationFailed(version: Int, name: String, underlying: String)
+    case noRowReturned(String)
 
     public var description: String {
         switch self {
         case .invalidDatabaseURL(let reason): return "Invalid DATABASE_URL: \(reason)"
         case .migrationFailed(let version, let name, let underlying):
             return "Migration \(version) (\(name)) failed: \(underlying)"
+        case .noRowReturned(let statement): return "No row returned by \(statement)"
         }
     }
 }
@@ -98,6 +100,12 @@ public final class Database: @unchecked Sendable {
     private let checkpointConnection = NIOLockedValueBox<EventLoopFuture<SQLiteConnection>?>(nil)
     private let sqliteSource: SQLiteTunedSource?
     static let sqliteConnectionsPerLoop = 2
+    /// PostgreSQL connections per event loop when no pool size is given.
+    public static let defaultPostgresConnectionsPerLoop = 8
+    /// How PostgreSQL is reached (for connections outside the pool: the live-event listener).
+    let postgresConfiguration: SQLPostgresConfiguration?
+    /// The most pooled connections this instance opens (PostgreSQL: per event loop × loops).
+    public let poolSize: Int
 
     /// Where batched writers run their transactions: on SQLite, the single writer's own thread
     /// (see `DedicatedExecutor`); on PostgreSQL, anywhere (each statement goes through a socket
@@ -105,8 +113,10 @@ public final class Database: @unchecked Sendable {
     /// reads: 0.68–0.71 of the baseline against 0.74–0.75, and only 5% faster for batches).
     public var writerExecutor: (any TaskExecutor)? { flavor == .sqlite ? DedicatedExecutor.writer : nil }
 
+    /// `poolSize` caps PostgreSQL's pooled connections for the whole instance (spread over the
+    /// event loops, at least one each); nil keeps `defaultPostgresConnectionsPerLoop` a loop.
     public init(
-        _ location: StoreLocation, checkpoints: WALCheckpoints = .automatic,
+        _ location: StoreLocation, checkpoints: WALCheckpoints = .automatic, poolSize: Int? = nil,
         logger: Logger = Logger(label: "questline.store")
     ) throws {
         self.location = location
@@ -127,6 +137,8 @@ public final class Database: @unchecked Sendable {
                 source: source, maxConnectionsPerEventLoop: Self.sqliteConnectionsPerLoop, requestTimeout: .seconds(30),
                 logger: logger, on: group)
             postgresPool = nil
+            postgresConfiguration = nil
+            self.poolSize = Self.sqliteConnectionsPerLoop * System.coreCount
         case .postgres(let url):
             flavor = .postgres
             var configuration: SQLPostgresConfiguration
@@ -140,9 +152,13 @@ public final class Database: @unchecked Sendable {
             {
                 configuration.searchPath = [schema]
             }
+            let loops = NIOSingletons.groupLoopCountSuggestion
+            let perLoop = poolSize.map { max(1, $0 / loops) } ?? Self.defaultPostgresConnectionsPerLoop
+            self.poolSize = perLoop * loops
+            postgresConfiguration = configuration
             postgresPool = EventLoopGroupConnectionPool(
                 source: PostgresConnectionSource(sqlConfiguration: configuration),
-                maxConnectionsPerEventLoop: 8, requestTimeout: .seconds(30), logger: logger, on: group)
+                maxConnectionsPerEventLoop: perLoop, requestTimeout: .seconds(30), logger: logger, on: group)
             sqlitePool = nil
             sqliteThreads = nil
             sqliteSource = nil

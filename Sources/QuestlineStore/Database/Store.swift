@@ -12,6 +12,8 @@ public struct Store: Sendable {
     public let activity: ActivityStore
     public let quests: QuestStore
     public let stories: StoryStore
+    /// Household events for live updates, written with the changes they report.
+    public let live: LiveEventLog
 
     public init(database: Database) {
         self.database = database
@@ -20,16 +22,17 @@ public struct Store: Sendable {
         game = GameStore(database)
         reading = ReadingStore(database)
         activity = ActivityStore(database)
-        quests = QuestStore(database)
-        stories = StoryStore(database)
+        live = LiveEventLog(database)
+        quests = QuestStore(database, live: live)
+        stories = StoryStore(database, live: live)
     }
 
     /// Opens the database and applies any missing migrations.
     public static func open(
-        _ location: StoreLocation, checkpoints: WALCheckpoints = .automatic,
+        _ location: StoreLocation, checkpoints: WALCheckpoints = .automatic, poolSize: Int? = nil,
         logger: Logger = Logger(label: "questline.store")
     ) async throws -> Store {
-        let database = try Database(location, checkpoints: checkpoints, logger: logger)
+        let database = try Database(location, checkpoints: checkpoints, poolSize: poolSize, logger: logger)
         do {
             let applied = try await Migrator().migrate(database)
             if !applied.isEmpty {

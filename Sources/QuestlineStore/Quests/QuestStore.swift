@@ -178,21 +178,28 @@ enum QuestSchema {
 /// unlock grants and badges. Writes go through `write`, one transaction per use case.
 public struct QuestStore: Sendable {
     let database: Database
+    let live: LiveEventLog
 
-    public init(_ database: Database) { self.database = database }
-
-    public func read<T: Sendable>(_ body: (QuestQueries) async throws -> T) async throws -> T {
-        try await database.withConnection { db in try await body(QuestQueries(db: db)) }
+    init(_ database: Database, live: LiveEventLog) {
+        self.database = database
+        self.live = live
     }
 
+    public func read<T: Sendable>(_ body: (QuestQueries) async throws -> T) async throws -> T {
+        try await database.withConnection { db in try await body(QuestQueries(db: db, live: nil)) }
+    }
+
+    /// One transaction; events announced through `QuestQueries.live` are published if it commits.
     public func write<T: Sendable>(_ body: (QuestQueries) async throws -> T) async throws -> T {
-        try await database.transaction { db in try await body(QuestQueries(db: db)) }
+        try await live.write { db, announcer in try await body(QuestQueries(db: db, live: announcer)) }
     }
 }
 
 /// The queries, on one connection (inside a transaction when obtained from `write`).
 public struct QuestQueries: Sendable {
     let db: any SQLDatabase
+    /// Announces household events with the write (nil when reading).
+    public let live: LiveAnnouncer?
 
     // MARK: Catalog
 

@@ -42,8 +42,12 @@ public struct StoryAsset: Sendable, Equatable {
 /// assets.
 public struct StoryStore: Sendable {
     let database: Database
+    let live: LiveEventLog
 
-    public init(_ database: Database) { self.database = database }
+    init(_ database: Database, live: LiveEventLog) {
+        self.database = database
+        self.live = live
+    }
 
     /// Replaces the content and every asset in one transaction: all of it, or nothing.
     public func replaceContent(_ content: StoryContent, assets: [StoryAsset], now: Date) async throws {
@@ -277,6 +281,8 @@ public struct StoryActivity: Sendable {
 /// A member's side of the stories, on one connection (in a transaction when from `write`).
 public struct StoryMemberQueries: Sendable {
     let db: any SQLDatabase
+    /// Announces household events with the write (nil when reading).
+    public let live: LiveAnnouncer?
 
     public var points: PointsLedger { PointsLedger(db: db) }
 
@@ -536,10 +542,12 @@ public struct StoryMemberQueries: Sendable {
 
 extension StoryStore {
     public func read<T: Sendable>(_ body: (StoryMemberQueries) async throws -> T) async throws -> T {
-        try await database.withConnection { db in try await body(StoryMemberQueries(db: db)) }
+        try await database.withConnection { db in try await body(StoryMemberQueries(db: db, live: nil)) }
     }
 
+    /// One transaction; events announced through `StoryMemberQueries.live` are published if it
+    /// commits.
     public func write<T: Sendable>(_ body: (StoryMemberQueries) async throws -> T) async throws -> T {
-        try await database.transaction { db in try await body(StoryMemberQueries(db: db)) }
+        try await live.write { db, announcer in try await body(StoryMemberQueries(db: db, live: announcer)) }
     }
 }

@@ -1,0 +1,238 @@
+public import Foundation
+public import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresKit
+public import QuestlineCore
+import SQLKit
+
+enum LiveEventSchema {
+    static let migrations: [Migration] = [
+        Migration(version: 700, name: "live_events") { flavor in
+            [
+                """
+                CREATE TABLE live_events (
+                    id \(flavor == .postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"),
+                    household_id TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    child_id TEXT,
+                    quest_id TEXT,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX live_events_by_household ON live_events (household_id, id)",
+                "CREATE INDEX live_events_by_age ON live_events (created_at)",
+                // The newest id the purge removed: a client resuming from an older id missed
+                // events that are gone, and is told to refetch.
+                """
+                CREATE TABLE live_event_horizon (
+                    one INTEGER PRIMARY KEY CHECK (one = 1),
+                    purged_through BIGINT NOT NULL
+                )
+                """,
+                "INSERT INTO live_event_horizon (one, purged_through) VALUES (1, 0)",
+            ]
+        }
+    ]
+}
+
+/// What changed in a household, as its devices hear it: re-read what the kind names.
+public struct LiveEvent: Sendable, Equatable, Codable {
+    /// The event's place in its household's sequence (ascending in commit order within a
+    /// household); a client resumes after the last id it saw (`Last-Event-ID`).
+    public let id: Int64
+    public let household: String
+    public let kind: LiveEventKind
+    public let childId: String?
+    public let challengeId: String?
+    public let at: Date
+}
+
+public enum LiveEventKind: String, Sendable, Codable, CaseIterable {
+    case progress, challenge, points, catalog, rules
+}
+
+/// Collects the events of one write transaction (see `LiveEventLog.write`).
+///
+/// `@unchecked Sendable` is safe: the array is behind a lock.
+public final class LiveAnnouncer: @unchecked Sendable {
+    let db: any SQLDatabase
+    let log: LiveEventLog
+    private let announced = NIOLockedValueBox<[LiveEvent]>([])
+
+    init(db: any SQLDatabase, log: LiveEventLog) {
+        self.db = db
+        self.log = log
+    }
+
+    /// Records the event in the write's transaction: it is published when, and only when, the
+    /// write commits.
+    public func announce(
+        _ kind: LiveEventKind, household: HouseholdID, child: MemberID? = nil, quest: QuestID? = nil, now: Date
+    ) async throws {
+        let event = try await log.append(
+            kind, household: household.rawValue, child: child?.rawValue, quest: quest?.rawValue, now: now, on: db)
+        announced.withLockedValue { $0.append(event) }
+    }
+
+    var events: [LiveEvent] { announced.withLockedValue { $0 } }
+}
+
+/// The household event log: every event is a row written in the transaction of the change it
+/// reports, kept for `retention` so that a device that reconnects gets what it missed.
+///
+/// Delivery to this process's listeners: on PostgreSQL, `pg_notify` in the same transaction
+/// (PostgreSQL sends it at commit, to every instance that listens, this one included; see
+/// `listen`); on SQLite, which only one instance serves, straight after the commit.
+public final class LiveEventLog: Sendable {
+    let database: Database
+    /// How long events are kept for reconnecting devices.
+    public static let retention: TimeInterval = 24 * 3600
+    static let channel = "questline_live"
+    private let localDelivery = NIOLockedValueBox<[@Sendable ([LiveEvent]) -> Void]>([])
+
+    init(_ database: Database) { self.database = database }
+
+    /// Whether events reach listeners through PostgreSQL (`listen`) rather than in-process.
+    public var relaysThroughDatabase: Bool { database.flavor == .postgres }
+
+    /// Adds a place where this process's committed events go when they are delivered
+    /// in-process (SQLite).
+    public func deliverLocally(to deliver: @escaping @Sendable ([LiveEvent]) -> Void) {
+        localDelivery.withLockedValue { $0.append(deliver) }
+    }
+
+    /// Runs `body` in one transaction with an announcer for its events.
+    func write<T: Sendable>(_ body: (any SQLDatabase, LiveAnnouncer) async throws -> T) async throws -> T {
+        var announcer: LiveAnnouncer?
+        let result = try await database.transaction { db in
+            let live = LiveAnnouncer(db: db, log: self)
+            announcer = live
+            return try await body(db, live)
+        }
+        if let events = announcer?.events, !events.isEmpty, !relaysThroughDatabase {
+            for deliver in localDelivery.withLockedValue({ $0 }) { deliver(events) }
+        }
+        return result
+    }
+
+    fileprivate func append(
+        _ kind: LiveEventKind, household: String, child: String?, quest: String?, now: Date, on db: any SQLDatabase
+    ) async throws -> LiveEvent {
+        if database.flavor == .postgres {
+            // One writer of a household's events at a time until commit, so that its ids grow
+            // in commit order and "after id N" never skips an event that committed later.
+            try await db.raw("SELECT pg_advisory_xact_lock(7426002, hashtext(\(bind: household)))").run()
+        }
+        guard
+            let row = try await db.raw(
+                """
+                INSERT INTO live_events (household_id, kind, child_id, quest_id, created_at)
+                VALUES (\(bind: household), \(bind: kind.rawValue), \(bind: child), \(bind: quest), \(bind: now.storedMillis))
+                RETURNING id
+                """
+            ).first()
+        else { throw StoreError.noRowReturned("INSERT INTO live_events") }
+        let event = LiveEvent(
+            id: try row.decode(column: "id", as: Int64.self), household: household, kind: kind, childId: child,
+            challengeId: quest, at: Date(storedMillis: now.storedMillis))
+        if database.flavor == .postgres {
+            let payload = String(decoding: try JSONEncoder().encode(event), as: UTF8.self)
+            try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: payload))").run()
+        }
+        return event
+    }
+
+    /// The household's events after `id`, oldest first (at most `limit`), and whether events
+    /// after `id` may have been purged (then the caller should refetch everything).
+    public func events(of household: HouseholdID, after id: Int64, limit: Int = 1_000) async throws -> (
+        events: [LiveEvent], gap: Bool
+    ) {
+        try await database.withConnection { db in
+            let horizon =
+                try await db.raw("SELECT purged_through FROM live_event_horizon WHERE one = 1").first()?
+                .decode(column: "purged_through", as: Int64.self) ?? 0
+            let rows = try await db.raw(
+                """
+                SELECT id, kind, child_id, quest_id, created_at FROM live_events
+                WHERE household_id = \(bind: household.rawValue) AND id > \(bind: id)
+                ORDER BY id LIMIT \(bind: limit)
+                """
+            ).all()
+            let events = try rows.compactMap { row -> LiveEvent? in
+                guard let kind = LiveEventKind(rawValue: try row.decode(column: "kind", as: String.self)) else {
+                    return nil
+                }
+                return LiveEvent(
+                    id: try row.decode(column: "id", as: Int64.self), household: household.rawValue, kind: kind,
+                    childId: try row.decode(column: "child_id", as: String?.self),
+                    challengeId: try row.decode(column: "quest_id", as: String?.self),
+                    at: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
+            }
+            return (events, id < horizon || rows.count == limit)
+        }
+    }
+
+    /// Deletes events older than `cutoff`; returns how many.
+    @discardableResult
+    public func purge(olderThan cutoff: Date) async throws -> Int {
+        try await database.transaction { db in
+            let newest = try await db.raw(
+                "SELECT MAX(id) AS id FROM live_events WHERE created_at < \(bind: cutoff.storedMillis)"
+            ).first()?.decode(column: "id", as: Int64?.self)
+            guard let newest else { return 0 }
+            let count =
+                try await db.raw("SELECT COUNT(*) AS n FROM live_events WHERE id <= \(bind: newest)").first()?
+                .decode(column: "n", as: Int64.self) ?? 0
+            try await db.raw("DELETE FROM live_events WHERE id <= \(bind: newest)").run()
+            try await db.raw(
+                "UPDATE live_event_horizon SET purged_through = \(bind: newest) WHERE one = 1 AND purged_through < \(bind: newest)"
+            ).run()
+            return Int(count)
+        }
+    }
+
+    /// PostgreSQL: holds one connection that LISTENs for every instance's events and hands each
+    /// to `deliver`, until the task is cancelled. After a lost connection it reconnects (waiting
+    /// up to 5 s between tries) and calls `reconnected`, so that listeners can catch up from the
+    /// log. Returns at once on SQLite.
+    public func listen(
+        logger: Logger, reconnected: @escaping @Sendable () async -> Void,
+        deliver: @escaping @Sendable (LiveEvent) -> Void
+    ) async {
+        guard let configuration = database.postgresConfiguration else { return }
+        let decoder = JSONDecoder()
+        var wait = Duration.milliseconds(200)
+        var first = true
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
+                    id: 0, logger: logger)
+                do {
+                    try await connection.listen(on: Self.channel) { notifications in
+                        if !first { await reconnected() }
+                        first = false
+                        wait = .milliseconds(200)
+                        for try await notification in notifications {
+                            if let event = try? decoder.decode(LiveEvent.self, from: Data(notification.payload.utf8)) {
+                                deliver(event)
+                            }
+                        }
+                    }
+                    try? await connection.close()
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("Live events: listening connection lost", metadata: ["error": "\(error)"])
+            }
+            first = false
+            try? await Task.sleep(for: wait)
+            wait = min(wait * 2, .seconds(5))
+        }
+    }
+}
