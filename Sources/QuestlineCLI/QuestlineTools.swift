@@ -64,8 +64,37 @@ public struct ServeOptions: ParsableArguments {
             "Seconds to keep serving after SIGTERM while /ready answers 503, so that a load balancer moves traffic away first.",
             valueName: "seconds"))
     public var drainSeconds = 0
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp(
+            "A proxy or load balancer (CIDR, repeatable) whose X-Forwarded-For names the client; other peers are the client themselves.",
+            valueName: "cidr"))
+    public var trustedProxies: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            "PostgreSQL connections this instance may open (spread over its event loops); default 8 per CPU core.",
+            valueName: "n"))
+    public var dbPoolSize: Int?
 
     public init() {}
+
+    /// The trusted proxies, checked.
+    public func proxies() throws -> [AddressRange] {
+        try trustedProxies.map { text in
+            guard let range = AddressRange(text) else {
+                throw ValidationError("--trusted-proxy \(text): use an address or a CIDR range, e.g. 10.0.0.0/8.")
+            }
+            return range
+        }
+    }
+
+    /// The pool size, checked.
+    public func poolSize() throws -> Int? {
+        if let dbPoolSize, !(1...1_000).contains(dbPoolSize) {
+            throw ValidationError("--db-pool-size must be 1 to 1000.")
+        }
+        return dbPoolSize
+    }
 
     /// Whether logs are JSON lines, checked.
     public func jsonLogs() throws -> Bool {

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import QuestlineCLI
+import QuestlineFeatures
 import QuestlineServer
 import QuestlineStore
 import ServiceLifecycle
@@ -48,10 +49,12 @@ struct Serve: AsyncParsableCommand {
         if json { LoggingSystem.bootstrap { JSONLogHandler(label: $0, level: level) } }
         var logger = Logger(label: "questline")
         logger.logLevel = level
-        let configuration = AppConfiguration(
+        var configuration = AppConfiguration(
             hostname: options.hostname, port: options.port, store: options.store.location,
             secureCookies: options.secureCookies, logLevel: level, features: options.features)
-        let opened = try await Store.open(configuration.store, checkpoints: .background, logger: logger)
+        configuration.clientAddresses = ClientAddressRule(trusted: try options.proxies())
+        let opened = try await Store.open(
+            configuration.store, checkpoints: .background, poolSize: try options.poolSize(), logger: logger)
         do {
             try await options.prepare(opened)
             let app = try await buildApplication(configuration: configuration, store: opened, logger: logger)

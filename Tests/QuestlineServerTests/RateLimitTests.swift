@@ -1,9 +1,13 @@
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
+import Logging
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineServer
+import QuestlineStore
+import QuestlineTestSupport
 import Testing
 
 /// Limits: login backoff per account, login attempts per address, writes per member (429 with
@@ -104,5 +108,87 @@ import Testing
             try await app.send(.get, "/content/stories/covers/nowhere.svg").expectProblem(.notFound)
             try await app.send(.get, "/content/stories/../stories.json").expectProblem(.notFound)
         }
+    }
+}
+
+/// Two instances on one database: login locks (both databases) and, on PostgreSQL, request
+/// limits count against one budget, and a restart keeps a lock.
+@Suite struct SharedLimitTests {
+    /// Runs `body` with a second application on the same database as `app`.
+    func withSecondInstance(
+        _ app: Harness, rateLimits: RateLimits, _ body: @Sendable (Harness) async throws -> Void
+    ) async throws {
+        let store = Store(database: try Database(app.store.database.location))
+        do {
+            let second = try await buildApplication(
+                configuration: Harness.configuration(clock: app.clock, rateLimits: rateLimits), store: store,
+                logger: Logger(label: "second"))
+            try await second.test(.router) { client in
+                try await body(Harness(client: client, store: store, clock: app.clock, database: app.database))
+            }
+        } catch {
+            await store.shutdown()
+            throw error
+        }
+        await store.shutdown()
+    }
+
+    @Test func failedLoginsSpreadOverTwoInstancesLockAtTheSameCount() async throws {
+        try await Harness.run { app in
+            _ = try await app.signUp("spread@example.com")
+            let wrong = #"{"login":"spread@example.com","password":"wrong-password"}"#
+            let right = #"{"login":"spread@example.com","password":"password123"}"#
+            try await withSecondInstance(app, rateLimits: .standard) { other in
+                for _ in 0..<3 {
+                    try await app.send(.post, "/api/v1/auth/login", json: wrong).expectProblem(.unauthorized)
+                }
+                for _ in 0..<2 {
+                    try await other.send(.post, "/api/v1/auth/login", json: wrong).expectProblem(.unauthorized)
+                }
+                try await app.send(.post, "/api/v1/auth/login", json: right).expectProblem(.tooManyRequests)
+                try await other.send(.post, "/api/v1/auth/login", json: right).expectProblem(.tooManyRequests)
+            }
+            // A restarted instance (a new one on the same database) still sees the lock.
+            try await withSecondInstance(app, rateLimits: .standard) { restarted in
+                try await restarted.send(.post, "/api/v1/auth/login", json: right).expectProblem(.tooManyRequests)
+            }
+        }
+    }
+
+    @Test func loginAttemptsPerAddressAreCountedOnceAcrossInstancesOnPostgreSQL() async throws {
+        let limits = RateLimits(
+            loginsPerAddress: 4, writesPerMember: 0, writesPerAddress: 0, failuresBeforeLock: 0, lockSeconds: 0,
+            maxLockSeconds: 0)
+        try await Harness.run(rateLimits: limits, on: TestDatabase.available.filter { $0 == .postgres }) { app in
+            _ = try await app.signUp("many@example.com")
+            let login = #"{"login":"many@example.com","password":"password123"}"#
+            try await withSecondInstance(app, rateLimits: limits) { other in
+                for _ in 0..<2 { #expect(try await app.send(.post, "/api/v1/auth/login", json: login).status == .ok) }
+                for _ in 0..<2 { #expect(try await other.send(.post, "/api/v1/auth/login", json: login).status == .ok) }
+                let refused = try await other.send(.post, "/api/v1/auth/login", json: login)
+                refused.expectProblem(.tooManyRequests)
+                #expect(refused.headers[.retryAfter] == "15")  // 4 a minute: one every 15 s
+                try await app.send(.post, "/api/v1/auth/login", json: login).expectProblem(.tooManyRequests)
+                app.clock.advance(by: 15)
+                #expect(try await other.send(.post, "/api/v1/auth/login", json: login).status == .ok)
+            }
+        }
+    }
+
+    @Test func theClientAddressComesFromXForwardedForOnlyThroughATrustedProxy() throws {
+        let rule = ClientAddressRule(trusted: [AddressRange("10.0.0.0/8")!, AddressRange("::1")!])
+        // A peer that is not a proxy is the client, whatever it writes.
+        #expect(rule.client(peer: "203.0.113.9", forwardedFor: ["1.2.3.4"]) == "203.0.113.9")
+        // Through the proxy: the right-most address the proxy did not add itself.
+        #expect(rule.client(peer: "10.1.2.3", forwardedFor: ["198.51.100.7"]) == "198.51.100.7")
+        #expect(rule.client(peer: "10.1.2.3", forwardedFor: ["6.6.6.6, 198.51.100.7, 10.9.9.9"]) == "198.51.100.7")
+        #expect(rule.client(peer: "::1", forwardedFor: ["2001:db8::5"]) == "2001:db8::5")
+        // Junk in the header is not believed; no header means the proxy itself.
+        #expect(rule.client(peer: "10.1.2.3", forwardedFor: ["not-an-address"]) == "10.1.2.3")
+        #expect(rule.client(peer: "10.1.2.3", forwardedFor: []) == "10.1.2.3")
+        #expect(ClientAddressRule(trusted: []).client(peer: "10.1.2.3", forwardedFor: ["1.2.3.4"]) == "10.1.2.3")
+        #expect(AddressRange("10.0.0.0/33") == nil && AddressRange("banana") == nil && AddressRange("::/0") != nil)
+        #expect(AddressRange("192.168.0.0/16")!.contains(AddressRange.bytes("192.168.200.1")!))
+        #expect(!AddressRange("192.168.0.0/17")!.contains(AddressRange.bytes("192.168.200.1")!))
     }
 }

@@ -37,7 +37,7 @@ public struct AccountsFeature: Sendable {
         passwords = PasswordHasher(cost: configuration.bcryptCost)
         sessionLifetime = configuration.sessionLifetime
         invitationLifetime = configuration.invitationLifetime
-        loginGuard = LoginGuard(clock: configuration.clock, limits: configuration.rateLimits)
+        loginGuard = LoginGuard(store: store.limits, clock: configuration.clock, limits: configuration.rateLimits)
         sessions = SessionCache(lifetime: configuration.sessionCacheSeconds)
     }
 
@@ -72,20 +72,21 @@ public struct AccountsFeature: Sendable {
         try validation.finish()
         // After repeated failures the account is locked for a while, doubling each time: the
         // same answer whether or not the account exists, so it reveals nothing.
-        if let seconds = loginGuard.lockedFor(login) {
+        if let seconds = try await loginGuard.lockedFor(login) {
             throw DomainError.tooManyRequests(
                 retryAfter: seconds, "Too many failed attempts. Try again in \(Self.wait(seconds)).")
         }
         guard let (member, hash) = try await store.accounts.credentials(login: login) else {
+            // The same work as a known login: one bcrypt verification, against a hash made once.
             _ = try await passwords.verify(password, hash: try await passwords.decoyHash())
-            loginGuard.failed(login)
+            try await loginGuard.failed(login)
             throw DomainError.unauthenticated("The e-mail or username and password do not match an account.")
         }
         guard try await passwords.verify(password, hash: hash) else {
-            loginGuard.failed(login)
+            try await loginGuard.failed(login)
             throw DomainError.unauthenticated("The e-mail or username and password do not match an account.")
         }
-        loginGuard.succeeded(login)
+        try await loginGuard.succeeded(login)
         return try await startSession(for: member)
     }
 

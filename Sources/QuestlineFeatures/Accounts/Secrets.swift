@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HummingbirdBcrypt
+import NIOConcurrencyHelpers
 import NIOPosix
 
 /// bcrypt password hashing, off the event loops (a hash takes about a quarter second at cost 12).
@@ -16,9 +17,40 @@ struct PasswordHasher: Sendable {
         try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
     }
 
-    /// A hash to verify against when a login name is unknown, so a wrong name and a wrong
-    /// password take the same time.
-    func decoyHash() async throws -> String { try await hash("decoy-password-for-timing") }
+    /// A hash to verify against when a login name is unknown, so that a wrong name and a wrong
+    /// password cost the same: one verification. Made once per hasher, on first use (making it
+    /// on every attempt cost a second hash, and so told unknown names apart).
+    func decoyHash() async throws -> String { try await decoy.value() }
+
+    private let decoy: Decoy
+
+    init(cost: UInt8) {
+        self.cost = cost
+        decoy = Decoy(cost: cost)
+    }
+
+    /// The decoy hash, computed by the first caller; later callers wait for that one.
+    final class Decoy: Sendable {
+        private let task: NIOLockedValueBox<Task<String, any Error>?> = .init(nil)
+        let cost: UInt8
+
+        init(cost: UInt8) { self.cost = cost }
+
+        func value() async throws -> String {
+            let cost = cost
+            let task = self.task.withLockedValue { task in
+                if let task { return task }
+                let made = Task {
+                    try await NIOThreadPool.singleton.runIfActive {
+                        Bcrypt.hash("decoy-password-for-timing", cost: cost)
+                    }
+                }
+                task = made
+                return made
+            }
+            return try await task.value
+        }
+    }
 }
 
 /// Random bearer secrets (session tokens, invitation codes). Only their SHA-256 is stored, so a

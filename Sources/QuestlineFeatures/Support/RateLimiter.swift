@@ -1,9 +1,10 @@
 import Foundation
 import NIOConcurrencyHelpers
 public import QuestlineCore
+public import QuestlineStore
 
-/// Request limits: how many requests a key (an IP address, a member) may make per minute, and
-/// the login backoff. All in memory, per server instance.
+/// Request limits: how many requests a key (a client address, a member) may make per minute,
+/// and the login backoff. Shared by every instance on one database (see `RateLimiter`).
 public struct RateLimits: Sendable, Equatable {
     /// Login attempts per client address per minute (0: no limit).
     public var loginsPerAddress: Int
@@ -38,8 +39,13 @@ public struct RateLimits: Sendable, Equatable {
     }
 }
 
-/// Token buckets keyed by a string (one per IP address or member and purpose): `limit` tokens,
-/// refilled evenly over a minute. Thread-safe; stale buckets are dropped as the table grows.
+/// Token buckets keyed by a string (one per client address or member and purpose): `limit`
+/// tokens, refilled evenly over a minute.
+///
+/// Where the buckets live: with a `shared` store (PostgreSQL, which several instances may
+/// serve), in the database, so that all instances count against one budget (one upsert per
+/// bucket); without one (SQLite, which one instance serves), in memory, where a check costs
+/// no write. Thread-safe; stale in-memory buckets are dropped as the table grows.
 public final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
@@ -48,15 +54,20 @@ public final class RateLimiter: Sendable {
 
     private let buckets = NIOLockedValueBox<[String: Bucket]>([:])
     private let clock: any WallClock
+    private let shared: LimitStore?
     static let window: TimeInterval = 60
     static let maxKeys = 100_000
 
-    public init(clock: any WallClock) { self.clock = clock }
+    public init(clock: any WallClock, shared: LimitStore? = nil) {
+        self.clock = clock
+        self.shared = shared
+    }
 
     /// Takes one token for `key`. Returns nil when allowed, else the seconds to wait.
-    public func take(_ key: String, limit: Int) -> Int? {
+    public func take(_ key: String, limit: Int) async throws -> Int? {
         guard limit > 0 else { return nil }
         let now = clock.now()
+        if let shared { return try await shared.take(key, limit: limit, window: Self.window, now: now) }
         let rate = Double(limit) / Self.window
         return buckets.withLockedValue { table in
             if table.count > Self.maxKeys {
@@ -75,18 +86,15 @@ public final class RateLimiter: Sendable {
     }
 }
 
-/// Failed logins per account, with a lock that doubles with each further failure.
-public final class LoginGuard: Sendable {
-    private struct Record {
-        var failures: Int
-        var lockedUntil: Date?
-    }
-
-    private let records = NIOLockedValueBox<[String: Record]>([:])
+/// Failed logins per account, with a lock that doubles with each further failure. Kept in the
+/// database: every instance sees the same count and lock, and a restart keeps them.
+public struct LoginGuard: Sendable {
+    private let store: LimitStore
     private let clock: any WallClock
     let limits: RateLimits
 
-    public init(clock: any WallClock, limits: RateLimits) {
+    public init(store: LimitStore, clock: any WallClock, limits: RateLimits) {
+        self.store = store
         self.clock = clock
         self.limits = limits
     }
@@ -94,31 +102,21 @@ public final class LoginGuard: Sendable {
     private static func key(_ login: String) -> String { login.trimmed(newlines: false).lowercased() }
 
     /// Seconds until `login` may try again, or nil.
-    public func lockedFor(_ login: String) -> Int? {
+    public func lockedFor(_ login: String) async throws -> Int? {
         let now = clock.now()
-        guard let until = records.withLockedValue({ $0[Self.key(login)]?.lockedUntil }), until > now else { return nil }
+        guard let until = try await store.lockedUntil(Self.key(login), now: now) else { return nil }
         return Int(until.timeIntervalSince(now).rounded(.up))
     }
 
-    public func failed(_ login: String) {
+    public func failed(_ login: String) async throws {
         guard limits.failuresBeforeLock > 0 else { return }
-        let now = clock.now()
-        records.withLockedValue { table in
-            if table.count > RateLimiter.maxKeys {
-                table = table.filter { ($0.value.lockedUntil ?? .distantPast) > now }
-            }
-            var record = table[Self.key(login)] ?? Record(failures: 0, lockedUntil: nil)
-            record.failures += 1
-            let over = record.failures - limits.failuresBeforeLock
-            if over >= 0 {
-                let seconds = min(limits.maxLockSeconds, limits.lockSeconds << min(over, 20))
-                record.lockedUntil = now.addingTimeInterval(TimeInterval(seconds))
-            }
-            table[Self.key(login)] = record
+        let limits = limits
+        try await store.loginFailed(Self.key(login), failuresBeforeLock: limits.failuresBeforeLock, now: clock.now()) {
+            over in min(limits.maxLockSeconds, limits.lockSeconds << min(over, 20))
         }
     }
 
-    public func succeeded(_ login: String) {
-        _ = records.withLockedValue { $0.removeValue(forKey: Self.key(login)) }
+    public func succeeded(_ login: String) async throws {
+        try await store.loginSucceeded(Self.key(login))
     }
 }

@@ -82,7 +82,10 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
             logger: logger)
         AuthMiddleware(accounts: accounts)
         RequestLogMiddleware(level: .info)
-        RateLimitMiddleware(limiter: RateLimiter(clock: features.clock), limits: features.rateLimits)
+        RateLimitMiddleware(
+            limiter: RateLimiter(
+                clock: features.clock, shared: store.database.flavor == .postgres ? store.limits : nil),
+            limits: features.rateLimits, clients: configuration.clientAddresses)
     }
 
     router.get("/health") { _, _ in

@@ -19,6 +19,8 @@ public struct AppConfiguration: Sendable {
     public var features: FeatureConfiguration
     /// What `/ready` reports; `DrainService` marks it draining on shutdown.
     public var readiness = Readiness()
+    /// Who the client of a request is (the peer, or what a trusted proxy says).
+    public var clientAddresses = ClientAddressRule(trusted: [])
 
     /// Where to listen, and the use cases' configuration as a whole.
     public init(

@@ -8,11 +8,12 @@ import QuestlineStore
 /// Per-address and per-member request limits: login attempts per client address, and writes
 /// (POST, PUT, PATCH, DELETE) per member and per address. Over the limit: 429 with
 /// `Retry-After`. Runs after authentication, so a member's writes are counted as theirs on
-/// every device.
+/// every device. The client's address is the peer's, or what a trusted proxy forwarded.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let limiter: RateLimiter
     let limits: RateLimits
+    let clients: ClientAddressRule
 
     static let loginPaths: Set<String> = ["/api/v1/auth/login", "/login"]
 
@@ -20,21 +21,22 @@ struct RateLimitMiddleware: RouterMiddleware {
         -> Response
     {
         guard [.post, .put, .patch, .delete].contains(request.method) else { return try await next(request, context) }
-        let address = context.remoteAddress?.ipAddress ?? "unknown"
+        let address = clients.client(
+            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: .xForwardedFor])
         if Self.loginPaths.contains(request.uri.path),
-            let wait = limiter.take("login|" + address, limit: limits.loginsPerAddress)
+            let wait = try await limiter.take("login|" + address, limit: limits.loginsPerAddress)
         {
             throw DomainError.tooManyRequests(
                 retryAfter: wait,
                 "Too many sign-in attempts from this address. Try again in \(AccountsFeature.wait(wait)).")
         }
         if let member = context.identity.member,
-            let wait = limiter.take("write|" + member.id.rawValue, limit: limits.writesPerMember)
+            let wait = try await limiter.take("write|" + member.id.rawValue, limit: limits.writesPerMember)
         {
             throw DomainError.tooManyRequests(
                 retryAfter: wait, "Too many changes in a short time. Try again in \(AccountsFeature.wait(wait)).")
         }
-        if let wait = limiter.take("write-address|" + address, limit: limits.writesPerAddress) {
+        if let wait = try await limiter.take("write-address|" + address, limit: limits.writesPerAddress) {
             throw DomainError.tooManyRequests(
                 retryAfter: wait, "Too many requests from this address. Try again in \(AccountsFeature.wait(wait)).")
         }

@@ -29,5 +29,6 @@ struct RequestIDMiddleware: RouterMiddleware {
 extension HTTPField.Name {
     static let xRequestID = Self("X-Request-Id")!
     static let idempotencyKey = Self("Idempotency-Key")!
+    static let xForwardedFor = Self("X-Forwarded-For")!
     static let idempotentReplayed = Self("Idempotent-Replayed")!
 }

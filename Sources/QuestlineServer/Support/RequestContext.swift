@@ -18,7 +18,7 @@ public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: Identity = .anonymous
     public var requestID: String = ""
-    /// The client's address (the connection's peer; no proxy headers are trusted).
+    /// The connection's peer (a trusted proxy may name another client: `ClientAddressRule`).
     public let remoteAddress: SocketAddress?
     /// Large enough for a photo upload; `BodyLimitMiddleware` sets the real limit per route.
     public var maxUploadSize: Int { 6 << 20 }

@@ -14,6 +14,8 @@ public struct Store: Sendable {
     public let stories: StoryStore
     /// Household events for live updates, written with the changes they report.
     public let live: LiveEventLog
+    /// Request limits and login locks shared by every instance.
+    public let limits: LimitStore
 
     public init(database: Database) {
         self.database = database
@@ -23,6 +25,7 @@ public struct Store: Sendable {
         reading = ReadingStore(database)
         activity = ActivityStore(database)
         live = LiveEventLog(database)
+        limits = LimitStore(database)
         quests = QuestStore(database, live: live)
         stories = StoryStore(database, live: live)
     }
