@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Hummingbird
 import Logging
 import NIOCore
@@ -53,6 +54,7 @@ struct Serve: AsyncParsableCommand {
             hostname: options.hostname, port: options.port, store: options.store.location,
             secureCookies: options.secureCookies, logLevel: level, features: options.features)
         configuration.clientAddresses = ClientAddressRule(trusted: try options.proxies())
+        configuration.faultAfterCommit = ProcessInfo.processInfo.environment["QUESTLINE_FAULT_AFTER_COMMIT"] == "1"
         let opened = try await Store.open(
             configuration.store, checkpoints: .background, poolSize: try options.poolSize(), logger: logger)
         do {

@@ -4,6 +4,7 @@ import QuestlineAPI
 import QuestlineCore
 import QuestlineStore
 import QuestlineTestSupport
+import SQLKit
 import Testing
 
 @Suite struct PlatformTests {
@@ -122,6 +123,69 @@ import Testing
             ] {
                 #expect(text.contains(line), "\(line) is missing")
             }
+        }
+    }
+}
+
+/// Idempotency keys that hold secrets sealed, are scoped per device, and are forgotten after
+/// their lifetime.
+@Suite struct IdempotencyScopeTests {
+    @Test func aLoginsStoredResponseIsSealedAndOpensOnlyForTheSameRequest() async throws {
+        try await Harness.run { app in
+            _ = try await app.signUp("sealed@example.com")
+            let key: HTTPFields = [.init("Idempotency-Key")!: "login-1"]
+            let login = #"{"login":"sealed@example.com","password":"password123"}"#
+            let first = try await app.send(.post, "/api/v1/auth/login", json: login, headers: key)
+            #expect(first.status == .ok)
+            let token = try first.decode(Components.Schemas.Session.self).token
+            let replay = try await app.send(.post, "/api/v1/auth/login", json: login, headers: key)
+            #expect(replay.headers[.init("Idempotent-Replayed")!] == "true")
+            #expect(try replay.decode(Components.Schemas.Session.self).token == token)
+            // Neither the token nor the password can be read from the table.
+            let stored = try await app.store.database.withConnection { db in
+                try await db.raw("SELECT request_hash, body FROM idempotency_claims").all().map {
+                    (
+                        try $0.decode(column: "request_hash", as: String.self),
+                        try $0.decode(column: "body", as: String.self)
+                    )
+                }
+            }
+            #expect(stored.count == 1)
+            for (hash, body) in stored {
+                let clear = Data(base64Encoded: body).map { String(decoding: $0, as: UTF8.self) } ?? ""
+                #expect(!clear.contains(token) && !body.contains(token) && hash.hasPrefix("sealed:"))
+            }
+            // The same key with another password opens nothing: a reused key.
+            try await app.send(
+                .post, "/api/v1/auth/login", json: #"{"login":"sealed@example.com","password":"password124"}"#,
+                headers: key
+            )
+            .expectProblem(.unprocessableContent, field: "Idempotency-Key")
+        }
+    }
+
+    @Test func anonymousKeysAreScopedPerDeviceAndForgottenAfterADay() async throws {
+        try await Harness.runReading { app in
+            let read = app.readJSON("e1", "2026-05-01T07:30:00Z")
+            func send(device: String) async throws -> Reply {
+                try await app.send(
+                    .post, "/api/v1/reading/reads", json: read,
+                    headers: [.init("Idempotency-Key")!: "same-key", .init("X-Device-Id")!: device])
+            }
+            let first = try await send(device: "device-one")
+            #expect(try first.decode(Components.Schemas.ReadResult.self).recorded)
+            // Another device with the same key and body: its own read, not the first one's answer.
+            let second = try await send(device: "device-two")
+            #expect(second.headers[.init("Idempotent-Replayed")!] == nil)
+            #expect(try second.decode(Components.Schemas.ReadResult.self).recorded)
+            #expect(try await send(device: "device-one").headers[.init("Idempotent-Replayed")!] == "true")
+            // A day later the housekeeping has forgotten the key: the request runs again (and
+            // the read's own event id keeps it from counting twice).
+            app.clock.advance(by: IdempotencyStore.lifetime + 60)
+            #expect(try await app.store.purgeExpired(now: app.clock.now()).idempotencyKeys == 2)
+            let later = try await send(device: "device-one")
+            #expect(later.headers[.init("Idempotent-Replayed")!] == nil)
+            #expect(try later.decode(Components.Schemas.ReadResult.self).recorded == false)
         }
     }
 }

@@ -176,23 +176,92 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
     private let response = StoredResponse(
         status: 201, contentType: "application/json", body: Array(#"{"ok":true}"#.utf8))
 
+    /// The claim a decision grants, or nil.
+    private func claim(_ decision: IdempotencyDecision) -> IdempotencyClaim? {
+        if case .proceed(let claim) = decision { claim } else { nil }
+    }
+
+    /// A write under `claim`, as a request runs it: a row and the key's mark in one transaction.
+    private func write(_ store: Store, under claim: IdempotencyClaim, _ value: String) async throws {
+        try await IdempotencyClaim.$current.withValue(claim) {
+            try await store.database.transaction { db in
+                try await db.raw(
+                    "INSERT INTO story_content (id, content, imported_at) VALUES (\(bind: value), '{}', 0)"
+                )
+                .run()
+            }
+        }
+    }
+
+    private func rows(_ store: Store) async throws -> Int {
+        try await store.database.withConnection { db in
+            try await db.raw("SELECT COUNT(*) AS n FROM story_content").first()!.decode(column: "n", as: Int.self)
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func aKeyIsClaimedCompletedReplayedAndGuarded(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let idem = store.idempotency
-            #expect(try await idem.begin(scope: "m1", key: "k", requestHash: "h", now: t0) == .proceed)
+            let first = try #require(claim(try await idem.begin(scope: "m1", key: "k", requestHash: "h", now: t0)))
             #expect(try await idem.begin(scope: "m1", key: "k", requestHash: "h", now: t0 + 1) == .inProgress)
-            try await idem.complete(scope: "m1", key: "k", response: response)
-            #expect(try await idem.begin(scope: "m1", key: "k", requestHash: "h", now: t0 + 2) == .replay(response))
+            try await idem.complete(first, response: response, sealed: false)
+            #expect(
+                try await idem.begin(scope: "m1", key: "k", requestHash: "h", now: t0 + 2)
+                    == .replay(response, sealed: false))
             #expect(try await idem.begin(scope: "m1", key: "k", requestHash: "other", now: t0 + 3) == .mismatch)
             // Keys are per scope.
-            #expect(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 4) == .proceed)
-            // A released claim can be taken again; an abandoned one after `staleAfter`.
-            try await idem.release(scope: "m2", key: "k")
-            #expect(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 5) == .proceed)
+            let other = try #require(claim(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 4)))
+            // A released claim (nothing committed) can be taken again; an abandoned one after
+            // `staleAfter`.
+            #expect(try await idem.release(other))
+            #expect(claim(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 5)) != nil)
             #expect(
-                try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 5 + idem.staleAfter + 1)
-                    == .proceed)
+                claim(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 5 + idem.staleAfter + 1))
+                    != nil)
+            // Past its lifetime a finished key is a new request.
+            #expect(
+                claim(
+                    try await idem.begin(
+                        scope: "m1", key: "k", requestHash: "h", now: t0 + IdempotencyStore.lifetime + 10)) != nil)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func theKeyCommitsWithTheWriteAndAStaleClaimIsTakenOverOnce(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let idem = store.idempotency
+            // The write commits, the server stops before storing the response: the retry must
+            // not run it again.
+            let lost = try #require(claim(try await idem.begin(scope: "m", key: "crash", requestHash: "h", now: t0)))
+            try await write(store, under: lost, "crash-write")
+            #expect(try await idem.release(lost) == false)  // something committed: not released
+            for later in [t0 + 1, t0 + idem.staleAfter + 60] {
+                #expect(
+                    try await idem.begin(scope: "m", key: "crash", requestHash: "h", now: later)
+                        == .appliedWithoutResponse)
+            }
+            #expect(try await rows(store) == 1)
+
+            // A claim abandoned before its write: two late retries race to take it over, one wins;
+            // the first request, alive after all, can no longer commit.
+            let slow = try #require(claim(try await idem.begin(scope: "m", key: "slow", requestHash: "h", now: t0)))
+            let late = t0 + idem.staleAfter + 1
+            let retries = try await withThrowingTaskGroup(of: IdempotencyDecision.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try await idem.begin(scope: "m", key: "slow", requestHash: "h", now: late) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let winners = retries.compactMap(claim)
+            #expect(winners.count == 1 && retries.filter { $0 == .inProgress }.count == 7)
+            await #expect(throws: IdempotencyClaimLost.self) { try await write(store, under: slow, "slow-first") }
+            try await write(store, under: winners[0], "slow-retry")
+            #expect(try await rows(store) == 2)
+
+            // The purge forgets keys past their lifetime.
+            #expect(try await idem.purge(olderThan: late + 1) == 2)
+            #expect(claim(try await idem.begin(scope: "m", key: "crash", requestHash: "h", now: late + 2)) != nil)
         }
     }
 
@@ -206,7 +275,7 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(decisions.filter { $0 == .proceed }.count == 1)
+            #expect(decisions.compactMap(claim).count == 1)
             #expect(decisions.filter { $0 == .inProgress }.count == 19)
         }
     }

@@ -123,7 +123,9 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let api = router.group("api/v1")
         .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
         .add(middleware: TextRuleMiddleware(part: .jsonBody))
-        .add(middleware: IdempotencyMiddleware(store: store.idempotency, clock: features.clock))
+        .add(
+            middleware: IdempotencyMiddleware(
+                store: store.idempotency, clock: features.clock, faultAfterCommit: configuration.faultAfterCommit))
     try APIImplementation(
         accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
         admins: features.adminEmails
@@ -147,10 +149,37 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     configuration.readiness.whenDraining { live.close() }
     if store.live.relaysThroughDatabase { services.append(LiveListenerService(hub: live, logger: logger)) }
     if features.bufferAnalytics { services.append(reading.analyticsFlusher) }
+    if configuration.housekeeping { services.append(HousekeepingService(store: store, clock: features.clock)) }
     if store.database.flavor == .sqlite, store.database.checkpoints == .background {
         services.append(CheckpointService(database: store.database))
     }
     return (router, services)
+}
+
+/// Purges what has outlived its use every 10 minutes (`Store.purgeExpired`), on every
+/// instance: the deletes are safe to run side by side.
+struct HousekeepingService: Service {
+    let store: Store
+    let clock: any WallClock
+    static let interval = Duration.seconds(600)
+    private let logger = Logger(label: "questline.housekeeping")
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully {
+            do {
+                let purged = try await store.purgeExpired(now: clock.now())
+                logger.debug(
+                    "Housekeeping",
+                    metadata: [
+                        "idempotency_keys": "\(purged.idempotencyKeys)", "sessions": "\(purged.sessions)",
+                        "live_events": "\(purged.liveEvents)",
+                    ])
+            } catch {
+                logger.warning("Housekeeping failed; the next pass tries again", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
+        }
+    }
 }
 
 /// Feeds the live hub from PostgreSQL's notifications until the server shuts down.

@@ -9,26 +9,38 @@ import QuestlineStore
 
 /// The generic idempotency mechanism for writes a device may retry.
 ///
-/// A write with an `Idempotency-Key` header is claimed (scope = the signed-in member, or
-/// `anonymous`) before it runs. The same key with the same method, path and body returns the
-/// first response again, marked `Idempotent-Replayed: true`, with no second effect; the same
-/// key with anything different is refused with 422; a retry while the first is still running
-/// gets 409. Server failures (5xx) release the key so a retry runs the write. Keys are kept
-/// for 24 hours.
+/// A write with an `Idempotency-Key` header is claimed before it runs, in a scope: the
+/// signed-in member, else the device (`X-Device-Id`), else anonymous. The same key with the same
+/// method, path and body returns the first response again, marked `Idempotent-Replayed: true`,
+/// with no second effect; the same key with anything different is refused with 422; a retry
+/// while the first is still running gets 409. The request runs under its claim
+/// (`IdempotencyClaim.current`): every transaction it commits marks the key applied in that
+/// transaction, so a write and its key commit together. Failures before anything committed
+/// (5xx, and 401/408/409/429) release the key so a retry runs the write; once something
+/// committed, the response is kept whatever it is. Keys are kept for 24 hours.
+///
+/// Responses that carry a bearer token (sign-up, login) are stored sealed: encrypted with a key
+/// derived from the request itself (its body holds the password), so that only the same request
+/// opens them (`IdempotencySeal`).
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let store: IdempotencyStore
     let clock: any WallClock
+    /// See `AppConfiguration.faultAfterCommit`.
+    var faultAfterCommit = false
 
-    /// Statuses not worth replaying: the caller should be able to fix them and retry.
     /// `questline_idempotency_total{outcome}`: retries answered from the stored response
-    /// (`replay`), keys reused for another request (`reused`), and retries that arrived while
-    /// the first was still running (`in_progress`).
+    /// (`replay`), keys reused for another request (`reused`), retries that arrived while the
+    /// first was still running (`in_progress`), and retries of writes whose response was lost
+    /// (`applied`).
     private static func count(_ outcome: String) {
         Counter(label: "questline_idempotency_total", dimensions: [("outcome", outcome)]).increment()
     }
 
+    /// Statuses not worth replaying: the caller should be able to fix them and retry.
     private static let notStored: Set<Int> = [401, 408, 409, 429]
+    /// Requests whose responses carry a session token.
+    static let sealedPaths: Set<String> = ["/api/v1/auth/signup", "/api/v1/auth/login"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -42,70 +54,131 @@ struct IdempotencyMiddleware: RouterMiddleware {
                 detail: "Idempotency-Key: use 1 to 255 visible ASCII characters.", field: "Idempotency-Key",
                 errors: [.init(field: "Idempotency-Key", message: "Use 1 to 255 visible ASCII characters.")])
         }
-        let scope = context.identity.member?.id.rawValue ?? "anonymous"
+        let scope = Self.scope(request, context: context)
         var request = request
-        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        let body = Array(buffer: try await request.collectBody(upTo: context.maxUploadSize))
+        let sealed = Self.sealedPaths.contains(request.uri.path)
         var hasher = SHA256()
         hasher.update(data: Array(request.method.rawValue.utf8) + [0] + Array(request.uri.path.utf8) + [0])
-        hasher.update(data: Array(buffer: body))
-        let requestHash = Secret.hex(hasher.finalize())
+        // A sealed request's body is checked by opening its response, not by a hash that would
+        // let a copy of the table test password guesses.
+        if !sealed { hasher.update(data: body) }
+        let requestHash = (sealed ? "sealed:" : "") + Secret.hex(hasher.finalize())
+        let seal = IdempotencySeal(request: body, key: key, scope: scope)
 
+        let claim: IdempotencyClaim
         switch try await store.begin(scope: scope, key: key, requestHash: requestHash, now: clock.now()) {
-        case .replay(let stored):
+        case .replay(let stored, let isSealed):
+            guard let bytes = isSealed ? seal.open(stored.body) : stored.body else { throw Self.reused() }
             Self.count("replay")
             var headers = HTTPFields()
             if let type = stored.contentType { headers[.contentType] = type }
             headers[.idempotentReplayed] = "true"
             return Response(
-                status: .init(code: stored.status), headers: headers,
-                body: .init(byteBuffer: ByteBuffer(bytes: stored.body)))
+                status: .init(code: stored.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         case .mismatch:
-            Self.count("reused")
-            throw Problem(
-                status: .unprocessableContent, type: "idempotency-key-reused", title: "Idempotency key reused",
-                detail: "This Idempotency-Key was already used for a different request. Use a new key for a new write.",
-                field: "Idempotency-Key")
+            throw Self.reused()
         case .inProgress:
             Self.count("in_progress")
             throw Problem(
                 status: .conflict, type: "idempotency-in-progress", title: "Request in progress",
                 detail: "A request with this Idempotency-Key is still being handled. Retry shortly.",
                 field: "Idempotency-Key")
-        case .proceed:
-            break
+        case .appliedWithoutResponse:
+            Self.count("applied")
+            throw Problem(
+                status: .conflict, type: "idempotency-applied", title: "Already applied",
+                detail:
+                    "The request with this Idempotency-Key was applied, but its response was lost. Do not send it again; read the current state instead.",
+                field: "Idempotency-Key")
+        case .proceed(let granted):
+            claim = granted
         }
 
         let response: Response
         do {
-            response = try await next(request, context)
+            response = try await IdempotencyClaim.$current.withValue(claim) { try await next(request, context) }
         } catch {
             let problem = Problem.from(error)
+            // Released when nothing committed and the failure is worth retrying; otherwise this
+            // failure is the request's answer from now on.
+            var released = false
             if problem.status >= 500 || Self.notStored.contains(problem.status) {
-                try? await store.release(scope: scope, key: key)
-            } else {
+                released = (try? await store.release(claim)) ?? false
+            }
+            if !released {
                 let data = (try? Problem.encoder().encode(problem)) ?? Data()
                 try? await store.complete(
-                    scope: scope, key: key,
+                    claim,
                     response: StoredResponse(
-                        status: problem.status, contentType: Problem.contentType, body: [UInt8](data)))
+                        status: problem.status, contentType: Problem.contentType, body: [UInt8](data)),
+                    sealed: false)
             }
             throw error
         }
-        if response.status.code >= 500 || Self.notStored.contains(response.status.code) {
-            try await store.release(scope: scope, key: key)
-            return response
+        if faultAfterCommit, request.headers[.questlineFault] == "after-commit" {
+            // The test hook: die as a crash between the write's commit and its response would.
+            exit(70)
+        }
+        let code = response.status.code
+        if code >= 500 || Self.notStored.contains(code) {
+            if try await store.release(claim) { return response }
         }
         // Buffer the body (API responses are small JSON) so it can be stored and sent.
         let collector = BodyCollector()
         try await response.body.write(collector)
         let bytes = collector.bytes
         try await store.complete(
-            scope: scope, key: key,
+            claim,
             response: StoredResponse(
-                status: response.status.code, contentType: response.headers[.contentType], body: bytes))
+                status: code, contentType: response.headers[.contentType], body: sealed ? try seal.seal(bytes) : bytes),
+            sealed: sealed)
         var buffered = response
         buffered.body = .init(byteBuffer: ByteBuffer(bytes: bytes))
         return buffered
+    }
+
+    /// The member, else the device, else anyone anonymous: a key is only ever seen in its scope.
+    static func scope(_ request: Request, context: Context) -> String {
+        if let member = context.identity.member { return member.id.rawValue }
+        if let device = request.headers[.deviceID], ReadingFeature.validDeviceID(device) {
+            return "device:" + device
+        }
+        return "anonymous"
+    }
+
+    static func reused() -> Problem {
+        count("reused")
+        return Problem(
+            status: .unprocessableContent, type: "idempotency-key-reused", title: "Idempotency key reused",
+            detail: "This Idempotency-Key was already used for a different request. Use a new key for a new write.",
+            field: "Idempotency-Key")
+    }
+}
+
+/// Encrypts a stored response for the request that made it: AES-GCM under a key derived (HKDF)
+/// from the request's body, its idempotency key and its scope. The table holds no hash of such
+/// a body, and only the same request opens the response; a different body fails to open and is
+/// a reused key.
+struct IdempotencySeal {
+    let key: SymmetricKey
+
+    init(request body: [UInt8], key idempotencyKey: String, scope: String) {
+        key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: body + [0] + Array(idempotencyKey.utf8)),
+            salt: Array("questline.idempotency.seal.v1".utf8), info: Array(scope.utf8), outputByteCount: 32)
+    }
+
+    func seal(_ bytes: [UInt8]) throws -> [UInt8] {
+        guard let combined = try AES.GCM.seal(bytes, using: key).combined else { return [] }
+        return [UInt8](combined)
+    }
+
+    func open(_ bytes: [UInt8]) -> [UInt8]? {
+        guard let box = try? AES.GCM.SealedBox(combined: bytes), let opened = try? AES.GCM.open(box, using: key) else {
+            return nil
+        }
+        return [UInt8](opened)
     }
 }
 

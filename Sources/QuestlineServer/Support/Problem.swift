@@ -5,6 +5,7 @@ import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineStore
 
 /// An RFC 9457 problem document, the body of every error response.
 public struct Problem: Codable, Sendable, Equatable, Error {
@@ -65,6 +66,12 @@ public struct Problem: Codable, Sendable, Equatable, Error {
             return from(httpStatus: http.status, message: http.body)
         case let response as any HTTPResponseError:
             return from(httpStatus: response.status, message: nil)
+        case is IdempotencyClaimLost:
+            return Problem(
+                status: .conflict, type: "idempotency-in-progress", title: "Request in progress",
+                detail:
+                    "A retry with this Idempotency-Key took over while this request ran; its answer is the retry's.",
+                field: "Idempotency-Key")
         default:
             return Problem(
                 status: .internalServerError, type: "internal", title: "Internal error",

@@ -251,6 +251,20 @@ public struct AccountStore: Sendable {
         }
     }
 
+    /// Deletes sessions expired or revoked before `cutoff`; returns how many.
+    @discardableResult
+    public func purgeSessions(endedBefore cutoff: Date) async throws -> Int {
+        try await database.transaction(marking: []) { db in
+            let rows = try await db.raw(
+                """
+                DELETE FROM sessions WHERE expires_at < \(bind: cutoff.storedMillis) OR revoked_at < \(bind: cutoff.storedMillis)
+                RETURNING token_hash
+                """
+            ).all()
+            return rows.count
+        }
+    }
+
     public func revokeSession(tokenHash: String, now: Date) async throws {
         try await database.transaction { db in
             try await db.raw(

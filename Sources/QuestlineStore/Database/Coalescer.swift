@@ -19,10 +19,13 @@ import SQLKit
 /// Written here because none of the SQL libraries offers it (PostgreSQL's `commit_delay`
 /// batches only the WAL flush, and SQLite has nothing of the kind).
 final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
-    typealias Run = @Sendable ([Item]) async throws -> [Output]
+    /// Serves items; `claims` are the idempotency claims of the requests that submitted them
+    /// (see `IdempotencyClaim`), for a write to mark in its transaction.
+    typealias Run = @Sendable (_ items: [Item], _ claims: [IdempotencyClaim]) async throws -> [Output]
 
     private struct Waiting {
         let item: Item
+        let claim: IdempotencyClaim?
         let continuation: CheckedContinuation<Output, any Error>
     }
 
@@ -52,20 +55,27 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
         _ database: Database, maxItems: Int,
         write: @escaping @Sendable (any SQLDatabase, [Item]) async throws -> [Output]
     ) -> Coalescer {
-        Coalescer(maxItems: maxItems, executor: database.writerExecutor) { items in
-            try await database.transaction { db in try await write(db, items) }
+        Coalescer(maxItems: maxItems, executor: database.writerExecutor) { items, claims in
+            try await database.transaction(marking: claims) { db in try await write(db, items) }
         }
     }
 
     func submit(_ item: Item) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
+        let claim = IdempotencyClaim.current
+        return try await withCheckedThrowingContinuation { continuation in
             let startRunning = state.withLockedValue { state -> Bool in
-                state.waiting.append(Waiting(item: item, continuation: continuation))
+                state.waiting.append(Waiting(item: item, claim: claim, continuation: continuation))
                 guard !state.running else { return false }
                 state.running = true
                 return true
             }
-            if startRunning { Task(executorPreference: executor) { await self.drain() } }
+            // The runs serve many requests: none of them is the task's own (each item's claim
+            // travels with it).
+            if startRunning {
+                Task(executorPreference: executor) {
+                    await IdempotencyClaim.$current.withValue(nil) { await self.drain() }
+                }
+            }
         }
     }
 
@@ -82,13 +92,13 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
             // `questline_group_commit_size`: how many writes one commit carried.
             Recorder(label: "questline_group_commit_size", aggregate: true).record(group.count)
             do {
-                let outputs = try await run(group.map(\.item))
+                let outputs = try await run(group.map(\.item), group.compactMap(\.claim))
                 precondition(outputs.count == group.count, "Coalescer: one output per item")
                 for (waiting, output) in zip(group, outputs) { waiting.continuation.resume(returning: output) }
             } catch  where group.count > 1 {
                 for waiting in group {
                     do {
-                        let output = try await run([waiting.item])
+                        let output = try await run([waiting.item], waiting.claim.map { [$0] } ?? [])
                         waiting.continuation.resume(returning: output[0])
                     } catch {
                         waiting.continuation.resume(throwing: error)

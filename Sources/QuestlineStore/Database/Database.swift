@@ -198,11 +198,18 @@ public final class Database: @unchecked Sendable {
     ///
     /// SQLite uses `BEGIN IMMEDIATE`, so a writer takes the write lock up front and never
     /// deadlocks upgrading a read; other writers wait (busy timeout) rather than fail.
-    public func transaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        guard flavor == .sqlite else { return try await runTransaction(body) }
+    ///
+    /// The idempotency claims of the requests it serves (`claims`, else the task's own) are
+    /// marked applied in the same transaction, so that a retry finds the write and its key
+    /// together, or neither (see `IdempotencyClaim`).
+    public func transaction<T: Sendable>(
+        marking claims: [IdempotencyClaim]? = nil, _ body: (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        let claims = claims ?? IdempotencyClaim.current.map { [$0] } ?? []
+        guard flavor == .sqlite else { return try await runTransaction(claims, body) }
         await sqliteWriteLock.lock()
         do {
-            let result = try await runTransaction(body)
+            let result = try await runTransaction(claims, body)
             sqliteWriteLock.unlock()
             return result
         } catch {
@@ -211,11 +218,14 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    private func runTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+    private func runTransaction<T: Sendable>(
+        _ claims: [IdempotencyClaim], _ body: (any SQLDatabase) async throws -> T
+    ) async throws -> T {
         try await withConnection { db in
             try await db.raw(flavor == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
             do {
                 let result = try await body(db)
+                for claim in claims { try await claim.markApplied(on: db) }
                 try await db.raw("COMMIT").run()
                 return result
             } catch {

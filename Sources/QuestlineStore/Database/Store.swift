@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Logging
 import SQLKit
 
@@ -49,6 +49,28 @@ public struct Store: Sendable {
     }
 
     public func shutdown() async { await database.shutdown() }
+
+    /// What one housekeeping pass removed.
+    public struct Purged: Sendable, Equatable {
+        public var idempotencyKeys = 0
+        public var sessions = 0
+        public var liveEvents = 0
+    }
+
+    /// Removes what has outlived its use: idempotency keys past their lifetime, sessions ended
+    /// (expired or revoked) more than a day ago, live events past their retention, full rate
+    /// buckets and stale login failures. Safe on any number of instances at once (each step is
+    /// one delete of rows that no request needs any more).
+    public func purgeExpired(now: Date) async throws -> Purged {
+        var purged = Purged()
+        let day: TimeInterval = 24 * 3600
+        purged.idempotencyKeys = try await idempotency.purge(
+            olderThan: now.addingTimeInterval(-IdempotencyStore.lifetime))
+        purged.sessions = try await accounts.purgeSessions(endedBefore: now.addingTimeInterval(-day))
+        purged.liveEvents = try await live.purge(olderThan: now.addingTimeInterval(-LiveEventLog.retention))
+        try await limits.purge(bucketsIdleFor: 60, failuresBefore: now.addingTimeInterval(-day), now: now)
+        return purged
+    }
 
     /// Asks the database one trivial question: the readiness check of `/health`.
     public func ping() async throws {

@@ -189,7 +189,7 @@ public struct ReadingStore: Sendable {
         reads = .groupCommit(database, maxItems: 64) { db, pending in
             try await Self.record(pending, flavor: flavor, on: db)
         }
-        widgets = Coalescer(maxItems: 64) { requests in
+        widgets = Coalescer(maxItems: 64) { requests, _ in
             try await database.withConnection { db in
                 try await Self.widgetFacts(requests, flavor: database.flavor, on: db)
             }
