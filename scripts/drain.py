@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Graceful shutdown as a load balancer sees it: start the real server with --drain-seconds,
-send SIGTERM, and check that /ready answers 503 ("draining") while /health and the API still
-answer, and that the process then exits 0 within the drain time and a margin.
+open a live event stream, send SIGTERM, and check that /ready answers 503 ("draining") while
+/health and the API still answer, that the event stream ends at once (its device reconnects
+elsewhere), and that the process then exits 0 within the drain time and a margin.
 
     python3 scripts/drain.py --bin .build/debug/questline
 """
 import argparse
+import http.client
 import json
 import os
 import signal
@@ -13,6 +15,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -56,6 +59,30 @@ def main():
             if time.time() > deadline or server.poll() is not None:
                 sys.exit("the server did not become ready")
             time.sleep(0.2)
+        # A device listening to its household's live events.
+        def post(path, body, token=None):
+            request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method="POST",
+                                             data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+            if token:
+                request.add_header("Authorization", f"Bearer {token}")
+            with urllib.request.urlopen(request, timeout=10) as r:
+                return json.loads(r.read())
+        token = post("/api/v1/auth/signup", {"email": "drain@example.com", "password": "drain-password",
+                                              "displayName": "Drain", "timeZone": "Europe/Berlin"})["token"]
+        household = post("/api/v1/households", {"name": "Drain"}, token)["id"]
+        stream = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        stream.request("GET", f"/api/v1/households/{household}/events", headers={"Authorization": f"Bearer {token}"})
+        response = stream.getresponse()
+        ended = {}
+
+        def read_stream():
+            while response.readline():
+                pass
+            ended["at"] = time.time()
+        reader = threading.Thread(target=read_stream, daemon=True)
+        reader.start()
+        time.sleep(0.3)
+
         server.send_signal(signal.SIGTERM)
         sent = time.time()
         time.sleep(0.5)
@@ -75,6 +102,11 @@ def main():
             server.kill()
             code = server.wait()
         took = time.time() - sent
+        reader.join(2)
+        if "at" not in ended:
+            failures.append("the event stream was still open after the server stopped")
+        elif ended["at"] - sent > 2:
+            failures.append(f"the event stream ended {ended['at'] - sent:.1f} s after SIGTERM, not at once")
         if code != 0:
             failures.append(f"the server exited with {code}: {server.stderr.read().decode()[-800:]}")
         if took < args.drain - 0.5:
@@ -85,7 +117,8 @@ def main():
     if failures:
         print("Drain: " + "; ".join(failures))
         sys.exit(1)
-    print(f"Drain: /ready answered 503 (draining) while /health and the API answered; exit 0 after {took:.1f} s")
+    print(f"Drain: /ready answered 503 (draining) while /health and the API answered; the open event stream "
+          f"ended {ended['at'] - sent:.1f} s after SIGTERM; exit 0 after {took:.1f} s")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ command -v swift >/dev/null || { echo "swift is not on PATH (expected /opt/swift
 missing=()
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
+command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || missing+=(nginx)
 if ((${#missing[@]})); then
   echo "Installing ${missing[*]} from the system's packages"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -50,6 +51,9 @@ swift test --skip-build 2>&1 | drop '^(◇ Test .* started\.|Test Case .* starte
 step "Crash safety: SIGKILL under write load, 20 times on SQLite and 20 on PostgreSQL"
 python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20
 python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20 --postgres "$QUESTLINE_TEST_POSTGRES_URL"
+
+step "Two instances on one PostgreSQL behind nginx: live events, idempotency, a kill, a fault after commit, shared limits"
+python3 scripts/multi.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"
 
 step "Graceful shutdown: SIGTERM drains (/ready 503) before the server stops"
 python3 scripts/drain.py --bin "$(swift build --show-bin-path)/questline"

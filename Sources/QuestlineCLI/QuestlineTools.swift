@@ -123,11 +123,15 @@ public struct ServeOptions: ParsableArguments {
 
     /// What a server does before it listens: demo accounts on the first start (their passwords
     /// printed once) and the bundled track-stories content until another is imported.
+    /// Instances starting together on one database take turns (the first does the work, the
+    /// others find it done).
     public func prepare(_ store: Store) async throws {
-        if !noDemoData {
-            printDemoAccounts(try await DemoData.ensure(store: store, configuration: features))
+        let accounts = try await store.database.exclusively(lock: 7_426_003) {
+            let accounts = noDemoData ? [] : try await DemoData.ensure(store: store, configuration: features)
+            try await StoryContentFeature(store: store, configuration: features).installBundledContentIfEmpty()
+            return accounts
         }
-        try await StoryContentFeature(store: store, configuration: features).installBundledContentIfEmpty()
+        printDemoAccounts(accounts)
     }
 }
 

@@ -237,6 +237,26 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` while no other instance on this database runs its own `exclusively` block
+    /// with the same `lock`: on PostgreSQL, a session advisory lock held on one pooled
+    /// connection meanwhile (`body` uses others); on SQLite, which one instance serves, at once.
+    /// For start-up work that must happen once (demo data, bundled content) when several
+    /// instances start together.
+    public func exclusively<T: Sendable>(lock: Int64, _ body: () async throws -> T) async throws -> T {
+        guard flavor == .postgres else { return try await body() }
+        return try await withConnection { db in
+            try await db.raw("SELECT pg_advisory_lock(\(bind: lock))").run()
+            do {
+                let result = try await body()
+                try await db.raw("SELECT pg_advisory_unlock(\(bind: lock))").run()
+                return result
+            } catch {
+                try? await db.raw("SELECT pg_advisory_unlock(\(bind: lock))").run()
+                throw error
+            }
+        }
+    }
+
     /// Copies SQLite's write-ahead log into the database file (`PRAGMA wal_checkpoint(PASSIVE)`,
     /// which never waits for readers), on a connection of its own, so that the next commit can
     /// start the log over. Returns the log's size and how much of it is copied, in pages, as of
