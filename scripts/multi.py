@@ -377,6 +377,26 @@ def main():
         locked = [call(i.port, "POST", "/api/v1/auth/login", right, headers=client)[0] for i in (a, b)]
         check(locked == [429, 429], f"the account is locked on both instances after 5 failures: {locked}")
 
+        # No timing oracle: an unknown login costs one bcrypt verification, like a wrong password
+        # for a known one (each try from its own address, each known account tried twice, so
+        # that no limit or lock answers early).
+        for n in range(5):
+            call(a.port, "POST", "/api/v1/auth/signup", {"email": f"timing{n}@example.com", "password": "timing-password",
+                                                         "displayName": "Timing", "timeZone": "Europe/Berlin"})
+
+        def timed(login, n):
+            started = time.time()
+            status = call(nginx.port, "POST", "/api/v1/auth/login", {"login": login, "password": "not-the-password"},
+                          headers={"X-Forwarded-For": f"203.0.113.{n}"})[0]
+            return time.time() - started, status
+        known = [timed(f"timing{n % 5}@example.com", n) for n in range(10)]
+        unknown = [timed(f"nobody{n}@example.com", 100 + n) for n in range(10)]
+        median = lambda values: sorted(values)[len(values) // 2]
+        ratio = median([t for t, _ in unknown]) / median([t for t, _ in known])
+        check(all(s == 401 for _, s in known + unknown) and 0.75 <= ratio <= 1.33,
+              f"login timing: unknown e-mail {median([t for t, _ in unknown]) * 1000:.0f} ms, known e-mail with a wrong "
+              f"password {median([t for t, _ in known]) * 1000:.0f} ms (medians of 10; ratio {ratio:.2f})")
+
         another = {"X-Forwarded-For": "198.51.100.21"}
         call(a.port, "POST", "/api/v1/auth/signup", {
             "email": "busy@example.com", "password": "busy-password", "displayName": "Busy", "timeZone": "Europe/Berlin"})
