@@ -55,6 +55,16 @@ python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kill
 step "Two instances on one PostgreSQL behind nginx: live events, idempotency, a kill, a fault after commit, shared limits"
 python3 scripts/multi.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"
 
+step "Tracing: spans reach a local OTLP/HTTP collector stand-in (and none without --otlp-endpoint)"
+python3 scripts/tracing.py --bin "$(swift build --show-bin-path)/questline"
+
+step "questline doctor: a migrated PostgreSQL passes; an unreachable one fails, naming it"
+DATABASE_URL="$QUESTLINE_TEST_POSTGRES_URL" "$(swift build --show-bin-path)/questline" doctor --feed-url none
+if DATABASE_URL="postgres://questline:questline@127.0.0.1:1/none?sslmode=disable" "$(swift build --show-bin-path)/questline" doctor --feed-url none >/tmp/questline-doctor.txt; then
+  echo "doctor passed an unreachable database"; exit 1
+fi
+grep -q "cannot be reached" /tmp/questline-doctor.txt && echo "doctor: the unreachable database is named"
+
 step "Graceful shutdown: SIGTERM drains (/ready 503) before the server stops"
 python3 scripts/drain.py --bin "$(swift build --show-bin-path)/questline"
 

@@ -14,7 +14,7 @@ public struct QuestlineTools: AsyncParsableCommand {
         subcommands: [
             Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self,
             WidgetPreviewCommand.self, ReadingFunnelCommand.self, SavedImportCommand.self,
-            ContentImportCommand.self,
+            ContentImportCommand.self, DoctorCommand.self,
         ])
 
     public init() {}
@@ -25,34 +25,43 @@ public struct StoreOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "SQLite database file. Ignored when DATABASE_URL is set (postgres://user:pass@host:port/db selects PostgreSQL).",
+            "SQLite database file (default questline.sqlite). Ignored when DATABASE_URL is set (postgres://user:pass@host:port/db selects PostgreSQL).",
             valueName: "path"))
-    public var database: String = "questline.sqlite"
+    public var database: String?
 
     public init() {}
 
-    public var location: StoreLocation { StoreLocation.fromEnvironment(defaultSQLitePath: database) }
+    public var location: StoreLocation {
+        StoreLocation.fromEnvironment(defaultSQLitePath: database ?? "questline.sqlite")
+    }
 }
 
-/// The options of `questline serve`. The command itself lives in the executable, the one place
-/// that links the HTTP server; the options live here so that they are parsed and tested with
-/// the other commands.
+/// The flags of `questline serve`. Each option can also be set by an environment variable
+/// (`QUESTLINE_` and its name in upper snake case) or a key in the `--config` file; a flag wins
+/// over a variable, a variable over the file (`ServeSettings.resolve`, and the README's table).
+/// The command itself lives in the executable, the one place that links the HTTP server.
 public struct ServeOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "A JSON file of options, keyed as in the README's table (also QUESTLINE_CONFIG).", valueName: "path"))
+    public var config: String?
     @OptionGroup public var store: StoreOptions
-    @Option(help: "Address to listen on (0.0.0.0 for every interface).") public var hostname = "127.0.0.1"
-    @Option(help: "Port to listen on.") public var port = 8080
+    @Option(help: "Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface).") public var hostname: String?
+    @Option(help: "Port to listen on (default 8080).") public var port: Int?
     @Flag(help: "Do not create demo accounts on first start, nor the demo reading campaign around today.") public
         var noDemoData = false
     @Flag(help: "Mark the session cookie Secure (set this when served over HTTPS).") public var secureCookies = false
     @Flag(help: "Turn off the request limits and the login backoff (for load tests only).") public var noRateLimits =
         false
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") public var logLevel = "info"
-    @Option(help: "Log format: text, or json (one object per line, for log shippers).") public var logFormat = "text"
+    @Option(help: "Log level: trace, debug, info (default), notice, warning, error, critical.") public var logLevel:
+        String?
+    @Option(help: "Log format: text (default), or json (one object per line, for log shippers).") public
+        var logFormat: String?
     @Option(
         help: ArgumentHelp(
-            "Where the game's \"On this day\" feeds come from, with {wiki}, {month} and {day}; \"none\" serves only imported and cached feeds.",
+            "Where the game's \"On this day\" feeds come from, with {wiki}, {month} and {day}; \"none\" serves only imported and cached feeds (default: Wikimedia's REST API).",
             valueName: "url-template"))
-    public var feedURL = WikimediaFeedClient.defaultTemplate
+    public var feedURL: String?
     @Option(
         name: .customLong("admin-email"),
         help: ArgumentHelp(
@@ -61,9 +70,9 @@ public struct ServeOptions: ParsableArguments {
     public var adminEmails: [String] = []
     @Option(
         help: ArgumentHelp(
-            "Seconds to keep serving after SIGTERM while /ready answers 503, so that a load balancer moves traffic away first.",
+            "Seconds to keep serving after SIGTERM while /ready answers 503, so that a load balancer moves traffic away first (default 0).",
             valueName: "seconds"))
-    public var drainSeconds = 0
+    public var drainSeconds: Int?
     @Option(
         name: .customLong("trusted-proxy"),
         help: ArgumentHelp(
@@ -75,59 +84,21 @@ public struct ServeOptions: ParsableArguments {
             "PostgreSQL connections this instance may open (spread over its event loops); default 8 per CPU core.",
             valueName: "n"))
     public var dbPoolSize: Int?
+    @Option(
+        help: ArgumentHelp(
+            "An OpenTelemetry collector's OTLP/HTTP endpoint (http://host:4318): turns tracing on (default off).",
+            valueName: "url"))
+    public var otlpEndpoint: String?
 
     public init() {}
+}
 
-    /// The trusted proxies, checked.
-    public func proxies() throws -> [AddressRange] {
-        try trustedProxies.map { text in
-            guard let range = AddressRange(text) else {
-                throw ValidationError("--trusted-proxy \(text): use an address or a CIDR range, e.g. 10.0.0.0/8.")
-            }
-            return range
-        }
-    }
-
-    /// The pool size, checked.
-    public func poolSize() throws -> Int? {
-        if let dbPoolSize, !(1...1_000).contains(dbPoolSize) {
-            throw ValidationError("--db-pool-size must be 1 to 1000.")
-        }
-        return dbPoolSize
-    }
-
-    /// Whether logs are JSON lines, checked.
-    public func jsonLogs() throws -> Bool {
-        switch logFormat {
-        case "text": return false
-        case "json": return true
-        default: throw ValidationError("--log-format must be text or json.")
-        }
-    }
-
-    /// The log level, checked.
-    public func level() throws -> Logger.Level {
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
-        }
-        return level
-    }
-
-    /// The use cases' configuration these options describe.
-    public var features: FeatureConfiguration {
-        FeatureConfiguration(
-            feedFetcher: feedURL == "none" ? nil : WikimediaFeedClient(template: feedURL),
-            adminEmails: Set(adminEmails + (noDemoData ? [] : [DemoData.guardianEmail])),
-            demoCampaign: !noDemoData, bufferAnalytics: true, rateLimits: noRateLimits ? .off : .standard)
-    }
-
-    /// What a server does before it listens: demo accounts on the first start (their passwords
-    /// printed once) and the bundled track-stories content until another is imported.
+extension ServeSettings {
     /// Instances starting together on one database take turns (the first does the work, the
     /// others find it done).
     public func prepare(_ store: Store) async throws {
         let accounts = try await store.database.exclusively(lock: 7_426_003) {
-            let accounts = noDemoData ? [] : try await DemoData.ensure(store: store, configuration: features)
+            let accounts = demoData ? try await DemoData.ensure(store: store, configuration: features) : []
             try await StoryContentFeature(store: store, configuration: features).installBundledContentIfEmpty()
             return accounts
         }

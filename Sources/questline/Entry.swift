@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
+import OTel
 import QuestlineCLI
 import QuestlineFeatures
 import QuestlineServer
@@ -45,23 +46,34 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var options: ServeOptions
 
     func run() async throws {
-        let level = try options.level()
-        let json = try options.jsonLogs()
+        let settings: ServeSettings
+        do { settings = try await ServeSettings.resolve(options) } catch let invalid as ServeSettings.Invalid {
+            throw ValidationError(invalid.description)
+        }
+        let level = settings.logLevel
+        let json = settings.jsonLogs
         if json { LoggingSystem.bootstrap { JSONLogHandler(label: $0, level: level) } }
         var logger = Logger(label: "questline")
         logger.logLevel = level
         var configuration = AppConfiguration(
-            hostname: options.hostname, port: options.port, store: options.store.location,
-            secureCookies: options.secureCookies, logLevel: level, features: options.features)
-        configuration.clientAddresses = ClientAddressRule(trusted: try options.proxies())
+            hostname: settings.hostname, port: settings.port, store: settings.location(),
+            secureCookies: settings.secureCookies, logLevel: level, features: settings.features)
+        configuration.clientAddresses = ClientAddressRule(trusted: settings.trustedProxies)
         configuration.faultAfterCommit = ProcessInfo.processInfo.environment["QUESTLINE_FAULT_AFTER_COMMIT"] == "1"
+        // Tracing: off unless an OTLP endpoint is given; then spans of every request, store
+        // transaction and outgoing HTTP call go to it (swift-otel, OTLP over HTTP with JSON).
+        var observability: (any Service)?
+        if let endpoint = settings.otlpEndpoint {
+            observability = try TraceExport.bootstrap(endpoint: endpoint, logger: logger)
+            configuration.tracing = true
+        }
         let opened = try await Store.open(
-            configuration.store, checkpoints: .background, poolSize: try options.poolSize(), logger: logger)
+            configuration.store, checkpoints: .background, poolSize: settings.dbPoolSize, logger: logger)
         do {
-            try await options.prepare(opened)
+            try await settings.prepare(opened)
             let app = try await buildApplication(configuration: configuration, store: opened, logger: logger)
-            let host = options.hostname == "0.0.0.0" ? "localhost" : options.hostname
-            let address = "http://\(host):\(options.port)/"
+            let host = settings.hostname == "0.0.0.0" ? "localhost" : settings.hostname
+            let address = "http://\(host):\(settings.port)/"
             if json {
                 logger.info("Questline is running", metadata: ["url": .string(address)])
             } else {
@@ -69,10 +81,12 @@ struct Serve: AsyncParsableCommand {
             }
             // The drain service comes last, so a SIGTERM reaches it first: /ready turns 503 for
             // --drain-seconds, then the HTTP server stops taking connections and finishes.
-            guard options.drainSeconds >= 0 else { throw ValidationError("--drain-seconds must be 0 or more.") }
-            let drain = DrainService(readiness: configuration.readiness, delay: .seconds(options.drainSeconds))
+            let drain = DrainService(readiness: configuration.readiness, delay: .seconds(settings.drainSeconds))
+            // The exporter comes first, so that it stops last and sends the final spans.
             try await ServiceGroup(
-                services: [app, drain], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+                services: (observability.map { [$0] } ?? []) + [app, drain],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
             )
             .run()
         } catch {
@@ -80,5 +94,23 @@ struct Serve: AsyncParsableCommand {
             throw error
         }
         await opened.shutdown()
+    }
+}
+
+/// swift-otel, for traces only: metrics stay Prometheus (`/metrics`), logs stay swift-log.
+enum TraceExport {
+    static func bootstrap(endpoint: URL, logger: Logger) throws -> any Service {
+        var configuration = OTel.Configuration.default
+        configuration.serviceName = "questline"
+        configuration.metrics.enabled = false
+        configuration.logs.enabled = false
+        configuration.traces.enabled = true
+        configuration.traces.exporter = .otlp
+        configuration.traces.otlpExporter.protocol = .httpJSON
+        var base = endpoint.absoluteString
+        if base.hasSuffix("/") { base.removeLast() }
+        configuration.traces.otlpExporter.endpoint = base.hasSuffix("/v1/traces") ? base : base + "/v1/traces"
+        configuration.diagnosticLogger = .custom(logger)
+        return try OTel.bootstrap(configuration: configuration)
     }
 }

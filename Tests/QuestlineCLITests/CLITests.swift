@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineStore
@@ -25,18 +26,75 @@ import Testing
         #expect(QuestlineTools.helpMessage(for: DemoDataCommand.self).contains("--database"))
     }
 
-    @Test func optionsParseWithDefaults() throws {
-        let serve = try ServeOptions.parse([])
+    @Test func optionsParseWithDefaults() async throws {
+        let serve = try await ServeSettings.resolve(try ServeOptions.parse([]), environment: [:])
         #expect(serve.port == 8080)
         #expect(serve.hostname == "127.0.0.1")
-        #expect(serve.store.database == "questline.sqlite")
+        #expect(serve.database == "questline.sqlite")
         #expect(serve.features.demoCampaign && serve.features.adminEmails == [DemoData.guardianEmail])
-        let custom = try ServeOptions.parse(["--port", "9000", "--no-demo-data", "--feed-url", "none"])
+        #expect(serve.otlpEndpoint == nil && serve.trustedProxies.isEmpty && serve.dbPoolSize == nil)
+        let custom = try await ServeSettings.resolve(
+            try ServeOptions.parse(["--port", "9000", "--no-demo-data", "--feed-url", "none"]), environment: [:])
         #expect(custom.port == 9000)
-        #expect(custom.noDemoData && !custom.features.demoCampaign && custom.features.feedFetcher == nil)
+        #expect(!custom.demoData && !custom.features.demoCampaign && custom.features.feedFetcher == nil)
         #expect(throws: (any Error).self) { try ServeOptions.parse(["--port", "many"]) }
-        #expect(throws: (any Error).self) { try ServeOptions.parse(["--log-level", "loud"]).level() }
+        await #expect(throws: ServeSettings.Invalid.self) {
+            try await ServeSettings.resolve(try ServeOptions.parse(["--log-level", "loud"]), environment: [:])
+        }
         #expect(throws: (any Error).self) { try QuestlineTools.parseAsRoot(["fly"]) }
+    }
+
+    /// A flag wins over its variable, a variable over the config file, the file over the default.
+    @Test func everyOptionComesFromAFlagAVariableOrTheConfigFile() async throws {
+        let (dir, _) = try temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("questline.json")
+        try Data(
+            #"{"port": 7000, "hostname": "0.0.0.0", "logFormat": "json", "trustedProxy": ["10.0.0.0/8"], "dbPoolSize": 12, "drainSeconds": 5, "noDemoData": true}"#
+                .utf8
+        ).write(to: file)
+        let environment = ["QUESTLINE_CONFIG": file.path, "QUESTLINE_PORT": "7100", "QUESTLINE_LOG_LEVEL": "debug"]
+        let fromFile = try await ServeSettings.resolve(try ServeOptions.parse([]), environment: environment)
+        #expect(fromFile.port == 7100)  // the variable over the file
+        #expect(fromFile.logLevel == .debug && fromFile.jsonLogs && fromFile.hostname == "0.0.0.0")
+        #expect(fromFile.trustedProxies == [AddressRange("10.0.0.0/8")!] && fromFile.dbPoolSize == 12)
+        #expect(fromFile.drainSeconds == 5 && !fromFile.demoData)
+        let flagged = try await ServeSettings.resolve(
+            try ServeOptions.parse(["--port", "7200", "--trusted-proxy", "192.168.0.0/16"]), environment: environment)
+        #expect(flagged.port == 7200 && flagged.trustedProxies == [AddressRange("192.168.0.0/16")!])
+        let listed = try await ServeSettings.resolve(
+            try ServeOptions.parse([]),
+            environment: ["QUESTLINE_ADMIN_EMAIL": "a@example.com,b@example.com", "QUESTLINE_NO_RATE_LIMITS": "true"])
+        #expect(listed.adminEmails == ["a@example.com", "b@example.com"] && !listed.rateLimits)
+
+        // A bad value stops the start and names the option's three names.
+        for (environment, named) in [
+            (["QUESTLINE_PORT": "eighty"], "--port (QUESTLINE_PORT, \"port\""),
+            (["QUESTLINE_PORT": "70000"], "QUESTLINE_PORT"),
+            (["QUESTLINE_TRUSTED_PROXY": "banana"], "--trusted-proxy (QUESTLINE_TRUSTED_PROXY"),
+            (["QUESTLINE_OTLP_ENDPOINT": "ftp://x"], "--otlp-endpoint"),
+            (["QUESTLINE_SECURE_COOKIES": "maybe"], "QUESTLINE_SECURE_COOKIES"),
+            (["QUESTLINE_CONFIG": dir.appendingPathComponent("missing.json").path], "--config (QUESTLINE_CONFIG"),
+        ] {
+            do {
+                _ = try await ServeSettings.resolve(try ServeOptions.parse([]), environment: environment)
+                Issue.record("\(environment) was accepted")
+            } catch let invalid as ServeSettings.Invalid {
+                #expect(invalid.description.contains(named), "\(invalid.description)")
+            }
+        }
+    }
+
+    /// The README's configuration table lists every option under its three names.
+    @Test func theReadmeListsEveryOption() throws {
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "../../README.md"), encoding: .utf8)
+        for option in ServeOption.all {
+            #expect(
+                readme.contains("| `\(option.flag)` | `\(option.variable)` | `\(option.key)` |"),
+                "README lacks the row of \(option.flag)")
+        }
     }
 
     @Test func migrateCreatesTheSchemaOnce() async throws {
@@ -215,5 +273,35 @@ enum Questline {
         return Run(
             status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
             errors: String(decoding: err, as: UTF8.self))
+    }
+}
+
+/// `questline doctor`: exit status 0 when nothing is wrong, 1 when something is, whatever it is.
+@Suite struct DoctorTests {
+    func doctor(_ arguments: [String]) async throws {
+        let command = try #require(try QuestlineTools.parseAsRoot(["doctor"] + arguments) as? DoctorCommand)
+        try await command.run()
+    }
+
+    @Test func aHealthySetUpPassesAndEachKindOfFaultFails() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-doctor-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("d.sqlite").path
+        try await doctor(["--database", path, "--feed-url", "none"])
+        // A database that cannot be opened.
+        await #expect(throws: ExitCode.self) {
+            try await doctor(["--database", "/proc/no/such/dir/d.sqlite", "--feed-url", "none"])
+        }
+        // A bad value in the config file.
+        let config = dir.appendingPathComponent("bad.json")
+        try Data(#"{"drainSeconds": "soon"}"#.utf8).write(to: config)
+        await #expect(throws: ExitCode.self) {
+            try await doctor(["--database", path, "--feed-url", "none", "--config", config.path])
+        }
+        // A trace collector that does not answer.
+        await #expect(throws: ExitCode.self) {
+            try await doctor(["--database", path, "--feed-url", "none", "--otlp-endpoint", "http://127.0.0.1:9"])
+        }
     }
 }

@@ -69,6 +69,9 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     _ = Observability.registry
 
     let router = Router(context: AppRequestContext.self)
+    // A span per request, named by its route, when tracing is on (the store adds a span per
+    // transaction and AsyncHTTPClient one per outgoing call, inside it).
+    if configuration.tracing { router.addMiddleware { TracingMiddleware() } }
     router.addMiddleware {
         RequestIDMiddleware()
         MetricsMiddleware()

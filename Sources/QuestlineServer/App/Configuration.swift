@@ -21,6 +21,9 @@ public struct AppConfiguration: Sendable {
     public var readiness = Readiness()
     /// Who the client of a request is (the peer, or what a trusted proxy says).
     public var clientAddresses = ClientAddressRule(trusted: [])
+    /// Trace every request (Hummingbird's tracing middleware); set when an exporter is
+    /// bootstrapped (`questline serve --otlp-endpoint`).
+    public var tracing = false
     /// Purge expired keys, sessions and events in the background (`HousekeepingService`).
     public var housekeeping = true
     /// Test hook for the multi-instance script (`QUESTLINE_FAULT_AFTER_COMMIT=1`): a request

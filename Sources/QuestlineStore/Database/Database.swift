@@ -8,6 +8,7 @@ import NIOPosix
 import PostgresKit
 public import SQLKit
 import SQLiteKit
+import Tracing
 
 /// Where the data lives.
 public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
@@ -206,15 +207,18 @@ public final class Database: @unchecked Sendable {
         marking claims: [IdempotencyClaim]? = nil, _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
         let claims = claims ?? IdempotencyClaim.current.map { [$0] } ?? []
-        guard flavor == .sqlite else { return try await runTransaction(claims, body) }
-        await sqliteWriteLock.lock()
-        do {
-            let result = try await runTransaction(claims, body)
-            sqliteWriteLock.unlock()
-            return result
-        } catch {
-            sqliteWriteLock.unlock()
-            throw error
+        return try await withSpan("db.transaction", ofKind: .client) { span in
+            span.attributes["db.system"] = flavor == .sqlite ? "sqlite" : "postgresql"
+            guard flavor == .sqlite else { return try await runTransaction(claims, body) }
+            await sqliteWriteLock.lock()
+            do {
+                let result = try await runTransaction(claims, body)
+                sqliteWriteLock.unlock()
+                return result
+            } catch {
+                sqliteWriteLock.unlock()
+                throw error
+            }
         }
     }
 
