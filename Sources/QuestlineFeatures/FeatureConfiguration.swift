@@ -25,6 +25,8 @@ public struct FeatureConfiguration: Sendable {
     public var rateLimits: RateLimits
     /// How long a looked-up session is reused without asking the database (0: never).
     public var sessionCacheSeconds: TimeInterval
+    /// The first webhook retry's delay; each further one doubles it (at most an hour apart).
+    public var webhookRetrySeconds: TimeInterval
 
     public init(
         clock: any WallClock = SystemClock(),
@@ -37,7 +39,8 @@ public struct FeatureConfiguration: Sendable {
         demoCampaign: Bool = false,
         bufferAnalytics: Bool = false,
         rateLimits: RateLimits = .standard,
-        sessionCacheSeconds: TimeInterval = 5
+        sessionCacheSeconds: TimeInterval = 5,
+        webhookRetrySeconds: TimeInterval = 10
     ) {
         self.clock = clock
         self.ids = ids ?? TimeOrderedIDGenerator(clock: clock)
@@ -50,5 +53,6 @@ public struct FeatureConfiguration: Sendable {
         self.bufferAnalytics = bufferAnalytics
         self.rateLimits = rateLimits
         self.sessionCacheSeconds = sessionCacheSeconds
+        self.webhookRetrySeconds = webhookRetrySeconds
     }
 }

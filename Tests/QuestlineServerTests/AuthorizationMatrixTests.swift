@@ -27,7 +27,7 @@ enum Asker: String, CaseIterable, Sendable {
 struct World: Sendable {
     var tokens: [Asker: String] = [:]
     var adminID = "", childID = "", guardianID = "", household = "", quest = "", session = "", invitation = "",
-        comment = ""
+        comment = "", webhook = "", delivery = ""
 
     /// A tiny valid PNG: the signature and nothing else an image sniffer needs.
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
@@ -66,9 +66,19 @@ struct World: Sendable {
                     #"{"title":"Learn","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"game","minutes":10}]}"#,
                 token: guardian
             ).string("id")
+        // A webhook endpoint that hears points change, so that the adjustment below has a delivery.
+        world.webhook =
+            try await app.send(
+                .post, "/api/v1/admin/webhooks",
+                json: #"{"url":"http://127.0.0.1:9/hook","events":["points.changed"]}"#,
+                token: admin
+            ).string("id")
         _ = try await app.send(
             .post, "/api/v1/children/\(world.childID)/adjustments", json: #"{"points":100,"reason":"Start"}"#,
             token: guardian)
+        world.delivery =
+            try await app.send(.get, "/api/v1/admin/webhooks/\(world.webhook)/deliveries", token: admin)
+            .decode([Components.Schemas.WebhookDelivery].self).first?.id ?? ""
         world.invitation =
             try await app.send(
                 .post, "/api/v1/households/\(world.household)/invitations", json: #"{"role":"guardian"}"#,
@@ -276,6 +286,29 @@ let matrix: [MatrixRow] = [
     MatrixRow(
         operation: "listBadges", request: { _ in Cell(method: .get, path: "/api/v1/badges", json: nil) },
         expected: all(200)),
+    MatrixRow(
+        operation: "listWebhooks", request: { _ in Cell(method: .get, path: "/api/v1/admin/webhooks", json: nil) },
+        expected: adminOnly(200)),
+    MatrixRow(
+        operation: "createWebhook",
+        request: { _ in
+            Cell(
+                method: .post, path: "/api/v1/admin/webhooks",
+                json: #"{"url":"https://example.com/hook","events":["quest.completed"],"description":"Ops"}"#)
+        }, expected: adminOnly(201)),
+    MatrixRow(
+        operation: "deleteWebhook",
+        request: { w in Cell(method: .delete, path: "/api/v1/admin/webhooks/\(w.webhook)", json: nil) },
+        expected: adminOnly(204)),
+    MatrixRow(
+        operation: "listWebhookDeliveries",
+        request: { w in Cell(method: .get, path: "/api/v1/admin/webhooks/\(w.webhook)/deliveries", json: nil) },
+        expected: adminOnly(200)),
+    MatrixRow(
+        operation: "replayWebhookDelivery",
+        request: { w in
+            Cell(method: .post, path: "/api/v1/admin/webhook-deliveries/\(w.delivery)/replay", json: nil)
+        }, expected: adminOnly(200)),
     MatrixRow(
         operation: "putCampaign",
         request: { _ in

@@ -304,7 +304,33 @@ public struct QuestsFeature: Sendable {
             plan = QuestSettlement.withTotals(plan, totals, today: scope.today)
         }
         try await q.apply(plan, child: child.id, now: now) { ids.makeUUID().uuidString.lowercased() }
+        try await recordOutcomes(q, plan: plan, child: child.id, now: now)
         return plan
+    }
+
+    /// What the app team's systems hear of a settlement (the outbox): each completion, each
+    /// unlock it pays, each badge.
+    private func recordOutcomes(_ q: QuestQueries, plan: SettlementPlan, child: MemberID, now: Date) async throws {
+        guard let events = q.live else { return }
+        for completion in plan.completions {
+            try await events.record(
+                .questCompleted, member: child,
+                data: OutboxData.QuestCompleted(
+                    memberId: child.rawValue, questId: completion.quest.rawValue, period: completion.periodKey,
+                    bonus: completion.bonus), now: now)
+        }
+        for grant in plan.grants {
+            try await events.record(
+                .rewardUnlocked, member: child,
+                data: OutboxData.RewardUnlocked(
+                    memberId: child.rawValue, appToken: grant.token, minutes: grant.minutes, startsAt: now,
+                    expiresAt: grant.expiresAt, questId: grant.quest.rawValue), now: now)
+        }
+        for badge in plan.badges {
+            try await events.record(
+                .badgeAwarded, member: child,
+                data: OutboxData.BadgeAwarded(memberId: child.rawValue, badgeId: badge, feature: "quests"), now: now)
+        }
     }
 
     private func stats(_ q: QuestQueries, child: MemberRecord, today: LocalDay) async throws -> QuestStats {
@@ -345,6 +371,11 @@ public struct QuestsFeature: Sendable {
                 id: ids.makeUUID().uuidString.lowercased(), token: token, minutes: minutes, startsAt: now,
                 expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), challengeID: nil)
             try await q.insertGrant(child.id, grant, now: now)
+            try await q.live?.record(
+                .rewardUnlocked, member: child.id,
+                data: OutboxData.RewardUnlocked(
+                    memberId: child.id.rawValue, appToken: token, minutes: minutes, startsAt: grant.startsAt,
+                    expiresAt: grant.expiresAt, questId: nil), now: now)
             try await announce(q, .points, child: child, now: now)
             return (GrantBalance(grant: grant, secondsLeft: minutes * 60), balance)
         }

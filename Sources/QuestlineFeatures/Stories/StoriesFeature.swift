@@ -241,11 +241,24 @@ public struct StoriesFeature: Sendable {
             let card = story.reward.card.flatMap(content.card)
             if let card { try await q.addCard(member.id, card: card.id, now: now) }
             let badge = story.reward.badge.flatMap { badge in content.badges.first { $0.id == badge } }
-            if let badge { _ = try await q.award(member.id, badge: badge.id, now: now) }
+            if let badge, try await q.award(member.id, badge: badge.id, now: now) {
+                try await recordBadge(q, member: member, badge: badge.id, now: now)
+            }
+            try await q.live?.record(
+                .storyRewardsCollected, member: member.id,
+                data: OutboxData.StoryRewardsCollected(
+                    memberId: member.id.rawValue, storyId: story.id, points: story.reward.points, cardId: card?.id,
+                    badgeId: badge?.id), now: now)
             try await awardBadges(q, member: member, content: content)
             if story.reward.points > 0 { try await announcePoints(q, member: member, now: now) }
             return CollectedReward(points: story.reward.points, card: card, badge: badge, balance: balance)
         }
+    }
+
+    private func recordBadge(_ q: StoryMemberQueries, member: MemberRecord, badge: String, now: Date) async throws {
+        try await q.live?.record(
+            .badgeAwarded, member: member.id,
+            data: OutboxData.BadgeAwarded(memberId: member.id.rawValue, badgeId: badge, feature: "stories"), now: now)
     }
 
     /// A member of a household changed their points: its devices re-read them, with the write.
@@ -274,7 +287,10 @@ public struct StoriesFeature: Sendable {
             guard let metric = badge.metric, let target = badge.target, activity.badges[badge.id] == nil,
                 count(metric) >= target
             else { continue }
-            _ = try await q.award(member.id, badge: badge.id, now: clock.now())
+            let now = clock.now()
+            if try await q.award(member.id, badge: badge.id, now: now) {
+                try await recordBadge(q, member: member, badge: badge.id, now: now)
+            }
         }
     }
 

@@ -15,6 +15,7 @@ struct APIImplementation: APIProtocol {
     let activity: ActivityFeature
     let quests: QuestsFeature
     let stories: StoriesFeature
+    let webhooks: WebhooksFeature
     /// E-mails of members who may use the admin operations.
     let admins: Set<String>
 

@@ -112,6 +112,8 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         // Levels read when scraped: what waits to be written, and who listens.
         Gauge(label: "questline_analytics_backlog").record(reading.analyticsBacklog)
         Gauge(label: "questline_live_subscribers").record(quests.live.subscriberCount)
+        Gauge(label: "questline_outbox_lag_seconds").record(
+            (try? await store.outbox.lag(now: features.clock.now())) ?? 0)
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: Observability.registry.emitToBuffer())))
@@ -131,7 +133,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
                 store: store.idempotency, clock: features.clock, faultAfterCommit: configuration.faultAfterCommit))
     try APIImplementation(
         accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
-        admins: features.adminEmails
+        webhooks: WebhooksFeature(store: store, configuration: features), admins: features.adminEmails
     ).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
 
     let readingRoutes = ReadingPages(reading: reading, pages: pages)
@@ -152,6 +154,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     configuration.readiness.whenDraining { live.close() }
     if store.live.relaysThroughDatabase { services.append(LiveListenerService(hub: live, logger: logger)) }
     if features.bufferAnalytics { services.append(reading.analyticsFlusher) }
+    if configuration.deliverWebhooks { services.append(WebhookSender(store: store, configuration: features)) }
     if configuration.housekeeping { services.append(HousekeepingService(store: store, clock: features.clock)) }
     if store.database.flavor == .sqlite, store.database.checkpoints == .background {
         services.append(CheckpointService(database: store.database))

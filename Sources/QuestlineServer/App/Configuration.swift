@@ -24,6 +24,8 @@ public struct AppConfiguration: Sendable {
     /// Trace every request (Hummingbird's tracing middleware); set when an exporter is
     /// bootstrapped (`questline serve --otlp-endpoint`).
     public var tracing = false
+    /// Send webhook deliveries from this instance (`WebhookSender`; every instance may).
+    public var deliverWebhooks = true
     /// Purge expired keys, sessions and events in the background (`HousekeepingService`).
     public var housekeeping = true
     /// Test hook for the multi-instance script (`QUESTLINE_FAULT_AFTER_COMMIT=1`): a request

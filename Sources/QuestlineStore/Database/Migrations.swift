@@ -89,5 +89,5 @@ public enum Migrations {
         AccountsSchema.migrations + IdempotencySchema.migrations + GameSchema.migrations
         + ReadingSchema.migrations + ActivitySchema.migrations + QuestSchema.migrations
         + StorySchema.migrations + StoryMemberSchema.migrations + BadgeSchema.migrations
-        + LiveEventSchema.migrations + LimitSchema.migrations
+        + LiveEventSchema.migrations + LimitSchema.migrations + OutboxSchema.migrations
 }

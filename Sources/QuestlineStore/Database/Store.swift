@@ -16,15 +16,18 @@ public struct Store: Sendable {
     public let live: LiveEventLog
     /// Request limits and login locks shared by every instance.
     public let limits: LimitStore
+    /// Events for the app team's systems (webhooks), written with the changes they report.
+    public let outbox: Outbox
 
     public init(database: Database) {
         self.database = database
+        outbox = Outbox(database)
         accounts = AccountStore(database)
         idempotency = IdempotencyStore(database)
         game = GameStore(database)
-        reading = ReadingStore(database)
+        reading = ReadingStore(database, outbox: outbox)
         activity = ActivityStore(database)
-        live = LiveEventLog(database)
+        live = LiveEventLog(database, outbox: outbox)
         limits = LimitStore(database)
         quests = QuestStore(database, live: live)
         stories = StoryStore(database, live: live)
@@ -55,6 +58,7 @@ public struct Store: Sendable {
         public var idempotencyKeys = 0
         public var sessions = 0
         public var liveEvents = 0
+        public var outboxEvents = 0
     }
 
     /// Removes what has outlived its use: idempotency keys past their lifetime, sessions ended
@@ -68,6 +72,7 @@ public struct Store: Sendable {
             olderThan: now.addingTimeInterval(-IdempotencyStore.lifetime))
         purged.sessions = try await accounts.purgeSessions(endedBefore: now.addingTimeInterval(-day))
         purged.liveEvents = try await live.purge(olderThan: now.addingTimeInterval(-LiveEventLog.retention))
+        purged.outboxEvents = try await outbox.purge(olderThan: now.addingTimeInterval(-7 * day))
         try await limits.purge(bucketsIdleFor: 60, failuresBefore: now.addingTimeInterval(-day), now: now)
         return purged
     }

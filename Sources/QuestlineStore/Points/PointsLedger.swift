@@ -44,6 +44,8 @@ public enum PointsError: Error, Equatable {
 /// balance kept beside it in the same transaction. Used inside a write transaction.
 public struct PointsLedger: Sendable {
     let db: any SQLDatabase
+    /// Where `points.changed` goes (the write's announcer); nil inside reads.
+    var events: LiveAnnouncer? = nil
 
     /// Takes the member's balance row lock for the rest of the transaction, so two writers of
     /// the same member run one after the other on PostgreSQL too (SQLite write transactions
@@ -134,6 +136,12 @@ public struct PointsLedger: Sendable {
             VALUES \(SQLList(rows))
             """
         ).run()
+        try await events?.record(
+            .pointsChanged, member: member,
+            data: OutboxData.PointsChanged(
+                memberId: member.rawValue, delta: total, balance: balance,
+                entries: entries.map { .init(kind: $0.kind.rawValue, points: $0.points, reason: $0.reason) }),
+            now: now)
         return balance
     }
 

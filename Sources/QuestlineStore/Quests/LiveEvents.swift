@@ -66,6 +66,15 @@ public final class LiveAnnouncer: @unchecked Sendable {
         self.log = log
     }
 
+    /// Records an event for the app team's systems (the outbox, for webhooks) in the write's
+    /// transaction.
+    public func record(
+        _ type: OutboxEventType, member: MemberID?, data: some Encodable & Sendable, now: Date
+    ) async throws {
+        try await log.outbox.record(
+            type, member: member, data: data, id: UUID().uuidString.lowercased(), now: now, on: db)
+    }
+
     /// Records the event in the write's transaction: it is published when, and only when, the
     /// write commits.
     public func announce(
@@ -87,12 +96,16 @@ public final class LiveAnnouncer: @unchecked Sendable {
 /// `listen`); on SQLite, which only one instance serves, straight after the commit.
 public final class LiveEventLog: Sendable {
     let database: Database
+    let outbox: Outbox
     /// How long events are kept for reconnecting devices.
     public static let retention: TimeInterval = 24 * 3600
     static let channel = "questline_live"
     private let localDelivery = NIOLockedValueBox<[@Sendable ([LiveEvent]) -> Void]>([])
 
-    init(_ database: Database) { self.database = database }
+    init(_ database: Database, outbox: Outbox) {
+        self.database = database
+        self.outbox = outbox
+    }
 
     /// Whether events reach listeners through PostgreSQL (`listen`) rather than in-process.
     public var relaysThroughDatabase: Bool { database.flavor == .postgres }

@@ -480,7 +480,7 @@ public struct QuestQueries: Sendable {
     }
 
     /// The member's points (one ledger for the whole product), on this connection.
-    public var points: PointsLedger { PointsLedger(db: db) }
+    public var points: PointsLedger { PointsLedger(db: db, events: live) }
 
     // MARK: Completions, grants, badges
 

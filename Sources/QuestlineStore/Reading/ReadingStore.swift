@@ -183,11 +183,15 @@ public struct ReadingStore: Sendable {
     private let reads: Coalescer<PendingReads, RecordedReads>
     private let widgets: Coalescer<WidgetFactsRequest, WidgetFacts>
 
-    public init(_ database: Database) {
+    /// Where a completion's `reading.challenge_completed` and `badge.awarded` go.
+    let outbox: Outbox?
+
+    public init(_ database: Database, outbox: Outbox? = nil) {
+        self.outbox = outbox
         self.database = database
         let flavor = database.flavor
         reads = .groupCommit(database, maxItems: 64) { db, pending in
-            try await Self.record(pending, flavor: flavor, on: db)
+            try await Self.record(pending, flavor: flavor, outbox: outbox, on: db)
         }
         widgets = Coalescer(maxItems: 64) { requests, _ in
             try await database.withConnection { db in
@@ -260,7 +264,9 @@ public struct ReadingStore: Sendable {
     /// `jsonb_array_elements`), not as ten parameters a row: building a statement of 64,000
     /// parameters (a group of 64 batches of 100) and converting each one was most of the
     /// single writer's time.
-    private static func record(_ pending: [PendingReads], flavor: SQLFlavor, on db: any SQLDatabase) async throws
+    private static func record(
+        _ pending: [PendingReads], flavor: SQLFlavor, outbox: Outbox?, on db: any SQLDatabase
+    ) async throws
         -> [RecordedReads]
     {
         struct Row {
@@ -334,7 +340,8 @@ public struct ReadingStore: Sendable {
             }.map(\.localDay)
             var completedOn: LocalDay?
             if !days.isEmpty, let check = pending[index].completion {
-                completedOn = try await complete(check, owner: owner, now: pending[index].now, on: db)
+                completedOn = try await complete(
+                    check, owner: owner, now: pending[index].now, outbox: outbox, on: db)
             }
             results.append(RecordedReads(eventIDs: ids, newDays: Set(days), completedOn: completedOn))
         }
@@ -344,7 +351,9 @@ public struct ReadingStore: Sendable {
     /// Inside the reads' transaction: when the member is enrolled and not yet complete, and the
     /// read days now reach the goal (`Campaign.completion`), records the completion and awards
     /// the badge. Returns the completion day when recorded now.
-    private static func complete(_ check: CompletionCheck, owner: String, now: Date, on db: any SQLDatabase)
+    private static func complete(
+        _ check: CompletionCheck, owner: String, now: Date, outbox: Outbox?, on db: any SQLDatabase
+    )
         async throws
         -> LocalDay?
     {
@@ -371,7 +380,8 @@ public struct ReadingStore: Sendable {
             return nil
         }
         return try await markCompleted(
-            check.member, campaign: campaign.id, day: day, badgeTitle: check.badgeTitle, now: now, on: db)
+            check.member, campaign: campaign.id, day: day, badgeTitle: check.badgeTitle, now: now, outbox: outbox,
+            on: db)
             ? day : nil
     }
 
@@ -613,13 +623,15 @@ public struct ReadingStore: Sendable {
         async throws -> Bool
     {
         try await database.transaction { db in
-            try await Self.markCompleted(member, campaign: campaign, day: day, badgeTitle: badgeTitle, now: now, on: db)
+            try await Self.markCompleted(
+                member, campaign: campaign, day: day, badgeTitle: badgeTitle, now: now, outbox: outbox, on: db)
         }
     }
 
     /// The completion's two writes, in the caller's transaction.
     private static func markCompleted(
-        _ member: MemberID, campaign: String, day: LocalDay, badgeTitle: String, now: Date, on db: any SQLDatabase
+        _ member: MemberID, campaign: String, day: LocalDay, badgeTitle: String, now: Date, outbox: Outbox?,
+        on db: any SQLDatabase
     ) async throws -> Bool {
         let updated = try await db.raw(
             """
@@ -629,8 +641,19 @@ public struct ReadingStore: Sendable {
             """
         ).first()
         guard updated != nil else { return false }
-        _ = try await BadgeQueries.award(
-            member, .reading, badge: "reading-challenge-" + campaign, title: badgeTitle, now: now, on: db)
+        let badge = "reading-challenge-" + campaign
+        let awarded = try await BadgeQueries.award(member, .reading, badge: badge, title: badgeTitle, now: now, on: db)
+        try await outbox?.record(
+            .readingChallengeCompleted, member: member,
+            data: OutboxData.ReadingChallengeCompleted(
+                memberId: member.rawValue, campaignId: campaign, completedOn: day.iso),
+            id: UUID().uuidString.lowercased(), now: now, on: db)
+        if awarded {
+            try await outbox?.record(
+                .badgeAwarded, member: member,
+                data: OutboxData.BadgeAwarded(memberId: member.rawValue, badgeId: badge, feature: "reading"),
+                id: UUID().uuidString.lowercased(), now: now, on: db)
+        }
         return true
     }
 

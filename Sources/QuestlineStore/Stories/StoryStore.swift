@@ -284,7 +284,7 @@ public struct StoryMemberQueries: Sendable {
     /// Announces household events with the write (nil when reading).
     public let live: LiveAnnouncer?
 
-    public var points: PointsLedger { PointsLedger(db: db) }
+    public var points: PointsLedger { PointsLedger(db: db, events: live) }
 
     public func preferences(_ member: MemberID) async throws -> StoryPreferences {
         guard
