@@ -55,6 +55,9 @@ python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kill
 step "Two instances on one PostgreSQL behind nginx: live events, idempotency, a kill, a fault after commit, shared limits"
 python3 scripts/multi.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"
 
+step "Webhooks: a local receiver checks signatures and drops duplicates; retries while it is down; SQLite and two instances on PostgreSQL"
+python3 scripts/webhooks.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"
+
 step "Tracing: spans reach a local OTLP/HTTP collector stand-in (and none without --otlp-endpoint)"
 python3 scripts/tracing.py --bin "$(swift build --show-bin-path)/questline"
 

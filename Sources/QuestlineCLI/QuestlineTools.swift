@@ -89,6 +89,11 @@ public struct ServeOptions: ParsableArguments {
             "An OpenTelemetry collector's OTLP/HTTP endpoint (http://host:4318): turns tracing on (default off).",
             valueName: "url"))
     public var otlpEndpoint: String?
+    @Option(
+        help: ArgumentHelp(
+            "Seconds before a failed webhook delivery's first retry, doubled for each further one (default 10).",
+            valueName: "seconds"))
+    public var webhookRetrySeconds: Int?
 
     public init() {}
 }

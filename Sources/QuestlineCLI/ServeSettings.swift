@@ -51,6 +51,7 @@ public struct ServeOption: Sendable, Equatable {
             meaning: "proxies (CIDR list) whose `X-Forwarded-For` names the client"),
         .init(key: "dbPoolSize", defaultValue: "8 per core", meaning: "PostgreSQL connections this instance may open"),
         .init(key: "otlpEndpoint", defaultValue: "none", meaning: "OTLP/HTTP collector URL: turns tracing on"),
+        .init(key: "webhookRetrySeconds", defaultValue: "10", meaning: "the first webhook retry's delay, doubled each time"),
     ]
 
     static func named(_ key: String) -> ServeOption { all.first { $0.key == key }! }
@@ -76,6 +77,7 @@ public struct ServeSettings: Sendable {
     public var dbPoolSize: Int?
     /// Where spans go (OTLP over HTTP); nil: no tracing.
     public var otlpEndpoint: URL?
+    public var webhookRetrySeconds = 10
 
     public init() {}
 
@@ -89,7 +91,8 @@ public struct ServeSettings: Sendable {
         FeatureConfiguration(
             feedFetcher: feedURL == "none" ? nil : WikimediaFeedClient(template: feedURL),
             adminEmails: Set(adminEmails + (demoData ? [DemoData.guardianEmail] : [])),
-            demoCampaign: demoData, bufferAnalytics: true, rateLimits: rateLimits ? .standard : .off)
+            demoCampaign: demoData, bufferAnalytics: true, rateLimits: rateLimits ? .standard : .off,
+            webhookRetrySeconds: TimeInterval(webhookRetrySeconds))
     }
 
     /// A bad value: stops the start, naming where it can be set.
@@ -124,6 +127,7 @@ public struct ServeSettings: Sendable {
         flag("trustedProxy", options.trustedProxies.isEmpty ? nil : .stringArray(options.trustedProxies))
         flag("dbPoolSize", options.dbPoolSize.map { .int($0) })
         flag("otlpEndpoint", options.otlpEndpoint.map { .string($0) })
+        flag("webhookRetrySeconds", options.webhookRetrySeconds.map { .int($0) })
 
         let variables = EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "questline")
         var providers: [any ConfigProvider] = [InMemoryProvider(name: "flags", values: given), variables]
@@ -230,6 +234,7 @@ public struct ServeSettings: Sendable {
                 }
                 s.otlpEndpoint = url
             }
+            if let value = try whole("webhookRetrySeconds", in: 1...3_600) { s.webhookRetrySeconds = value }
             return s
         }
     }

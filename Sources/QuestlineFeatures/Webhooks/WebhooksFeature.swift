@@ -1,10 +1,10 @@
 public import AsyncHTTPClient
 import Crypto
-public import Foundation
+import Foundation
 public import Logging
 import NIOCore
 import NIOHTTP1
-public import QuestlineCore
+import QuestlineCore
 public import QuestlineStore
 public import ServiceLifecycle
 
