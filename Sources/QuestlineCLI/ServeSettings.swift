@@ -51,7 +51,9 @@ public struct ServeOption: Sendable, Equatable {
             meaning: "proxies (CIDR list) whose `X-Forwarded-For` names the client"),
         .init(key: "dbPoolSize", defaultValue: "8 per core", meaning: "PostgreSQL connections this instance may open"),
         .init(key: "otlpEndpoint", defaultValue: "none", meaning: "OTLP/HTTP collector URL: turns tracing on"),
-        .init(key: "webhookRetrySeconds", defaultValue: "10", meaning: "the first webhook retry's delay, doubled each time"),
+        .init(
+            key: "webhookRetrySeconds", defaultValue: "10",
+            meaning: "the first webhook retry's delay, doubled each time"),
     ]
 
     static func named(_ key: String) -> ServeOption { all.first { $0.key == key }! }
