@@ -49,16 +49,7 @@ struct DoctorCommand: AsyncParsableCommand {
         do {
             let database = try Database(location, poolSize: settings.dbPoolSize, logger: Self.quiet)
             defer { Task { await database.shutdown() } }
-            let applied: [Int]
-            do {
-                applied = try await Migrator().appliedVersions(database)
-            } catch {
-                if "\(error)".contains("schema_migrations") {
-                    applied = []  // reachable, never migrated
-                } else {
-                    throw error
-                }
-            }
+            let applied = try await Migrator().appliedVersions(database)
             let needed = Migrations.all.map(\.version)
             let missing = needed.filter { !applied.contains($0) }
             let unknown = applied.filter { !needed.contains($0) }

@@ -124,7 +124,7 @@ import Testing
             try await app.send(.post, "/api/v1/auth/signup", json: big).expectProblem(.contentTooLarge, field: "body")
             try await app.send(.get, "/api/v1/nothing-here").expectProblem(.notFound)
             try await app.send(.get, "/no/such/page").expectProblem(.notFound)
-            try await app.send(.delete, "/api/v1/me").expectProblem(.notFound)
+            try await app.send(.put, "/api/v1/me").expectProblem(.notFound)
             #expect(try await app.store.accounts.memberCount() == 0)
         }
     }

@@ -286,6 +286,17 @@ let matrix: [MatrixRow] = [
     MatrixRow(
         operation: "listBadges", request: { _ in Cell(method: .get, path: "/api/v1/badges", json: nil) },
         expected: all(200)),
+    // Each asker deletes their own account; the guardian's household still has a child.
+    MatrixRow(
+        operation: "deleteMe", request: { _ in Cell(method: .delete, path: "/api/v1/me", json: nil) },
+        expected: [.anonymous: 401, .owner: 204, .stranger: 204, .guardian: 409, .child: 204, .otherGuardian: 204]),
+    MatrixRow(
+        operation: "deleteMember",
+        request: { w in Cell(method: .delete, path: "/api/v1/members/\(w.childID)", json: nil) },
+        expected: childData(child: 204, guardian: 204), owner: .child),
+    MatrixRow(
+        operation: "exportMe", request: { _ in Cell(method: .get, path: "/api/v1/me/export", json: nil) },
+        expected: all(200)),
     MatrixRow(
         operation: "listWebhooks", request: { _ in Cell(method: .get, path: "/api/v1/admin/webhooks", json: nil) },
         expected: adminOnly(200)),

@@ -145,6 +145,32 @@ public struct AccountsFeature: Sendable {
         return target
     }
 
+    /// Deletes a member (themself, or a guardian's child) and everything held about them. A
+    /// guardian who would leave children without a guardian is refused.
+    public func deleteMember(_ id: MemberID, as actor: MemberRecord) async throws {
+        guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }
+        try AccessPolicy.check(actor.actor, .updateMember(target.scope))
+        if target.role == .guardian, let household = target.householdID,
+            let members = try await store.accounts.household(household)?.members,
+            members.contains(where: { $0.role == .child }),
+            !members.contains(where: { $0.role == .guardian && $0.id != target.id })
+        {
+            throw DomainError.conflict(
+                field: nil,
+                message:
+                    "Your household has children and no other guardian: delete the children's accounts first, or invite another guardian."
+            )
+        }
+        _ = try await store.accounts.deleteMember(
+            id, outbox: store.outbox, eventID: ids.makeUUID().uuidString.lowercased(), now: clock.now())
+        sessions.forget(members: [id])
+    }
+
+    /// Everything held about the member, by table.
+    public func export(_ actor: MemberRecord) async throws -> [String: [[String: ExportValue]]] {
+        try await PersonalData.export(actor.id, on: store.database)
+    }
+
     public func updateProfile(_ id: MemberID, as actor: MemberRecord, displayName: String?, timeZone: String?)
         async throws -> MemberRecord
     {

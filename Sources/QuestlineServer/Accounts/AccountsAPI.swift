@@ -40,6 +40,33 @@ extension APIImplementation {
         return .ok(.init(body: .json(.init(updated))))
     }
 
+    func deleteMe(_ input: Operations.deleteMe.Input) async throws -> Operations.deleteMe.Output {
+        let me = try identity.requireMember()
+        try await accounts.deleteMember(me.id, as: me)
+        return .noContent(.init())
+    }
+
+    func deleteMember(_ input: Operations.deleteMember.Input) async throws -> Operations.deleteMember.Output {
+        let me = try identity.requireMember()
+        try await accounts.deleteMember(try MemberID.parse(input.path.memberId, field: "memberId"), as: me)
+        return .noContent(.init())
+    }
+
+    func exportMe(_ input: Operations.exportMe.Input) async throws -> Operations.exportMe.Output {
+        let me = try identity.requireMember()
+        let tables = try await accounts.export(me)
+        var object: [String: (any Sendable)?] = [:]
+        for (table, rows) in tables {
+            object[table] = rows.map { row in row.mapValues(\.plain) }
+        }
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        memberId: me.id.rawValue, exportedAt: accounts.clock.now(),
+                        tables: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: object))))))
+    }
+
     func getMember(_ input: Operations.getMember.Input) async throws -> Operations.getMember.Output {
         let me = try identity.requireMember()
         let member = try await accounts.member(try MemberID.parse(input.path.memberId, field: "memberId"), as: me)
@@ -120,5 +147,18 @@ extension Components.Schemas.Household {
     init(_ record: HouseholdRecord) {
         self.init(
             id: record.id.rawValue, name: record.name, members: record.members.map(Components.Schemas.Member.init))
+    }
+}
+
+extension ExportValue {
+    /// The value as the OpenAPI runtime's untyped containers take it.
+    var plain: (any Sendable)? {
+        switch self {
+        case .text(let text): return text
+        case .number(let number): return Int(number)
+        case .decimal(let decimal): return decimal
+        case .bytes(let bytes): return bytes.base64EncodedString()
+        case .null: return nil
+        }
     }
 }

@@ -38,6 +38,66 @@ struct AccountsPages {
         router.post("/profile") { request, context in try await self.updateProfile(request, context) }
         router.post("/household") { request, context in try await self.createHousehold(request, context) }
         router.post("/household/children") { request, context in try await self.createChild(request, context) }
+        router.get("/profile/export") { _, context in try await self.export(context) }
+        router.post("/profile/delete") { request, context in try await self.deleteAccount(request, context) }
+        router.post("/household/children/:child/delete") { request, context in
+            try await self.deleteChild(request, context)
+        }
+    }
+
+    /// Everything held about the member, as a JSON file to keep.
+    private func export(_ context: AppRequestContext) async throws -> Response {
+        guard let member = context.identity.member else {
+            return Response.redirect(to: "/login?next=/profile", type: .normal)
+        }
+        var tables: [String: [[String: ExportValue]]] = try await accounts.export(member)
+        tables = tables.filter { !$0.value.isEmpty }
+        struct Archive: Encodable {
+            let memberId: String
+            let exportedAt: String
+            let tables: [String: [[String: ExportValue]]]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let body = try encoder.encode(
+            Archive(
+                memberId: member.id.rawValue, exportedAt: accounts.clock.now().formatted(.iso8601), tables: tables))
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/json; charset=utf-8",
+                .contentDisposition: "attachment; filename=\"questline-data.json\"", .cacheControl: "no-store",
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// Deletes the signed-in member's account (after the page's confirmation), then signs out.
+    private func deleteAccount(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let member = context.identity.member else {
+            return Response.redirect(to: "/login?next=/profile", type: .normal)
+        }
+        do {
+            try await accounts.deleteMember(member.id, as: member)
+        } catch let error as DomainError {
+            return try await profile(request, context, error: error)
+        }
+        var response = Response.redirect(to: "/login?notice=deleted", type: .normal)
+        response.setCookie(sessionCookie(value: "", maxAge: 0))
+        return response
+    }
+
+    /// A guardian deletes a child's account.
+    private func deleteChild(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let member = context.identity.member else {
+            return Response.redirect(to: "/login?next=/profile", type: .normal)
+        }
+        let child = try MemberID.parse(context.parameters.get("child") ?? "", field: "child")
+        do {
+            try await accounts.deleteMember(child, as: member)
+        } catch let error as DomainError {
+            return try await profile(request, context, error: error)
+        }
+        return Response.redirect(to: "/profile?childDeleted=1", type: .normal)
     }
 
     /// What the login page's secondary buttons answer: there is no password reset by e-mail or
@@ -46,6 +106,7 @@ struct AccountsPages {
         "forgot":
             "Password reset by e-mail is not available. A guardian can set a new password for a child; otherwise create a new account.",
         "facebook": "Signing in with Facebook is not available. Log in with your e-mail or username and password.",
+        "deleted": "Your account and everything held about it are deleted.",
     ]
 
     /// What each area offers, as the home page's tiles say it.
@@ -130,7 +191,10 @@ struct AccountsPages {
         var data: [String: Any] = [
             "values": values ?? ["displayName": member.displayName, "timeZone": member.timeZone],
             "login": member.email ?? member.username ?? "",
-            "notice": notice ?? (request.uri.queryParameters["saved"] != nil ? "Your profile is saved." : ""),
+            "notice": notice
+                ?? (request.uri.queryParameters["saved"] != nil
+                    ? "Your profile is saved."
+                    : request.uri.queryParameters["childDeleted"] != nil ? "The child's account is deleted." : ""),
             "timeZones": Self.timeZoneNames,
         ]
         if let householdID = member.householdID, let household = try? await accounts.household(householdID, as: member)
@@ -141,8 +205,9 @@ struct AccountsPages {
                 "isGuardian": member.role == .guardian,
                 "members": household.members.map {
                     [
-                        "displayName": $0.displayName, "role": $0.role?.rawValue ?? "",
+                        "id": $0.id.rawValue, "displayName": $0.displayName, "role": $0.role?.rawValue ?? "",
                         "login": $0.email ?? $0.username ?? "",
+                        "deletable": member.role == .guardian && $0.role == .child,
                     ]
                 },
             ]

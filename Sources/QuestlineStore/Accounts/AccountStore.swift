@@ -265,6 +265,25 @@ public struct AccountStore: Sendable {
         }
     }
 
+    /// Deletes `member` and everything held about them in one transaction (`PersonalData`), with
+    /// a `member.deleted` event for webhooks; false when there was no such member.
+    public func deleteMember(_ member: MemberID, outbox: Outbox, eventID: String, now: Date) async throws -> Bool {
+        try await database.transaction { db in
+            guard
+                let row = try await db.raw("SELECT email, username FROM members WHERE id = \(bind: member.rawValue)")
+                    .first()
+            else { return false }
+            let login = [
+                try row.decode(column: "email", as: String?.self), try row.decode(column: "username", as: String?.self),
+            ].compactMap { $0 }
+            try await PersonalData.delete(member, login: login, on: db)
+            try await outbox.record(
+                .memberDeleted, member: nil, data: OutboxData.MemberDeleted(memberId: member.rawValue), id: eventID,
+                now: now, on: db)
+            return true
+        }
+    }
+
     public func revokeSession(tokenHash: String, now: Date) async throws {
         try await database.transaction { db in
             try await db.raw(

@@ -74,10 +74,17 @@ public struct Migrator: Sendable {
         }
     }
 
-    /// The versions recorded as applied.
+    /// The versions recorded as applied (none in a database never migrated).
     public func appliedVersions(_ database: Database) async throws -> [Int] {
         try await database.withConnection { db in
-            try await db.raw("SELECT version FROM schema_migrations ORDER BY version").all()
+            let exists =
+                database.flavor == .sqlite
+                ? try await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+                    .first() != nil
+                : try await db.raw("SELECT to_regclass('schema_migrations') IS NOT NULL AS present").first()?
+                    .decode(column: "present", as: Bool.self) ?? false
+            guard exists else { return [] }
+            return try await db.raw("SELECT version FROM schema_migrations ORDER BY version").all()
                 .map { try $0.decode(column: "version", as: Int.self) }
         }
     }

@@ -1,0 +1,150 @@
+public import Foundation
+public import QuestlineCore
+import SQLKit
+
+/// Everything held about a member, table by table: what an export returns and what deletion
+/// removes. docs/privacy.md lists the same tables and what happens to each; the deletion test
+/// walks every table of the schema for the member's id afterwards.
+public enum PersonalData {
+    /// A table that holds rows of a member, and the column that names them.
+    struct Holding: Sendable {
+        let table: String
+        let column: String
+        /// Columns never exported (secrets: a password's hash, a session token's hash).
+        var secret: Set<String> = []
+    }
+
+    /// The member's own rows. On deletion the `members` row goes last; the rest go by its
+    /// foreign keys (`ON DELETE CASCADE`) or, where a table has none, explicitly.
+    static let holdings: [Holding] = [
+        Holding(table: "members", column: "id", secret: ["password_hash"]),
+        Holding(table: "household_members", column: "member_id"),
+        Holding(table: "sessions", column: "member_id", secret: ["token_hash"]),
+        Holding(table: "member_details", column: "member_id"),
+        Holding(table: "member_images", column: "member_id"),
+        Holding(table: "member_badges", column: "member_id"),
+        Holding(table: "points_balances", column: "member_id"),
+        Holding(table: "points_ledger", column: "member_id"),
+        Holding(table: "reading_events", column: "owner"),
+        Holding(table: "reading_days", column: "owner"),
+        Holding(table: "reading_intervals", column: "owner"),
+        Holding(table: "challenge_enrollments", column: "member_id"),
+        Holding(table: "saved_articles", column: "member_id"),
+        Holding(table: "saved_import_batches", column: "member_id"),
+        Holding(table: "game_sessions", column: "member_id"),
+        Holding(table: "quest_apps", column: "child_id"),
+        Holding(table: "challenges", column: "assignee_id"),
+        Holding(table: "usage_reports", column: "child_id"),
+        Holding(table: "quest_earnings", column: "child_id"),
+        Holding(table: "quest_completions", column: "child_id"),
+        Holding(table: "quest_learning_runs", column: "child_id"),
+        Holding(table: "quest_stats", column: "child_id"),
+        Holding(table: "unlock_grants", column: "child_id"),
+        Holding(table: "story_preferences", column: "member_id"),
+        Holding(table: "story_progress", column: "member_id"),
+        Holding(table: "story_chapters_read", column: "member_id"),
+        Holding(table: "story_bookmarks", column: "member_id"),
+        Holding(table: "story_comments", column: "member_id"),
+        Holding(table: "story_collected", column: "member_id"),
+        Holding(table: "story_cards_owned", column: "member_id"),
+        Holding(table: "story_tasks_done", column: "member_id"),
+        Holding(table: "live_events", column: "child_id"),
+        Holding(table: "outbox_events", column: "member_id"),
+        Holding(table: "idempotency_claims", column: "scope"),
+    ]
+
+    /// Every row held about `member`, as JSON-ready values, keyed by table (secrets left out).
+    public static func export(_ member: MemberID, on database: Database) async throws -> [String: [[String:
+        ExportValue]]]
+    {
+        try await database.withConnection { db in
+            var archive: [String: [[String: ExportValue]]] = [:]
+            for holding in holdings {
+                let rows = try await db.raw(
+                    "SELECT * FROM \(ident: holding.table) WHERE \(ident: holding.column) = \(bind: member.rawValue)"
+                ).all()
+                archive[holding.table] = rows.map { row in
+                    var object: [String: ExportValue] = [:]
+                    for column in row.allColumns where !holding.secret.contains(column) {
+                        object[column] = ExportValue(row, column)
+                    }
+                    return object
+                }
+            }
+            return archive
+        }
+    }
+
+    /// Removes every row of `member` in one transaction, and anonymises what must stay as an
+    /// aggregate: analytics events keep counting (their subject becomes an opaque id), other
+    /// members' ledger entries and quests forget who made them. A household left with no member
+    /// goes too. Returns false when there was no such member.
+    static func delete(_ member: MemberID, login: [String], on db: any SQLDatabase) async throws {
+        let id = member.rawValue
+        // Tables without a foreign key to `members`.
+        for holding in holdings
+        where [
+            "reading_events", "reading_days", "reading_intervals", "quest_completions",
+            "live_events", "outbox_events", "idempotency_claims",
+        ].contains(holding.table) {
+            try await db.raw("DELETE FROM \(ident: holding.table) WHERE \(ident: holding.column) = \(bind: id)").run()
+        }
+        try await db.raw("DELETE FROM rate_buckets WHERE bucket LIKE \(bind: "%|" + id)").run()
+        for name in login {
+            try await db.raw("DELETE FROM login_failures WHERE login = \(bind: name.lowercased())").run()
+        }
+        // What stays, without them.
+        let opaque = "deleted-" + UUID().uuidString.lowercased()
+        try await db.raw("UPDATE analytics_events SET subject = \(bind: opaque) WHERE subject = \(bind: id)").run()
+        try await db.raw("UPDATE points_ledger SET created_by = NULL WHERE created_by = \(bind: id)").run()
+        try await db.raw("UPDATE challenges SET created_by = '' WHERE created_by = \(bind: id)").run()
+        let household = try await db.raw(
+            "SELECT household_id FROM household_members WHERE member_id = \(bind: id)"
+        ).first()?.decode(column: "household_id", as: String.self)
+        // The member's own rows, by their foreign keys.
+        try await db.raw("DELETE FROM members WHERE id = \(bind: id)").run()
+        if let household,
+            try await db.raw("SELECT member_id FROM household_members WHERE household_id = \(bind: household)").first()
+                == nil
+        {
+            try await db.raw("DELETE FROM live_events WHERE household_id = \(bind: household)").run()
+            try await db.raw("DELETE FROM households WHERE id = \(bind: household)").run()
+        }
+    }
+}
+
+/// One exported value: text, a number, bytes (base64) or null.
+public enum ExportValue: Sendable, Equatable, Encodable {
+    case text(String)
+    case number(Int64)
+    case decimal(Double)
+    case bytes(Data)
+    case null
+
+    init(_ row: any SQLRow, _ column: String) {
+        if (try? row.decodeNil(column: column)) == true {
+            self = .null
+        } else if let value = try? row.decode(column: column, as: Int64.self) {
+            self = .number(value)
+        } else if let value = try? row.decode(column: column, as: Double.self) {
+            self = .decimal(value)
+        } else if let value = try? row.decode(column: column, as: String.self) {
+            self = .text(value)
+        } else if let value = try? row.decode(column: column, as: Data.self) {
+            self = .bytes(value)
+        } else {
+            self = .null
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .text(let text): try container.encode(text)
+        case .number(let number): try container.encode(number)
+        case .decimal(let decimal): try container.encode(decimal)
+        case .bytes(let bytes): try container.encode(bytes.base64EncodedString())
+        case .null: try container.encodeNil()
+        }
+    }
+}

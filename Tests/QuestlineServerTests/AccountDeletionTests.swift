@@ -1,0 +1,115 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import QuestlineAPI
+import QuestlineCore
+import QuestlineStore
+import QuestlineTestSupport
+import SQLKit
+import Testing
+
+/// Account deletion and export: the export holds the member's rows; after deletion no table
+/// of the schema holds the member's id anywhere, in any column.
+@Suite struct AccountDeletionTests {
+    /// Every table of the schema and its columns.
+    func schema(_ store: Store) async throws -> [String: [String]] {
+        try await store.database.withConnection { db in
+            var tables: [String: [String]] = [:]
+            if store.database.flavor == .sqlite {
+                for row in try await db.raw("SELECT name FROM sqlite_master WHERE type = 'table'").all() {
+                    let table = try row.decode(column: "name", as: String.self)
+                    guard !table.hasPrefix("sqlite_") else { continue }
+                    tables[table] = try await db.raw("SELECT name FROM pragma_table_info(\(bind: table))").all().map {
+                        try $0.decode(column: "name", as: String.self)
+                    }
+                }
+            } else {
+                for row in try await db.raw(
+                    """
+                    SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()
+                    """
+                ).all() {
+                    tables[try row.decode(column: "table_name", as: String.self), default: []].append(
+                        try row.decode(column: "column_name", as: String.self))
+                }
+            }
+            return tables
+        }
+    }
+
+    /// Where `needle` still appears: "table.column" → rows.
+    func traces(of needle: String, in store: Store) async throws -> [String: Int] {
+        let tables = try await schema(store)
+        #expect(tables.count > 40, "the walk sees the whole schema (\(tables.count) tables)")
+        return try await store.database.withConnection { db in
+            var found: [String: Int] = [:]
+            for (table, columns) in tables {
+                for column in columns {
+                    let count =
+                        try await db.raw(
+                            """
+                            SELECT COUNT(*) AS n FROM \(ident: table) WHERE CAST(\(ident: column) AS TEXT) LIKE \(bind: "%" + needle + "%")
+                            """
+                        ).first()?.decode(column: "n", as: Int.self) ?? 0
+                    if count > 0 { found[table + "." + column] = count }
+                }
+            }
+            return found
+        }
+    }
+
+    @Test func deletingAMemberLeavesNoneOfTheirRowsAndTheExportHeldThem() async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let quests = QuestAPITests()
+            let f = try await quests.family(app)
+            // The child's life in the product: a quest, usage, points, reads, a saved
+            // article.
+            _ = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/quests", json: QuestAPITests.dailyQuest, token: f.guardian)
+            _ = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: quests.usage([("r1", "khan", "2026-05-07T09:00:00Z", 1800)]), token: f.child)
+            _ = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/adjustments", json: #"{"points":50,"reason":"Chores"}"#,
+                token: f.guardian)
+            _ = try await app.send(
+                .post, "/api/v1/reading/reads",
+                json:
+                    #"{"eventId":"d1","articleId":"Octopus","title":"Octopus","language":"en","at":"2026-05-07T08:00:00Z","timeZone":"Europe/Berlin"}"#,
+                token: f.child)
+            _ = try await app.send(
+                .post, "/api/v1/saved", json: #"{"language":"en","title":"Octopus"}"#, token: f.child)
+            #expect(try await traces(of: f.childID, in: app.store).count > 5)
+
+            // The export holds the rows, without secrets.
+            let export = try await app.send(.get, "/api/v1/me/export", token: f.child)
+            #expect(export.status == .ok)
+            let archive = try export.decode(Components.Schemas.MemberExport.self)
+            let tables = archive.tables.additionalProperties.value
+            #expect(archive.memberId == f.childID)
+            for table in [
+                "members", "usage_reports", "points_ledger", "reading_events", "saved_articles", "challenges",
+            ] {
+                #expect(((tables[table] as? [Any])?.count ?? 0) > 0, "the export lacks \(table)")
+            }
+            #expect(!export.text.contains("password_hash") && !export.text.contains("token_hash"))
+
+            // A guardian whose children would be left without a guardian is refused.
+            try await app.send(.delete, "/api/v1/me", token: f.guardian).expectProblem(.conflict)
+            // Strangers and children cannot delete others.
+            try await app.send(.delete, "/api/v1/members/\(f.childID)", token: f.stranger).expectProblem(.notFound)
+
+            // The guardian deletes the child: nothing of theirs is left, anywhere.
+            #expect(try await app.send(.delete, "/api/v1/members/\(f.childID)", token: f.guardian).status == .noContent)
+            #expect(try await traces(of: f.childID, in: app.store) == [:])
+            try await app.send(.get, "/api/v1/me", token: f.child).expectProblem(.unauthorized)
+
+            // Then the guardian deletes their own account; the empty household goes with it.
+            let guardianID = f.guardianID
+            #expect(try await app.send(.delete, "/api/v1/me", token: f.guardian).status == .noContent)
+            #expect(try await traces(of: guardianID, in: app.store) == [:])
+            #expect(try await traces(of: f.household, in: app.store) == [:])
+            try await app.send(.get, "/api/v1/me", token: f.guardian).expectProblem(.unauthorized)
+        }
+    }
+}
