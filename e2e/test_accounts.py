@@ -146,3 +146,39 @@ def test_demo_guardian_sees_the_household_and_adds_a_child(browser, server, shot
 
 def test_demo_child_can_log_in_with_a_username(browser, server):
     log_in(browser, server, "demo-kid", server.demo_accounts["demo-kid"], "Demo Kid")
+
+
+def test_download_my_data_delete_a_child_then_my_account(browser, server, shot):
+    email = unique_email()
+    sign_up(browser, server, email, name="Dana")
+    browser.get(server.url("/profile"))
+    fill(browser, "household-name", "Dana's home")
+    click(browser, "form[action='/household'] button")
+    wait_text(browser, "section[aria-labelledby=household-title]", "Dana's home")
+    fill(browser, "child-displayName", "Kit")
+    fill(browser, "child-username", f"kit-{uuid.uuid4().hex[:6]}")
+    fill(browser, "child-password", "kidpass123")
+    click(browser, "form[action='/household/children'] button")
+    wait_text(browser, "section[aria-labelledby=household-title]", "Kit")
+    # The data download is a JSON file of every table holding the member.
+    archive = browser.execute_async_script(
+        "const done = arguments[0]; fetch('/profile/export').then(r => r.json()).then(done, e => done(String(e)));")
+    assert archive["tables"]["members"][0]["email"] == email
+    assert "password_hash" not in archive["tables"]["members"][0]
+    shot("profile-your-data")
+    # Deleting the account while a child has no other guardian is refused, saying why.
+    click(browser, "form[action='/profile/delete'] button")
+    WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert).accept()
+    wait_text(browser, "[role=alert]", "delete the children's accounts first")
+    # The child goes first, then the account.
+    click(browser, "form[action^='/household/children/'][action$='/delete'] button")
+    WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert).accept()
+    wait_text(browser, ".notice", "The child's account is deleted.")
+    assert "Kit" not in browser.find_element(By.CSS_SELECTOR, "section[aria-labelledby=household-title]").text
+    click(browser, "form[action='/profile/delete'] button")
+    WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert).accept()
+    wait_text(browser, ".notice", "Your account and everything held about it are deleted.")
+    shot("account-deleted")
+    fill(browser, "login", email)
+    fill(browser, "password", "password123").send_keys(Keys.ENTER)
+    wait_text(browser, "[role=alert]", "do not match")
