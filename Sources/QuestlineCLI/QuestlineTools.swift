@@ -94,6 +94,11 @@ public struct ServeOptions: ParsableArguments {
             "Seconds before a failed webhook delivery's first retry, doubled for each further one (default 10).",
             valueName: "seconds"))
     public var webhookRetrySeconds: Int?
+    @Option(
+        help: ArgumentHelp(
+            "The member's local hour from which a \"streak at risk\" reminder event is produced (default 19).",
+            valueName: "hour"))
+    public var streakReminderHour: Int?
 
     public init() {}
 }

@@ -52,6 +52,9 @@ public struct ServeOption: Sendable, Equatable {
         .init(key: "dbPoolSize", defaultValue: "8 per core", meaning: "PostgreSQL connections this instance may open"),
         .init(key: "otlpEndpoint", defaultValue: "none", meaning: "OTLP/HTTP collector URL: turns tracing on"),
         .init(
+            key: "streakReminderHour", defaultValue: "19",
+            meaning: "the local hour from which a streak-at-risk reminder is produced"),
+        .init(
             key: "webhookRetrySeconds", defaultValue: "10",
             meaning: "the first webhook retry's delay, doubled each time"),
     ]
@@ -80,6 +83,7 @@ public struct ServeSettings: Sendable {
     /// Where spans go (OTLP over HTTP); nil: no tracing.
     public var otlpEndpoint: URL?
     public var webhookRetrySeconds = 10
+    public var streakReminderHour = 19
 
     public init() {}
 
@@ -94,7 +98,7 @@ public struct ServeSettings: Sendable {
             feedFetcher: feedURL == "none" ? nil : WikimediaFeedClient(template: feedURL),
             adminEmails: Set(adminEmails + (demoData ? [DemoData.guardianEmail] : [])),
             demoCampaign: demoData, bufferAnalytics: true, rateLimits: rateLimits ? .standard : .off,
-            webhookRetrySeconds: TimeInterval(webhookRetrySeconds))
+            webhookRetrySeconds: TimeInterval(webhookRetrySeconds), streakReminderHour: streakReminderHour)
     }
 
     /// A bad value: stops the start, naming where it can be set.
@@ -130,6 +134,7 @@ public struct ServeSettings: Sendable {
         flag("dbPoolSize", options.dbPoolSize.map { .int($0) })
         flag("otlpEndpoint", options.otlpEndpoint.map { .string($0) })
         flag("webhookRetrySeconds", options.webhookRetrySeconds.map { .int($0) })
+        flag("streakReminderHour", options.streakReminderHour.map { .int($0) })
 
         let variables = EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "questline")
         var providers: [any ConfigProvider] = [InMemoryProvider(name: "flags", values: given), variables]
@@ -237,6 +242,7 @@ public struct ServeSettings: Sendable {
                 s.otlpEndpoint = url
             }
             if let value = try whole("webhookRetrySeconds", in: 1...3_600) { s.webhookRetrySeconds = value }
+            if let value = try whole("streakReminderHour", in: 0...23) { s.streakReminderHour = value }
             return s
         }
     }

@@ -27,6 +27,8 @@ public struct FeatureConfiguration: Sendable {
     public var sessionCacheSeconds: TimeInterval
     /// The first webhook retry's delay; each further one doubles it (at most an hour apart).
     public var webhookRetrySeconds: TimeInterval
+    /// The member's local hour from which "streak at risk" is sent.
+    public var streakReminderHour: Int
 
     public init(
         clock: any WallClock = SystemClock(),
@@ -40,7 +42,8 @@ public struct FeatureConfiguration: Sendable {
         bufferAnalytics: Bool = false,
         rateLimits: RateLimits = .standard,
         sessionCacheSeconds: TimeInterval = 5,
-        webhookRetrySeconds: TimeInterval = 10
+        webhookRetrySeconds: TimeInterval = 10,
+        streakReminderHour: Int = 19
     ) {
         self.clock = clock
         self.ids = ids ?? TimeOrderedIDGenerator(clock: clock)
@@ -54,5 +57,6 @@ public struct FeatureConfiguration: Sendable {
         self.rateLimits = rateLimits
         self.sessionCacheSeconds = sessionCacheSeconds
         self.webhookRetrySeconds = webhookRetrySeconds
+        self.streakReminderHour = streakReminderHour
     }
 }

@@ -21,6 +21,25 @@ import Testing
         }
     }
 
+    /// An operation that takes an Idempotency-Key documents the answers the key itself may
+    /// cause: 400 (a malformed key), 409 (in progress, or applied without its response) and 422
+    /// (reused for another request).
+    @Test func everyOperationWithAnIdempotencyKeyDocumentsItsAnswers() throws {
+        let text = String(decoding: try QuestlineContract.yaml(), as: UTF8.self)
+        let operations = text.components(separatedBy: "operationId: ").dropFirst()
+        var checked = 0
+        for operation in operations {
+            let body = operation.components(separatedBy: "\n  /").first ?? operation
+            guard body.contains("#/components/parameters/IdempotencyKey") else { continue }
+            checked += 1
+            let name = body.prefix { $0 != "\n" }
+            for code in ["400", "409", "422"] {
+                #expect(body.contains("\"\(code)\": {$ref"), "\(name) does not document \(code)")
+            }
+        }
+        #expect(checked > 20)
+    }
+
     @Test func generatedTypesRoundTripTheWireFormat() throws {
         let json =
             #"{"id":"6b1c1b1e-8a36-4f8e-9d3c-1f2a3b4c5d6e","displayName":"Ada","timeZone":"Asia/Kolkata","role":"child","createdAt":"2026-05-07T10:00:00Z"}"#

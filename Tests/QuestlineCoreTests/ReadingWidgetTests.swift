@@ -296,3 +296,37 @@ private func model(
         #expect(Campaign.current([], today: day("2026-08-01")) == nil)
     }
 }
+
+/// Reading reminders: which one is due, from read days, the local day and hour.
+@Suite struct StreakReminderTests {
+    let today = LocalDay(iso: "2026-05-10")!
+    func days(_ offsets: [Int]) -> Set<LocalDay> { Set(offsets.map { today.adding(days: $0) }) }
+
+    @Test func atRiskFromTheReminderHourWhenYesterdayWasReadAndTodayNot() {
+        let read = days([-3, -2, -1])
+        #expect(StreakReminder.due(readDays: read, today: today, hour: 18, reminderHour: 19, quiet: nil) == nil)
+        #expect(
+            StreakReminder.due(readDays: read, today: today, hour: 19, reminderHour: 19, quiet: nil)
+                == .atRisk(streak: 3))
+        // Read today: nothing at risk.
+        #expect(
+            StreakReminder.due(readDays: read.union(days([0])), today: today, hour: 22, reminderHour: 19, quiet: nil)
+                == nil)
+        // Quiet hours hold it back.
+        #expect(
+            StreakReminder.due(readDays: read, today: today, hour: 21, reminderHour: 19, quiet: .children) == nil)
+        #expect(QuietHours.children.contains(hour: 6) && !QuietHours.children.contains(hour: 7))
+        #expect(QuietHours(start: 13, end: 15).contains(hour: 14) && !QuietHours(start: 13, end: 15).contains(hour: 15))
+    }
+
+    @Test func lostTheDayAfterADayWithoutAReadEndedAStreak() {
+        #expect(
+            StreakReminder.due(readDays: days([-4, -3, -2]), today: today, hour: 8, reminderHour: 19, quiet: nil)
+                == .lost(streak: 3))
+        // Two days without a read: it was told yesterday; nothing more.
+        #expect(
+            StreakReminder.due(readDays: days([-4, -3]), today: today, hour: 8, reminderHour: 19, quiet: nil) == nil)
+        // Never read: nothing.
+        #expect(StreakReminder.due(readDays: [], today: today, hour: 20, reminderHour: 19, quiet: nil) == nil)
+    }
+}

@@ -295,6 +295,16 @@ let matrix: [MatrixRow] = [
         request: { w in Cell(method: .delete, path: "/api/v1/members/\(w.childID)", json: nil) },
         expected: childData(child: 204, guardian: 204), owner: .child),
     MatrixRow(
+        operation: "getNotificationPreferences",
+        request: { _ in Cell(method: .get, path: "/api/v1/me/notifications", json: nil) }, expected: all(200)),
+    MatrixRow(
+        operation: "setNotificationPreferences",
+        request: { _ in
+            Cell(
+                method: .put, path: "/api/v1/me/notifications",
+                json: #"{"streakReminders":true,"quietHours":{"start":21,"end":7}}"#)
+        }, expected: all(200)),
+    MatrixRow(
         operation: "exportMe", request: { _ in Cell(method: .get, path: "/api/v1/me/export", json: nil) },
         expected: all(200)),
     MatrixRow(

@@ -162,3 +162,31 @@ extension ExportValue {
         }
     }
 }
+
+/// Notification settings over the API.
+extension APIImplementation {
+    func getNotificationPreferences(_ input: Operations.getNotificationPreferences.Input) async throws
+        -> Operations.getNotificationPreferences.Output
+    {
+        .ok(.init(body: .json(.init(try await notifications.preferences(try identity.requireMember())))))
+    }
+
+    func setNotificationPreferences(_ input: Operations.setNotificationPreferences.Input) async throws
+        -> Operations.setNotificationPreferences.Output
+    {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let saved = try await notifications.setPreferences(
+            me, streakReminders: body.streakReminders, quietStart: body.quietHours?.start,
+            quietEnd: body.quietHours?.end)
+        return .ok(.init(body: .json(.init(saved))))
+    }
+}
+
+extension Components.Schemas.NotificationPreferences {
+    init(_ preferences: NotificationPreferences) {
+        self.init(
+            streakReminders: preferences.streakReminders,
+            quietHours: preferences.quietHours.map { .init(start: $0.start, end: $0.end) })
+    }
+}

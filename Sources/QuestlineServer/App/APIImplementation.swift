@@ -16,6 +16,7 @@ struct APIImplementation: APIProtocol {
     let quests: QuestsFeature
     let stories: StoriesFeature
     let webhooks: WebhooksFeature
+    let notifications: NotificationsFeature
     /// E-mails of members who may use the admin operations.
     let admins: Set<String>
 

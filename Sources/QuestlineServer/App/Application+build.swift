@@ -133,7 +133,8 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
                 store: store.idempotency, clock: features.clock, faultAfterCommit: configuration.faultAfterCommit))
     try APIImplementation(
         accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
-        webhooks: WebhooksFeature(store: store, configuration: features), admins: features.adminEmails
+        webhooks: WebhooksFeature(store: store, configuration: features),
+        notifications: NotificationsFeature(store: store, configuration: features), admins: features.adminEmails
     ).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
 
     let readingRoutes = ReadingPages(reading: reading, pages: pages)
@@ -156,6 +157,9 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     if features.bufferAnalytics { services.append(reading.analyticsFlusher) }
     if configuration.deliverWebhooks { services.append(WebhookSender(store: store, configuration: features)) }
     if configuration.housekeeping { services.append(HousekeepingService(store: store, clock: features.clock)) }
+    if configuration.reminders {
+        services.append(ReminderService(notifications: NotificationsFeature(store: store, configuration: features)))
+    }
     if store.database.flavor == .sqlite, store.database.checkpoints == .background {
         services.append(CheckpointService(database: store.database))
     }

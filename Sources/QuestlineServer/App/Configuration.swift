@@ -24,6 +24,8 @@ public struct AppConfiguration: Sendable {
     /// Trace every request (Hummingbird's tracing middleware); set when an exporter is
     /// bootstrapped (`questline serve --otlp-endpoint`).
     public var tracing = false
+    /// Check for due reading reminders every five minutes (`ReminderService`).
+    public var reminders = true
     /// Send webhook deliveries from this instance (`WebhookSender`; every instance may).
     public var deliverWebhooks = true
     /// Purge expired keys, sessions and events in the background (`HousekeepingService`).

@@ -51,6 +51,8 @@ public enum PersonalData {
         Holding(table: "live_events", column: "child_id"),
         Holding(table: "outbox_events", column: "member_id"),
         Holding(table: "idempotency_claims", column: "scope"),
+        Holding(table: "notification_preferences", column: "member_id"),
+        Holding(table: "notification_log", column: "member_id"),
     ]
 
     /// Every row held about `member`, as JSON-ready values, keyed by table (secrets left out).

@@ -96,5 +96,5 @@ public enum Migrations {
         AccountsSchema.migrations + IdempotencySchema.migrations + GameSchema.migrations
         + ReadingSchema.migrations + ActivitySchema.migrations + QuestSchema.migrations
         + StorySchema.migrations + StoryMemberSchema.migrations + BadgeSchema.migrations
-        + LiveEventSchema.migrations + LimitSchema.migrations + OutboxSchema.migrations
+        + LiveEventSchema.migrations + LimitSchema.migrations + OutboxSchema.migrations + NotificationSchema.migrations
 }

@@ -18,6 +18,8 @@ public struct Store: Sendable {
     public let limits: LimitStore
     /// Events for the app team's systems (webhooks), written with the changes they report.
     public let outbox: Outbox
+    /// Notification preferences and the reminders sent.
+    public let notifications: NotificationStore
 
     public init(database: Database) {
         self.database = database
@@ -29,6 +31,7 @@ public struct Store: Sendable {
         activity = ActivityStore(database)
         live = LiveEventLog(database, outbox: outbox)
         limits = LimitStore(database)
+        notifications = NotificationStore(database, outbox: outbox)
         quests = QuestStore(database, live: live)
         stories = StoryStore(database, live: live)
     }

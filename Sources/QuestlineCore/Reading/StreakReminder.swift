@@ -1,0 +1,55 @@
+import Foundation
+
+/// A member's quiet hours: no reminder is produced from `start` until `end` (local hours,
+/// 0–23; `start > end` spans midnight).
+public struct QuietHours: Sendable, Equatable, Codable {
+    public let start: Int
+    public let end: Int
+
+    public init(start: Int, end: Int) {
+        self.start = start
+        self.end = end
+    }
+
+    /// Children's default: 20:00 to 07:00.
+    public static let children = QuietHours(start: 20, end: 7)
+
+    public func contains(hour: Int) -> Bool {
+        start == end ? false : start < end ? (start..<end).contains(hour) : hour >= start || hour < end
+    }
+}
+
+/// Which reading reminder is due for a member now, from their read days, their local day and
+/// hour: "streak at risk" from the reminder hour on, when they have not read today and read
+/// yesterday; "streak lost" on the first day after a day without a read that ended a streak.
+/// Pure: the server runs it for members who read lately; an app can run it on cached days.
+public enum StreakReminder: Equatable, Sendable {
+    case atRisk(streak: Int)
+    case lost(streak: Int)
+
+    public static func due(
+        readDays: Set<LocalDay>, today: LocalDay, hour: Int, reminderHour: Int, quiet: QuietHours?
+    ) -> StreakReminder? {
+        if let quiet, quiet.contains(hour: hour) { return nil }
+        let yesterday = today.adding(days: -1)
+        if !readDays.contains(today), readDays.contains(yesterday), hour >= reminderHour {
+            return .atRisk(streak: run(endingOn: yesterday, in: readDays))
+        }
+        let dayBefore = today.adding(days: -2)
+        if !readDays.contains(yesterday), readDays.contains(dayBefore) {
+            return .lost(streak: run(endingOn: dayBefore, in: readDays))
+        }
+        return nil
+    }
+
+    /// The number of consecutive read days ending on `day`.
+    static func run(endingOn day: LocalDay, in readDays: Set<LocalDay>) -> Int {
+        var count = 0
+        var current = day
+        while readDays.contains(current), count < 3_660 {
+            count += 1
+            current = current.adding(days: -1)
+        }
+        return count
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+public import Logging
+public import QuestlineCore
+public import QuestlineStore
+public import ServiceLifecycle
+
+/// Reading reminders as events ("streak at risk" in the member's evening, "streak lost" the day
+/// after a streak broke), with each member's preferences and children's quiet hours. The
+/// product produces the event (`reading.streak_at_risk`, `reading.streak_lost`, to webhooks);
+/// pushing it to a phone is the app's job.
+public struct NotificationsFeature: Sendable {
+    private let store: Store
+    let clock: any WallClock
+    let ids: any IDGenerator
+    /// The local hour from which "streak at risk" is sent (`--streak-reminder-hour`).
+    public let reminderHour: Int
+
+    public init(store: Store, configuration: FeatureConfiguration) {
+        self.store = store
+        clock = configuration.clock
+        ids = configuration.ids
+        reminderHour = configuration.streakReminderHour
+    }
+
+    /// The member's settings, with the defaults filled in: reminders on; children quiet from
+    /// 20:00 to 07:00.
+    public func preferences(_ actor: MemberRecord) async throws -> NotificationPreferences {
+        try await store.notifications.preferences(actor.id)
+            ?? NotificationPreferences(streakReminders: true, quietHours: actor.role == .child ? .children : nil)
+    }
+
+    public func setPreferences(
+        _ actor: MemberRecord, streakReminders: Bool, quietStart: Int?, quietEnd: Int?
+    ) async throws -> NotificationPreferences {
+        var v = FieldValidation()
+        for (field, hour) in [("quietHours.start", quietStart), ("quietHours.end", quietEnd)] {
+            v.check { () throws(DomainError) in
+                if let hour, !(0...23).contains(hour) { throw .invalid(field: field, "Use an hour from 0 to 23.") }
+            }
+        }
+        v.check { () throws(DomainError) in
+            if (quietStart == nil) != (quietEnd == nil) {
+                throw .invalid(field: "quietHours", "Give both the start and the end, or neither.")
+            }
+        }
+        try v.finish()
+        let preferences = NotificationPreferences(
+            streakReminders: streakReminders,
+            quietHours: quietStart.flatMap { start in quietEnd.map { QuietHours(start: start, end: $0) } })
+        try await store.notifications.setPreferences(actor.id, preferences)
+        return preferences
+    }
+
+    /// One pass over the members who read in the last days: sends each reminder that is due
+    /// and was not sent for that local day. Returns how many it sent.
+    @discardableResult
+    public func sendDueReminders() async throws -> Int {
+        let now = clock.now()
+        let since = LocalDay(now, in: .gmt).adding(days: -4)
+        var sent = 0
+        for candidate in try await store.notifications.candidates(since: since) {
+            guard let zone = TimeZoneID(candidate.timeZone) else { continue }
+            let preferences =
+                candidate.preferences
+                ?? NotificationPreferences(streakReminders: true, quietHours: candidate.isChild ? .children : nil)
+            guard preferences.streakReminders else { continue }
+            let today = LocalDay(now, in: zone.timeZone)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone.timeZone
+            let hour = calendar.component(.hour, from: now)
+            guard
+                let due = StreakReminder.due(
+                    readDays: candidate.readDays, today: today, hour: hour, reminderHour: reminderHour,
+                    quiet: preferences.quietHours)
+            else { continue }
+            let (kind, streak): (OutboxEventType, Int) =
+                switch due {
+                case .atRisk(let streak): (.readingStreakAtRisk, streak)
+                case .lost(let streak): (.readingStreakLost, streak)
+                }
+            if try await store.notifications.send(
+                kind, to: candidate.member, day: today, streak: streak, eventID: ids.makeUUID().uuidString.lowercased(),
+                now: now)
+            {
+                sent += 1
+            }
+        }
+        return sent
+    }
+}
+
+/// Runs `sendDueReminders` every five minutes on every instance (the log makes each reminder
+/// happen once).
+public struct ReminderService: Service {
+    let notifications: NotificationsFeature
+    let logger: Logger
+    static let interval = Duration.seconds(300)
+
+    public init(notifications: NotificationsFeature, logger: Logger = Logger(label: "questline.reminders")) {
+        self.notifications = notifications
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully {
+            do { try await notifications.sendDueReminders() } catch {
+                logger.warning("Reminder pass failed; the next one tries again", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
+        }
+    }
+}

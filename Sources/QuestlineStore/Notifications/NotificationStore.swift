@@ -1,0 +1,163 @@
+public import Foundation
+public import QuestlineCore
+import SQLKit
+
+enum NotificationSchema {
+    static let migrations: [Migration] = [
+        Migration(
+            version: 810, name: "notifications",
+            [
+                """
+                CREATE TABLE notification_preferences (
+                    member_id TEXT PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
+                    streak_reminders INTEGER NOT NULL,
+                    quiet_start INTEGER,
+                    quiet_end INTEGER
+                )
+                """,
+                """
+                CREATE TABLE notification_log (
+                    member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    local_day TEXT NOT NULL,
+                    sent_at BIGINT NOT NULL,
+                    PRIMARY KEY (member_id, kind, local_day)
+                )
+                """,
+            ])
+    ]
+}
+
+/// A member's notification settings.
+public struct NotificationPreferences: Sendable, Equatable {
+    /// "Streak at risk" and "streak lost" reminders.
+    public var streakReminders: Bool
+    /// No reminder in these hours (children: 20:00 to 07:00 unless set).
+    public var quietHours: QuietHours?
+
+    public init(streakReminders: Bool, quietHours: QuietHours?) {
+        self.streakReminders = streakReminders
+        self.quietHours = quietHours
+    }
+}
+
+/// A member who read lately, with what the reminder needs.
+public struct ReminderCandidate: Sendable, Equatable {
+    public let member: MemberID
+    public let timeZone: String
+    public let isChild: Bool
+    public let preferences: NotificationPreferences?
+    public let readDays: Set<LocalDay>
+}
+
+/// Notification preferences, and the log that makes each reminder happen once per member and
+/// local day, on any number of instances.
+public struct NotificationStore: Sendable {
+    let database: Database
+    let outbox: Outbox
+
+    init(_ database: Database, outbox: Outbox) {
+        self.database = database
+        self.outbox = outbox
+    }
+
+    public func preferences(_ member: MemberID) async throws -> NotificationPreferences? {
+        try await database.withConnection { db in
+            try await db.raw(
+                """
+                SELECT streak_reminders, quiet_start, quiet_end FROM notification_preferences
+                WHERE member_id = \(bind: member.rawValue)
+                """
+            ).first().map(Self.preferences)
+        }
+    }
+
+    static func preferences(_ row: any SQLRow) throws -> NotificationPreferences {
+        let start = try row.decode(column: "quiet_start", as: Int?.self)
+        let end = try row.decode(column: "quiet_end", as: Int?.self)
+        return NotificationPreferences(
+            streakReminders: try row.decode(column: "streak_reminders", as: Int.self) != 0,
+            quietHours: start.flatMap { start in end.map { QuietHours(start: start, end: $0) } })
+    }
+
+    public func setPreferences(_ member: MemberID, _ preferences: NotificationPreferences) async throws {
+        try await database.transaction { db in
+            try await db.raw(
+                """
+                INSERT INTO notification_preferences (member_id, streak_reminders, quiet_start, quiet_end)
+                VALUES (\(bind: member.rawValue), \(bind: preferences.streakReminders ? 1 : 0),
+                    \(bind: preferences.quietHours?.start), \(bind: preferences.quietHours?.end))
+                ON CONFLICT (member_id) DO UPDATE SET streak_reminders = excluded.streak_reminders,
+                    quiet_start = excluded.quiet_start, quiet_end = excluded.quiet_end
+                """
+            ).run()
+        }
+    }
+
+    /// Members with a read day on or after `since` (an ISO day, a little before anyone's
+    /// yesterday), with their read days from then on.
+    public func candidates(since: LocalDay) async throws -> [ReminderCandidate] {
+        try await database.withConnection { db in
+            let rows = try await db.raw(
+                """
+                SELECT m.id, m.time_zone, hm.role, p.streak_reminders, p.quiet_start, p.quiet_end, d.local_day
+                FROM reading_days d JOIN members m ON m.id = d.owner
+                LEFT JOIN household_members hm ON hm.member_id = m.id
+                LEFT JOIN notification_preferences p ON p.member_id = m.id
+                WHERE d.local_day >= \(bind: since.iso)
+                ORDER BY m.id
+                """
+            ).all()
+            var byMember: [String: ReminderCandidate] = [:]
+            var days: [String: Set<LocalDay>] = [:]
+            for row in rows {
+                let id = try row.decode(column: "id", as: String.self)
+                if let day = LocalDay(iso: try row.decode(column: "local_day", as: String.self)) {
+                    days[id, default: []].insert(day)
+                }
+                if byMember[id] == nil {
+                    let hasPreferences = try row.decode(column: "streak_reminders", as: Int?.self) != nil
+                    byMember[id] = ReminderCandidate(
+                        member: try MemberID.parse(id, field: "member"),
+                        timeZone: try row.decode(column: "time_zone", as: String.self),
+                        isChild: try row.decode(column: "role", as: String?.self) == "child",
+                        preferences: hasPreferences ? try Self.preferences(row) : nil, readDays: [])
+                }
+            }
+            return byMember.values.map {
+                ReminderCandidate(
+                    member: $0.member, timeZone: $0.timeZone, isChild: $0.isChild, preferences: $0.preferences,
+                    readDays: days[$0.member.rawValue] ?? [])
+            }
+        }
+    }
+
+    /// Records that `kind` went to `member` for `day` and writes its event, in one transaction;
+    /// false when it had gone already (from this instance or another).
+    public func send(
+        _ kind: OutboxEventType, to member: MemberID, day: LocalDay, streak: Int, eventID: String, now: Date
+    ) async throws -> Bool {
+        try await database.transaction { db in
+            guard
+                try await db.raw(
+                    """
+                    INSERT INTO notification_log (member_id, kind, local_day, sent_at)
+                    VALUES (\(bind: member.rawValue), \(bind: kind.rawValue), \(bind: day.iso), \(bind: now.storedMillis))
+                    ON CONFLICT (member_id, kind, local_day) DO NOTHING RETURNING member_id
+                    """
+                ).first() != nil
+            else { return false }
+            try await outbox.record(
+                kind, member: member, data: OutboxData.ReadingStreak(memberId: member.rawValue, streak: streak),
+                id: eventID, now: now, on: db)
+            return true
+        }
+    }
+}
+
+extension OutboxData {
+    public struct ReadingStreak: Codable, Sendable, Equatable {
+        public let memberId: String
+        public let streak: Int
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import HTTPTypes
+import QuestlineAPI
+import QuestlineCore
+import QuestlineFeatures
+import QuestlineServer
+import QuestlineStore
+import QuestlineTestSupport
+import SQLKit
+import Testing
+
+/// Reading reminders as webhook events: "streak at risk" in the member's evening, "streak lost"
+/// the next day, once each, never when turned off or in quiet hours.
+@Suite struct ReminderTests {
+    func events(_ app: Harness, _ type: String, member: String) async throws -> Int {
+        try await app.store.database.withConnection { db in
+            try await db.raw(
+                "SELECT COUNT(*) AS n FROM outbox_events WHERE type = \(bind: type) AND member_id = \(bind: member)"
+            ).first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+
+    func read(_ app: Harness, token: String, id: String) async throws {
+        let at = app.clock.now().formatted(.iso8601)
+        let reply = try await app.send(
+            .post, "/api/v1/reading/reads",
+            json:
+                #"{"eventId":"\#(id)","articleId":"Octopus","title":"Octopus","language":"en","at":"\#(at)","timeZone":"Europe/Berlin"}"#,
+            token: token)
+        #expect(reply.status == .ok, "\(reply.text)")
+    }
+
+    @Test func atRiskInTheEveningThenLostTheNextDayOnceEachRespectingPreferences() async throws {
+        try await Harness.run(sessionLifetime: 30 * 86_400) { app in
+            let (admin, _) = try await app.signUp("admin@example.com")
+            let hook = try await app.send(
+                .post, "/api/v1/admin/webhooks",
+                json: #"{"url":"http://127.0.0.1:9/hook","events":["reading.streak_at_risk","reading.streak_lost"]}"#,
+                token: admin)
+            #expect(hook.status == .created)
+            let (reader, readerID) = try await app.signUp("streak@example.com")
+            let (quiet, quietID) = try await app.signUp("quiet@example.com")
+            let (off, offID) = try await app.signUp("off@example.com")
+            #expect(
+                try await app.send(
+                    .put, "/api/v1/me/notifications",
+                    json: #"{"streakReminders":true,"quietHours":{"start":19,"end":23}}"#, token: quiet
+                ).status == .ok)
+            #expect(
+                try await app.send(.put, "/api/v1/me/notifications", json: #"{"streakReminders":false}"#, token: off)
+                    .status == .ok)
+            try await app.send(
+                .put, "/api/v1/me/notifications", json: #"{"streakReminders":true,"quietHours":{"start":25,"end":7}}"#,
+                token: off
+            ).expectProblem(.badRequest, field: "quietHours.start")
+
+            // Two days of reading (Berlin, UTC+2), then an evening without.
+            app.clock.set(try Date("2026-05-08T08:00:00Z", strategy: .iso8601))
+            for (token, name) in [(reader, "r"), (quiet, "q"), (off, "o")] {
+                try await read(app, token: token, id: name + "1")
+            }
+            app.clock.advance(by: 86_400)
+            for (token, name) in [(reader, "r"), (quiet, "q"), (off, "o")] {
+                try await read(app, token: token, id: name + "2")
+            }
+            let reminders = NotificationsFeature(
+                store: app.store, configuration: Harness.configuration(clock: app.clock).features)
+            app.clock.set(try Date("2026-05-10T16:30:00Z", strategy: .iso8601))  // 18:30 in Berlin: not yet
+            #expect(try await reminders.sendDueReminders() == 0)
+            app.clock.set(try Date("2026-05-10T17:30:00Z", strategy: .iso8601))  // 19:30
+            #expect(try await reminders.sendDueReminders() == 1)
+            #expect(try await reminders.sendDueReminders() == 0)  // once a day
+            #expect(try await events(app, "reading.streak_at_risk", member: readerID) == 1)
+            #expect(try await events(app, "reading.streak_at_risk", member: quietID) == 0)  // quiet hours
+            #expect(try await events(app, "reading.streak_at_risk", member: offID) == 0)  // turned off
+            let body = try await app.store.database.withConnection { db in
+                try await db.raw("SELECT body FROM outbox_events WHERE type = 'reading.streak_at_risk'").first()?
+                    .decode(column: "body", as: String.self) ?? ""
+            }
+            #expect(body.contains(#""streak":2"#) && body.contains(readerID))
+
+            // The next morning, the streak is lost: once, for those who want to hear it.
+            app.clock.set(try Date("2026-05-11T06:00:00Z", strategy: .iso8601))  // 08:00 in Berlin
+            #expect(try await reminders.sendDueReminders() == 2)
+            #expect(try await reminders.sendDueReminders() == 0)
+            #expect(try await events(app, "reading.streak_lost", member: readerID) == 1)
+            #expect(try await events(app, "reading.streak_lost", member: quietID) == 1)
+            #expect(try await events(app, "reading.streak_lost", member: offID) == 0)
+            let settings = try await app.send(.get, "/api/v1/me/notifications", token: quiet)
+                .decode(Components.Schemas.NotificationPreferences.self)
+            #expect(settings.streakReminders && settings.quietHours?.start == 19)
+        }
+    }
+}
