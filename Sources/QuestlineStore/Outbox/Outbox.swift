@@ -233,14 +233,19 @@ public final class Outbox: Sendable {
 
     // MARK: Deliveries
 
+    /// A delivery row with its event's type, as `delivery(_:)` decodes it.
+    private static let deliveryRows: SQLQueryString = """
+        SELECT d.id, d.endpoint_id, d.event_id, e.type, d.state, d.attempts, d.next_attempt_at, d.last_status,
+            d.last_error, d.created_at, d.delivered_at
+        FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id
+        """
+
     public func deliveries(endpoint: String, limit: Int, offset: Int) async throws -> [WebhookDelivery] {
         try await database.withConnection { db in
             try await db.raw(
                 """
-                SELECT d.id, d.endpoint_id, d.event_id, e.type, d.state, d.attempts, d.next_attempt_at, d.last_status,
-                    d.last_error, d.created_at, d.delivered_at
-                FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id
-                WHERE d.endpoint_id = \(bind: endpoint) ORDER BY d.created_at DESC, d.id LIMIT \(bind: limit) OFFSET \(bind: offset)
+                \(Self.deliveryRows) WHERE d.endpoint_id = \(bind: endpoint)
+                ORDER BY d.created_at DESC, d.id LIMIT \(bind: limit) OFFSET \(bind: offset)
                 """
             ).all().map(Self.delivery)
         }
@@ -248,13 +253,7 @@ public final class Outbox: Sendable {
 
     public func delivery(_ id: String) async throws -> WebhookDelivery? {
         try await database.withConnection { db in
-            try await db.raw(
-                """
-                SELECT d.id, d.endpoint_id, d.event_id, e.type, d.state, d.attempts, d.next_attempt_at, d.last_status,
-                    d.last_error, d.created_at, d.delivered_at
-                FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id WHERE d.id = \(bind: id)
-                """
-            ).first().map(Self.delivery)
+            try await db.raw("\(Self.deliveryRows) WHERE d.id = \(bind: id)").first().map(Self.delivery)
         }
     }
 
