@@ -3,7 +3,7 @@ import uuid
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 
 def wait_text(browser, css, text, timeout=10):
@@ -127,6 +127,33 @@ def test_profile_changes_name_and_time_zone(browser, server, shot):
     wait_text(browser, "#timeZone-error", "IANA")
     browser.get(server.url("/"))
     wait_text(browser, ".greeting", "America/New_York")
+
+
+def test_notification_settings_are_saved_and_shown_again(browser, server, shot):
+    sign_up(browser, server, unique_email(), name="Noa", zone="Europe/Berlin")
+    browser.get(server.url("/profile"))
+    form = browser.find_element(By.CSS_SELECTOR, "form[action='/profile/notifications']")
+    boxes = {name: form.find_element(By.NAME, name) for name in ("streakReminders", "questUpdates", "quiet")}
+    # An adult's defaults: everything on, no quiet hours.
+    assert boxes["streakReminders"].is_selected() and boxes["questUpdates"].is_selected()
+    assert not boxes["quiet"].is_selected()
+    click(browser, "form[action='/profile/notifications'] input[name=streakReminders]")
+    click(browser, "form[action='/profile/notifications'] input[name=quiet]")
+    Select(browser.find_element(By.ID, "quietStart")).select_by_visible_text("22:00")
+    Select(browser.find_element(By.ID, "quietEnd")).select_by_visible_text("06:00")
+    click(browser, "form[action='/profile/notifications'] button[type=submit]")
+    wait_text(browser, ".notice", "Your notification settings are saved.")
+    shot("profile-notifications")
+    form = browser.find_element(By.CSS_SELECTOR, "form[action='/profile/notifications']")
+    assert not form.find_element(By.NAME, "streakReminders").is_selected()
+    assert form.find_element(By.NAME, "questUpdates").is_selected()
+    assert form.find_element(By.NAME, "quiet").is_selected()
+    assert Select(browser.find_element(By.ID, "quietStart")).first_selected_option.text == "22:00"
+    assert Select(browser.find_element(By.ID, "quietEnd")).first_selected_option.text == "06:00"
+    # The API reads the same settings.
+    settings = browser.execute_async_script(
+        "const done = arguments[0]; fetch('/api/v1/me/notifications').then(r => r.json()).then(done, e => done(String(e)));")
+    assert settings == {"streakReminders": False, "questUpdates": True, "quietHours": {"start": 22, "end": 6}}, settings
 
 
 def test_demo_guardian_sees_the_household_and_adds_a_child(browser, server, shot):

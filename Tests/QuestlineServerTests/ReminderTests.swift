@@ -91,4 +91,60 @@ import Testing
             #expect(settings.streakReminders && settings.quietHours?.start == 19)
         }
     }
+
+    /// The `notifyAt` of each event of `type`, in order ("-" when absent).
+    func notifyAts(_ app: Harness, _ type: String) async throws -> [String] {
+        try await app.store.database.withConnection { db in
+            try await db.raw("SELECT body FROM outbox_events WHERE type = \(bind: type) ORDER BY seq").all()
+        }.map { row in
+            let body = try row.decode(column: "body", as: String.self)
+            let event = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+            return (event?["data"] as? [String: Any])?["notifyAt"] as? String ?? "-"
+        }
+    }
+
+    @Test func questUpdatesWaitForTheChildsQuietHoursAndStopWhenTurnedOff() async throws {
+        try await Harness.run(sessionLifetime: 30 * 86_400) { app in
+            let (admin, _) = try await app.signUp("admin@example.com")
+            let hook = try await app.send(
+                .post, "/api/v1/admin/webhooks",
+                json: #"{"url":"http://127.0.0.1:9/hook","events":["quest.completed","reward.unlocked"]}"#,
+                token: admin)
+            #expect(hook.status == .created)
+            let quests = QuestAPITests()
+            let f = try await quests.family(app)
+            let created = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/quests", json: QuestAPITests.dailyQuest, token: f.guardian)
+            #expect(created.status == .created, "\(created.text)")
+            let child = try await app.send(.get, "/api/v1/me/notifications", token: f.child)
+                .decode(Components.Schemas.NotificationPreferences.self)
+            #expect(child.quietHours?.start == 20 && child.quietHours?.end == 7 && child.questUpdates == true)
+
+            func learn(_ id: String, from start: String) async throws {
+                let reply = try await app.send(
+                    .post, "/api/v1/children/\(f.childID)/usage",
+                    json: quests.usage([(id, "khan", start, 1800)]), token: f.child)
+                #expect(try reply.decode(Components.Schemas.UsageResult.self).completed.count == 1, "\(reply.text)")
+            }
+            // Completed at 21:00 in Berlin: inside the child's quiet hours, so the push waits
+            // until 07:00 the next morning.
+            app.clock.set(try Date("2026-05-07T19:00:00Z", strategy: .iso8601))
+            try await learn("evening", from: "2026-05-07T18:20:00Z")
+            // Completed at noon: at once.
+            app.clock.set(try Date("2026-05-08T10:00:00Z", strategy: .iso8601))
+            try await learn("noon", from: "2026-05-08T09:00:00Z")
+            // Turned off: the events still go to the app team's systems, without notifyAt.
+            #expect(
+                try await app.send(
+                    .put, "/api/v1/me/notifications", json: #"{"streakReminders":true,"questUpdates":false}"#,
+                    token: f.child
+                ).status == .ok)
+            app.clock.set(try Date("2026-05-09T10:00:00Z", strategy: .iso8601))
+            try await learn("off", from: "2026-05-09T09:00:00Z")
+
+            let expected = ["2026-05-08T05:00:00Z", "2026-05-08T10:00:00Z", "-"]
+            #expect(try await notifyAts(app, "quest.completed") == expected)
+            #expect(try await notifyAts(app, "reward.unlocked") == expected)
+        }
+    }
 }

@@ -1,24 +1,5 @@
 import Foundation
 
-/// A member's quiet hours: no reminder is produced from `start` until `end` (local hours,
-/// 0–23; `start > end` spans midnight).
-public struct QuietHours: Sendable, Equatable, Codable {
-    public let start: Int
-    public let end: Int
-
-    public init(start: Int, end: Int) {
-        self.start = start
-        self.end = end
-    }
-
-    /// Children's default: 20:00 to 07:00.
-    public static let children = QuietHours(start: 20, end: 7)
-
-    public func contains(hour: Int) -> Bool {
-        start == end ? false : start < end ? (start..<end).contains(hour) : hour >= start || hour < end
-    }
-}
-
 /// Which reading reminder is due for a member now, from their read days, their local day and
 /// hour: "streak at risk" from the reminder hour on, when they have not read today and read
 /// yesterday; "streak lost" on the first day after a day without a read that ended a streak.

@@ -1,6 +1,6 @@
 import Foundation
 public import Logging
-public import QuestlineCore
+import QuestlineCore
 public import QuestlineStore
 public import ServiceLifecycle
 
@@ -22,15 +22,14 @@ public struct NotificationsFeature: Sendable {
         reminderHour = configuration.streakReminderHour
     }
 
-    /// The member's settings, with the defaults filled in: reminders on; children quiet from
-    /// 20:00 to 07:00.
+    /// The member's settings, with the defaults filled in (`NotificationPreferences.defaults`).
     public func preferences(_ actor: MemberRecord) async throws -> NotificationPreferences {
         try await store.notifications.preferences(actor.id)
-            ?? NotificationPreferences(streakReminders: true, quietHours: actor.role == .child ? .children : nil)
+            ?? .defaults(isChild: actor.role == .child)
     }
 
     public func setPreferences(
-        _ actor: MemberRecord, streakReminders: Bool, quietStart: Int?, quietEnd: Int?
+        _ actor: MemberRecord, streakReminders: Bool, questUpdates: Bool, quietStart: Int?, quietEnd: Int?
     ) async throws -> NotificationPreferences {
         var v = FieldValidation()
         for (field, hour) in [("quietHours.start", quietStart), ("quietHours.end", quietEnd)] {
@@ -45,7 +44,7 @@ public struct NotificationsFeature: Sendable {
         }
         try v.finish()
         let preferences = NotificationPreferences(
-            streakReminders: streakReminders,
+            streakReminders: streakReminders, questUpdates: questUpdates,
             quietHours: quietStart.flatMap { start in quietEnd.map { QuietHours(start: start, end: $0) } })
         try await store.notifications.setPreferences(actor.id, preferences)
         return preferences
@@ -61,8 +60,7 @@ public struct NotificationsFeature: Sendable {
         for candidate in try await store.notifications.candidates(since: since) {
             guard let zone = TimeZoneID(candidate.timeZone) else { continue }
             let preferences =
-                candidate.preferences
-                ?? NotificationPreferences(streakReminders: true, quietHours: candidate.isChild ? .children : nil)
+                candidate.preferences ?? .defaults(isChild: candidate.isChild)
             guard preferences.streakReminders else { continue }
             let today = LocalDay(now, in: zone.timeZone)
             var calendar = Calendar(identifier: .gregorian)

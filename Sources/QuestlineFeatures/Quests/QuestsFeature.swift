@@ -304,33 +304,46 @@ public struct QuestsFeature: Sendable {
             plan = QuestSettlement.withTotals(plan, totals, today: scope.today)
         }
         try await q.apply(plan, child: child.id, now: now) { ids.makeUUID().uuidString.lowercased() }
-        try await recordOutcomes(q, plan: plan, child: child.id, now: now)
+        try await recordOutcomes(q, plan: plan, child: child, now: now)
         return plan
     }
 
     /// What the app team's systems hear of a settlement (the outbox): each completion, each
-    /// unlock it pays, each badge.
-    private func recordOutcomes(_ q: QuestQueries, plan: SettlementPlan, child: MemberID, now: Date) async throws {
+    /// unlock it pays, each badge. Completions and unlocks say when the app may push them
+    /// (the child's preferences and quiet hours).
+    private func recordOutcomes(_ q: QuestQueries, plan: SettlementPlan, child record: MemberRecord, now: Date)
+        async throws
+    {
         guard let events = q.live else { return }
+        let child = record.id
+        let notifyAt =
+            plan.completions.isEmpty && plan.grants.isEmpty ? nil : try await questUpdateAt(q, record, now: now)
         for completion in plan.completions {
             try await events.record(
                 .questCompleted, member: child,
                 data: OutboxData.QuestCompleted(
                     memberId: child.rawValue, questId: completion.quest.rawValue, period: completion.periodKey,
-                    bonus: completion.bonus), now: now)
+                    bonus: completion.bonus, notifyAt: notifyAt), now: now)
         }
         for grant in plan.grants {
             try await events.record(
                 .rewardUnlocked, member: child,
                 data: OutboxData.RewardUnlocked(
                     memberId: child.rawValue, appToken: grant.token, minutes: grant.minutes, startsAt: now,
-                    expiresAt: grant.expiresAt, questId: grant.quest.rawValue), now: now)
+                    expiresAt: grant.expiresAt, questId: grant.quest.rawValue, notifyAt: notifyAt), now: now)
         }
         for badge in plan.badges {
             try await events.record(
                 .badgeAwarded, member: child,
                 data: OutboxData.BadgeAwarded(memberId: child.rawValue, badgeId: badge, feature: "quests"), now: now)
         }
+    }
+
+    /// When a quest update may reach the member's phone (see `NotificationPreferences`).
+    private func questUpdateAt(_ q: QuestQueries, _ member: MemberRecord, now: Date) async throws -> Date? {
+        let preferences =
+            try await q.notificationPreferences(member.id) ?? .defaults(isChild: member.role == .child)
+        return preferences.questUpdateAt(now, in: member.zone)
     }
 
     private func stats(_ q: QuestQueries, child: MemberRecord, today: LocalDay) async throws -> QuestStats {
@@ -375,7 +388,8 @@ public struct QuestsFeature: Sendable {
                 .rewardUnlocked, member: child.id,
                 data: OutboxData.RewardUnlocked(
                     memberId: child.id.rawValue, appToken: token, minutes: minutes, startsAt: grant.startsAt,
-                    expiresAt: grant.expiresAt, questId: nil), now: now)
+                    expiresAt: grant.expiresAt, questId: nil,
+                    notifyAt: try await questUpdateAt(q, child, now: now)), now: now)
             try await announce(q, .points, child: child, now: now)
             return (GrantBalance(grant: grant, secondsLeft: minutes * 60), balance)
         }

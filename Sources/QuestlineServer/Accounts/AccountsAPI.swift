@@ -177,7 +177,8 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let saved = try await notifications.setPreferences(
-            me, streakReminders: body.streakReminders, quietStart: body.quietHours?.start,
+            me, streakReminders: body.streakReminders, questUpdates: body.questUpdates ?? true,
+            quietStart: body.quietHours?.start,
             quietEnd: body.quietHours?.end)
         return .ok(.init(body: .json(.init(saved))))
     }
@@ -186,7 +187,7 @@ extension APIImplementation {
 extension Components.Schemas.NotificationPreferences {
     init(_ preferences: NotificationPreferences) {
         self.init(
-            streakReminders: preferences.streakReminders,
+            streakReminders: preferences.streakReminders, questUpdates: preferences.questUpdates,
             quietHours: preferences.quietHours.map { .init(start: $0.start, end: $0.end) })
     }
 }

@@ -9,6 +9,7 @@ import QuestlineStore
 /// cases as the API; a form error is shown next to its field, with the typed values kept.
 struct AccountsPages {
     let accounts: AccountsFeature
+    let notifications: NotificationsFeature
     let reading: ReadingPages
     let pages: PageRenderer
     let secureCookies: Bool
@@ -36,6 +37,9 @@ struct AccountsPages {
         router.post("/logout") { _, context in try await self.logOut(context) }
         router.get("/profile") { request, context in try await self.profile(request, context) }
         router.post("/profile") { request, context in try await self.updateProfile(request, context) }
+        router.post("/profile/notifications") { request, context in
+            try await self.updateNotifications(request, context)
+        }
         router.post("/household") { request, context in try await self.createHousehold(request, context) }
         router.post("/household/children") { request, context in try await self.createChild(request, context) }
         router.get("/profile/export") { _, context in try await self.export(context) }
@@ -183,7 +187,7 @@ struct AccountsPages {
 
     private func profile(
         _ request: Request, _ context: AppRequestContext, error: DomainError? = nil,
-        values: [String: String]? = nil, notice: String? = nil
+        values: [String: String]? = nil, notificationValues: Form? = nil, notice: String? = nil
     ) async throws -> Response {
         guard let member = context.identity.member else {
             return Response.redirect(to: "/login?next=/profile", type: .normal)
@@ -194,8 +198,14 @@ struct AccountsPages {
             "notice": notice
                 ?? (request.uri.queryParameters["saved"] != nil
                     ? "Your profile is saved."
-                    : request.uri.queryParameters["childDeleted"] != nil ? "The child's account is deleted." : ""),
+                    : request.uri.queryParameters["childDeleted"] != nil
+                        ? "The child's account is deleted."
+                        : ""),
             "timeZones": Self.timeZoneNames,
+            "notifications": Self.notificationData(
+                try await notifications.preferences(member), values: notificationValues,
+                error: notificationValues == nil ? nil : error,
+                saved: request.uri.queryParameters["notifications"] != nil),
         ]
         if let householdID = member.householdID, let household = try? await accounts.household(householdID, as: member)
         {
@@ -214,7 +224,7 @@ struct AccountsPages {
         } else {
             data["noHousehold"] = true
         }
-        if let error { data["errors"] = Self.fieldErrors(error) }
+        if let error, notificationValues == nil { data["errors"] = Self.fieldErrors(error) }
         return pages.page(
             "profile", title: "Profile", data: data, context: context, path: "/profile",
             status: error.map { Problem.from($0).httpStatus } ?? .ok, back: "/")
@@ -234,6 +244,50 @@ struct AccountsPages {
                 request, context, error: error,
                 values: ["displayName": form["displayName"], "timeZone": form["timeZone"]])
         }
+    }
+
+    /// The notification settings form: reminders and quest updates on or off, quiet hours
+    /// from one hour to another, or none.
+    private func updateNotifications(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let member = context.identity.member else {
+            return Response.redirect(to: "/login?next=/profile", type: .normal)
+        }
+        let form = try await Form(request)
+        do {
+            let quiet = form["quiet"] == "on"
+            _ = try await notifications.setPreferences(
+                member, streakReminders: form["streakReminders"] == "on", questUpdates: form["questUpdates"] == "on",
+                quietStart: quiet ? try Self.hour(form["quietStart"], field: "quietHours.start") : nil,
+                quietEnd: quiet ? try Self.hour(form["quietEnd"], field: "quietHours.end") : nil)
+            return Response.redirect(to: "/profile?notifications=1#notifications-title", type: .normal)
+        } catch let error as DomainError {
+            return try await profile(request, context, error: error, notificationValues: form)
+        }
+    }
+
+    private static func hour(_ text: String, field: String) throws(DomainError) -> Int {
+        guard let hour = Int(text) else { throw .invalid(field: field, "Choose an hour.") }
+        return hour
+    }
+
+    /// What the notifications form shows: the saved settings, or what was just typed.
+    private static func notificationData(
+        _ saved: NotificationPreferences, values form: Form?, error: DomainError?, saved justSaved: Bool
+    ) -> [String: Any] {
+        let streak = form.map { $0["streakReminders"] == "on" } ?? saved.streakReminders
+        let quest = form.map { $0["questUpdates"] == "on" } ?? saved.questUpdates
+        let quiet = form.map { $0["quiet"] == "on" } ?? (saved.quietHours != nil)
+        let start = form.flatMap { Int($0["quietStart"]) } ?? saved.quietHours?.start ?? 20
+        let end = form.flatMap { Int($0["quietEnd"]) } ?? saved.quietHours?.end ?? 7
+        func hours(_ selected: Int) -> [[String: Any]] {
+            (0..<24).map { ["value": $0, "label": String(format: "%02d:00", $0), "selected": $0 == selected] }
+        }
+        return [
+            "streakReminders": streak, "questUpdates": quest, "quiet": quiet,
+            "startHours": hours(start), "endHours": hours(end),
+            "error": error.map { fieldErrors($0).values.sorted().joined(separator: " ") } ?? false,
+            "saved": justSaved && error == nil,
+        ]
     }
 
     private func createHousehold(_ request: Request, _ context: AppRequestContext) async throws -> Response {

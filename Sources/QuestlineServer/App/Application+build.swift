@@ -125,6 +125,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
             body: .init(byteBuffer: ByteBuffer(bytes: contract)))
     }
 
+    let notifications = NotificationsFeature(store: store, configuration: features)
     let api = router.group("api/v1")
         .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
         .add(middleware: TextRuleMiddleware(part: .jsonBody))
@@ -134,15 +135,15 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     try APIImplementation(
         accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
         webhooks: WebhooksFeature(store: store, configuration: features),
-        notifications: NotificationsFeature(store: store, configuration: features), admins: features.adminEmails
+        notifications: notifications, admins: features.adminEmails
     ).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
 
     let readingRoutes = ReadingPages(reading: reading, pages: pages)
     readingRoutes.register(on: router)
     ActivityPages(activity: activity, pages: pages).register(on: router)
     AccountsPages(
-        accounts: accounts, reading: readingRoutes, pages: pages, secureCookies: configuration.secureCookies,
-        sessionLifetime: features.sessionLifetime
+        accounts: accounts, notifications: notifications, reading: readingRoutes, pages: pages,
+        secureCookies: configuration.secureCookies, sessionLifetime: features.sessionLifetime
     ).register(on: router)
     GamePages(games: games, pages: pages).register(on: router)
     QuestsPages(quests: quests, pages: pages).register(on: router)
@@ -158,7 +159,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     if configuration.deliverWebhooks { services.append(WebhookSender(store: store, configuration: features)) }
     if configuration.housekeeping { services.append(HousekeepingService(store: store, clock: features.clock)) }
     if configuration.reminders {
-        services.append(ReminderService(notifications: NotificationsFeature(store: store, configuration: features)))
+        services.append(ReminderService(notifications: notifications))
     }
     if store.database.flavor == .sqlite, store.database.checkpoints == .background {
         services.append(CheckpointService(database: store.database))

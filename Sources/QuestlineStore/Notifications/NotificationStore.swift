@@ -24,7 +24,10 @@ enum NotificationSchema {
                     PRIMARY KEY (member_id, kind, local_day)
                 )
                 """,
-            ])
+            ]),
+        Migration(
+            version: 811, name: "notification_quest_updates",
+            ["ALTER TABLE notification_preferences ADD COLUMN quest_updates INTEGER NOT NULL DEFAULT 1"]),
     ]
 }
 
@@ -32,12 +35,29 @@ enum NotificationSchema {
 public struct NotificationPreferences: Sendable, Equatable {
     /// "Streak at risk" and "streak lost" reminders.
     public var streakReminders: Bool
-    /// No reminder in these hours (children: 20:00 to 07:00 unless set).
+    /// "Quest completed" and "unlock granted": their events say when the app may push them.
+    public var questUpdates: Bool
+    /// No reminder in these hours, and quest updates wait for their end (children: 20:00 to
+    /// 07:00 unless set).
     public var quietHours: QuietHours?
 
-    public init(streakReminders: Bool, quietHours: QuietHours?) {
+    public init(streakReminders: Bool, questUpdates: Bool = true, quietHours: QuietHours?) {
         self.streakReminders = streakReminders
+        self.questUpdates = questUpdates
         self.quietHours = quietHours
+    }
+
+    /// A member's settings until they change them: everything on; children quiet from 20:00
+    /// to 07:00.
+    public static func defaults(isChild: Bool) -> NotificationPreferences {
+        NotificationPreferences(streakReminders: true, questUpdates: true, quietHours: isChild ? .children : nil)
+    }
+
+    /// When the app may push a quest update to this member: `now`, or the end of the quiet
+    /// hours in `zone`; nil when they turned quest updates off.
+    public func questUpdateAt(_ now: Date, in zone: TimeZone) -> Date? {
+        guard questUpdates else { return nil }
+        return quietHours?.nextAllowed(after: now, in: zone) ?? now
     }
 }
 
@@ -61,15 +81,18 @@ public struct NotificationStore: Sendable {
         self.outbox = outbox
     }
 
+    /// The member's settings as they set them (nil until they do).
     public func preferences(_ member: MemberID) async throws -> NotificationPreferences? {
-        try await database.withConnection { db in
-            try await db.raw(
-                """
-                SELECT streak_reminders, quiet_start, quiet_end FROM notification_preferences
-                WHERE member_id = \(bind: member.rawValue)
-                """
-            ).first().map(Self.preferences)
-        }
+        try await database.withConnection { db in try await Self.preferences(member, on: db) }
+    }
+
+    static func preferences(_ member: MemberID, on db: any SQLDatabase) async throws -> NotificationPreferences? {
+        try await db.raw(
+            """
+            SELECT streak_reminders, quest_updates, quiet_start, quiet_end FROM notification_preferences
+            WHERE member_id = \(bind: member.rawValue)
+            """
+        ).first().map(Self.preferences)
     }
 
     static func preferences(_ row: any SQLRow) throws -> NotificationPreferences {
@@ -77,6 +100,7 @@ public struct NotificationStore: Sendable {
         let end = try row.decode(column: "quiet_end", as: Int?.self)
         return NotificationPreferences(
             streakReminders: try row.decode(column: "streak_reminders", as: Int.self) != 0,
+            questUpdates: try row.decode(column: "quest_updates", as: Int.self) != 0,
             quietHours: start.flatMap { start in end.map { QuietHours(start: start, end: $0) } })
     }
 
@@ -84,11 +108,13 @@ public struct NotificationStore: Sendable {
         try await database.transaction { db in
             try await db.raw(
                 """
-                INSERT INTO notification_preferences (member_id, streak_reminders, quiet_start, quiet_end)
+                INSERT INTO notification_preferences (member_id, streak_reminders, quest_updates, quiet_start, quiet_end)
                 VALUES (\(bind: member.rawValue), \(bind: preferences.streakReminders ? 1 : 0),
+                    \(bind: preferences.questUpdates ? 1 : 0),
                     \(bind: preferences.quietHours?.start), \(bind: preferences.quietHours?.end))
                 ON CONFLICT (member_id) DO UPDATE SET streak_reminders = excluded.streak_reminders,
-                    quiet_start = excluded.quiet_start, quiet_end = excluded.quiet_end
+                    quest_updates = excluded.quest_updates, quiet_start = excluded.quiet_start,
+                    quiet_end = excluded.quiet_end
                 """
             ).run()
         }
@@ -100,7 +126,7 @@ public struct NotificationStore: Sendable {
         try await database.withConnection { db in
             let rows = try await db.raw(
                 """
-                SELECT m.id, m.time_zone, hm.role, p.streak_reminders, p.quiet_start, p.quiet_end, d.local_day
+                SELECT m.id, m.time_zone, hm.role, p.streak_reminders, p.quest_updates, p.quiet_start, p.quiet_end, d.local_day
                 FROM reading_days d JOIN members m ON m.id = d.owner
                 LEFT JOIN household_members hm ON hm.member_id = m.id
                 LEFT JOIN notification_preferences p ON p.member_id = m.id

@@ -381,11 +381,15 @@ public enum OutboxData {
         public let questId: String
         public let period: String
         public let bonus: Int
-        public init(memberId: String, questId: String, period: String, bonus: Int) {
+        /// When the app may push it to the member (the end of their quiet hours, or now);
+        /// absent when they turned quest updates off.
+        public let notifyAt: String?
+        public init(memberId: String, questId: String, period: String, bonus: Int, notifyAt: Date?) {
             self.memberId = memberId
             self.questId = questId
             self.period = period
             self.bonus = bonus
+            self.notifyAt = notifyAt?.formatted(.iso8601)
         }
     }
 
@@ -419,14 +423,19 @@ public enum OutboxData {
         public let startsAt: String
         public let expiresAt: String
         public let questId: String?
-        public init(memberId: String, appToken: String, minutes: Int, startsAt: Date, expiresAt: Date, questId: String?)
-        {
+        /// As in `QuestCompleted`.
+        public let notifyAt: String?
+        public init(
+            memberId: String, appToken: String, minutes: Int, startsAt: Date, expiresAt: Date, questId: String?,
+            notifyAt: Date?
+        ) {
             self.memberId = memberId
             self.appToken = appToken
             self.minutes = minutes
             self.startsAt = startsAt.formatted(.iso8601)
             self.expiresAt = expiresAt.formatted(.iso8601)
             self.questId = questId
+            self.notifyAt = notifyAt?.formatted(.iso8601)
         }
     }
 

@@ -201,6 +201,12 @@ public struct QuestQueries: Sendable {
     /// Announces household events with the write (nil when reading).
     public let live: LiveAnnouncer?
 
+    /// The member's notification settings (nil until they set them): quest events say when
+    /// the app may push them.
+    public func notificationPreferences(_ member: MemberID) async throws -> NotificationPreferences? {
+        try await NotificationStore.preferences(member, on: db)
+    }
+
     // MARK: Catalog
 
     public func apps(_ child: MemberID) async throws -> [QuestApp] {
