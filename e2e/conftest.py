@@ -18,6 +18,8 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
+import wikipedia_standin
+
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -57,9 +59,11 @@ def server():
         day = time.gmtime(time.time() + offset * 86400)
         subprocess.run([str(binary), "game-import", "--database", database, "--feed", str(feed),
                         "--date", f"{day.tm_mon:02d}-{day.tm_mday:02d}"], check=True, env=env, cwd=workdir)
+    # Wikipedia's search, random and summaries from a local stand-in with recorded answers.
+    wikipedia, wiki_url = wikipedia_standin.start()
     process = subprocess.Popen(
         [str(binary), "serve", "--database", database, "--port", str(port), "--hostname", "127.0.0.1",
-         "--feed-url", "none"],
+         "--feed-url", "none", "--wiki-url", wiki_url],
         stdout=log, stderr=subprocess.STDOUT, cwd=workdir, env=env)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
@@ -83,6 +87,7 @@ def server():
     except subprocess.TimeoutExpired:
         process.kill()
     log.close()
+    wikipedia.shutdown()
     shutil.rmtree(workdir, ignore_errors=True)
 
 

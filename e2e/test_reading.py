@@ -63,3 +63,39 @@ def test_preview_shows_any_state_for_any_date(browser, server, shot):
     # Bad parameters get a readable error, naming the field.
     browser.get(server.url("/reading/preview?campaign=2026&now=yesterday"))
     wait_text(browser, "main", "now")
+
+
+def test_search_napoleon_open_save_and_see_its_image_in_activity(browser, server, shot):
+    from test_accounts import sign_up, unique_email
+    sign_up(browser, server, unique_email(), name="Nina Napoleon", zone="UTC")
+    browser.get(server.url("/reading/search"))
+    fill(browser, "q", "Napoleon")
+    click(browser, "form[role=search] button[type=submit]")
+    wait_text(browser, "#results-title", "Napoleon")
+    rows = browser.find_elements(By.CSS_SELECTOR, ".article-row")
+    assert [row.find_element(By.CSS_SELECTOR, "strong").text for row in rows] == ["Napoleon", "Napoleon III", "Napoleonic Wars"]
+    images = [row.find_elements(By.CSS_SELECTOR, "img") for row in rows]
+    assert images[0] and images[0][0].get_attribute("src").startswith("https://upload.wikimedia.org/")
+    assert not images[2]  # Wikipedia has no image for it: the initial stands in
+    assert "French emperor" in rows[0].text
+    shot("reading-search-napoleon")
+    rows[0].click()
+    wait_text(browser, "article h2", "Napoleon")
+    article = browser.find_element(By.CSS_SELECTOR, "article")
+    assert "French general and statesman" in article.text
+    assert article.find_element(By.CSS_SELECTOR, "img.article__image").get_attribute("alt") == "Napoleon"
+    assert article.find_element(By.LINK_TEXT, "Read on Wikipedia").get_attribute("href") == "https://en.wikipedia.org/wiki/Napoleon"
+    shot("reading-article")
+    click(browser, "form[action='/activity/saved/add'] button")
+    wait_text(browser, ".notice", "Saved.")
+    browser.get(server.url("/activity"))
+    wait_text(browser, ".module--link", "Last saved")
+    # The circle's image is the summary's (offline it cannot load, and the page drops it, so
+    # the page as served is read).
+    html = browser.execute_async_script(
+        "const done = arguments[0]; fetch('/activity').then(r => r.text()).then(done, e => done(String(e)));")
+    assert '<img class="thumb" src="https://upload.wikimedia.org/wikipedia/commons/thumb/5/50/Jacques-Louis_David' in html.replace("&#x2F;", "/").replace("&#47;", "/"), html[:2000]
+    shot("activity-saved-circle")
+    # Back returns to the article.
+    browser.back()
+    wait_text(browser, "article h2", "Napoleon")

@@ -42,7 +42,7 @@ class Server:
 
     def start(self):
         env = dict(os.environ)
-        args = [self.binary, "serve", "--port", str(self.port), "--no-demo-data", "--no-rate-limits", "--feed-url", "none",
+        args = [self.binary, "serve", "--port", str(self.port), "--no-demo-data", "--no-rate-limits", "--feed-url", "none", "--wiki-url", "none",
                 "--log-level", "error"]
         if self.postgres:
             env["DATABASE_URL"] = self.postgres

@@ -45,7 +45,7 @@ def main():
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     server = subprocess.Popen(
         [args.bin, "serve", "--port", str(port), "--database", os.path.join(workdir, "drain.sqlite"),
-         "--no-demo-data", "--log-level", "warning", "--feed-url", "none", "--drain-seconds", str(args.drain)],
+         "--no-demo-data", "--log-level", "warning", "--feed-url", "none", "--wiki-url", "none", "--drain-seconds", str(args.drain)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     failures = []
     try:

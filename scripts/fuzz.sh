@@ -28,7 +28,7 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Feed).serve_for
 PY
 FEED=$!
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-"$BIN" serve --port "$PORT" --database "$WORK/fuzz.sqlite" --no-demo-data --no-rate-limits --feed-url "http://127.0.0.1:$FEED_PORT/{wiki}/{month}/{day}" --log-level error \
+"$BIN" serve --port "$PORT" --database "$WORK/fuzz.sqlite" --no-demo-data --no-rate-limits --feed-url "http://127.0.0.1:$FEED_PORT/{wiki}/{month}/{day}" --wiki-url none --log-level error \
   --admin-email fuzz@example.com > "$WORK/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER $FEED 2>/dev/null || true; rm -rf "$WORK"' EXIT

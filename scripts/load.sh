@@ -51,7 +51,7 @@ fi
 
 WORK="$(mktemp -d)"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-ARGS=(serve --hostname 127.0.0.1 --port "$PORT" --no-demo-data --no-rate-limits --feed-url none --log-level error --admin-email load@example.com)
+ARGS=(serve --hostname 127.0.0.1 --port "$PORT" --no-demo-data --no-rate-limits --feed-url none --wiki-url none --log-level error --admin-email load@example.com)
 if [[ $MODE == postgres ]]; then
   BASE_URL="${DATABASE_URL:-$(scripts/postgres.sh | tail -n 1)}"
   SCHEMA="load_$(date +%s)"

@@ -82,7 +82,7 @@ class Instance:
             env["QUESTLINE_FAULT_AFTER_COMMIT"] = "1"
         else:
             env.pop("QUESTLINE_FAULT_AFTER_COMMIT", None)
-        args = [self.binary, "serve", "--port", str(self.port), "--feed-url", "none", "--log-level", "warning",
+        args = [self.binary, "serve", "--port", str(self.port), "--feed-url", "none", "--wiki-url", "none", "--log-level", "warning",
                 "--trusted-proxy", "127.0.0.1", "--db-pool-size", "8"]
         if not self.limits:
             args.append("--no-rate-limits")

@@ -118,7 +118,7 @@ class Server:
         binary, postgres = self.binary, self.postgres
         env = dict(os.environ)
         args = [binary, "serve", "--port", str(self.port), "--no-demo-data", "--no-rate-limits", "--log-level", "error",
-                "--admin-email", "sweep@example.com", "--feed-url", f"http://127.0.0.1:{self.feed_port}/{{wiki}}/{{month}}/{{day}}"]
+                "--admin-email", "sweep@example.com", "--feed-url", f"http://127.0.0.1:{self.feed_port}/{{wiki}}/{{month}}/{{day}}", "--wiki-url", "none"]
         if postgres:
             env["DATABASE_URL"] = postgres
         else:

@@ -62,7 +62,7 @@ def call(port, method, path, body=None, token=None):
 def serve(binary, workdir, collector_port):
     port = free_port()
     args = [binary, "serve", "--port", str(port), "--database", os.path.join(workdir, f"t{port}.sqlite"),
-            "--no-demo-data", "--feed-url", "none", "--log-level", "warning"]
+            "--no-demo-data", "--feed-url", "none", "--wiki-url", "none", "--log-level", "warning"]
     if collector_port:
         args += ["--otlp-endpoint", f"http://127.0.0.1:{collector_port}"]
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}

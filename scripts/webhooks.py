@@ -104,7 +104,7 @@ def call(port, method, path, body=None, token=None):
 def start(binary, workdir, name, database, postgres):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    args = [binary, "serve", "--port", str(port), "--no-demo-data", "--no-rate-limits", "--feed-url", "none",
+    args = [binary, "serve", "--port", str(port), "--no-demo-data", "--no-rate-limits", "--feed-url", "none", "--wiki-url", "none",
             "--log-level", "warning", "--admin-email", "hooks-admin@example.com", "--webhook-retry-seconds", "1"]
     if postgres:
         env["DATABASE_URL"] = postgres

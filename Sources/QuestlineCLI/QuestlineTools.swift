@@ -14,7 +14,7 @@ public struct QuestlineTools: AsyncParsableCommand {
         subcommands: [
             Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self,
             WidgetPreviewCommand.self, ReadingFunnelCommand.self, SavedImportCommand.self,
-            ContentImportCommand.self, DoctorCommand.self,
+            ContentImportCommand.self, WikiImportCommand.self, DoctorCommand.self,
         ])
 
     public init() {}
@@ -62,6 +62,11 @@ public struct ServeOptions: ParsableArguments {
             "Where the game's \"On this day\" feeds come from, with {wiki}, {month} and {day}; \"none\" serves only imported and cached feeds (default: Wikimedia's REST API).",
             valueName: "url-template"))
     public var feedURL: String?
+    @Option(
+        help: ArgumentHelp(
+            "Wikipedia's base URL, with {language}, for search, random articles and summaries; \"none\" uses only the offline pack (default: https://{language}.wikipedia.org).",
+            valueName: "url-template"))
+    public var wikiURL: String?
     @Option(
         name: .customLong("admin-email"),
         help: ArgumentHelp(

@@ -95,3 +95,43 @@ struct ReadingFunnelCommand: AsyncParsableCommand {
 extension String {
     func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }
+
+/// `questline wiki-import`: adds summaries to the offline pack (search, random and article
+/// pages use it when Wikipedia is off or does not answer).
+struct WikiImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wiki-import",
+        abstract: "Add Wikipedia summaries to the offline pack.",
+        discussion: """
+            FILE is {"language": "en", "summaries": [{"title": …, "extract": …, "description": …, \
+            "thumbnail": {"source": "https://upload.wikimedia.org/…", "width": …, "height": …}}]}, \
+            the shape of Sources/QuestlineFeatures/Resources/wiki/en.json. The whole file is checked \
+            first: every problem is reported and nothing is imported. An imported summary replaces \
+            a bundled one of the same title.
+            """)
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: ArgumentHelp("The pack file.", valueName: "FILE")) var file: String
+
+    func run() async throws {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
+            throw CommandFailure("Cannot read \(file): \(error.localizedDescription)")
+        }
+        // Checked before the database is opened: a bad file touches nothing.
+        let count: Int
+        do { count = try WikiPack.decodeFile(data).count } catch {
+            throw CommandFailure("Nothing imported from \(file):\n" + error.description)
+        }
+        say("Checked \(count) summaries; importing…")
+        let opened = try await Store.open(store.location)
+        do {
+            let imported = try await WikiContent(store: opened, configuration: FeatureConfiguration()).importPack(data)
+            say("Imported \(imported) summaries into \(store.location).")
+        } catch {
+            await opened.shutdown()
+            throw CommandFailure("Nothing imported: \(GameQuestionsCommand.message(error))")
+        }
+        await opened.shutdown()
+    }
+}

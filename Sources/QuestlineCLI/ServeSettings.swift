@@ -43,6 +43,9 @@ public struct ServeOption: Sendable, Equatable {
             key: "feedUrl", defaultValue: "Wikimedia REST",
             meaning: "the game's feed URL template; `none`: imported feeds only"),
         .init(
+            key: "wikiUrl", defaultValue: "https://{language}.wikipedia.org",
+            meaning: "Wikipedia's base URL template (search, random, summaries); `none`: the offline pack only"),
+        .init(
             key: "adminEmail", defaultValue: "the demo guardian", meaning: "administrators (a list; repeat the flag)"),
         .init(
             key: "drainSeconds", defaultValue: "0", meaning: "seconds of 503 on `/ready` after SIGTERM before stopping"),
@@ -76,6 +79,7 @@ public struct ServeSettings: Sendable {
     public var logLevel = Logger.Level.info
     public var jsonLogs = false
     public var feedURL = WikimediaFeedClient.defaultTemplate
+    public var wikiURL = WikimediaClient.defaultTemplate
     public var adminEmails: [String] = []
     public var drainSeconds = 0
     public var trustedProxies: [AddressRange] = []
@@ -96,6 +100,7 @@ public struct ServeSettings: Sendable {
     public var features: FeatureConfiguration {
         FeatureConfiguration(
             feedFetcher: feedURL == "none" ? nil : WikimediaFeedClient(template: feedURL),
+            wikiFetcher: wikiURL == "none" ? nil : WikimediaClient(template: wikiURL),
             adminEmails: Set(adminEmails + (demoData ? [DemoData.guardianEmail] : [])),
             demoCampaign: demoData, bufferAnalytics: true, rateLimits: rateLimits ? .standard : .off,
             webhookRetrySeconds: TimeInterval(webhookRetrySeconds), streakReminderHour: streakReminderHour)
@@ -128,6 +133,7 @@ public struct ServeSettings: Sendable {
         flag("logLevel", options.logLevel.map { .string($0) })
         flag("logFormat", options.logFormat.map { .string($0) })
         flag("feedUrl", options.feedURL.map { .string($0) })
+        flag("wikiUrl", options.wikiURL.map { .string($0) })
         flag("adminEmail", options.adminEmails.isEmpty ? nil : .stringArray(options.adminEmails))
         flag("drainSeconds", options.drainSeconds.map { .int($0) })
         flag("trustedProxy", options.trustedProxies.isEmpty ? nil : .stringArray(options.trustedProxies))
@@ -223,6 +229,13 @@ public struct ServeSettings: Sendable {
                         option: .named("feedUrl"), problem: "\"\(value)\" is not an http(s) URL template or none")
                 }
                 s.feedURL = value
+            }
+            if let value = try text("wikiUrl") {
+                guard value == "none" || (value.hasPrefix("http://") || value.hasPrefix("https://")) else {
+                    throw Invalid(
+                        option: .named("wikiUrl"), problem: "\"\(value)\" is not an http(s) URL template or none")
+                }
+                s.wikiURL = value
             }
             s.adminEmails = try list("adminEmail")
             if let value = try whole("drainSeconds", in: 0...3_600) { s.drainSeconds = value }

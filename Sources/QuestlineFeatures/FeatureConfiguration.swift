@@ -14,6 +14,8 @@ public struct FeatureConfiguration: Sendable {
     public var invitationLifetime: TimeInterval
     /// Where "On this day" feeds come from; nil serves only cached and imported feeds.
     public var feedFetcher: (any FeedFetching)?
+    /// Where search, random articles and summaries come from; nil serves the offline pack.
+    public var wikiFetcher: (any WikiFetching)?
     /// E-mails (lowercased) of members who may use the admin operations (campaigns, funnel).
     public var adminEmails: Set<String>
     /// Install a demo reading campaign around today, so a newcomer sees live widget states.
@@ -37,6 +39,7 @@ public struct FeatureConfiguration: Sendable {
         sessionLifetime: TimeInterval = 30 * 24 * 3600,
         invitationLifetime: TimeInterval = 7 * 24 * 3600,
         feedFetcher: (any FeedFetching)? = nil,
+        wikiFetcher: (any WikiFetching)? = nil,
         adminEmails: Set<String> = [],
         demoCampaign: Bool = false,
         bufferAnalytics: Bool = false,
@@ -51,6 +54,7 @@ public struct FeatureConfiguration: Sendable {
         self.sessionLifetime = sessionLifetime
         self.invitationLifetime = invitationLifetime
         self.feedFetcher = feedFetcher
+        self.wikiFetcher = wikiFetcher
         self.adminEmails = Set(adminEmails.map { $0.lowercased() })
         self.demoCampaign = demoCampaign
         self.bufferAnalytics = bufferAnalytics

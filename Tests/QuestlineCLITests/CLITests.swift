@@ -193,6 +193,31 @@ import Testing
             ]) as? GameImportCommand)
         await #expect(throws: CommandFailure.self) { try await wrongDay.run() }
     }
+
+    @Test func wikiImportChecksTheWholeFileThenAddsToThePack() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let database = dir.appendingPathComponent("w.sqlite").path
+        let bad = dir.appendingPathComponent("bad.json")
+        try Data(#"{"language":"en","summaries":[{"title":"Fine","extract":"Yes."},{"title":"Broken"}]}"#.utf8)
+            .write(to: bad)
+        let failing = try #require(
+            try QuestlineTools.parseAsRoot(["wiki-import", "--database", database, bad.path]) as? WikiImportCommand)
+        await #expect(throws: CommandFailure.self) { try await failing.run() }
+        #expect(!FileManager.default.fileExists(atPath: database))  // a bad file touches nothing
+        let good = dir.appendingPathComponent("good.json")
+        try Data(
+            #"{"language":"en","summaries":[{"title":"Fine","extract":"Yes."},{"title":"Also fine","extract":"Too."}]}"#
+                .utf8
+        ).write(to: good)
+        try await #require(
+            try QuestlineTools.parseAsRoot(["wiki-import", "--database", database, good.path]) as? WikiImportCommand
+        ).run()
+        let store = try await Store.open(.sqlite(path: database))
+        #expect(try await store.wiki.imported().map(\.title).sorted() == ["Also fine", "Fine"])
+        await store.shutdown()
+    }
 }
 
 @Suite struct ReadingCLITests {

@@ -277,6 +277,12 @@ let matrix: [MatrixRow] = [
         request: { _ in Cell(method: .get, path: "/api/v1/reading/articles/random", json: nil) },
         expected: all(200, anonymous: 200)),
     MatrixRow(
+        operation: "getArticleSummary",
+        request: { _ in
+            Cell(method: .get, path: "/api/v1/reading/articles/summary?title=Indian%20Army", json: nil)
+        },
+        expected: all(200, anonymous: 200)),
+    MatrixRow(
         operation: "trackReadingEvent",
         request: { _ in Cell(method: .post, path: "/api/v1/reading/events", json: #"{"name":"reading_share"}"#) },
         expected: all(204)),

@@ -25,11 +25,12 @@ struct Harness {
 
     static func configuration(
         clock: ManualClock, maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil,
-        sessionLifetime: TimeInterval = 3600, rateLimits: RateLimits = .standard
+        wikiFetcher: (any WikiFetching)? = nil, sessionLifetime: TimeInterval = 3600,
+        rateLimits: RateLimits = .standard
     ) -> AppConfiguration {
         AppConfiguration(
             store: .sqlite(path: ":unused:"), clock: clock, bcryptCost: 4, sessionLifetime: sessionLifetime,
-            maxBodyBytes: maxBodyBytes, logLevel: .warning, feedFetcher: feedFetcher,
+            maxBodyBytes: maxBodyBytes, logLevel: .warning, feedFetcher: feedFetcher, wikiFetcher: wikiFetcher,
             adminEmails: ["admin@example.com"],
             rateLimits: rateLimits)
     }
@@ -37,8 +38,9 @@ struct Harness {
     /// Runs `body` against a fresh server on each database the run has (SQLite always,
     /// PostgreSQL when the test script provides one), one after the other.
     static func run(
-        maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil, sessionLifetime: TimeInterval = 3600,
-        rateLimits: RateLimits = .standard, on databases: [TestDatabase] = TestDatabase.available,
+        maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil, wikiFetcher: (any WikiFetching)? = nil,
+        sessionLifetime: TimeInterval = 3600, rateLimits: RateLimits = .standard,
+        on databases: [TestDatabase] = TestDatabase.available,
         _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         for database in databases {
@@ -48,7 +50,7 @@ struct Harness {
                 logger.logLevel = .warning
                 let app = try await buildApplication(
                     configuration: configuration(
-                        clock: clock, maxBodyBytes: maxBodyBytes, feedFetcher: feedFetcher,
+                        clock: clock, maxBodyBytes: maxBodyBytes, feedFetcher: feedFetcher, wikiFetcher: wikiFetcher,
                         sessionLifetime: sessionLifetime, rateLimits: rateLimits),
                     store: store, logger: logger)
                 try await app.test(.router) { client in

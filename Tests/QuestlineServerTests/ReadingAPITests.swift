@@ -179,10 +179,11 @@ extension Harness {
             let widget = try await app.widget(token: token)
             #expect(widget.state == .notEnrolledWithStreak)
             #expect(widget.streak == 3)
-            let search = try await app.send(.get, "/api/v1/reading/articles?q=article%201", token: token)
+            // Without a query: the reader's own articles, newest first.
+            let recent = try await app.send(.get, "/api/v1/reading/articles", token: token)
                 .decode(Components.Schemas.ArticleList.self)
-            #expect(search.articles.map(\.title) == ["Article 1"])
-            #expect(search.fromHistory)
+            #expect(recent.articles.map(\.title) == ["Article 2", "Article 1", "Article 0"])
+            #expect(recent.fromHistory && recent.source == .history)
             #expect(try await app.send(.get, "/api/v1/reading/articles/random", token: token).status == .ok)
         }
     }

@@ -20,13 +20,16 @@ public struct ImportReport: Sendable {
 public struct ActivityFeature: Sendable {
     private let store: Store
     public let clock: any WallClock
+    /// Summaries, for the images of saved articles.
+    let wiki: WikiContent
     public static let maxBatch = 500
     /// The largest import a device may announce (`total`), and so the largest `offset`.
     public static let maxImportItems = 10_000_000
 
-    public init(store: Store, configuration: FeatureConfiguration) {
+    public init(store: Store, configuration: FeatureConfiguration, wiki: WikiContent? = nil) {
         self.store = store
         clock = configuration.clock
+        self.wiki = wiki ?? WikiContent(store: store, configuration: configuration)
     }
 
     // MARK: Saving
@@ -48,8 +51,15 @@ public struct ActivityFeature: Sendable {
             }
         }
         try validation.finish()
+        // Without an image from the app, the article's own (its summary's), when at hand.
+        let image: String?
+        if let thumbnailURL {
+            image = thumbnailURL
+        } else {
+            image = await wiki.summary(title!, language: language!, wait: false)?.thumbnail?.source
+        }
         return try await store.activity.save(
-            member.id, language: language!, title: title!, list: list!, thumbnailURL: thumbnailURL, at: clock.now())
+            member.id, language: language!, title: title!, list: list!, thumbnailURL: image, at: clock.now())
     }
 
     public func unsave(_ member: MemberRecord, language: String, title: String, list: String?) async throws -> Int {
@@ -86,7 +96,8 @@ public struct ActivityFeature: Sendable {
         let owner = ReadOwner.member(member.id)
         // 32 days back covers the 30-day window in any zone.
         let since = now.addingTimeInterval(-32 * 86_400)
-        let entries = try await store.activity.savedEntries(member.id, since: since, newest: 20)
+        let entries = try await withSummaryImages(
+            try await store.activity.savedEntries(member.id, since: since, newest: 20))
         let reads = try await store.activity.reads(owner, since: since)
         let intervals = try await store.activity.intervals(owner, from: today.adding(days: -7))
         // The streak can be longer than the window: its days come from the per-day summary.
@@ -97,6 +108,32 @@ public struct ActivityFeature: Sendable {
                 reads: reads, intervals: intervals, saves: entries.map(\.savedAt), streakDays: streakDays,
                 today: today, timeZone: zone),
             badges: try await store.reading.badges(member.id))
+    }
+
+    /// Saved entries without an image take their article's summary image: from the cache or
+    /// the pack, else fetched in the background for the next visit (never waited for). An
+    /// article with no image keeps none.
+    func withSummaryImages(_ entries: [SavedEntry]) async throws -> [SavedEntry] {
+        var images: [String: String?] = [:]
+        var result: [SavedEntry] = []
+        for entry in entries {
+            guard entry.thumbnailURL == nil else {
+                result.append(entry)
+                continue
+            }
+            if images[entry.articleKey] == nil {
+                let parts = entry.articleKey.split(separator: "/", maxSplits: 1)
+                images[entry.articleKey] =
+                    parts.count == 2
+                    ? await wiki.summary(String(parts[1]), language: String(parts[0]), wait: false)?.thumbnail?.source
+                    : nil
+            }
+            result.append(
+                SavedEntry(
+                    articleKey: entry.articleKey, savedAt: entry.savedAt, thumbnailURL: images[entry.articleKey] ?? nil)
+            )
+        }
+        return result
     }
 
     /// Reading intervals from a client; each is capped at an hour and never negative.

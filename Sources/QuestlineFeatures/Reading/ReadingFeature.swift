@@ -63,7 +63,8 @@ public struct ReadingFeature: Sendable {
     private let store: Store
     public let clock: any WallClock
     let ids: any IDGenerator
-    let starterArticles: [SeenArticle]
+    /// Wikipedia's articles, and the offline pack.
+    public let wiki: WikiContent
     let campaignCache = CampaignCache()
     let analytics: AnalyticsBuffer
     let milestones = MilestoneMemo()
@@ -88,27 +89,13 @@ public struct ReadingFeature: Sendable {
     /// Events a client may report itself (the rest are recorded by the server).
     public static let clientEvents: Set<Event> = [.ctaTap, .share]
 
-    public init(store: Store, configuration: FeatureConfiguration) {
+    public init(store: Store, configuration: FeatureConfiguration, wiki: WikiContent? = nil) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
-        starterArticles = Self.loadStarters()
+        self.wiki = wiki ?? WikiContent(store: store, configuration: configuration)
         analytics = AnalyticsBuffer(
             store: store.reading, executor: store.database.writerExecutor, buffered: configuration.bufferAnalytics)
-    }
-
-    static func loadStarters() -> [SeenArticle] {
-        struct Starter: Decodable {
-            let language: String
-            let title: String
-        }
-        let url = Bundle.module.bundleURL.appendingPathComponent("Resources/starter-articles.json")
-        let list = (try? JSONDecoder().decode([Starter].self, from: Data(contentsOf: url))) ?? []
-        return list.map {
-            SeenArticle(
-                articleID: $0.title.replacingOccurrences(of: " ", with: "_"), title: $0.title, language: $0.language,
-                thumbnailURL: nil, lastReadAt: Date(timeIntervalSince1970: 0))
-        }
     }
 
     // MARK: Campaigns
@@ -353,31 +340,57 @@ public struct ReadingFeature: Sendable {
 
     // MARK: Articles
 
-    /// Articles the reader has seen, matching a query; starter articles when they have none.
-    public func search(_ reader: ReaderIdentity, query: String?, limit: Int = 50) async throws -> (
-        articles: [SeenArticle], fromHistory: Bool
-    ) {
-        let trimmed = query?.trimmed(newlines: false)
-        let q = (trimmed?.isEmpty ?? true) ? nil : trimmed
-        if let owner = reader.owner {
-            let seen = try await store.reading.seenArticles(owner, matching: q, limit: min(max(limit, 1), 100))
-            if !seen.isEmpty { return (seen, true) }
-            // A search with no match in a real history says so, rather than showing starters.
-            if q != nil, !(try await store.reading.seenArticles(owner, matching: nil, limit: 1)).isEmpty {
-                return ([], true)
-            }
-        }
-        let starters = starterArticles.filter { q == nil || $0.title.localizedCaseInsensitiveContains(q!) }
-        return (starters, false)
+    /// Where a list of articles came from.
+    public enum ArticleSource: String, Sendable {
+        /// The reader's own reads, newest first (no query).
+        case history
+        /// Wikipedia's search, or a random article from it.
+        case wikipedia
+        /// The offline pack (Wikipedia is off or did not answer; or suggestions to start with).
+        case pack
     }
 
-    /// A random pick among the reader's articles (or the starters); `pick` is injected for tests.
-    public func random(_ reader: ReaderIdentity, pick: (Int) -> Int = { Int.random(in: 0..<$0) }) async throws
-        -> SeenArticle?
+    /// With a query: Wikipedia's title search, else the pack's. Without: the reader's recent
+    /// articles, else suggestions from the pack (a different dozen each day).
+    public func search(_ reader: ReaderIdentity, query: String?, language: String = "en", limit: Int = 20)
+        async throws -> (articles: [WikiSummary], source: ArticleSource)
     {
-        let (articles, _) = try await search(reader, query: nil, limit: 100)
-        guard !articles.isEmpty else { return nil }
-        return articles[pick(articles.count)]
+        let trimmed = query?.trimmed(newlines: false)
+        let limit = min(max(limit, 1), 50)
+        if let q = trimmed, !q.isEmpty {
+            let (found, source) = await wiki.search(q, language: language, limit: limit)
+            return (found, source == .wikipedia ? .wikipedia : .pack)
+        }
+        if let owner = reader.owner {
+            let seen = try await store.reading.seenArticles(owner, matching: nil, limit: limit)
+            if !seen.isEmpty {
+                var articles: [WikiSummary] = []
+                for article in seen {
+                    // The summary if it is at hand (cache or pack); never waits for Wikipedia.
+                    let known = await wiki.summary(article.title, language: article.language, wait: false)
+                    articles.append(
+                        known
+                            ?? WikiSummary(
+                                language: article.language, title: article.title, description: nil, extract: "",
+                                thumbnail: article.thumbnailURL.flatMap { WikiImage.secure($0, width: 0, height: 0) }))
+                }
+                return (articles, .history)
+            }
+        }
+        let day = LocalDay(clock.now(), in: reader.timeZone.timeZone)
+        return (await wiki.suggestions(language: language, day: day, count: 12), .pack)
+    }
+
+    /// A random article: Wikipedia's, else one from the pack; `pick` is injected for tests.
+    public func random(language: String = "en", pick: (Int) -> Int = { Int.random(in: 0..<$0) }) async
+        -> WikiSummary?
+    {
+        await wiki.random(language: language, pick: pick)?.0
+    }
+
+    /// An article's summary for its page: cache, pack or Wikipedia (see `WikiContent.summary`).
+    public func summary(_ title: String, language: String) async -> WikiSummary? {
+        await wiki.summary(title, language: language)
     }
 
     // MARK: Badges, analytics

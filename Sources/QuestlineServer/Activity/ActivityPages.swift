@@ -57,10 +57,7 @@ struct ActivityPages {
                     [
                         "title": article.title, "language": article.language, "image": article.thumbnailURL ?? false,
                         "lists": article.lists.map { $0.isEmpty ? "Saved" : $0 }.joined(separator: ", "),
-                        "path": ReadingPages.articlePath(
-                            SeenArticle(
-                                articleID: article.title, title: article.title, language: article.language,
-                                thumbnailURL: nil, lastReadAt: article.savedAt)),
+                        "path": ReadingPages.articlePath(title: article.title, language: article.language),
                     ]
                 },
                 "none": articles.isEmpty,

@@ -61,8 +61,9 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let quests = QuestsFeature(store: store, configuration: features)
     let accounts = AccountsFeature(store: store, configuration: features) { try await quests.childZoneChanged($0) }
     let games = GameFeature(store: store, configuration: features)
-    let reading = ReadingFeature(store: store, configuration: features)
-    let activity = ActivityFeature(store: store, configuration: features)
+    let wiki = WikiContent(store: store, configuration: features)
+    let reading = ReadingFeature(store: store, configuration: features, wiki: wiki)
+    let activity = ActivityFeature(store: store, configuration: features, wiki: wiki)
     let stories = StoriesFeature(store: store, configuration: features)
     try await reading.installCampaigns(demo: features.demoCampaign)
     let pages = try await PageRenderer.load()

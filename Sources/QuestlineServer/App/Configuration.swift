@@ -64,6 +64,7 @@ public struct AppConfiguration: Sendable {
         secureCookies: Bool = false,
         logLevel: Logger.Level = .info,
         feedFetcher: (any FeedFetching)? = WikimediaFeedClient(),
+        wikiFetcher: (any WikiFetching)? = nil,
         adminEmails: Set<String> = [],
         demoCampaign: Bool = false,
         bufferAnalytics: Bool = false,
@@ -75,7 +76,8 @@ public struct AppConfiguration: Sendable {
             logLevel: logLevel,
             features: FeatureConfiguration(
                 clock: clock, ids: ids, bcryptCost: bcryptCost, sessionLifetime: sessionLifetime,
-                invitationLifetime: invitationLifetime, feedFetcher: feedFetcher, adminEmails: adminEmails,
+                invitationLifetime: invitationLifetime, feedFetcher: feedFetcher, wikiFetcher: wikiFetcher,
+                adminEmails: adminEmails,
                 demoCampaign: demoCampaign, bufferAnalytics: bufferAnalytics, rateLimits: rateLimits,
                 sessionCacheSeconds: sessionCacheSeconds))
     }

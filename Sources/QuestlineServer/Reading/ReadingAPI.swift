@@ -117,16 +117,32 @@ extension APIImplementation {
 
     func searchArticles(_ input: Operations.searchArticles.Input) async throws -> Operations.searchArticles.Output {
         let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: nil)
-        let (articles, fromHistory) = try await reading.search(reader, query: input.query.q)
+        let (articles, source) = try await reading.search(
+            reader, query: input.query.q, language: try WikiLanguage.check(input.query.language))
         return .ok(
-            .init(body: .json(.init(articles: articles.map(Components.Schemas.Article.init), fromHistory: fromHistory)))
-        )
+            .init(
+                body: .json(
+                    .init(
+                        articles: articles.map(Components.Schemas.Article.init), fromHistory: source == .history,
+                        source: .init(rawValue: source.rawValue) ?? .pack))))
     }
 
     func randomArticle(_ input: Operations.randomArticle.Input) async throws -> Operations.randomArticle.Output {
-        let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: nil)
-        guard let article = try await reading.random(reader) else { throw DomainError.notFound("No articles yet.") }
+        _ = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: nil)
+        guard let article = await reading.random(language: try WikiLanguage.check(input.query.language)) else {
+            throw DomainError.notFound("No articles in this language.")
+        }
         return .ok(.init(body: .json(.init(article))))
+    }
+
+    func getArticleSummary(_ input: Operations.getArticleSummary.Input) async throws
+        -> Operations.getArticleSummary.Output
+    {
+        let title = try WikiLanguage.title(input.query.title)
+        guard let summary = await reading.summary(title, language: try WikiLanguage.check(input.query.language)) else {
+            throw DomainError.notFound("No article \"\(title)\".")
+        }
+        return .ok(.init(body: .json(.init(summary))))
     }
 
     func trackReadingEvent(_ input: Operations.trackReadingEvent.Input) async throws
@@ -220,14 +236,11 @@ extension Components.Schemas.Enrollment {
 }
 
 extension Components.Schemas.Article {
-    init(_ article: SeenArticle) {
-        let slug =
-            article.title.replacingOccurrences(of: " ", with: "_").addingPercentEncoding(
-                withAllowedCharacters: .urlPathAllowed) ?? article.title
+    init(_ article: WikiSummary) {
         self.init(
-            articleId: article.articleID, title: article.title, language: article.language,
-            thumbnailUrl: article.thumbnailURL,
-            url: "https://\(article.language).wikipedia.org/wiki/\(slug)")
+            articleId: article.key, title: article.title, language: article.language,
+            description: article.description, extract: article.extract, thumbnailUrl: article.thumbnail?.source,
+            url: article.pageURL)
     }
 }
 

@@ -123,49 +123,58 @@ struct ReadingPages {
     private func search(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let (reader, newDevice) = reader(request, context)
         let query = request.uri.queryParameters["q"].map { String($0.prefix(200)) }
-        let (articles, fromHistory) = try await reading.search(reader, query: query)
+        let (articles, source) = try await reading.search(reader, query: query)
+        let searched = !(query ?? "").trimmingCharacters(in: .whitespaces).isEmpty
         return Self.withDevice(
             pages.page(
                 "reading-search", title: "Search",
                 data: [
-                    "q": query ?? "", "articles": articles.map(Self.articleData), "fromHistory": fromHistory,
+                    "q": query ?? "", "articles": articles.map(Self.articleData),
+                    "heading": searched
+                        ? "Articles about \u{201C}\(query ?? "")\u{201D}"
+                        : source == .history ? "Articles you have read" : "Articles to start with",
+                    "offline": searched && source == .pack && reading.wiki.online,
                     "none": articles.isEmpty,
                 ], context: context, path: "/reading", back: "/reading"), newDevice)
     }
 
     private func random(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let (reader, newDevice) = reader(request, context)
-        guard let article = try await reading.random(reader) else {
+        let (_, newDevice) = reader(request, context)
+        guard let article = await reading.random() else {
             return Response.redirect(to: "/reading/search", type: .normal)
         }
         return Self.withDevice(Response.redirect(to: Self.articlePath(article), type: .normal), newDevice)
     }
 
-    /// Opening an article: records the read (an article open is the event the challenge counts).
+    /// Opening an article: records the read (an article open is the event the challenge
+    /// counts) and shows its summary: title, description, extract and image, and a link to the
+    /// whole article on Wikipedia.
     private func article(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let (reader, newDevice) = reader(request, context)
-        let title = String((request.uri.queryParameters["title"] ?? "").prefix(300))
-        let language = String((request.uri.queryParameters["language"] ?? "en").prefix(16))
-        guard !title.isEmpty else { throw DomainError.invalid(field: "title", "Which article?") }
+        let title = try WikiLanguage.title(request.uri.queryParameters["title"].map { String($0.prefix(300)) })
+        let language = try WikiLanguage.check(request.uri.queryParameters["language"].map(String.init))
+        let summary = await reading.summary(title, language: language)
+        let shown =
+            summary ?? WikiSummary(language: language, title: title, description: nil, extract: "", thumbnail: nil)
         let read = try reading.validate([
             ReadInput(
-                eventId: UUID.random().uuidString.lowercased(),
-                articleId: title.replacingOccurrences(of: " ", with: "_"), title: title,
-                language: language, at: reading.clock.now(), timeZone: reader.timeZone.identifier, thumbnailUrl: nil)
+                eventId: UUID.random().uuidString.lowercased(), articleId: shown.key, title: shown.title,
+                language: language, at: reading.clock.now(), timeZone: reader.timeZone.identifier,
+                thumbnailUrl: shown.thumbnail?.source)
         ]) { _ in "" }
         _ = try await reading.record(read, for: reader)
-        let slug =
-            title.replacingOccurrences(of: " ", with: "_").addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
-            ?? title
         return Self.withDevice(
             pages.page(
-                "reading-article", title: title,
+                "reading-article", title: shown.title,
                 data: [
-                    "articleTitle": title, "url": "https://\(read[0].language).wikipedia.org/wiki/\(slug)",
-                    "language": read[0].language, "signedIn": reader.member != nil,
+                    "articleTitle": shown.title, "url": shown.pageURL, "language": language,
+                    "description": shown.description ?? false,
+                    "extract": shown.extract.isEmpty ? false : shown.extract,
+                    "image": shown.thumbnail.map { ["source": $0.source, "alt": shown.title] } ?? false,
+                    "signedIn": reader.member != nil,
                     "saved": request.uri.queryParameters["saved"] != nil,
                     "widget": try await widgetData(reader, surface: "web") ?? false,
-                ], context: context, path: "/reading", back: "/reading"), newDevice)
+                ], context: context, path: "/reading", back: "/reading/search"), newDevice)
     }
 
     private func share(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -229,16 +238,24 @@ struct ReadingPages {
             ], context: context, path: "/reading", back: "/reading")
     }
 
-    static func articlePath(_ article: SeenArticle) -> String {
+    static func articlePath(_ article: WikiSummary) -> String {
+        articlePath(title: article.title, language: article.language)
+    }
+
+    static func articlePath(title: String, language: String) -> String {
         var components = URLComponents()
         components.path = "/reading/article"
         components.queryItems = [
-            URLQueryItem(name: "language", value: article.language), URLQueryItem(name: "title", value: article.title),
+            URLQueryItem(name: "language", value: language), URLQueryItem(name: "title", value: title),
         ]
         return components.string ?? "/reading"
     }
 
-    static func articleData(_ article: SeenArticle) -> [String: Any] {
-        ["title": article.title, "language": article.language, "path": articlePath(article)]
+    static func articleData(_ article: WikiSummary) -> [String: Any] {
+        [
+            "title": article.title, "language": article.language, "path": articlePath(article),
+            "description": article.description ?? false, "image": article.thumbnail?.source ?? false,
+            "initial": String(article.title.prefix(1)),
+        ]
     }
 }

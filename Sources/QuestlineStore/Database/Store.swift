@@ -20,6 +20,8 @@ public struct Store: Sendable {
     public let outbox: Outbox
     /// Notification preferences and the reminders sent.
     public let notifications: NotificationStore
+    /// Wikipedia summaries: a cache of what Wikipedia answered, and the imported offline pack.
+    public let wiki: WikiStore
 
     public init(database: Database) {
         self.database = database
@@ -32,6 +34,7 @@ public struct Store: Sendable {
         live = LiveEventLog(database, outbox: outbox)
         limits = LimitStore(database)
         notifications = NotificationStore(database, outbox: outbox)
+        wiki = WikiStore(database)
         quests = QuestStore(database, live: live)
         stories = StoryStore(database, live: live)
     }

@@ -14,8 +14,4 @@ for (const link of document.querySelectorAll("[data-leave]")) {
 // Say the verdict (or the score) first: focus it so screen readers read it and Tab goes on from there.
 document.querySelector("[data-autofocus]")?.focus({ preventScroll: false });
 
-// Card images come from Wikimedia; offline, a card shows its text without a broken image.
-for (const image of document.querySelectorAll(".game-card__image, .thumb")) {
-  image.addEventListener("error", () => image.remove());
-  if (image.complete && image.naturalWidth === 0) image.remove();
-}
+// Card images that cannot load are handled by app.js (no broken images anywhere).
