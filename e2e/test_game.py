@@ -73,3 +73,40 @@ def test_play_leave_resume_and_finish(browser, server, shot):
     browser.find_element(By.LINK_TEXT, "Open the archive").click()
     wait_text(browser, ".calendar", "/5")  # today, played, with its score
     shot("game-archive")
+
+
+def test_language_choice_is_remembered_and_the_archive_offers_only_days_it_can_serve(browser, server, shot):
+    from selenium.webdriver.support.ui import Select
+    sign_up(browser, server, f"polyglot-{uuid.uuid4().hex[:8]}@example.com", name="Paul Polyglot", zone="UTC")
+    browser.get(server.url("/game"))
+    picker = Select(browser.find_element(By.ID, "language"))
+    assert picker.first_selected_option.text == "English"
+    picker.select_by_visible_text("German")
+    click(browser, "form[action='/game/language'] button")
+    wait_text(browser, ".game-hero", "Which came first?")
+    assert Select(browser.find_element(By.ID, "language")).first_selected_option.text == "German"
+    # German has no feed kept offline and Wikipedia is off here: the splash says so, without a command.
+    wait_text(browser, ".empty-state", "needs a connection to Wikipedia")
+    assert "questline" not in browser.find_element(By.CSS_SELECTOR, ".empty-state").text
+    shot("game-splash-offline")
+    browser.get(server.url("/profile"))
+    assert Select(browser.find_element(By.ID, "language")).first_selected_option.text == "German"
+    # Back in English: the archive offers only the days whose feed is at hand.
+    browser.get(server.url("/game?language=en"))
+    import datetime
+    today = datetime.datetime.now(datetime.timezone.utc).date()
+    bundled = datetime.date(today.year, 10, 30)
+    if bundled >= today:
+        bundled = datetime.date(today.year - 1, 10, 30)
+    browser.get(server.url(f"/game/archive?language=en&month={bundled:%Y-%m}"))
+    wait_text(browser, ".calendar", "")
+    blocked = browser.find_elements(By.CSS_SELECTOR, "[aria-label$='needs a connection to Wikipedia']")
+    assert blocked, "with Wikipedia off, days without a feed are not offered"
+    offered = [b.get_attribute("aria-label") for b in browser.find_elements(By.CSS_SELECTOR, ".day--open")]
+    assert any("30 October" in label for label in offered), offered
+    shot("game-archive-offline")
+    # The day whose feed ships with the product can be played.
+    button = browser.find_element(By.CSS_SELECTOR, f"form[action='/game/start'] input[value='{bundled:%Y-%m-%d}'] ~ button")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    wait_text(browser, ".game__progress", "Question 1")

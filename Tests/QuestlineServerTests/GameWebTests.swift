@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import QuestlineAPI
 import QuestlineCore
 import Testing
 
@@ -68,12 +69,56 @@ import Testing
             let down = try await app.send(.get, "/game", headers: cookie(token))
             #expect(down.status == .ok)
             #expect(down.text.contains("Today's game isn't available"))
-            #expect(down.text.contains("Play a past game"))
+            #expect(down.text.contains("needs a connection to Wikipedia") && !down.text.contains("questline"))
+            // The days whose feed ships with the product are offered at once, newest first.
+            #expect(down.text.contains("Play Thursday 30 October 2025"))
+            #expect(down.text.contains("Play Wednesday 7 May 2025"))
+            #expect(down.text.range(of: "30 October 2025")!.lowerBound < down.text.range(of: "7 May 2025")!.lowerBound)
+            // The archive offers only those days while Wikipedia cannot be reached.
+            let archive = try await app.send(.get, "/game/archive?month=2025-10", headers: cookie(token))
+            #expect(archive.text.contains(#"name="date" value="2025-10-30""#))
+            #expect(!archive.text.contains(#"name="date" value="2025-10-29""#))
+            #expect(archive.text.contains("29 October 2025: needs a connection to Wikipedia"))
+            let past = try await app.send(
+                .post, "/game/start", headers: form(token), bodyText: "language=en&date=2025-10-30")
+            #expect(past.status == .seeOther)
+            #expect(try await app.send(.get, #require(past.headers[.location]), headers: cookie(token)).status == .ok)
             app.clock.set(try Date("2026-05-07T12:00:00Z", strategy: .iso8601))
             let (other, _) = try await app.signUp("eve@example.com", timeZone: "UTC")
             let started = try await app.send(.post, "/game/start", headers: form(token), bodyText: "language=en")
             let play = try #require(started.headers[.location])
             #expect(try await app.send(.get, play, headers: cookie(other)).status == .notFound)
+        }
+    }
+
+    @Test func theMembersPrimaryLanguageIsTheGamesDefaultAndThePickerRemembersIt() async throws {
+        try await Harness.run(feedFetcher: try FixtureFeeds(), sessionLifetime: 86_400 * 30) { app in
+            let (token, _) = try await app.signUp("lena@example.com", timeZone: "UTC")
+            #expect(
+                try await app.send(.get, "/api/v1/me", token: token).decode(Components.Schemas.Member.self).language
+                    == nil)
+            #expect(
+                try await app.send(.get, "/game", headers: cookie(token)).text.contains(
+                    #"<option value="en" selected>English</option>"#))
+            let changed = try await app.send(.patch, "/api/v1/me", json: #"{"language":"de"}"#, token: token)
+            #expect(try changed.decode(Components.Schemas.Member.self).language == "de")
+            try await app.send(.patch, "/api/v1/me", json: #"{"language":"xx"}"#, token: token)
+                .expectProblem(.badRequest, field: "language")
+            let splash = try await app.send(.get, "/game", headers: cookie(token)).text
+            #expect(splash.contains(#"<option value="de" selected>German</option>"#))
+            #expect(splash.contains(#"<option value="zh-tw">Chinese (Taiwan)</option>"#))
+            // Picking another language on the splash is remembered.
+            let picked = try await app.send(.post, "/game/language", headers: form(token), bodyText: "language=fr")
+            #expect(picked.status == .seeOther && picked.headers[.location] == "/game")
+            #expect(
+                try await app.send(.get, "/api/v1/me", token: token).decode(Components.Schemas.Member.self).language
+                    == "fr")
+            #expect(
+                try await app.send(.get, "/game", headers: cookie(token)).text.contains(
+                    #"<option value="fr" selected>French</option>"#))
+            #expect(
+                try await app.send(.get, "/profile", headers: cookie(token)).text.contains(
+                    #"<option value="fr" selected>French</option>"#))
         }
     }
 }

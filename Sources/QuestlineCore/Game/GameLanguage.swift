@@ -27,4 +27,14 @@ public struct GameLanguage: Hashable, Sendable, CustomStringConvertible {
     public var variant: String? { code.hasPrefix("zh") ? code : nil }
 
     public var description: String { code }
+
+    /// The language's name in English, for pickers ("German", "Chinese (Taiwan)").
+    public var name: String {
+        let names = [
+            "zh-cn": "Chinese (China)", "zh-hans": "Chinese (Simplified)", "zh-hant": "Chinese (Traditional)",
+            "zh-hk": "Chinese (Hong Kong)", "zh-mo": "Chinese (Macau)", "zh-my": "Chinese (Malaysia)",
+            "zh-sg": "Chinese (Singapore)", "zh-tw": "Chinese (Taiwan)",
+        ]
+        return names[code] ?? Locale(identifier: "en_US").localizedString(forLanguageCode: code) ?? code
+    }
 }

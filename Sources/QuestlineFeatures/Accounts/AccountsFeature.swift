@@ -171,9 +171,9 @@ public struct AccountsFeature: Sendable {
         try await PersonalData.export(actor.id, on: store.database)
     }
 
-    public func updateProfile(_ id: MemberID, as actor: MemberRecord, displayName: String?, timeZone: String?)
-        async throws -> MemberRecord
-    {
+    public func updateProfile(
+        _ id: MemberID, as actor: MemberRecord, displayName: String?, timeZone: String?, language: String? = nil
+    ) async throws -> MemberRecord {
         guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }
         try AccessPolicy.check(actor.actor, .updateMember(target.scope))
         var validation = FieldValidation()
@@ -183,10 +183,13 @@ public struct AccountsFeature: Sendable {
         let zone = timeZone.flatMap { zone in
             validation.check { () throws(DomainError) in try AccountRules.timeZone(zone) }
         }
+        let language = language.flatMap { code in
+            validation.check { () throws(DomainError) in try GameLanguage(code).code }
+        }
         try validation.finish()
         guard
             let updated = try await store.accounts.updateProfile(
-                id, displayName: name, timeZone: zone, now: clock.now())
+                id, displayName: name, timeZone: zone, language: language, now: clock.now())
         else {
             throw DomainError.notFound("No such member.")
         }

@@ -1,4 +1,5 @@
 public import Foundation
+import NIOConcurrencyHelpers
 public import QuestlineCore
 public import QuestlineStore
 
@@ -19,7 +20,8 @@ public struct ArchiveMonth: Sendable, Equatable {
 }
 
 public struct ArchiveDay: Sendable, Equatable {
-    public enum Status: String, Sendable { case played, inProgress, open, today, future, tooOld }
+    /// `unavailable`: Wikipedia cannot be reached and no feed of that day is kept.
+    public enum Status: String, Sendable { case played, inProgress, open, today, future, tooOld, unavailable }
     public let date: LocalDay
     public let status: Status
     public let score: Int?
@@ -34,6 +36,18 @@ public struct GameFeature: Sendable {
     public let clock: any WallClock
     let ids: any IDGenerator
     let fetcher: (any FeedFetching)?
+    /// When fetching a feed last failed: for five minutes after, days without a kept feed are
+    /// not offered (the archive never offers a day it cannot serve).
+    let lastFetchFailure = NIOLockedValueBox<Date?>(nil)
+    /// Real feeds bundled with the product (`Resources/onthisday/LANG-MM-DD.json`), so that a
+    /// fresh install without a connection has games.
+    static let bundled: [String: URL] = {
+        let folder = Bundle.module.bundleURL.appendingPathComponent("Resources/onthisday")
+        let files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
+        return Dictionary(
+            files.filter { $0.pathExtension == "json" }.map { ($0.deletingPathExtension().lastPathComponent, $0) },
+            uniquingKeysWith: { first, _ in first })
+    }()
     /// Live feeds are fetched again after this long; imported feeds are kept as they are.
     let refreshAfter: TimeInterval
     /// How far back the archive goes, in days before today.
@@ -70,32 +84,84 @@ public struct GameFeature: Sendable {
 
     // MARK: Feeds
 
+    static func bundleKey(_ language: GameLanguage, _ day: MonthDay) -> String {
+        String(format: "%@-%02d-%02d", language.code, day.month, day.day)
+    }
+
+    /// The bundled feed of a language and calendar day, if the product ships one.
+    func bundledFeed(language: GameLanguage, date: LocalDay) -> OnThisDayFeed? {
+        Self.bundled[Self.bundleKey(language, MonthDay(date))].flatMap { try? Data(contentsOf: $0) }
+            .flatMap { try? OnThisDayFeed.decode($0) }
+    }
+
+    /// Whether feeds can be fetched now: fetching is on and did not fail in the last 5 minutes.
+    var canFetch: Bool {
+        guard fetcher != nil else { return false }
+        guard let failed = lastFetchFailure.withLockedValue({ $0 }) else { return true }
+        return clock.now().timeIntervalSince(failed) > 300
+    }
+
+    /// What an end user is told when a day's feed cannot be had.
+    static let needsConnection =
+        "This day's game needs a connection to Wikipedia, which can't be reached right now. The days kept offline can be played from the archive."
+
     /// The feed for a language and calendar day: the cached copy when fresh or imported,
-    /// otherwise fetched (and cached); a stale copy is used when the feed is unreachable.
+    /// otherwise fetched (and cached); when it cannot be fetched, a stale copy, else the
+    /// bundled one.
     public func feed(language: GameLanguage, date: LocalDay) async throws -> OnThisDayFeed? {
         let cached = try await store.game.feed(language: language.code, month: date.month, day: date.day)
         if let cached, cached.source == "import" || clock.now().timeIntervalSince(cached.fetchedAt) < refreshAfter {
             return cached.feed
         }
-        guard let fetcher else {
-            if let cached { return cached.feed }
-            throw DomainError.unavailable(
-                "No \"On this day\" feed is stored for \(date.month)/\(date.day) and fetching is turned off (import one with `questline game-import`)."
-            )
-        }
-        do {
-            switch try await fetcher.fetch(language: language, month: date.month, day: date.day) {
-            case .feed(let feed):
-                try await store.game.saveFeed(
-                    feed, language: language.code, month: date.month, day: date.day, source: "live", now: clock.now())
-                return feed
-            case .noData:
-                return nil
+        if let fetcher {
+            do {
+                switch try await fetcher.fetch(language: language, month: date.month, day: date.day) {
+                case .feed(let feed):
+                    lastFetchFailure.withLockedValue { $0 = nil }
+                    try await store.game.saveFeed(
+                        feed, language: language.code, month: date.month, day: date.day, source: "live",
+                        now: clock.now())
+                    return feed
+                case .noData:
+                    return nil
+                }
+            } catch is DomainError {
+                lastFetchFailure.withLockedValue { $0 = clock.now() }
             }
-        } catch let error as DomainError {
-            if let cached { return cached.feed }
-            throw error
         }
+        if let cached { return cached.feed }
+        if let bundled = bundledFeed(language: language, date: date) { return bundled }
+        throw DomainError.unavailable(Self.needsConnection)
+    }
+
+    /// The calendar days whose feed is at hand without Wikipedia: kept (fetched or imported)
+    /// or bundled.
+    public func offlineDays(language: GameLanguage) async throws -> Set<MonthDay> {
+        var days = try await store.game.feedDays(language: language.code)
+        for key in Self.bundled.keys where key.hasPrefix(language.code + "-") {
+            let parts = key.dropFirst(language.code.count + 1).split(separator: "-").compactMap { Int($0) }
+            if parts.count == 2 { days.insert(MonthDay(month: parts[0], day: parts[1])) }
+        }
+        return days
+    }
+
+    /// Past days of the archive (newest first, at most `limit`) that can be played now and
+    /// that the member has not started.
+    public func playableDays(_ member: MemberRecord, language: GameLanguage, limit: Int) async throws -> [LocalDay] {
+        let today = today(for: member)
+        let offline = canFetch ? nil : try await offlineDays(language: language)
+        let started = Set(
+            try await store.game.sessions(
+                member: member.id, language: language.code, from: today.adding(days: -Self.archiveDays),
+                through: today
+            ).map(\.date))
+        var days: [LocalDay] = []
+        var day = today.adding(days: -1)
+        while days.count < limit, day >= today.adding(days: -Self.archiveDays) {
+            if !started.contains(day), offline?.contains(MonthDay(day)) ?? true { days.append(day) }
+            day = day.adding(days: -1)
+        }
+        return days
     }
 
     public func availability(language: GameLanguage, date: LocalDay) async throws -> GameAvailability {
@@ -188,6 +254,8 @@ public struct GameFeature: Sendable {
         let sessions = try await store.game.sessions(
             member: member.id, language: language.code, from: first, through: end)
         let byDate = Dictionary(uniqueKeysWithValues: sessions.map { ($0.date, $0) })
+        // Without Wikipedia, only the days whose feed is at hand are offered.
+        let offline = canFetch ? nil : try await offlineDays(language: language)
         let oldest = today.adding(days: -Self.archiveDays)
         let days = (0...first.days(until: end)).map { offset -> ArchiveDay in
             let date = first.adding(days: offset)
@@ -199,6 +267,9 @@ public struct GameFeature: Sendable {
             if date > today { return ArchiveDay(date: date, status: .future, score: nil) }
             if date == today { return ArchiveDay(date: date, status: .today, score: nil) }
             if date < oldest { return ArchiveDay(date: date, status: .tooOld, score: nil) }
+            if let offline, !offline.contains(MonthDay(date)) {
+                return ArchiveDay(date: date, status: .unavailable, score: nil)
+            }
             return ArchiveDay(date: date, status: .open, score: nil)
         }
         return ArchiveMonth(

@@ -36,7 +36,7 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let updated = try await accounts.updateProfile(
-            me.id, as: me, displayName: body.displayName, timeZone: body.timeZone)
+            me.id, as: me, displayName: body.displayName, timeZone: body.timeZone, language: body.language)
         return .ok(.init(body: .json(.init(updated))))
     }
 
@@ -78,7 +78,7 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let updated = try await accounts.updateProfile(
             try MemberID.parse(input.path.memberId, field: "memberId"), as: me,
-            displayName: body.displayName, timeZone: body.timeZone)
+            displayName: body.displayName, timeZone: body.timeZone, language: body.language)
         return .ok(.init(body: .json(.init(updated))))
     }
 
@@ -133,7 +133,8 @@ extension Components.Schemas.Member {
         self.init(
             id: record.id.rawValue, email: record.email, username: record.username, displayName: record.displayName,
             timeZone: record.timeZone, householdId: record.householdID?.rawValue,
-            role: record.role.flatMap { .init(rawValue: $0.rawValue) }, createdAt: record.createdAt)
+            role: record.role.flatMap { .init(rawValue: $0.rawValue) }, createdAt: record.createdAt,
+            language: record.language)
     }
 }
 

@@ -194,6 +194,12 @@ struct AccountsPages {
         }
         var data: [String: Any] = [
             "values": values ?? ["displayName": member.displayName, "timeZone": member.timeZone],
+            "languages": GameLanguage.supported.compactMap { try? GameLanguage($0) }.map {
+                [
+                    "code": $0.code, "name": $0.name,
+                    "selected": $0.code == (values?["language"] ?? member.language ?? "en"),
+                ] as [String: Any]
+            },
             "login": member.email ?? member.username ?? "",
             "notice": notice
                 ?? (request.uri.queryParameters["saved"] != nil
@@ -237,12 +243,15 @@ struct AccountsPages {
         let form = try await Form(request)
         do {
             _ = try await accounts.updateProfile(
-                member.id, as: member, displayName: form["displayName"], timeZone: form["timeZone"])
+                member.id, as: member, displayName: form["displayName"], timeZone: form["timeZone"],
+                language: form["language"].isEmpty ? nil : form["language"])
             return Response.redirect(to: "/profile?saved=1", type: .normal)
         } catch let error as DomainError {
             return try await profile(
                 request, context, error: error,
-                values: ["displayName": form["displayName"], "timeZone": form["timeZone"]])
+                values: [
+                    "displayName": form["displayName"], "timeZone": form["timeZone"], "language": form["language"],
+                ])
         }
     }
 

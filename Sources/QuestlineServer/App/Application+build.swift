@@ -146,7 +146,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         accounts: accounts, notifications: notifications, reading: readingRoutes, pages: pages,
         secureCookies: configuration.secureCookies, sessionLifetime: features.sessionLifetime
     ).register(on: router)
-    GamePages(games: games, pages: pages).register(on: router)
+    GamePages(games: games, accounts: accounts, pages: pages).register(on: router)
     QuestsPages(quests: quests, pages: pages).register(on: router)
     StoryAssetPages(stories: StoryContentFeature(store: store, configuration: features)).register(on: router)
     StoriesPages(stories: stories, pages: pages).register(on: router)

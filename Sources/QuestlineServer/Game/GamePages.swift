@@ -8,6 +8,7 @@ import QuestlineStore
 /// Server-rendered so it works without JavaScript; `game.js` adds the card transitions.
 struct GamePages {
     let games: GameFeature
+    let accounts: AccountsFeature
     let pages: PageRenderer
 
     static let aboutURL = "https://www.mediawiki.org/wiki/Wikimedia_Apps/Team/iOS/Game:_Which_came_first"
@@ -18,22 +19,26 @@ struct GamePages {
         router.get("/game/play/:id") { request, context in try await self.play(request, context) }
         router.post("/game/play/:id/answer") { request, context in try await self.answer(request, context) }
         router.get("/game/archive") { request, context in try await self.archive(request, context) }
+        router.post("/game/language") { request, context in try await self.chooseLanguage(request, context) }
     }
 
-    private func language(_ request: Request) throws -> GameLanguage {
-        try GameLanguage(request.uri.queryParameters["language"].map(String.init) ?? "en")
+    /// The language asked for in the address, else the member's primary language.
+    private func language(_ request: Request, _ member: MemberRecord) throws -> GameLanguage {
+        try GameLanguage(request.uri.queryParameters["language"].map(String.init) ?? member.language ?? "en")
     }
 
     // MARK: Splash
 
     private func splash(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/game")
-        let language = try language(request)
+        let language = try language(request, member)
         let today = games.today(for: member)
         var data: [String: Any] = [
             "today": Formatting.longDate(today, language: "en"), "todayISO": today.iso,
             "language": language.code, "aboutURL": Self.aboutURL,
-            "languages": GameLanguage.supported.map { ["code": $0, "selected": $0 == language.code] },
+            "languages": GameLanguage.supported.compactMap { try? GameLanguage($0) }.map {
+                ["code": $0.code, "name": $0.name, "selected": $0 == language] as [String: Any]
+            },
             "stats": try await statsData(member, language),
         ]
         if let session = try await games.session(of: member, language: language, date: today) {
@@ -46,11 +51,26 @@ struct GamePages {
             case .available: data["canPlay"] = true
             case .notEnoughEvents:
                 data["unavailable"] = "Today's game isn't available: there are not enough events today."
-            case .feedUnavailable(let reason): data["unavailable"] = "Today's game can't be loaded right now. \(reason)"
+            case .feedUnavailable(let reason):
+                data["unavailable"] = reason
+                // The days that can be played now, offered at once (never one it cannot serve).
+                let playable = try await games.playableDays(member, language: language, limit: 6)
+                data["playable"] = playable.map { ["date": $0.iso, "label": Formatting.longDate($0, language: "en")] }
+                data["hasPlayable"] = !playable.isEmpty
             }
         }
         return pages.page(
             "game-splash", title: "Which came first?", data: data, context: context, path: "/game", back: "/")
+    }
+
+    /// The splash's language picker: remembered as the member's primary language.
+    private func chooseLanguage(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try context.requireWebMember(next: "/game")
+        let form = try await Form(request)
+        let chosen = try GameLanguage(form["language"])
+        _ = try await accounts.updateProfile(
+            member.id, as: member, displayName: nil, timeZone: nil, language: chosen.code)
+        return Response.redirect(to: "/game", type: .normal)
     }
 
     private func statsData(_ member: MemberRecord, _ language: GameLanguage) async throws -> [String: Any] {
@@ -164,7 +184,7 @@ struct GamePages {
 
     private func archive(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/game/archive")
-        let language = try language(request)
+        let language = try language(request, member)
         let archive = try await games.archive(
             member, language: language, month: request.uri.queryParameters["month"].map(String.init))
         let first = archive.first
@@ -184,6 +204,7 @@ struct GamePages {
         var data: [String: Any] = [
             "month": Formatting.monthTitle(first), "language": language.code, "cells": cells,
             "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+            "offline": days.contains { $0.status == .unavailable },
         ]
         // Only months the archive holds are linked: the first and the current month have no link outwards.
         if let previous = archive.previous { data["previous"] = String(previous.iso.prefix(7)) }

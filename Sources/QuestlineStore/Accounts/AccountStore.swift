@@ -58,7 +58,9 @@ enum AccountsSchema {
                     accepted_at BIGINT
                 )
                 """,
-            ])
+            ]),
+        // The member's primary language (the game's, by default); NULL until chosen.
+        Migration(version: 3, name: "member_language", ["ALTER TABLE members ADD COLUMN language TEXT"]),
     ]
 }
 
@@ -72,6 +74,8 @@ public struct MemberRecord: Sendable, Equatable {
     public let householdID: HouseholdID?
     public let role: HouseholdRole?
     public let createdAt: Date
+    /// The primary language the member chose (a wiki language code); nil until they do.
+    public var language: String? = nil
 
     public var scope: MemberScope { MemberScope(memberID: id, householdID: householdID, role: role) }
     public var actor: Actor { Actor(memberID: id, householdID: householdID, role: role) }
@@ -123,7 +127,7 @@ public struct AccountStore: Sendable {
     public init(_ database: Database) { self.database = database }
 
     private static let memberColumns = """
-        m.id, m.email, m.username, m.display_name, m.time_zone, m.created_at, hm.household_id, hm.role
+        m.id, m.email, m.username, m.display_name, m.time_zone, m.created_at, m.language, hm.household_id, hm.role
         """
 
     static func decodeMember(_ row: any SQLRow) throws -> MemberRecord {
@@ -137,7 +141,8 @@ public struct AccountStore: Sendable {
             timeZone: try row.decode(column: "time_zone", as: String.self),
             householdID: household.flatMap { HouseholdID($0) },
             role: role.flatMap { HouseholdRole(rawValue: $0) },
-            createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
+            createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)),
+            language: try row.decode(column: "language", as: String?.self))
     }
 
     // MARK: Members
@@ -199,15 +204,16 @@ public struct AccountStore: Sendable {
     }
 
     /// Changes the given fields; nil leaves a field as it is.
-    public func updateProfile(_ id: MemberID, displayName: String?, timeZone: TimeZoneID?, now: Date) async throws
-        -> MemberRecord?
-    {
+    public func updateProfile(
+        _ id: MemberID, displayName: String?, timeZone: TimeZoneID?, language: String? = nil, now: Date
+    ) async throws -> MemberRecord? {
         try await database.transaction { db in
             try await db.raw(
                 """
                 UPDATE members SET
                     display_name = COALESCE(\(bind: displayName), display_name),
                     time_zone = COALESCE(\(bind: timeZone?.identifier), time_zone),
+                    language = COALESCE(\(bind: language), language),
                     updated_at = \(bind: now.storedMillis)
                 WHERE id = \(bind: id.rawValue)
                 """

@@ -57,6 +57,17 @@ public struct GameSessionRecord: Sendable, Equatable {
 }
 
 /// Feed cache and game sessions.
+/// A calendar day without a year: a feed's day.
+public struct MonthDay: Hashable, Sendable {
+    public let month: Int
+    public let day: Int
+    public init(month: Int, day: Int) {
+        self.month = month
+        self.day = day
+    }
+    public init(_ date: LocalDay) { self.init(month: date.month, day: date.day) }
+}
+
 public struct GameStore: Sendable {
     let database: Database
 
@@ -85,6 +96,18 @@ public struct GameStore: Sendable {
                 feed: try JSONDecoder().decode(OnThisDayFeed.self, from: Data(body.utf8)),
                 source: try row.decode(column: "source", as: String.self),
                 fetchedAt: Date(storedMillis: try row.decode(column: "fetched_at", as: Int64.self)))
+        }
+    }
+
+    /// The calendar days (month, day) with a stored feed in a language.
+    public func feedDays(language: String) async throws -> Set<MonthDay> {
+        try await database.withConnection { db in
+            Set(
+                try await db.raw("SELECT month, day FROM game_feeds WHERE language = \(bind: language)").all().map {
+                    MonthDay(
+                        month: try $0.decode(column: "month", as: Int.self),
+                        day: try $0.decode(column: "day", as: Int.self))
+                })
         }
     }
 
