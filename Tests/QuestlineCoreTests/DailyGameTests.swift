@@ -325,6 +325,9 @@ private struct KotlinRandomFixture: Decodable {
         #expect(eligible[0].imageURL == "https://upload.wikimedia.org/william.jpg")
         #expect(eligible[1].imageURL == nil)
         #expect(eligible[1].pages.first?.title == "Apollo 11")
+        // The image's alt text is the title of the page it comes from (not the first page's).
+        #expect(GameEvent(eligible[0]).imageAlt == "William the Conqueror")
+        #expect(GameEvent(eligible[1]).imageAlt == nil)
         guard case .questions(let questions) = QuestionBuilder.build(feed, date: day("2026-07-20")) else {
             Issue.record("expected a game")
             return

@@ -151,6 +151,8 @@ struct WikipediaStandIn {
             try await Harness.run(wikiFetcher: client) { app in
                 let features = FeatureConfiguration(clock: app.clock, wikiFetcher: client)
                 let wiki = WikiContent(store: app.store, configuration: features)
+                // The body runs once per database, against the same stand-in.
+                standIn.napoleonDescription.withLockedValue { $0 = "French emperor (1769–1821)" }
                 let before = standIn.hits.withLockedValue { $0.count }
                 #expect(
                     try #require(await wiki.summary("Napoleon", language: "en")).description

@@ -6,6 +6,8 @@ public struct GameEvent: Codable, Sendable, Equatable {
     public var text: String
     /// The thumbnail of the first page that has one; nil when none has.
     public var imageURL: String?
+    /// What the image shows, for screen readers: the title of the page it comes from.
+    public var imageAlt: String?
     public var pages: [PageLink]
 
     public struct PageLink: Codable, Sendable, Equatable {
@@ -18,6 +20,7 @@ public struct GameEvent: Codable, Sendable, Equatable {
         year = event.year
         text = event.text
         imageURL = event.imageURL
+        imageAlt = event.pages.first { $0.thumbnail?.source != nil }?.title
         pages = event.pages.filter { !$0.title.isEmpty }.map {
             PageLink(title: $0.title, url: $0.url, description: $0.description)
         }

@@ -149,7 +149,7 @@ struct GamePages {
     private func card(_ event: GameEvent, _ side: Choice, result: GameSession.AnswerResult?) -> [String: Any] {
         var card: [String: Any] = [
             "side": side.rawValue, "label": side == .first ? "A" : "B", "text": event.text,
-            "image": event.imageURL ?? false,
+            "image": event.imageURL.map { ["source": $0, "alt": event.imageAlt ?? event.text] } ?? false,
             "page": event.pages.first.map { ["title": $0.title, "url": $0.url ?? ""] } ?? false,
         ]
         if let result {
