@@ -130,3 +130,46 @@ def test_guardian_builds_a_quest_and_usage_completes_it_live(browser, server, sh
     finally:
         child.quit()
 
+
+
+def test_the_device_page_reports_use_and_shows_the_shield_policy(browser, server, shot):
+    zone = midday_zone()
+    email = f"shield-{uuid.uuid4().hex[:8]}@example.com"
+    guardian = api(server, "POST", "/api/v1/auth/signup", {"email": email, "password": "password123", "displayName": "Gus", "timeZone": zone})
+    token = guardian["token"]
+    household = api(server, "POST", "/api/v1/households", {"name": "Shield family"}, token=token)
+    username = f"kid{uuid.uuid4().hex[:6]}"
+    kid = api(server, "POST", f"/api/v1/households/{household['id']}/children", {"username": username, "password": "kidpass123", "displayName": "Kai"}, token=token)
+    for app_token, body in [("khan", {"name": "Khan Kids", "icon": "📘", "role": "learning"}), ("game", {"name": "Minecraft", "icon": "🎮", "role": "reward"})]:
+        api(server, "PUT", f"/api/v1/children/{kid['id']}/apps/{app_token}", body, token=token)
+    api(server, "POST", f"/api/v1/children/{kid['id']}/quests", {
+        "title": "Learn 20 minutes", "goalType": "dailyMinutes", "target": 20, "bonusPercent": 10,
+        "rewardApps": [{"appToken": "game", "minutes": 15}], "weekdays": [1, 2, 3, 4, 5, 6, 7]}, token=token)
+
+    # The child, on the device page, reports 21 minutes of learning: the reward app unlocks.
+    log_in(browser, server, username, "kidpass123", "Kai")
+    browser.get(server.url("/quests"))
+    click(browser, f"a[href='/quests/children/{kid['id']}/device']")
+    wait_text(browser, "#policy-title", "Reward apps now")
+    wait_text(browser, ".shield", "Blocked: complete a quest")
+    Select(browser.find_element(By.ID, "use-app")).select_by_value("khan")
+    fill(browser, "use-minutes", "21")
+    click(browser, "form[action$='/device/usage'] button")
+    wait_text(browser, ".notice", "Use reported.")
+    wait_text(browser, ".shield--open", "Unlocked until")
+    assert "15 min left" in browser.find_element(By.CSS_SELECTOR, ".shield--open").text
+    shot("family-device-unlocked")
+    # Back returns to the board, which shows the unlock too.
+    browser.back()
+    browser.get(server.url("/quests"))
+    wait_text(browser, ".grant", "Minecraft")
+
+    # The guardian sets downtime covering now: the device shows the app blocked.
+    from zoneinfo import ZoneInfo
+    hour = datetime.datetime.now(ZoneInfo(zone)).hour
+    rules = api(server, "PUT", f"/api/v1/children/{kid['id']}/shield-rules",
+                {"rewardDays": [1, 2, 3, 4, 5, 6, 7], "downtime": {"start": hour, "end": (hour + 2) % 24}}, token=token)
+    assert rules["downtime"]["start"] == hour
+    browser.get(server.url(f"/quests/children/{kid['id']}/device"))
+    wait_text(browser, ".shield--blocked", "Blocked: downtime")
+    shot("family-device-downtime")

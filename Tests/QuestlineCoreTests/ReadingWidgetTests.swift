@@ -315,8 +315,8 @@ private func model(
         // Quiet hours hold it back.
         #expect(
             StreakReminder.due(readDays: read, today: today, hour: 21, reminderHour: 19, quiet: .children) == nil)
-        #expect(QuietHours.children.contains(hour: 6) && !QuietHours.children.contains(hour: 7))
-        #expect(QuietHours(start: 13, end: 15).contains(hour: 14) && !QuietHours(start: 13, end: 15).contains(hour: 15))
+        #expect(LocalHours.children.contains(hour: 6) && !LocalHours.children.contains(hour: 7))
+        #expect(LocalHours(start: 13, end: 15).contains(hour: 14) && !LocalHours(start: 13, end: 15).contains(hour: 15))
     }
 
     @Test func quietHoursEndAtTheNextLocalEndHourAcrossMidnightAndDST() throws {
@@ -324,33 +324,33 @@ private func model(
         func at(_ text: String) throws -> Date { try Date(text, strategy: .iso8601) }
         // 21:00 local (UTC+2): until 07:00 the next morning.
         #expect(
-            try QuietHours.children.nextAllowed(after: at("2026-05-07T19:00:00Z"), in: berlin)
+            try LocalHours.children.nextAllowed(after: at("2026-05-07T19:00:00Z"), in: berlin)
                 == at("2026-05-08T05:00:00Z"))
         // 06:30 local: until 07:00 the same morning; 07:00 itself is not quiet.
         #expect(
-            try QuietHours.children.nextAllowed(after: at("2026-05-08T04:30:00Z"), in: berlin)
+            try LocalHours.children.nextAllowed(after: at("2026-05-08T04:30:00Z"), in: berlin)
                 == at("2026-05-08T05:00:00Z"))
         #expect(
-            try QuietHours.children.nextAllowed(after: at("2026-05-08T05:00:00Z"), in: berlin)
+            try LocalHours.children.nextAllowed(after: at("2026-05-08T05:00:00Z"), in: berlin)
                 == at("2026-05-08T05:00:00Z"))
         // The night clocks go forward (29 March: 02:00 becomes 03:00): 07:00 is at UTC+2.
         #expect(
-            try QuietHours.children.nextAllowed(after: at("2026-03-28T20:00:00Z"), in: berlin)
+            try LocalHours.children.nextAllowed(after: at("2026-03-28T20:00:00Z"), in: berlin)
                 == at("2026-03-29T05:00:00Z"))
         // Quiet until 02:00 on that night: 02:00 does not exist, so the first instant after the gap.
         #expect(
-            try QuietHours(start: 22, end: 2).nextAllowed(after: at("2026-03-28T23:30:00Z"), in: berlin)
+            try LocalHours(start: 22, end: 2).nextAllowed(after: at("2026-03-28T23:30:00Z"), in: berlin)
                 == at("2026-03-29T01:00:00Z"))
         // The night clocks go back (25 October): 07:00 is at UTC+1 again.
         #expect(
-            try QuietHours.children.nextAllowed(after: at("2026-10-24T20:00:00Z"), in: berlin)
+            try LocalHours.children.nextAllowed(after: at("2026-10-24T20:00:00Z"), in: berlin)
                 == at("2026-10-25T06:00:00Z"))
         // Outside quiet hours, or with start == end: at once.
         #expect(
-            try QuietHours.children.nextAllowed(after: at("2026-05-08T10:00:00Z"), in: berlin)
+            try LocalHours.children.nextAllowed(after: at("2026-05-08T10:00:00Z"), in: berlin)
                 == at("2026-05-08T10:00:00Z"))
         #expect(
-            try QuietHours(start: 9, end: 9).nextAllowed(after: at("2026-05-08T07:00:00Z"), in: berlin)
+            try LocalHours(start: 9, end: 9).nextAllowed(after: at("2026-05-08T07:00:00Z"), in: berlin)
                 == at("2026-05-08T07:00:00Z"))
     }
 

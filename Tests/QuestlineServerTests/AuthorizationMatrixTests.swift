@@ -466,6 +466,22 @@ let matrix: [MatrixRow] = [
         request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/grants", json: nil) },
         expected: childData(child: 200, guardian: 200), owner: .child),
     MatrixRow(
+        operation: "getShieldPolicy",
+        request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/policy", json: nil) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "getShieldRules",
+        request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/shield-rules", json: nil) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "setShieldRules",
+        request: { w in
+            Cell(
+                method: .put, path: "/api/v1/children/\(w.childID)/shield-rules",
+                json: #"{"rewardDays":[1,2,3,4,5,6,7],"downtime":{"start":21,"end":7}}"#)
+        },
+        expected: childData(child: 403, guardian: 200), owner: .child),
+    MatrixRow(
         operation: "redeemPoints",
         request: { w in
             Cell(

@@ -9,7 +9,7 @@ public enum StreakReminder: Equatable, Sendable {
     case lost(streak: Int)
 
     public static func due(
-        readDays: Set<LocalDay>, today: LocalDay, hour: Int, reminderHour: Int, quiet: QuietHours?
+        readDays: Set<LocalDay>, today: LocalDay, hour: Int, reminderHour: Int, quiet: LocalHours?
     ) -> StreakReminder? {
         if let quiet, quiet.contains(hour: hour) { return nil }
         let yesterday = today.adding(days: -1)

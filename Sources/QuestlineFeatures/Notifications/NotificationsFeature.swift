@@ -45,7 +45,7 @@ public struct NotificationsFeature: Sendable {
         try v.finish()
         let preferences = NotificationPreferences(
             streakReminders: streakReminders, questUpdates: questUpdates,
-            quietHours: quietStart.flatMap { start in quietEnd.map { QuietHours(start: start, end: $0) } })
+            quietHours: quietStart.flatMap { start in quietEnd.map { LocalHours(start: start, end: $0) } })
         try await store.notifications.setPreferences(actor.id, preferences)
         return preferences
     }

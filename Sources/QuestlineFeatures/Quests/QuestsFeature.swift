@@ -332,6 +332,8 @@ public struct QuestsFeature: Sendable {
                     memberId: child.rawValue, appToken: grant.token, minutes: grant.minutes, startsAt: now,
                     expiresAt: grant.expiresAt, questId: grant.quest.rawValue, notifyAt: notifyAt), now: now)
         }
+        // A new unlock changes what the device enforces.
+        if !plan.grants.isEmpty { try await announce(q, .policy, child: record, now: now) }
         for badge in plan.badges {
             try await events.record(
                 .badgeAwarded, member: child,
@@ -391,6 +393,7 @@ public struct QuestsFeature: Sendable {
                     expiresAt: grant.expiresAt, questId: nil,
                     notifyAt: try await questUpdateAt(q, child, now: now)), now: now)
             try await announce(q, .points, child: child, now: now)
+            try await announce(q, .policy, child: child, now: now)
             return (GrantBalance(grant: grant, secondsLeft: minutes * 60), balance)
         }
         return result
@@ -446,13 +449,52 @@ public struct QuestsFeature: Sendable {
     }
 
     private func activeGrants(_ q: QuestQueries, child: MemberRecord, now: Date) async throws -> [GrantBalance] {
+        try await grantBalances(q, child: child, now: now).filter { $0.isActive(at: now) }
+    }
+
+    /// Every grant not yet expired (those starting later too), with what is left of it.
+    private func grantBalances(_ q: QuestQueries, child: MemberRecord, now: Date) async throws -> [GrantBalance] {
         let grants = try await q.grants(child.id, unexpiredAt: now)
         guard let first = grants.map(\.startsAt).min() else { return [] }
         let usage = try await q.reports(
             child.id, from: first.addingTimeInterval(-43_200), to: now.addingTimeInterval(86_400)
         )
         .filter { record in grants.contains { $0.token == record.token } }
-        return UnlockLedger.balances(grants, usage: UsageTimeline(usage)).filter { $0.isActive(at: now) }
+        return UnlockLedger.balances(grants, usage: UsageTimeline(usage))
+    }
+
+    // MARK: Shield policy
+
+    /// What the child's device enforces now (`ShieldPolicy.compute` over the grants and rules).
+    public func policy(_ childID: MemberID, as actor: MemberRecord) async throws -> ShieldPolicy {
+        let child = try await child(childID, as: actor)
+        let now = clock.now()
+        return try await store.quests.read { q in
+            let rewardApps = try await q.apps(child.id).filter { $0.role == .reward }.map(\.token)
+            return ShieldPolicy.compute(
+                rewardApps: rewardApps, balances: try await grantBalances(q, child: child, now: now),
+                rules: try await q.shieldRules(child.id), now: now, zone: child.zone)
+        }
+    }
+
+    public func shieldRules(_ childID: MemberID, as actor: MemberRecord) async throws -> ShieldRules {
+        let child = try await child(childID, as: actor)
+        return try await store.quests.read { q in try await q.shieldRules(child.id) }
+    }
+
+    /// A guardian sets the child's rules; the devices hear of it (a `policy` live event).
+    public func setShieldRules(
+        _ childID: MemberID, as actor: MemberRecord, rewardDays: [Int], downtimeStart: Int?, downtimeEnd: Int?
+    ) async throws -> ShieldRules {
+        let child = try await child(childID, as: actor, manage: true)
+        let rules = try ShieldRules.validated(
+            rewardDays: rewardDays, downtimeStart: downtimeStart, downtimeEnd: downtimeEnd)
+        let now = clock.now()
+        try await store.quests.write { q in
+            try await q.setShieldRules(child.id, rules, now: now)
+            try await announce(q, .policy, child: child, now: now)
+        }
+        return rules
     }
 
     // MARK: Screens

@@ -15,6 +15,13 @@ struct QuestsPages {
         router.get("/quests/family") { request, context in try await self.console(request, context) }
         router.post("/quests/family/rules") { request, context in try await self.setRules(request, context) }
         router.get("/quests/children/:child") { request, context in try await self.childPage(request, context) }
+        router.get("/quests/children/:child/device") { request, context in try await self.device(request, context) }
+        router.post("/quests/children/:child/device/usage") { request, context in
+            try await self.reportUse(request, context)
+        }
+        router.post("/quests/children/:child/shield-rules") { request, context in
+            try await self.setShieldRules(request, context)
+        }
         router.post("/quests/children/:child/apps") { request, context in try await self.putApp(request, context) }
         router.post("/quests/children/:child/apps/delete") { request, context in
             try await self.deleteApp(request, context)
@@ -132,6 +139,114 @@ struct QuestsPages {
                 "notice": request.uri.queryParameters["deleted"] != nil
                     ? "The quest is deleted. Points and unlocks it paid stay." : false,
             ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/quests/family")
+    }
+
+    // MARK: The device stand-in
+
+    /// The child's device in the browser: what it enforces now (the shield policy), a way to
+    /// report use of the child's apps, and (for guardians) the screen-time rules.
+    private func device(
+        _ request: Request, _ context: AppRequestContext, errors: [String: String] = [:],
+        values: [String: String] = [:]
+    ) async throws -> Response {
+        let me = try context.requireWebMember(next: request.uri.path)
+        let id = try childID(context)
+        let board = try await quests.board(id, as: me)
+        let policy = try await quests.policy(id, as: me)
+        let rules = try await quests.shieldRules(id, as: me)
+        let zone = board.child.zone
+        let names = Dictionary(board.apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
+        func time(_ date: Date) -> String {
+            let (h, m) = Calendar.hm(date, zone)
+            let day = LocalDay(date, in: zone) == LocalDay(quests.clock.now(), in: zone) ? "" : " tomorrow"
+            return String(format: "%02d:%02d", h, m) + day
+        }
+        let reasons: [ShieldPolicy.Reason: String] = [
+            .noGrant: "Blocked: complete a quest or redeem points to unlock it",
+            .downtime: "Blocked: downtime", .notToday: "Blocked: reward apps are off today",
+        ]
+        let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        return pages.page(
+            "quests-device", title: "\(board.child.displayName)'s device",
+            data: [
+                "live": live(me), "child": ["id": id.rawValue, "name": board.child.displayName],
+                "isChild": me.id == id, "guardian": me.role == .guardian,
+                "apps": policy.apps.map { app -> [String: Any] in
+                    [
+                        "name": names[app.token]?.name ?? app.token, "icon": names[app.token]?.icon ?? "🎮",
+                        "blocked": app.blocked,
+                        "state": app.blocked
+                            ? reasons[app.reason] ?? "Blocked"
+                            : "Unlocked until \(app.unlockedUntil.map(time) ?? "") · \(app.minutesLeft) min left",
+                    ]
+                },
+                "noRewardApps": policy.apps.isEmpty,
+                "nextChange": policy.nextChange.map(time) ?? false,
+                "usageApps": board.apps.map { ["token": $0.token, "name": $0.name, "icon": $0.icon] },
+                "days": (1...7).map {
+                    ["value": $0, "name": weekdayNames[$0 - 1], "checked": rules.rewardDays.contains($0)]
+                        as [String: Any]
+                },
+                "downtime": rules.downtime != nil,
+                "startHours": (0..<24).map {
+                    [
+                        "value": $0, "label": String(format: "%02d:00", $0),
+                        "selected": $0 == (rules.downtime?.start ?? 20),
+                    ]
+                        as [String: Any]
+                },
+                "endHours": (0..<24).map {
+                    ["value": $0, "label": String(format: "%02d:00", $0), "selected": $0 == (rules.downtime?.end ?? 7)]
+                        as [String: Any]
+                },
+                "errors": errors, "values": values,
+                "notice": request.uri.queryParameters["reported"] != nil
+                    ? "Use reported."
+                    : request.uri.queryParameters["rules"] != nil ? "The screen-time rules are saved." : false,
+            ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest,
+            back: me.id == id ? "/quests" : "/quests/children/\(id.rawValue)")
+    }
+
+    /// The device reports use of one of the child's apps, ending now.
+    private func reportUse(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests")
+        let id = try childID(context)
+        let form = try await Form(request)
+        let now = quests.clock.now()
+        do {
+            guard let minutes = Int(form["minutes"]), (1...240).contains(minutes) else {
+                throw DomainError.invalid(field: "minutes", "Use 1 to 240 minutes.")
+            }
+            _ = try await quests.reportUsage(
+                id,
+                reports: [
+                    UsageReportInput(
+                        id: UUID.random().uuidString.lowercased(), appToken: form["appToken"],
+                        startedAt: now.addingTimeInterval(-Double(minutes * 60)), durationSeconds: minutes * 60,
+                        timeZone: me.timeZone)
+                ], as: me)
+            return Response.redirect(to: "/quests/children/\(id.rawValue)/device?reported=1", type: .normal)
+        } catch let error as DomainError where error.isFormProblem {
+            return try await device(
+                request, context, errors: AccountsPages.fieldErrors(error),
+                values: ["minutes": form["minutes"], "appToken": form["appToken"]])
+        }
+    }
+
+    private func setShieldRules(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests/family")
+        let id = try childID(context)
+        let form = try await Form(request)
+        do {
+            let downtime = form["downtime"] == "on"
+            _ = try await quests.setShieldRules(
+                id, as: me, rewardDays: form.values("rewardDays").compactMap { Int($0) },
+                downtimeStart: downtime ? Int(form["downtimeStart"]) : nil,
+                downtimeEnd: downtime ? Int(form["downtimeEnd"]) : nil)
+            return Response.redirect(to: "/quests/children/\(id.rawValue)/device?rules=1", type: .normal)
+        } catch let error as DomainError where error.isFormProblem {
+            return try await device(request, context, errors: AccountsPages.fieldErrors(error))
+        }
     }
 
     private func putApp(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -370,7 +485,8 @@ struct QuestsPages {
         return pages.page(
             "quests", title: "Your quests",
             data: [
-                "live": live(me), "balance": board.balance, "streak": board.stats.currentStreak,
+                "live": live(me), "childId": me.id.rawValue, "balance": board.balance,
+                "streak": board.stats.currentStreak,
                 "minutes": board.stats.learningMinutes,
                 "quests": board.quests.filter { $0.challenge.status == .active }.map {
                     Self.card($0, apps: board.apps)

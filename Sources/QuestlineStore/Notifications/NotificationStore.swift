@@ -39,9 +39,9 @@ public struct NotificationPreferences: Sendable, Equatable {
     public var questUpdates: Bool
     /// No reminder in these hours, and quest updates wait for their end (children: 20:00 to
     /// 07:00 unless set).
-    public var quietHours: QuietHours?
+    public var quietHours: LocalHours?
 
-    public init(streakReminders: Bool, questUpdates: Bool = true, quietHours: QuietHours?) {
+    public init(streakReminders: Bool, questUpdates: Bool = true, quietHours: LocalHours?) {
         self.streakReminders = streakReminders
         self.questUpdates = questUpdates
         self.quietHours = quietHours
@@ -101,7 +101,7 @@ public struct NotificationStore: Sendable {
         return NotificationPreferences(
             streakReminders: try row.decode(column: "streak_reminders", as: Int.self) != 0,
             questUpdates: try row.decode(column: "quest_updates", as: Int.self) != 0,
-            quietHours: start.flatMap { start in end.map { QuietHours(start: start, end: $0) } })
+            quietHours: start.flatMap { start in end.map { LocalHours(start: start, end: $0) } })
     }
 
     public func setPreferences(_ member: MemberID, _ preferences: NotificationPreferences) async throws {

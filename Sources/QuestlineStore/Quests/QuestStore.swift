@@ -171,6 +171,19 @@ enum QuestSchema {
                 """,
             ]
         },
+        Migration(
+            version: 830, name: "shield_rules",
+            [
+                """
+                CREATE TABLE shield_rules (
+                    child_id TEXT PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
+                    reward_days TEXT NOT NULL,
+                    downtime_start INTEGER,
+                    downtime_end INTEGER,
+                    updated_at BIGINT NOT NULL
+                )
+                """
+            ]),
     ]
 }
 
@@ -205,6 +218,37 @@ public struct QuestQueries: Sendable {
     /// the app may push them.
     public func notificationPreferences(_ member: MemberID) async throws -> NotificationPreferences? {
         try await NotificationStore.preferences(member, on: db)
+    }
+
+    // MARK: Shield rules
+
+    /// The child's screen-time rules; `ShieldRules.open` until a guardian sets them.
+    public func shieldRules(_ child: MemberID) async throws -> ShieldRules {
+        guard
+            let row = try await db.raw(
+                """
+                SELECT reward_days, downtime_start, downtime_end FROM shield_rules WHERE child_id = \(bind: child.rawValue)
+                """
+            ).first()
+        else { return .open }
+        let days = try row.decode(column: "reward_days", as: String.self).split(separator: ",").compactMap { Int($0) }
+        let start = try row.decode(column: "downtime_start", as: Int?.self)
+        let end = try row.decode(column: "downtime_end", as: Int?.self)
+        return ShieldRules(
+            rewardDays: Set(days), downtime: start.flatMap { start in end.map { LocalHours(start: start, end: $0) } })
+    }
+
+    public func setShieldRules(_ child: MemberID, _ rules: ShieldRules, now: Date) async throws {
+        let days = rules.rewardDays.sorted().map(String.init).joined(separator: ",")
+        try await db.raw(
+            """
+            INSERT INTO shield_rules (child_id, reward_days, downtime_start, downtime_end, updated_at)
+            VALUES (\(bind: child.rawValue), \(bind: days), \(bind: rules.downtime?.start), \(bind: rules.downtime?.end), \(bind: now.storedMillis))
+            ON CONFLICT (child_id) DO UPDATE SET reward_days = excluded.reward_days,
+                downtime_start = excluded.downtime_start, downtime_end = excluded.downtime_end,
+                updated_at = excluded.updated_at
+            """
+        ).run()
     }
 
     // MARK: Catalog

@@ -1,0 +1,65 @@
+import Crypto
+import Foundation
+import OpenAPIRuntime
+import QuestlineAPI
+import QuestlineCore
+import QuestlineFeatures
+import QuestlineStore
+
+/// The device's side of family quests: the shield policy it enforces and the rules behind it.
+extension APIImplementation {
+    func getShieldPolicy(_ input: Operations.getShieldPolicy.Input) async throws -> Operations.getShieldPolicy.Output {
+        let me = try identity.requireMember()
+        let policy = try await quests.policy(try MemberID.parse(input.path.childId, field: "childId"), as: me)
+        let tag = Self.etag(policy)
+        if let asked = input.headers.If_hyphen_None_hyphen_Match,
+            asked.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag })
+        {
+            return .notModified(.init(headers: .init(ETag: tag)))
+        }
+        return .ok(.init(headers: .init(ETag: tag), body: .json(.init(policy, computedAt: quests.clock.now()))))
+    }
+
+    /// A strong tag of what the policy says (not of when it was computed): the same grants,
+    /// rules and use give the same tag, so a polling device gets 304.
+    static func etag(_ policy: ShieldPolicy) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let body = (try? encoder.encode(policy)) ?? Data()
+        return "\"" + SHA256.hash(data: body).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+
+    func getShieldRules(_ input: Operations.getShieldRules.Input) async throws -> Operations.getShieldRules.Output {
+        let me = try identity.requireMember()
+        let rules = try await quests.shieldRules(try MemberID.parse(input.path.childId, field: "childId"), as: me)
+        return .ok(.init(body: .json(.init(rules))))
+    }
+
+    func setShieldRules(_ input: Operations.setShieldRules.Input) async throws -> Operations.setShieldRules.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let rules = try await quests.setShieldRules(
+            try MemberID.parse(input.path.childId, field: "childId"), as: me, rewardDays: body.rewardDays,
+            downtimeStart: body.downtime?.start, downtimeEnd: body.downtime?.end)
+        return .ok(.init(body: .json(.init(rules))))
+    }
+}
+
+extension Components.Schemas.ShieldRules {
+    init(_ rules: ShieldRules) {
+        self.init(
+            rewardDays: rules.rewardDays.sorted(), downtime: rules.downtime.map { .init(start: $0.start, end: $0.end) })
+    }
+}
+
+extension Components.Schemas.ShieldPolicy {
+    init(_ policy: ShieldPolicy, computedAt: Date) {
+        self.init(
+            apps: policy.apps.map {
+                .init(
+                    appToken: $0.token, blocked: $0.blocked, reason: .init(rawValue: $0.reason.rawValue) ?? .noGrant,
+                    unlockedUntil: $0.unlockedUntil, minutesLeft: $0.minutesLeft)
+            }, nextChange: policy.nextChange, computedAt: computedAt)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import QuestlineCore
+import Testing
+
+/// The shield policy a child's device enforces, table-tested in Berlin (DST on 29 March and
+/// 25 October 2026): grants, overlapping grants, downtime, reward days, midnight.
+@Suite struct ShieldPolicyTests {
+    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    func at(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
+
+    func grant(
+        _ id: String, _ token: String = "game", minutes: Int, from start: String, until end: String,
+        left: Int? = nil
+    ) -> GrantBalance {
+        GrantBalance(
+            grant: UnlockGrant(
+                id: id, token: token, minutes: minutes, startsAt: at(start), expiresAt: at(end), challengeID: nil),
+            secondsLeft: left ?? minutes * 60)
+    }
+
+    func policy(_ balances: [GrantBalance], rules: ShieldRules = .open, now: String, apps: [String] = ["game"])
+        -> ShieldPolicy
+    {
+        ShieldPolicy.compute(rewardApps: apps, balances: balances, rules: rules, now: at(now), zone: berlin)
+    }
+
+    struct Case: CustomTestStringConvertible {
+        let name: String
+        let balances: [GrantBalance]
+        let rules: ShieldRules
+        let now: String
+        let reason: ShieldPolicy.Reason
+        let until: String?
+        let minutes: Int
+        let next: String?
+        var testDescription: String { name }
+    }
+
+    static let downtime = ShieldRules(downtime: LocalHours(start: 21, end: 7))
+    static let weekdaysOnly = ShieldRules(rewardDays: Set(1...5))
+    // 7 May 2026 is a Thursday; Berlin is UTC+2 in summer, UTC+1 in winter.
+    static var cases: [Case] {
+        let t = ShieldPolicyTests()
+        let day = t.grant("a", minutes: 20, from: "2026-05-07T08:00:00Z", until: "2026-05-07T22:00:00Z")
+        return [
+            Case(
+                name: "no grant", balances: [], rules: .open, now: "2026-05-07T10:00:00Z", reason: .noGrant,
+                until: nil, minutes: 0, next: nil),
+            Case(
+                name: "a grant until local midnight", balances: [day], rules: .open, now: "2026-05-07T10:00:00Z",
+                reason: .unlocked, until: "2026-05-07T22:00:00Z", minutes: 20, next: "2026-05-07T22:00:00Z"),
+            Case(
+                name: "overlapping grants add their minutes left",
+                balances: [
+                    t.grant("a", minutes: 20, from: "2026-05-07T07:00:00Z", until: "2026-05-07T22:00:00Z", left: 300),
+                    t.grant("b", minutes: 30, from: "2026-05-07T09:00:00Z", until: "2026-05-07T22:00:00Z"),
+                ], rules: .open, now: "2026-05-07T10:00:00Z", reason: .unlocked, until: "2026-05-07T22:00:00Z",
+                minutes: 35, next: "2026-05-07T22:00:00Z"),
+            Case(
+                name: "a used-up grant shields",
+                balances: [
+                    t.grant("a", minutes: 20, from: "2026-05-07T07:00:00Z", until: "2026-05-07T22:00:00Z", left: 0)
+                ], rules: .open, now: "2026-05-07T10:00:00Z", reason: .noGrant, until: nil, minutes: 0, next: nil),
+            Case(
+                name: "a grant that starts later",
+                balances: [
+                    t.grant("a", minutes: 20, from: "2026-05-07T15:00:00Z", until: "2026-05-07T22:00:00Z")
+                ], rules: .open, now: "2026-05-07T10:00:00Z", reason: .noGrant, until: nil, minutes: 0,
+                next: "2026-05-07T15:00:00Z"),
+            Case(
+                name: "before downtime: unlocked until it starts", balances: [day], rules: downtime,
+                now: "2026-05-07T18:00:00Z", reason: .unlocked, until: "2026-05-07T19:00:00Z", minutes: 20,
+                next: "2026-05-07T19:00:00Z"),
+            Case(
+                name: "in downtime: shielded; the grant's expiry is the next change", balances: [day],
+                rules: downtime, now: "2026-05-07T19:30:00Z", reason: .downtime, until: nil, minutes: 0,
+                next: "2026-05-07T22:00:00Z"),
+            Case(
+                name: "in downtime without grants: its end is the next change", balances: [], rules: downtime,
+                now: "2026-05-07T23:30:00Z", reason: .noGrant, until: nil, minutes: 0, next: "2026-05-08T05:00:00Z"),
+            Case(
+                name: "a day without rewards",
+                balances: [
+                    t.grant("s", minutes: 20, from: "2026-05-09T08:00:00Z", until: "2026-05-09T22:00:00Z")
+                ], rules: weekdaysOnly, now: "2026-05-09T10:00:00Z", reason: .notToday, until: nil, minutes: 0,
+                next: "2026-05-09T22:00:00Z"),
+            Case(
+                name: "one second before midnight", balances: [day], rules: .open, now: "2026-05-07T21:59:59Z",
+                reason: .unlocked, until: "2026-05-07T22:00:00Z", minutes: 20, next: "2026-05-07T22:00:00Z"),
+            Case(
+                name: "at midnight the day's grant is over", balances: [day], rules: .open,
+                now: "2026-05-07T22:00:00Z", reason: .noGrant, until: nil, minutes: 0, next: nil),
+            // 29 March: 02:00 becomes 03:00. Downtime 1 to 3 ends at 03:00 CEST (01:00Z).
+            Case(
+                name: "spring forward: downtime ends after the gap",
+                balances: [
+                    t.grant("d", minutes: 20, from: "2026-03-28T23:00:00Z", until: "2026-03-29T22:00:00Z")
+                ], rules: ShieldRules(downtime: LocalHours(start: 1, end: 3)), now: "2026-03-29T00:30:00Z",
+                reason: .downtime, until: nil, minutes: 0, next: "2026-03-29T01:00:00Z"),
+            Case(
+                name: "spring forward: a grant until local midnight is 22 hours after the previous one",
+                balances: [
+                    t.grant("d", minutes: 20, from: "2026-03-28T23:00:00Z", until: "2026-03-29T22:00:00Z")
+                ], rules: .open, now: "2026-03-29T10:00:00Z", reason: .unlocked, until: "2026-03-29T22:00:00Z",
+                minutes: 20, next: "2026-03-29T22:00:00Z"),
+            // 25 October: 03:00 becomes 02:00 again. Downtime from 2 starts at the first 02:00 (00:00Z).
+            Case(
+                name: "fall back: downtime starts at the first 02:00",
+                balances: [
+                    t.grant("f", minutes: 20, from: "2026-10-24T22:00:00Z", until: "2026-10-25T23:00:00Z")
+                ], rules: ShieldRules(downtime: LocalHours(start: 2, end: 6)), now: "2026-10-24T23:30:00Z",
+                reason: .unlocked, until: "2026-10-25T00:00:00Z", minutes: 20, next: "2026-10-25T00:00:00Z"),
+        ]
+    }
+
+    @Test(arguments: cases) func thePolicy(_ row: Case) {
+        let result = policy(row.balances, rules: row.rules, now: row.now)
+        let app = result.apps.first!
+        #expect(app.reason == row.reason)
+        #expect(app.blocked == (row.reason != .unlocked))
+        #expect(app.unlockedUntil == row.until.map(at))
+        #expect(app.minutesLeft == row.minutes)
+        #expect(result.nextChange == row.next.map(at))
+    }
+
+    @Test func onlyRewardAppsAndEachByItsOwnGrants() {
+        let result = policy(
+            [
+                grant("g", "game", minutes: 10, from: "2026-05-07T08:00:00Z", until: "2026-05-07T22:00:00Z"),
+                grant("v", "video", minutes: 5, from: "2026-05-07T08:00:00Z", until: "2026-05-07T22:00:00Z"),
+                grant("x", "khan", minutes: 5, from: "2026-05-07T08:00:00Z", until: "2026-05-07T22:00:00Z"),
+            ], now: "2026-05-07T10:00:00Z", apps: ["video", "game", "music"])
+        #expect(result.apps.map(\.token) == ["game", "music", "video"])
+        #expect(result.apps.map(\.minutesLeft) == [10, 0, 5])
+        #expect(result.apps.map(\.reason) == [.unlocked, .noGrant, .unlocked])
+    }
+
+    @Test func rulesAreCheckedNamingTheField() throws {
+        #expect(throws: DomainError.invalid(field: "rewardDays", "Weekdays are 1 (Monday) to 7 (Sunday).")) {
+            try ShieldRules.validated(rewardDays: [0], downtimeStart: nil, downtimeEnd: nil)
+        }
+        #expect(throws: DomainError.invalid(field: "downtime", "Give both the start and the end, or neither.")) {
+            try ShieldRules.validated(rewardDays: [1], downtimeStart: 21, downtimeEnd: nil)
+        }
+        #expect(
+            try ShieldRules.validated(rewardDays: [1, 2], downtimeStart: 21, downtimeEnd: 7)
+                == ShieldRules(rewardDays: [1, 2], downtime: LocalHours(start: 21, end: 7)))
+    }
+}
