@@ -173,3 +173,27 @@ def test_the_device_page_reports_use_and_shows_the_shield_policy(browser, server
     browser.get(server.url(f"/quests/children/{kid['id']}/device"))
     wait_text(browser, ".shield--blocked", "Blocked: downtime")
     shot("family-device-downtime")
+    api(server, "PUT", f"/api/v1/children/{kid['id']}/shield-rules", {"rewardDays": [1, 2, 3, 4, 5, 6, 7]}, token=token)
+
+    # The child asks for 20 more minutes; the guardian approves in the web app.
+    browser.get(server.url(f"/quests/children/{kid['id']}/device"))
+    fill(browser, "ask-minutes", "20")
+    fill(browser, "ask-note", "Finishing my build")
+    click(browser, "form[action$='/time-requests'] button")
+    wait_text(browser, ".notice", "Asked.")
+    wait_text(browser, ".request", "Waiting for an answer")
+    shot("family-device-asked")
+    parent = make_driver()
+    try:
+        log_in(parent, server, email, "password123", "Gus")
+        parent.get(server.url(f"/quests/children/{kid['id']}/device"))
+        wait_text(parent, ".request", "Finishing my build")
+        parent.save_screenshot(str(SHOTS / "family-device-guardian-request.png"))
+        parent.find_element(By.CSS_SELECTOR, ".request form input[name=approve][value='1'] ~ button").click()
+        wait_text(parent, ".notice", "Answered.")
+        wait_text(parent, ".request", "Approved")
+    finally:
+        parent.quit()
+    browser.get(server.url(f"/quests/children/{kid['id']}/device"))
+    wait_text(browser, ".request", "Approved")
+    wait_text(browser, ".shield--open", "35 min left")  # 15 from the quest, 20 approved

@@ -27,7 +27,7 @@ enum Asker: String, CaseIterable, Sendable {
 struct World: Sendable {
     var tokens: [Asker: String] = [:]
     var adminID = "", childID = "", guardianID = "", household = "", quest = "", session = "", invitation = "",
-        comment = "", webhook = "", delivery = ""
+        comment = "", webhook = "", delivery = "", timeRequest = ""
 
     /// A tiny valid PNG: the signature and nothing else an image sniffer needs.
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
@@ -65,6 +65,12 @@ struct World: Sendable {
                 json:
                     #"{"title":"Learn","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"game","minutes":10}]}"#,
                 token: guardian
+            ).string("id")
+        // A request for more time, waiting for an answer.
+        world.timeRequest =
+            try await app.send(
+                .post, "/api/v1/children/\(world.childID)/time-requests",
+                json: #"{"appToken":"game","minutes":15,"note":"Homework done"}"#, token: child
             ).string("id")
         // A webhook endpoint that hears points change, so that the adjustment below has a delivery.
         world.webhook =
@@ -465,6 +471,24 @@ let matrix: [MatrixRow] = [
         operation: "listGrants",
         request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/grants", json: nil) },
         expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "listTimeRequests",
+        request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/time-requests", json: nil) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "askForTime",
+        request: { w in
+            Cell(
+                method: .post, path: "/api/v1/children/\(w.childID)/time-requests",
+                json: #"{"appToken":"spare","minutes":10}"#)
+        },
+        expected: childData(child: 201, guardian: 403), owner: .child),
+    MatrixRow(
+        operation: "decideTimeRequest",
+        request: { w in
+            Cell(method: .post, path: "/api/v1/time-requests/\(w.timeRequest)/decision", json: #"{"approve":true}"#)
+        },
+        expected: childData(child: 403, guardian: 200), owner: .child),
     MatrixRow(
         operation: "getShieldPolicy",
         request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/policy", json: nil) },

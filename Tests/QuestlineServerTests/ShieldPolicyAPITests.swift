@@ -76,4 +76,60 @@ import Testing
             #expect(try await app.send(.get, path, token: f.otherGuardian).status == .notFound)
         }
     }
+
+    @Test func aChildAsksForMoreTimeAndAGuardianAnswersOnce() async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let f = try await QuestAPITests().family(app)
+            let asks = "/api/v1/children/\(f.childID)/time-requests"
+            func ask(_ minutes: Int, app token: String = "game") async throws -> Reply {
+                app.clock.advance(by: 60)
+                return try await app.send(
+                    .post, asks, json: #"{"appToken":"\#(token)","minutes":\#(minutes),"note":"Homework done"}"#,
+                    token: f.child)
+            }
+            try await ask(15, app: "khan").expectProblem(.badRequest, field: "appToken")  // not a reward app
+            try await ask(500).expectProblem(.badRequest, field: "minutes")
+            try await app.send(.post, asks, json: #"{"appToken":"game","minutes":15}"#, token: f.guardian)
+                .expectProblem(.forbidden)
+            let first = try await ask(15)
+            #expect(first.status == .created, "\(first.text)")
+            let request = try first.decode(Components.Schemas.TimeRequest.self)
+            #expect(request.state == .pending && request.note == "Homework done")
+            _ = try await ask(10)
+            _ = try await ask(5)
+            // Three wait for an answer: a fourth is refused until one is answered.
+            let fourth = try await ask(5)
+            fourth.expectProblem(.tooManyRequests)
+            #expect(fourth.headers[.retryAfter] != nil)
+            let listed = try await app.send(.get, asks, token: f.guardian)
+                .decode([Components.Schemas.TimeRequest].self)
+            #expect(listed.map(\.minutes) == [5, 10, 15])
+
+            // The child cannot answer; the guardian approves once; the minutes are granted.
+            let decision = "/api/v1/time-requests/\(request.id)/decision"
+            try await app.send(.post, decision, json: #"{"approve":true}"#, token: f.child).expectProblem(.forbidden)
+            try await app.send(.post, decision, json: #"{"approve":true}"#, token: f.otherGuardian)
+                .expectProblem(.notFound)
+            let approved = try await app.send(.post, decision, json: #"{"approve":true}"#, token: f.guardian)
+            #expect(try approved.decode(Components.Schemas.TimeRequest.self).state == .approved, "\(approved.text)")
+            try await app.send(.post, decision, json: #"{"approve":false}"#, token: f.guardian)
+                .expectProblem(.conflict)
+            let policy = try await app.send(.get, "/api/v1/children/\(f.childID)/policy", token: f.child)
+                .decode(Components.Schemas.ShieldPolicy.self)
+            #expect(policy.apps.first?.blocked == false && policy.apps.first?.minutesLeft == 15)
+            // Denied: no grant; the household heard of every ask and answer.
+            let denied = try await app.send(
+                .post, "/api/v1/time-requests/\(listed[0].id)/decision", json: #"{"approve":false}"#, token: f.guardian)
+            #expect(try denied.decode(Components.Schemas.TimeRequest.self).state == .denied)
+            let events = try await app.store.database.withConnection { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM live_events WHERE kind = 'request'").first()?
+                    .decode(column: "n", as: Int.self) ?? 0
+            }
+            #expect(events == 5)  // three asks, two answers
+            // Five asks a day at most: two more are fine now that two are answered, then no more.
+            #expect(try await ask(5).status == .created)
+            #expect(try await ask(5).status == .created)
+            try await ask(5).expectProblem(.tooManyRequests)
+        }
+    }
 }

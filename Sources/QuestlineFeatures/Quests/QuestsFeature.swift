@@ -463,6 +463,77 @@ public struct QuestsFeature: Sendable {
         return UnlockLedger.balances(grants, usage: UsageTimeline(usage))
     }
 
+    // MARK: Asking for more time
+
+    /// The child asks for minutes of a reward app, with a note; the household hears of it.
+    public func askForTime(_ childID: MemberID, as actor: MemberRecord, appToken: String, minutes: Int, note: String)
+        async throws -> TimeRequest
+    {
+        let child = try await child(childID, as: actor)
+        guard actor.id == child.id else { throw DomainError.forbidden("Only the child asks for more time.") }
+        let now = clock.now()
+        let zone = child.zone
+        let today = LocalDay(now, in: zone)
+        return try await store.quests.write { q in
+            try await q.points.lock(child.id)  // one request at a time per child: the limits hold
+            let rewardApps = Set(try await q.apps(child.id).filter { $0.role == .reward }.map(\.token))
+            let counts = try await q.requestCounts(child.id, since: today.start(in: zone))
+            let checked = try TimeRequest.check(
+                appToken: appToken, minutes: minutes, note: note, rewardApps: rewardApps, pending: counts.pending,
+                today: counts.since,
+                secondsToTomorrow: Int(today.adding(days: 1).start(in: zone).timeIntervalSince(now)))
+            let request = TimeRequest(
+                id: ids.makeUUID().uuidString.lowercased(), child: child.id, appToken: appToken,
+                minutes: checked.minutes, note: checked.note, state: .pending, createdAt: now, decidedAt: nil)
+            try await q.insertRequest(request)
+            try await announce(q, .request, child: child, now: now)
+            return request
+        }
+    }
+
+    /// The child's requests, newest first (the child and the household's guardians).
+    public func timeRequests(_ childID: MemberID, as actor: MemberRecord) async throws -> [TimeRequest] {
+        let child = try await child(childID, as: actor)
+        return try await store.quests.read { q in try await q.requests(child.id) }
+    }
+
+    /// A guardian approves (which grants the minutes until the end of the child's day) or denies;
+    /// a request is answered once, whoever answers first.
+    public func decide(_ requestID: String, approve: Bool, as actor: MemberRecord) async throws -> TimeRequest {
+        guard let uuid = UUID(uuidString: requestID),
+            let found = try await store.quests.read({ try await $0.request(uuid.uuidString.lowercased()) })
+        else { throw DomainError.notFound("No such request.") }
+        let child = try await child(found.child, as: actor, manage: true)
+        let now = clock.now()
+        return try await store.quests.write { q in
+            var grantID: String?
+            if approve {
+                let grant = UnlockGrant(
+                    id: ids.makeUUID().uuidString.lowercased(), token: found.appToken, minutes: found.minutes,
+                    startsAt: now, expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), challengeID: nil)
+                grantID = grant.id
+                try await q.insertGrant(child.id, grant, now: now)
+            }
+            guard
+                try await q.decide(
+                    found.id, state: approve ? .approved : .denied, by: actor.id, grant: grantID, now: now)
+            else {
+                throw DomainError.conflict(field: nil, message: "This request was answered already.")
+            }
+            if let grantID {
+                try await q.live?.record(
+                    .rewardUnlocked, member: child.id,
+                    data: OutboxData.RewardUnlocked(
+                        memberId: child.id.rawValue, appToken: found.appToken, minutes: found.minutes, startsAt: now,
+                        expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), questId: nil,
+                        notifyAt: try await questUpdateAt(q, child, now: now)), now: now)
+                try await announce(q, .policy, child: child, now: now)
+            }
+            try await announce(q, .request, child: child, now: now)
+            return try await q.request(found.id) ?? found
+        }
+    }
+
     // MARK: Shield policy
 
     /// What the child's device enforces now (`ShieldPolicy.compute` over the grants and rules).

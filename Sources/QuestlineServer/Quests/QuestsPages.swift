@@ -19,6 +19,12 @@ struct QuestsPages {
         router.post("/quests/children/:child/device/usage") { request, context in
             try await self.reportUse(request, context)
         }
+        router.post("/quests/children/:child/time-requests") { request, context in
+            try await self.askForTime(request, context)
+        }
+        router.post("/quests/time-requests/:request/decision") { request, context in
+            try await self.decide(request, context)
+        }
         router.post("/quests/children/:child/shield-rules") { request, context in
             try await self.setShieldRules(request, context)
         }
@@ -166,6 +172,10 @@ struct QuestsPages {
             .downtime: "Blocked: downtime", .notToday: "Blocked: reward apps are off today",
         ]
         let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        let requests = try await quests.timeRequests(id, as: me)
+        let stateWords: [TimeRequest.State: String] = [
+            .pending: "Waiting for an answer", .approved: "Approved", .denied: "Not this time",
+        ]
         return pages.page(
             "quests-device", title: "\(board.child.displayName)'s device",
             data: [
@@ -181,6 +191,18 @@ struct QuestsPages {
                     ]
                 },
                 "noRewardApps": policy.apps.isEmpty,
+                "rewardApps": board.apps.filter { $0.role == .reward }.map {
+                    ["token": $0.token, "name": $0.name, "icon": $0.icon]
+                },
+                "requests": requests.prefix(10).map { request -> [String: Any] in
+                    [
+                        "id": request.id, "minutes": request.minutes, "note": request.note,
+                        "app": names[request.appToken].map { "\($0.icon) \($0.name)" } ?? request.appToken,
+                        "state": stateWords[request.state] ?? "", "pending": request.state == .pending,
+                        "when": time(request.createdAt),
+                    ]
+                },
+                "hasRequests": !requests.isEmpty,
                 "nextChange": policy.nextChange.map(time) ?? false,
                 "usageApps": board.apps.map { ["token": $0.token, "name": $0.name, "icon": $0.icon] },
                 "days": (1...7).map {
@@ -202,7 +224,11 @@ struct QuestsPages {
                 "errors": errors, "values": values,
                 "notice": request.uri.queryParameters["reported"] != nil
                     ? "Use reported."
-                    : request.uri.queryParameters["rules"] != nil ? "The screen-time rules are saved." : false,
+                    : request.uri.queryParameters["rules"] != nil
+                        ? "The screen-time rules are saved."
+                        : request.uri.queryParameters["asked"] != nil
+                            ? "Asked. You'll see the answer here."
+                            : request.uri.queryParameters["answered"] != nil ? "Answered." : false,
             ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest,
             back: me.id == id ? "/quests" : "/quests/children/\(id.rawValue)")
     }
@@ -231,6 +257,34 @@ struct QuestsPages {
                 request, context, errors: AccountsPages.fieldErrors(error),
                 values: ["minutes": form["minutes"], "appToken": form["appToken"]])
         }
+    }
+
+    /// The child asks for more time from the device page.
+    private func askForTime(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests")
+        let id = try childID(context)
+        let form = try await Form(request)
+        do {
+            _ = try await quests.askForTime(
+                id, as: me, appToken: form["appToken"], minutes: Int(form["minutes"]) ?? 0, note: form["note"])
+            return Response.redirect(to: "/quests/children/\(id.rawValue)/device?asked=1", type: .normal)
+        } catch let error as DomainError where error.isFormProblem {
+            var errors = AccountsPages.fieldErrors(error)
+            // A refusal of the whole request (asked too often) shows by the ask form.
+            if let whole = errors.removeValue(forKey: "form") { errors["ask"] = whole }
+            return try await device(
+                request, context, errors: errors, values: ["askMinutes": form["minutes"], "note": form["note"]])
+        }
+    }
+
+    /// A guardian answers a request (from the child's device page).
+    private func decide(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests/family")
+        let form = try await Form(request)
+        let answered = try await quests.decide(
+            context.parameters.get("request") ?? "", approve: form["approve"] == "1", as: me)
+        return Response.redirect(
+            to: "/quests/children/\(answered.child.rawValue)/device?answered=1", type: .normal)
     }
 
     private func setShieldRules(_ request: Request, _ context: AppRequestContext) async throws -> Response {

@@ -46,6 +46,43 @@ extension APIImplementation {
     }
 }
 
+extension APIImplementation {
+    func listTimeRequests(_ input: Operations.listTimeRequests.Input) async throws
+        -> Operations.listTimeRequests.Output
+    {
+        let me = try identity.requireMember()
+        let requests = try await quests.timeRequests(try MemberID.parse(input.path.childId, field: "childId"), as: me)
+        return .ok(.init(body: .json(requests.map(Components.Schemas.TimeRequest.init))))
+    }
+
+    func askForTime(_ input: Operations.askForTime.Input) async throws -> Operations.askForTime.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let request = try await quests.askForTime(
+            try MemberID.parse(input.path.childId, field: "childId"), as: me, appToken: body.appToken,
+            minutes: body.minutes, note: body.note ?? "")
+        return .created(.init(body: .json(.init(request))))
+    }
+
+    func decideTimeRequest(_ input: Operations.decideTimeRequest.Input) async throws
+        -> Operations.decideTimeRequest.Output
+    {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let request = try await quests.decide(input.path.requestId, approve: body.approve, as: me)
+        return .ok(.init(body: .json(.init(request))))
+    }
+}
+
+extension Components.Schemas.TimeRequest {
+    init(_ request: TimeRequest) {
+        self.init(
+            id: request.id, childId: request.child.rawValue, appToken: request.appToken, minutes: request.minutes,
+            note: request.note, state: .init(rawValue: request.state.rawValue) ?? .pending,
+            createdAt: request.createdAt, decidedAt: request.decidedAt)
+    }
+}
+
 extension Components.Schemas.ShieldRules {
     init(_ rules: ShieldRules) {
         self.init(

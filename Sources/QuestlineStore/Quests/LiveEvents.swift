@@ -50,7 +50,7 @@ public struct LiveEvent: Sendable, Equatable, Codable {
 }
 
 public enum LiveEventKind: String, Sendable, Codable, CaseIterable {
-    case progress, challenge, points, catalog, rules, policy
+    case progress, challenge, points, catalog, rules, policy, request
 }
 
 /// Collects the events of one write transaction (see `LiveEventLog.write`).

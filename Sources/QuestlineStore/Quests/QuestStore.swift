@@ -172,6 +172,25 @@ enum QuestSchema {
             ]
         },
         Migration(
+            version: 831, name: "time_requests",
+            [
+                """
+                CREATE TABLE time_requests (
+                    id TEXT PRIMARY KEY,
+                    child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    app_token TEXT NOT NULL,
+                    minutes INTEGER NOT NULL,
+                    note TEXT NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'denied')),
+                    created_at BIGINT NOT NULL,
+                    decided_at BIGINT,
+                    decided_by TEXT REFERENCES members(id) ON DELETE SET NULL,
+                    grant_id TEXT
+                )
+                """,
+                "CREATE INDEX time_requests_by_child ON time_requests (child_id, created_at)",
+            ]),
+        Migration(
             version: 830, name: "shield_rules",
             [
                 """
@@ -249,6 +268,76 @@ public struct QuestQueries: Sendable {
                 updated_at = excluded.updated_at
             """
         ).run()
+    }
+
+    // MARK: Requests for more time
+
+    public func insertRequest(_ request: TimeRequest) async throws {
+        try await db.raw(
+            """
+            INSERT INTO time_requests (id, child_id, app_token, minutes, note, state, created_at)
+            VALUES (\(bind: request.id), \(bind: request.child.rawValue), \(bind: request.appToken), \(bind: request.minutes),
+                    \(bind: request.note), 'pending', \(bind: request.createdAt.storedMillis))
+            """
+        ).run()
+    }
+
+    /// The child's requests, newest first.
+    public func requests(_ child: MemberID, limit: Int = 50) async throws -> [TimeRequest] {
+        try await db.raw(
+            """
+            SELECT id, child_id, app_token, minutes, note, state, created_at, decided_at FROM time_requests
+            WHERE child_id = \(bind: child.rawValue) ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+            """
+        ).all().map(Self.request)
+    }
+
+    public func request(_ id: String) async throws -> TimeRequest? {
+        try await db.raw(
+            """
+            SELECT id, child_id, app_token, minutes, note, state, created_at, decided_at FROM time_requests
+            WHERE id = \(bind: id)
+            """
+        ).first().map(Self.request)
+    }
+
+    static func request(_ row: any SQLRow) throws -> TimeRequest {
+        TimeRequest(
+            id: try row.decode(column: "id", as: String.self),
+            child: try MemberID.parse(try row.decode(column: "child_id", as: String.self), field: "child"),
+            appToken: try row.decode(column: "app_token", as: String.self),
+            minutes: try row.decode(column: "minutes", as: Int.self),
+            note: try row.decode(column: "note", as: String.self),
+            state: TimeRequest.State(rawValue: try row.decode(column: "state", as: String.self)) ?? .pending,
+            createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)),
+            decidedAt: try row.decode(column: "decided_at", as: Int64?.self).map { Date(storedMillis: $0) })
+    }
+
+    /// How many of the child's requests wait for an answer, and how many were made since `since`.
+    public func requestCounts(_ child: MemberID, since: Date) async throws -> (pending: Int, since: Int) {
+        let row = try await db.raw(
+            """
+            SELECT COALESCE(SUM(CASE WHEN state = 'pending' THEN 1 ELSE 0 END), 0) AS pending,
+                   COALESCE(SUM(CASE WHEN created_at >= \(bind: since.storedMillis) THEN 1 ELSE 0 END), 0) AS recent
+            FROM time_requests WHERE child_id = \(bind: child.rawValue)
+            """
+        ).first()
+        return (
+            try row?.decode(column: "pending", as: Int.self) ?? 0, try row?.decode(column: "recent", as: Int.self) ?? 0
+        )
+    }
+
+    /// Answers a pending request; false when it was answered already (by anyone, anywhere).
+    public func decide(
+        _ id: String, state: TimeRequest.State, by guardian: MemberID, grant: String?, now: Date
+    ) async throws -> Bool {
+        try await db.raw(
+            """
+            UPDATE time_requests SET state = \(bind: state.rawValue), decided_at = \(bind: now.storedMillis),
+                decided_by = \(bind: guardian.rawValue), grant_id = \(bind: grant)
+            WHERE id = \(bind: id) AND state = 'pending' RETURNING id
+            """
+        ).first() != nil
     }
 
     // MARK: Catalog
