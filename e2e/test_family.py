@@ -192,6 +192,12 @@ def test_the_device_page_reports_use_and_shows_the_shield_policy(browser, server
         parent.find_element(By.CSS_SELECTOR, ".request form input[name=approve][value='1'] ~ button").click()
         wait_text(parent, ".notice", "Answered.")
         wait_text(parent, ".request", "Approved")
+        # The week in charts: 21 minutes learned today, one quest, points earned.
+        parent.get(server.url(f"/quests/children/{kid['id']}"))
+        parent.find_element(By.CSS_SELECTOR, f"a[href='/quests/children/{kid['id']}/report']").click()
+        wait_text(parent, ".report-totals", "21 minutes learned · 1 quest completed")
+        assert len(parent.find_elements(By.CSS_SELECTOR, "svg.chart")) == 3
+        parent.save_screenshot(str(SHOTS / "family-weekly-report.png"))
     finally:
         parent.quit()
     browser.get(server.url(f"/quests/children/{kid['id']}/device"))

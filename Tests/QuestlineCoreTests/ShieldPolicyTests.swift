@@ -147,3 +147,32 @@ import Testing
                 == ShieldRules(rewardDays: [1, 2], downtime: LocalHours(start: 21, end: 7)))
     }
 }
+
+/// A guardian's week: rows bucketed into the child's local days, across a DST change.
+@Suite struct WeeklyReportTests {
+    @Test func rowsFallIntoTheChildsLocalDays() throws {
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        func at(_ text: String) throws -> Date { try Date(text, strategy: .iso8601) }
+        let last = try #require(LocalDay(iso: "2026-03-29"))  // the day clocks go forward
+        let report = WeeklyReport(
+            last: last, zone: berlin,
+            learning: [
+                try #require(LocalDay(iso: "2026-03-23")): 30, try #require(LocalDay(iso: "2026-03-29")): 12,
+                try #require(LocalDay(iso: "2026-03-22")): 99,  // the week before: not in it
+            ],
+            completions: [
+                try at("2026-03-28T23:30:00Z"),  // 00:30 on the 29th in Berlin
+                try at("2026-03-29T21:59:00Z"),  // 23:59 CEST on the 29th
+                try at("2026-03-29T22:00:00Z"),  // the 30th: not in the week
+            ],
+            ledger: [
+                (at: try at("2026-03-23T10:00:00Z"), points: 60), (at: try at("2026-03-23T11:00:00Z"), points: -25),
+                (at: try at("2026-03-22T22:59:00Z"), points: 5),  // 23:59 on the 22nd: not in it
+            ])
+        #expect(report.days.map(\.day.iso) == (23...29).map { "2026-03-\($0)" })
+        #expect(report.days.map(\.learningMinutes) == [30, 0, 0, 0, 0, 0, 12])
+        #expect(report.days.map(\.questsCompleted) == [0, 0, 0, 0, 0, 0, 2])
+        #expect(report.days.first?.pointsEarned == 60 && report.days.first?.pointsSpent == 25)
+        #expect(report.learningMinutes == 42 && report.pointsEarned == 60 && report.pointsSpent == 25)
+    }
+}

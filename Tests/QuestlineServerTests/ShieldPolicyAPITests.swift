@@ -132,4 +132,36 @@ import Testing
             try await ask(5).expectProblem(.tooManyRequests)
         }
     }
+
+    @Test func theWeeklyReportDrawsTheChildsWeek() async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let quests = QuestAPITests()
+            let f = try await quests.family(app)
+            _ = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/quests", json: QuestAPITests.dailyQuest, token: f.guardian)
+            _ = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: quests.usage([("r", "khan", "2026-05-07T09:00:00Z", 1800)]), token: f.child)
+            _ = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/redemptions", json: #"{"appToken":"game","minutes":5}"#,
+                token: f.child)
+            let html: HTTPFields = [.cookie: "ql_session=\(f.guardian)", .accept: "text/html"]
+            let page = try await app.send(.get, "/quests/children/\(f.childID)/report", headers: html)
+            #expect(page.status == .ok)
+            // 30 minutes of Khan at 2 points a minute, a 10% bonus, 5 minutes redeemed.
+            #expect(page.text.contains("30 minutes learned · 1 quest completed · 66 points earned · "), "\(page.text)")
+            #expect(page.text.contains(#"<svg class="chart""#) && page.text.contains("Minutes: Fri 1 0"))
+            #expect(page.text.contains("Thu 7 30"))
+            // The previous week is empty; another household sees nothing; a bad week is a 400.
+            let before = try await app.send(
+                .get, "/quests/children/\(f.childID)/report?week=2026-04-30", headers: html)
+            #expect(before.text.contains("0 minutes learned · 0 quests completed"))
+            let other: HTTPFields = [.cookie: "ql_session=\(f.otherGuardian)", .accept: "text/html"]
+            #expect(
+                try await app.send(.get, "/quests/children/\(f.childID)/report", headers: other).status == .notFound)
+            #expect(
+                try await app.send(.get, "/quests/children/\(f.childID)/report?week=soon", headers: html).status
+                    == .badRequest)
+        }
+    }
 }

@@ -463,6 +463,26 @@ public struct QuestsFeature: Sendable {
         return UnlockLedger.balances(grants, usage: UsageTimeline(usage))
     }
 
+    // MARK: Weekly report
+
+    /// The week ending on `last` (the child's today when nil), for the household.
+    public func weeklyReport(_ childID: MemberID, as actor: MemberRecord, last: LocalDay?) async throws
+        -> WeeklyReport
+    {
+        let child = try await child(childID, as: actor)
+        let zone = child.zone
+        let today = LocalDay(clock.now(), in: zone)
+        let last = min(last ?? today, today)
+        let first = last.adding(days: -6)
+        let rows = try await store.quests.read { q in
+            try await q.reportRows(
+                child.id, first: first, last: last, from: first.start(in: zone),
+                to: last.adding(days: 1).start(in: zone))
+        }
+        return WeeklyReport(
+            last: last, zone: zone, learning: rows.learning, completions: rows.completions, ledger: rows.ledger)
+    }
+
     // MARK: Asking for more time
 
     /// The child asks for minutes of a reward app, with a note; the household hears of it.

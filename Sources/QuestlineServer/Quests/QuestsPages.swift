@@ -16,6 +16,7 @@ struct QuestsPages {
         router.post("/quests/family/rules") { request, context in try await self.setRules(request, context) }
         router.get("/quests/children/:child") { request, context in try await self.childPage(request, context) }
         router.get("/quests/children/:child/device") { request, context in try await self.device(request, context) }
+        router.get("/quests/children/:child/report") { request, context in try await self.report(request, context) }
         router.post("/quests/children/:child/device/usage") { request, context in
             try await self.reportUse(request, context)
         }
@@ -231,6 +232,51 @@ struct QuestsPages {
                             : request.uri.queryParameters["answered"] != nil ? "Answered." : false,
             ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest,
             back: me.id == id ? "/quests" : "/quests/children/\(id.rawValue)")
+    }
+
+    /// The guardian's weekly report: three charts drawn as SVG, a week at a time.
+    private func report(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: request.uri.path)
+        let id = try childID(context)
+        var asked: LocalDay?
+        if let raw = request.uri.queryParameters["week"] {
+            guard let day = LocalDay(iso: raw) else {
+                throw DomainError.invalid(field: "week", "Use a date like 2026-05-10.")
+            }
+            asked = day
+        }
+        let child = try await quests.child(id, as: me)
+        let report = try await quests.weeklyReport(id, as: me, last: asked)
+        let today = LocalDay(quests.clock.now(), in: child.zone)
+        let labels = report.days.map { Formatting.shortDay($0.day) }
+        let charts = [
+            BarChart(
+                title: "Learning minutes", labels: labels,
+                series: [.init(name: "Minutes", style: "bar--a", values: report.days.map(\.learningMinutes))]),
+            BarChart(
+                title: "Quests completed", labels: labels,
+                series: [.init(name: "Quests", style: "bar--a", values: report.days.map(\.questsCompleted))]),
+            BarChart(
+                title: "Points earned and spent", labels: labels,
+                series: [
+                    .init(name: "Earned", style: "bar--a", values: report.days.map(\.pointsEarned)),
+                    .init(name: "Spent", style: "bar--b", values: report.days.map(\.pointsSpent)),
+                ]),
+        ]
+        return pages.page(
+            "quests-report", title: "\(child.displayName)'s week",
+            data: [
+                "child": ["id": id.rawValue, "name": child.displayName],
+                "range": "\(Formatting.shortDay(report.first)) – \(Formatting.shortDay(report.last))",
+                "charts": charts.map { ["svg": $0.svg, "title": $0.title] },
+                "totals": [
+                    "\(report.learningMinutes) minute\(report.learningMinutes == 1 ? "" : "s") learned",
+                    "\(report.questsCompleted) quest\(report.questsCompleted == 1 ? "" : "s") completed",
+                    "\(report.pointsEarned) points earned", "\(report.pointsSpent) spent",
+                ].joined(separator: " · "),
+                "previous": report.first.adding(days: -1).iso,
+                "next": report.last < today ? min(report.last.adding(days: 7), today).iso : false,
+            ], context: context, path: "/quests", back: "/quests/children/\(id.rawValue)")
     }
 
     /// The device reports use of one of the child's apps, ending now.

@@ -270,6 +270,45 @@ public struct QuestQueries: Sendable {
         ).run()
     }
 
+    // MARK: Weekly report
+
+    /// What a week's report is made of: learning minutes by local day (`first`…`last`), and the
+    /// instants of completions and ledger entries (with their points) between `from` and `to`.
+    public func reportRows(_ child: MemberID, first: LocalDay, last: LocalDay, from: Date, to: Date) async throws -> (
+        learning: [LocalDay: Int], completions: [Date], ledger: [(at: Date, points: Int)]
+    ) {
+        var learning: [LocalDay: Int] = [:]
+        for row in try await db.raw(
+            """
+            SELECT local_day, SUM(minutes) AS minutes FROM quest_earnings
+            WHERE child_id = \(bind: child.rawValue) AND local_day >= \(bind: first.iso) AND local_day <= \(bind: last.iso)
+            GROUP BY local_day
+            """
+        ).all() {
+            if let day = LocalDay(iso: try row.decode(column: "local_day", as: String.self)) {
+                learning[day] = Int(try row.decode(column: "minutes", as: Int64.self))
+            }
+        }
+        let completions = try await db.raw(
+            """
+            SELECT completed_at FROM quest_completions WHERE child_id = \(bind: child.rawValue)
+            AND completed_at >= \(bind: from.storedMillis) AND completed_at < \(bind: to.storedMillis)
+            """
+        ).all().map { Date(storedMillis: try $0.decode(column: "completed_at", as: Int64.self)) }
+        let ledger = try await db.raw(
+            """
+            SELECT created_at, points FROM points_ledger WHERE member_id = \(bind: child.rawValue)
+            AND created_at >= \(bind: from.storedMillis) AND created_at < \(bind: to.storedMillis)
+            """
+        ).all().map {
+            (
+                at: Date(storedMillis: try $0.decode(column: "created_at", as: Int64.self)),
+                points: Int(try $0.decode(column: "points", as: Int64.self))
+            )
+        }
+        return (learning, completions, ledger)
+    }
+
     // MARK: Requests for more time
 
     public func insertRequest(_ request: TimeRequest) async throws {
