@@ -288,12 +288,9 @@ struct AccountsPages {
         let quiet = form.map { $0["quiet"] == "on" } ?? (saved.quietHours != nil)
         let start = form.flatMap { Int($0["quietStart"]) } ?? saved.quietHours?.start ?? 20
         let end = form.flatMap { Int($0["quietEnd"]) } ?? saved.quietHours?.end ?? 7
-        func hours(_ selected: Int) -> [[String: Any]] {
-            (0..<24).map { ["value": $0, "label": String(format: "%02d:00", $0), "selected": $0 == selected] }
-        }
         return [
             "streakReminders": streak, "questUpdates": quest, "quiet": quiet,
-            "startHours": hours(start), "endHours": hours(end),
+            "startHours": hourOptions(start), "endHours": hourOptions(end),
             "error": error.map { fieldErrors($0).values.sorted().joined(separator: " ") } ?? false,
             "saved": justSaved && error == nil,
         ]
@@ -338,6 +335,11 @@ struct AccountsPages {
         if let device = request.cookies[ReadingPages.deviceCookie]?.value {
             try await reading.reading.adoptDevice(device, member: signedIn.member)
         }
+    }
+
+    /// The 24 hours of a day as a select's options ("07:00"), `selected` marked.
+    static func hourOptions(_ selected: Int) -> [[String: Any]] {
+        (0..<24).map { ["value": $0, "label": String(format: "%02d:00", $0), "selected": $0 == selected] }
     }
 
     /// IANA names offered by the time-zone field.

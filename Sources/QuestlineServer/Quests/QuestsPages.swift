@@ -211,17 +211,8 @@ struct QuestsPages {
                         as [String: Any]
                 },
                 "downtime": rules.downtime != nil,
-                "startHours": (0..<24).map {
-                    [
-                        "value": $0, "label": String(format: "%02d:00", $0),
-                        "selected": $0 == (rules.downtime?.start ?? 20),
-                    ]
-                        as [String: Any]
-                },
-                "endHours": (0..<24).map {
-                    ["value": $0, "label": String(format: "%02d:00", $0), "selected": $0 == (rules.downtime?.end ?? 7)]
-                        as [String: Any]
-                },
+                "startHours": AccountsPages.hourOptions(rules.downtime?.start ?? 20),
+                "endHours": AccountsPages.hourOptions(rules.downtime?.end ?? 7),
                 "errors": errors, "values": values,
                 "notice": request.uri.queryParameters["reported"] != nil
                     ? "Use reported."
