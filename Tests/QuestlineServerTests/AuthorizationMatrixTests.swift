@@ -66,6 +66,12 @@ struct World: Sendable {
                     #"{"title":"Learn","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"game","minutes":10}]}"#,
                 token: guardian
             ).string("id")
+        // The device's app catalog, with an icon.
+        _ = try await app.send(
+            .put, "/api/v1/children/\(world.childID)/device-apps",
+            json:
+                #"{"apps":[{"token":"dev.game","name":"Game","category":"games","icon":"\#(Data(png).base64EncodedString())"}]}"#,
+            token: child)
         // A request for more time, waiting for an answer.
         world.timeRequest =
             try await app.send(
@@ -470,6 +476,24 @@ let matrix: [MatrixRow] = [
     MatrixRow(
         operation: "listGrants",
         request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/grants", json: nil) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "listDeviceApps",
+        request: { w in Cell(method: .get, path: "/api/v1/children/\(w.childID)/device-apps", json: nil) },
+        expected: childData(child: 200, guardian: 200), owner: .child),
+    MatrixRow(
+        operation: "reportDeviceApps",
+        request: { w in
+            Cell(
+                method: .put, path: "/api/v1/children/\(w.childID)/device-apps",
+                json: #"{"apps":[{"token":"dev.khan","name":"Khan","category":"education"}]}"#)
+        },
+        expected: childData(child: 200, guardian: 403), owner: .child),
+    MatrixRow(
+        operation: "getDeviceAppIcon",
+        request: { w in
+            Cell(method: .get, path: "/api/v1/children/\(w.childID)/device-apps/dev.game/icon", json: nil)
+        },
         expected: childData(child: 200, guardian: 200), owner: .child),
     MatrixRow(
         operation: "listTimeRequests",

@@ -122,11 +122,14 @@ struct Reply {
     let status: HTTPResponse.Status
     let headers: HTTPFields
     let text: String
+    /// The body as sent (images).
+    let bytes: [UInt8]
 
     init(_ response: TestResponse) {
         status = response.status
         headers = response.headers
         text = String(buffer: response.body)
+        bytes = Array(response.body.readableBytesView)
     }
 
     /// The body decoded as a typed value: one of the contract's generated types

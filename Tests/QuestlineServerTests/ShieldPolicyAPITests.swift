@@ -164,4 +164,49 @@ import Testing
                     == .badRequest)
         }
     }
+
+    @Test func theDeviceReportsItsAppsAndTheGuardianPicksFromThem() async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let f = try await QuestAPITests().family(app)
+            let path = "/api/v1/children/\(f.childID)/device-apps"
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 40)
+            let icon = Data(png).base64EncodedString()
+            let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3]).base64EncodedString()
+            let huge = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 70_000))
+                .base64EncodedString()
+            // Checked whole: a JPEG, an icon over 64 KB, a token twice; nothing is kept.
+            let bad = try await app.send(
+                .put, path,
+                json:
+                    #"{"apps":[{"token":"a","name":"A","category":"games","icon":"\#(icon)"},{"token":"b","name":"B","category":"games","icon":"\#(jpeg)"},{"token":"c","name":"C","category":"games","icon":"\#(huge)"},{"token":"a","name":"A2","category":"games"}]}"#,
+                token: f.child)
+            bad.expectProblem(.badRequest, field: "apps[1].icon")
+            #expect(bad.text.contains("apps[2].icon") && bad.text.contains("apps[3].token"))
+            #expect(
+                try await app.send(.get, path, token: f.guardian).decode([Components.Schemas.DeviceApp].self).isEmpty)
+            try await app.send(
+                .put, path, json: #"{"apps":[{"token":"x","name":"X","category":"games"}]}"#, token: f.guardian
+            ).expectProblem(.forbidden)
+
+            let good = try await app.send(
+                .put, path,
+                json:
+                    #"{"apps":[{"token":"org.khan.kids","name":"Khan Kids","category":"education","icon":"\#(icon)"},{"token":"com.mojang","name":"Minecraft","category":"games"}]}"#,
+                token: f.child)
+            #expect(good.status == .ok, "\(good.text)")
+            let listed = try await app.send(.get, path, token: f.guardian).decode([Components.Schemas.DeviceApp].self)
+            #expect(listed.map(\.name) == ["Khan Kids", "Minecraft"])
+            #expect(listed[1].iconUrl == nil)
+            let iconURL = try #require(listed[0].iconUrl)
+            let served = try await app.send(.get, iconURL, token: f.guardian)
+            #expect(served.status == .ok && served.headers[.contentType] == "image/png")
+            #expect(served.bytes == png)
+
+            // The guardian's page offers them with their icons, and adding one keeps its icon.
+            let html: HTTPFields = [.cookie: "ql_session=\(f.guardian)", .accept: "text/html"]
+            let page = try await app.send(.get, "/quests/children/\(f.childID)", headers: html)
+            #expect(page.text.contains("On Kid's device") && page.text.contains(#"<img src="\#(iconURL)""#))
+            #expect(page.text.contains(#"aria-label="Add Minecraft as a reward app""#))
+        }
+    }
 }

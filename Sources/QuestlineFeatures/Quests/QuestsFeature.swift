@@ -463,6 +463,39 @@ public struct QuestsFeature: Sendable {
         return UnlockLedger.balances(grants, usage: UsageTimeline(usage))
     }
 
+    // MARK: The device's app catalog
+
+    /// The child's device reports what is installed (replacing what it said before); the
+    /// guardians' builder picks from it.
+    public func reportDeviceApps(_ childID: MemberID, as actor: MemberRecord, apps items: [DeviceCatalog.Item])
+        async throws -> Int
+    {
+        let child = try await child(childID, as: actor)
+        guard actor.id == child.id else { throw DomainError.forbidden("Only the child's device reports its apps.") }
+        let apps = try DeviceCatalog.validate(items)
+        let now = clock.now()
+        try await store.quests.write { q in
+            try await q.replaceDeviceApps(child.id, apps, now: now)
+            try await announce(q, .catalog, child: child, now: now)
+        }
+        return apps.count
+    }
+
+    public func deviceApps(_ childID: MemberID, as actor: MemberRecord) async throws -> [(
+        app: DeviceApp, hasIcon: Bool
+    )] {
+        let child = try await child(childID, as: actor)
+        return try await store.quests.read { q in try await q.deviceApps(child.id) }
+    }
+
+    public func deviceIcon(_ childID: MemberID, token: String, as actor: MemberRecord) async throws -> [UInt8] {
+        let child = try await child(childID, as: actor)
+        guard let icon = try await store.quests.read({ try await $0.deviceIcon(child.id, token: token) }) else {
+            throw DomainError.notFound("No icon for this app.")
+        }
+        return icon
+    }
+
     // MARK: Weekly report
 
     /// The week ending on `last` (the child's today when nil), for the household.

@@ -131,14 +131,33 @@ struct QuestsPages {
         let me = try context.requireWebMember(next: request.uri.path)
         let board = try await quests.board(try childID(context), as: me)
         let child = board.child
+        // What the device reported as installed, with icons, for the guardian to pick from.
+        let chosen = Set(board.apps.map(\.token))
+        let deviceApps = try await quests.deviceApps(child.id, as: me)
+        let icons = Dictionary(
+            deviceApps.filter(\.hasIcon).map {
+                ($0.app.token, APIImplementation.deviceIconPath(child.id, token: $0.app.token))
+            }, uniquingKeysWith: { a, _ in a })
+        func withIcon(_ app: QuestApp) -> [String: Any] {
+            var data = Self.app(app)
+            data["iconURL"] = icons[app.token] ?? false
+            return data
+        }
         return pages.page(
             "quests-child", title: child.displayName,
             data: [
                 "live": live(me), "child": ["id": child.id.rawValue, "name": child.displayName],
                 "balance": board.balance,
                 "guardian": me.role == .guardian,
-                "learningApps": board.apps.filter { $0.role == .learning }.map(Self.app),
-                "rewardApps": board.apps.filter { $0.role == .reward }.map(Self.app),
+                "learningApps": board.apps.filter { $0.role == .learning }.map(withIcon),
+                "rewardApps": board.apps.filter { $0.role == .reward }.map(withIcon),
+                "deviceApps": deviceApps.filter { !chosen.contains($0.app.token) }.map { entry -> [String: Any] in
+                    [
+                        "token": entry.app.token, "name": entry.app.name, "category": entry.app.category,
+                        "iconURL": icons[entry.app.token] ?? false,
+                    ]
+                },
+                "hasDeviceApps": deviceApps.contains { !chosen.contains($0.app.token) },
                 "noApps": board.apps.isEmpty, "hasLearning": board.apps.contains { $0.role == .learning },
                 "quests": board.quests.map { Self.card($0, apps: board.apps) }, "noQuests": board.quests.isEmpty,
                 "grants": Self.grants(board), "hasGrants": !board.grants.isEmpty,

@@ -74,6 +74,50 @@ extension APIImplementation {
     }
 }
 
+extension APIImplementation {
+    func listDeviceApps(_ input: Operations.listDeviceApps.Input) async throws -> Operations.listDeviceApps.Output {
+        let me = try identity.requireMember()
+        let child = try MemberID.parse(input.path.childId, field: "childId")
+        let apps = try await quests.deviceApps(child, as: me)
+        return .ok(
+            .init(
+                body: .json(
+                    apps.map {
+                        .init(
+                            token: $0.app.token, name: $0.app.name, category: $0.app.category,
+                            iconUrl: $0.hasIcon ? Self.deviceIconPath(child, token: $0.app.token) : nil)
+                    })))
+    }
+
+    /// Where a device app's icon is served (the API's own address, cookie or bearer).
+    static func deviceIconPath(_ child: MemberID, token: String) -> String {
+        "/api/v1/children/\(child.rawValue)/device-apps/"
+            + (token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token) + "/icon"
+    }
+
+    func reportDeviceApps(_ input: Operations.reportDeviceApps.Input) async throws
+        -> Operations.reportDeviceApps.Output
+    {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let count = try await quests.reportDeviceApps(
+            try MemberID.parse(input.path.childId, field: "childId"), as: me,
+            apps: body.apps.map {
+                DeviceCatalog.Item(token: $0.token, name: $0.name, category: $0.category.rawValue, icon: $0.icon)
+            })
+        return .ok(.init(body: .json(.init(count: count))))
+    }
+
+    func getDeviceAppIcon(_ input: Operations.getDeviceAppIcon.Input) async throws
+        -> Operations.getDeviceAppIcon.Output
+    {
+        let me = try identity.requireMember()
+        let icon = try await quests.deviceIcon(
+            try MemberID.parse(input.path.childId, field: "childId"), token: input.path.appToken, as: me)
+        return .ok(.init(body: .png(HTTPBody(icon))))
+    }
+}
+
 extension Components.Schemas.TimeRequest {
     init(_ request: TimeRequest) {
         self.init(

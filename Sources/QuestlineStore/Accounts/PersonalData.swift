@@ -42,6 +42,7 @@ public enum PersonalData {
         Holding(table: "unlock_grants", column: "child_id"),
         Holding(table: "shield_rules", column: "child_id"),
         Holding(table: "time_requests", column: "child_id"),
+        Holding(table: "device_apps", column: "child_id"),
         Holding(table: "story_preferences", column: "member_id"),
         Holding(table: "story_progress", column: "member_id"),
         Holding(table: "story_chapters_read", column: "member_id"),

@@ -171,6 +171,21 @@ enum QuestSchema {
                 """,
             ]
         },
+        Migration(version: 832, name: "device_apps") { flavor in
+            [
+                """
+                CREATE TABLE device_apps (
+                    child_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    token TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    category TEXT NOT NULL,
+                    icon \(flavor == .postgres ? "BYTEA" : "BLOB"),
+                    updated_at BIGINT NOT NULL,
+                    PRIMARY KEY (child_id, token)
+                )
+                """
+            ]
+        },
         Migration(
             version: 831, name: "time_requests",
             [
@@ -270,6 +285,46 @@ public struct QuestQueries: Sendable {
         ).run()
     }
 
+    // MARK: The device's app catalog
+
+    /// Replaces what the device said is installed.
+    public func replaceDeviceApps(_ child: MemberID, _ apps: [DeviceApp], now: Date) async throws {
+        try await db.raw("DELETE FROM device_apps WHERE child_id = \(bind: child.rawValue)").run()
+        for app in apps {
+            try await db.raw(
+                """
+                INSERT INTO device_apps (child_id, token, name, category, icon, updated_at)
+                VALUES (\(bind: child.rawValue), \(bind: app.token), \(bind: app.name), \(bind: app.category),
+                        \(bind: app.icon.map { Data($0) }), \(bind: now.storedMillis))
+                """
+            ).run()
+        }
+    }
+
+    /// The device's apps in name order, without their icons (`hasIcon` says whether one is kept).
+    public func deviceApps(_ child: MemberID) async throws -> [(app: DeviceApp, hasIcon: Bool)] {
+        try await db.raw(
+            """
+            SELECT token, name, category, CASE WHEN icon IS NULL THEN 0 ELSE 1 END AS has_icon FROM device_apps
+            WHERE child_id = \(bind: child.rawValue) ORDER BY name, token
+            """
+        ).all().map { row in
+            (
+                DeviceApp(
+                    token: try row.decode(column: "token", as: String.self),
+                    name: try row.decode(column: "name", as: String.self),
+                    category: try row.decode(column: "category", as: String.self), icon: nil),
+                try row.decode(column: "has_icon", as: Int.self) == 1
+            )
+        }
+    }
+
+    public func deviceIcon(_ child: MemberID, token: String) async throws -> [UInt8]? {
+        try await db.raw(
+            "SELECT icon FROM device_apps WHERE child_id = \(bind: child.rawValue) AND token = \(bind: token)"
+        ).first().flatMap { try $0.decode(column: "icon", as: Data?.self) }.map { [UInt8]($0) }
+    }
+
     // MARK: Weekly report
 
     /// What a week's report is made of: learning minutes by local day (`first`…`last`), and the
@@ -280,7 +335,7 @@ public struct QuestQueries: Sendable {
         var learning: [LocalDay: Int] = [:]
         for row in try await db.raw(
             """
-            SELECT local_day, SUM(minutes) AS minutes FROM quest_earnings
+            SELECT local_day, CAST(SUM(minutes) AS BIGINT) AS minutes FROM quest_earnings
             WHERE child_id = \(bind: child.rawValue) AND local_day >= \(bind: first.iso) AND local_day <= \(bind: last.iso)
             GROUP BY local_day
             """
