@@ -136,7 +136,6 @@ public final class WikiContent: Sendable {
         do {
             guard let summary = try await client.summary(title, language: language) else { return nil }
             try await store.cache(summary, now: clock.now())
-            // Kept under the title asked for too, when Wikipedia normalised it.
             return summary
         } catch {
             logger.debug("Summary not fetched", metadata: ["title": "\(title)", "error": "\(error)"])
