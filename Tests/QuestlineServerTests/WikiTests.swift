@@ -63,7 +63,7 @@ struct WikipediaStandIn {
         router.get("/api/rest_v1/page/summary/:title") { request, context -> Response in
             seen(request)
             switch context.parameters.get("title") ?? "" {
-            case "Napoleon":
+            case "Napoleon", "Bonaparte":  // "Bonaparte" redirects: Wikipedia answers with Napoleon
                 return Self.json(
                     summaryJSON(
                         "Napoleon", description: napoleonDescription.withLockedValue { $0 },
@@ -170,6 +170,11 @@ struct WikipediaStandIn {
                 #expect(await wiki.summary("AC/DC", language: "en", wait: false) == nil)
                 await wiki.settle()
                 #expect(await wiki.summary("AC/DC", language: "en", wait: false)?.description == "Australian rock band")
+                // A redirect is kept under the title asked for too: the second ask asks nobody.
+                #expect(await wiki.summary("Bonaparte", language: "en")?.title == "Napoleon")
+                let afterRedirect = standIn.hits.withLockedValue { $0.count }
+                #expect(await wiki.summary("Bonaparte", language: "en")?.title == "Napoleon")
+                #expect(standIn.hits.withLockedValue { $0.count } == afterRedirect)
                 // A pack article needs no Wikipedia; an unknown one is nil.
                 #expect(await wiki.summary("Indian Army", language: "en")?.thumbnail != nil)
                 #expect(await wiki.summary("No such page", language: "en") == nil)

@@ -135,7 +135,7 @@ public final class WikiContent: Sendable {
         guard let client else { return nil }
         do {
             guard let summary = try await client.summary(title, language: language) else { return nil }
-            try await store.cache(summary, now: clock.now())
+            try await store.cache(summary, asked: title, now: clock.now())
             return summary
         } catch {
             logger.debug("Summary not fetched", metadata: ["title": "\(title)", "error": "\(error)"])

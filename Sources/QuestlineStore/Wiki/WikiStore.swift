@@ -60,18 +60,23 @@ public struct WikiStore: Sendable {
             imported: try row.decode(column: "source", as: String.self) == "import")
     }
 
-    /// Keeps a summary read from Wikipedia (replacing an older copy, never an imported one).
-    public func cache(_ summary: WikiSummary, now: Date) async throws {
+    /// Keeps a summary read from Wikipedia (replacing an older copy, never an imported one),
+    /// under its own title and, when Wikipedia answered for another one (a redirect), under
+    /// the title asked for too.
+    public func cache(_ summary: WikiSummary, asked: String? = nil, now: Date) async throws {
         let body = String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)
+        let keys = Set(([summary.title] + (asked.map { [$0] } ?? [])).map(Self.titleKey))
         try await database.withConnection { db in
-            try await db.raw(
-                """
-                INSERT INTO wiki_summaries (language, title_key, body, source, fetched_at)
-                VALUES (\(bind: summary.language), \(bind: Self.titleKey(summary.title)), \(bind: body), 'wikipedia', \(bind: now.storedMillis))
-                ON CONFLICT (language, title_key) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at
-                WHERE wiki_summaries.source = 'wikipedia'
-                """
-            ).run()
+            for key in keys.sorted() {
+                try await db.raw(
+                    """
+                    INSERT INTO wiki_summaries (language, title_key, body, source, fetched_at)
+                    VALUES (\(bind: summary.language), \(bind: key), \(bind: body), 'wikipedia', \(bind: now.storedMillis))
+                    ON CONFLICT (language, title_key) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at
+                    WHERE wiki_summaries.source = 'wikipedia'
+                    """
+                ).run()
+            }
         }
     }
 
