@@ -64,7 +64,7 @@ def test_guardian_builds_a_quest_and_usage_completes_it_live(browser, server, sh
     click(browser, "a[href$='/quests/new']")
     wait_text(browser, "form[data-builder]", "Khan Kids")
     goal = Select(browser.find_element(By.ID, "goalType"))
-    assert len(goal.options) == 9
+    assert len(goal.options) == 10
     goal.select_by_value("streak")
     assert browser.find_element(By.ID, "dailyMinimumMinutes").is_displayed()
     assert browser.find_element(By.CSS_SELECTOR, "[data-target-unit]").text == "days"
@@ -203,3 +203,65 @@ def test_the_device_page_reports_use_and_shows_the_shield_policy(browser, server
     browser.get(server.url(f"/quests/children/{kid['id']}/device"))
     wait_text(browser, ".request", "Approved")
     wait_text(browser, ".shield--open", "35 min left")  # 15 from the quest, 20 approved
+
+
+def test_guardian_builds_a_milestone_chain_and_the_child_sees_each_step(browser, server, shot):
+    zone = midday_zone()
+    email = f"chain-{uuid.uuid4().hex[:8]}@example.com"
+    guardian = api(server, "POST", "/api/v1/auth/signup", {"email": email, "password": "password123", "displayName": "Cleo", "timeZone": zone})
+    token = guardian["token"]
+    household = api(server, "POST", "/api/v1/households", {"name": "Chain family"}, token=token)
+    username = f"kid{uuid.uuid4().hex[:6]}"
+    kid = api(server, "POST", f"/api/v1/households/{household['id']}/children", {"username": username, "password": "kidpass123", "displayName": "Cy"}, token=token)
+    for app_token, body in [("khan", {"name": "Khan Kids", "icon": "📘", "role": "learning"}), ("game", {"name": "Minecraft", "icon": "🎮", "role": "reward"})]:
+        api(server, "PUT", f"/api/v1/children/{kid['id']}/apps/{app_token}", body, token=token)
+
+    # The builder: choosing a milestone chain shows a field per step and hides the target.
+    log_in(browser, server, email, "password123", "Cleo")
+    browser.get(server.url(f"/quests/children/{kid['id']}/quests/new"))
+    goal = Select(browser.find_element(By.ID, "goalType"))
+    goal.select_by_value("milestones")
+    assert not browser.find_element(By.ID, "target").is_displayed()
+    steps = browser.find_elements(By.CSS_SELECTOR, "input[name=steps]")
+    assert len(steps) == 7 and steps[0].is_displayed()
+    goal.select_by_value("dailyMinutes")
+    assert not steps[0].is_displayed()
+    goal.select_by_value("milestones")
+    # One step is not a chain: the error names the steps and keeps what was typed.
+    fill(browser, "title", "Reading ladder")
+    steps[0].send_keys("10")
+    click(browser, "input[name=rewardApps][value='game']")
+    click(browser, "form[data-builder] button[type=submit]")
+    wait_text(browser, ".field--invalid", "Give the chain 2 to 7 steps")
+    steps = browser.find_elements(By.CSS_SELECTOR, "input[name=steps]")
+    assert steps[0].get_attribute("value") == "10"
+    assert Select(browser.find_element(By.ID, "goalType")).first_selected_option.get_attribute("value") == "milestones"
+    steps[1].send_keys("20")
+    steps[2].send_keys("30")
+    shot("family-builder-chain")
+    click(browser, "form[data-builder] button[type=submit]")
+    wait_text(browser, ".notice", "Quest created")
+    wait_text(browser, "[data-progress]", "0 / 3 steps")
+    assert [e.get_attribute("data-step") for e in browser.find_elements(By.CSS_SELECTOR, ".milestone")] == ["today", "upcoming", "upcoming"]
+
+    # Editing keeps the steps.
+    click(browser, "a[href$='/edit']")
+    assert [e.get_attribute("value") for e in browser.find_elements(By.CSS_SELECTOR, "input[name=steps]")][:4] == ["10", "20", "30", ""]
+
+    # 12 minutes of learning today meet the first step; the child's board shows each step.
+    session = api(server, "POST", "/api/v1/auth/login", {"login": username, "password": "kidpass123"})
+    start = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=13)
+    api(server, "POST", f"/api/v1/children/{kid['id']}/usage", {"reports": [
+        {"id": "chain-1", "appToken": "khan", "startedAt": start.strftime("%Y-%m-%dT%H:%M:%SZ"), "durationSeconds": 12 * 60, "timeZone": zone},
+    ]}, token=session["token"])
+    child = make_driver()
+    try:
+        log_in(child, server, username, "kidpass123", "Cy")
+        child.get(server.url("/quests"))
+        wait_text(child, "[data-progress]", "1 / 3 steps")
+        states = [e.get_attribute("data-step") for e in child.find_elements(By.CSS_SELECTOR, ".milestone")]
+        assert states == ["met", "upcoming", "upcoming"], states
+        wait_text(child, ".milestone--met", "Done")
+        child.save_screenshot(str(SHOTS / "family-child-chain.png"))
+    finally:
+        child.quit()

@@ -16,11 +16,11 @@ private func quest(_ spec: QuestSpec) -> Quest {
 
 private func spec(
     _ goal: GoalType, target: Int, period: QuestPeriod? = nil, start: String = "2026-03-01", minimum: Int? = nil,
-    within: Int? = nil, apps: [String] = [], window: DailyWindow? = nil
+    within: Int? = nil, steps: [Int]? = nil, apps: [String] = [], window: DailyWindow? = nil
 ) -> QuestSpec {
     QuestSpec(
         title: goal.rawValue, goal: goal, target: target, period: period, dailyMinimumMinutes: minimum,
-        withinMinutes: within, learningApps: apps, rewardApps: [RewardUnlock(token: "game", minutes: 10)],
+        withinMinutes: within, steps: steps, learningApps: apps, rewardApps: [RewardUnlock(token: "game", minutes: 10)],
         bonusPercent: 10, window: window, startDay: day(start), assignee: child)
 }
 
@@ -242,6 +242,7 @@ extension Settled {
                     .timeWindow, target: Int.random(in: 5...30, using: &random),
                     window: DailyWindow(startMinute: 600, endMinute: 900)),
                 spec(.efficiency, target: Int.random(in: 10...60, using: &random), within: 15),
+                spec(.milestones, target: 3, steps: [5, Int.random(in: 5...30, using: &random), 20]),
             ]
             let quests = goals.map(quest)
             let zone = zones.randomElement(using: &random)!
@@ -254,17 +255,19 @@ extension Settled {
                     seconds: Int.random(in: 30...3_000, using: &random), zone: zones.randomElement(using: &random)!)
                 // One device uses an app in one zone at a time: a report that overlaps the same
                 // app's use in another zone is not drawn (see decisions.md, "Whose zone").
-                if reports.contains(where: {
-                    $0.token == record.token && $0.zone != record.zone && $0.start < record.end && record.start < $0.end
-                }) {
-                    continue
+                func clashes(_ record: UsageRecord) -> Bool {
+                    reports.contains {
+                        $0.token == record.token && $0.zone != record.zone && $0.start < record.end
+                            && record.start < $0.end
+                    }
                 }
+                if clashes(record) { continue }
                 reports.append(record)
                 if Int.random(in: 0..<4, using: &random) == 0 {  // an overlapping report of the same app
-                    reports.append(
-                        UsageRecord(
-                            token: record.token, start: start.addingTimeInterval(Double(record.seconds / 2)),
-                            seconds: record.seconds, zone: record.zone))
+                    let overlapping = UsageRecord(
+                        token: record.token, start: start.addingTimeInterval(Double(record.seconds / 2)),
+                        seconds: record.seconds, zone: record.zone)
+                    if !clashes(overlapping) { reports.append(overlapping) }
                 }
             }
             let now = origin.addingTimeInterval(8 * 86_400 + 3_600)

@@ -78,6 +78,8 @@ public struct QuestApp: Sendable, Equatable, Hashable, Codable {
 public enum GoalType: String, Sendable, CaseIterable, Codable {
     case dailyMinutes, weeklyMinutes, specificApps, streak, pointsTarget
     case appDiversity, dailyConsistency, timeWindow, efficiency
+    /// A milestone chain: ordered steps, one a day, each a number of minutes (`QuestSpec.steps`).
+    case milestones
 
     /// The unit of the target and of progress.
     public var unit: QuestUnit {
@@ -86,6 +88,7 @@ public enum GoalType: String, Sendable, CaseIterable, Codable {
         case .streak, .dailyConsistency: return .days
         case .pointsTarget, .efficiency: return .points
         case .appDiversity: return .apps
+        case .milestones: return .steps
         }
     }
 
@@ -97,6 +100,7 @@ public enum GoalType: String, Sendable, CaseIterable, Codable {
         case .specificApps, .appDiversity: return [.day, .week]
         case .streak: return [.run]
         case .pointsTarget: return [.week, .challenge]
+        case .milestones: return [.chain]
         }
     }
 
@@ -111,12 +115,13 @@ public enum GoalType: String, Sendable, CaseIterable, Codable {
         case .dailyConsistency: return "Daily consistency"
         case .timeWindow: return "Time window"
         case .efficiency: return "Efficiency"
+        case .milestones: return "Milestone chain"
         }
     }
 }
 
 public enum QuestUnit: String, Sendable {
-    case minutes, days, points, apps
+    case minutes, days, points, apps, steps
 }
 
 /// How often a challenge can complete.
@@ -129,6 +134,9 @@ public enum QuestPeriod: String, Sendable, CaseIterable, Codable {
     case challenge
     /// A streak: each run of consecutive days that reaches the target completes once; the count then starts again.
     case run
+    /// A milestone chain: one step on each of the next active days from the start date, as many
+    /// days as steps; then the next chain starts (`QuestSpec.chainCycle(containing:)`).
+    case chain
 }
 
 /// A daily time window in local wall-clock minutes, `[start, end)`, within one day.
@@ -180,6 +188,8 @@ public struct QuestSpec: Sendable, Equatable, Codable {
     public var dailyMinimumMinutes: Int?
     /// The minutes of use within which the points must be earned (efficiency).
     public var withinMinutes: Int?
+    /// The minutes each step of a milestone chain asks for, in order, one step an active day.
+    public var steps: [Int]?
     /// Learning apps that count; empty means all the child's learning apps.
     public var learningApps: [String]
     public var rewardApps: [RewardUnlock]
@@ -193,7 +203,7 @@ public struct QuestSpec: Sendable, Equatable, Codable {
 
     public init(
         title: String, description: String? = nil, goal: GoalType, target: Int, period: QuestPeriod? = nil,
-        dailyMinimumMinutes: Int? = nil, withinMinutes: Int? = nil, learningApps: [String] = [],
+        dailyMinimumMinutes: Int? = nil, withinMinutes: Int? = nil, steps: [Int]? = nil, learningApps: [String] = [],
         rewardApps: [RewardUnlock] = [],
         bonusPercent: Int = 10, weekdays: Set<Int> = Set(1...7), window: DailyWindow? = nil, startDay: LocalDay,
         endDay: LocalDay? = nil, assignee: MemberID
@@ -205,6 +215,7 @@ public struct QuestSpec: Sendable, Equatable, Codable {
         self.period = period ?? goal.periods[0]
         self.dailyMinimumMinutes = dailyMinimumMinutes
         self.withinMinutes = withinMinutes
+        self.steps = steps
         self.learningApps = learningApps
         self.rewardApps = rewardApps
         self.bonusPercent = bonusPercent
@@ -216,6 +227,8 @@ public struct QuestSpec: Sendable, Equatable, Codable {
     }
 
     public static let bonusChoices = [5, 10, 15, 20, 25]
+    /// How many steps a milestone chain may have: at least two, at most a week's worth.
+    public static let chainSteps = 2...7
 
     /// The target's allowed range for this goal and period.
     public var targetRange: ClosedRange<Int> {
@@ -227,6 +240,7 @@ public struct QuestSpec: Sendable, Equatable, Codable {
         case .pointsTarget, .efficiency: return 1...100_000
         case .appDiversity: return 1...50
         case .dailyConsistency: return 1...7
+        case .milestones: return QuestSpec.chainSteps
         }
     }
 
@@ -257,7 +271,8 @@ public struct QuestSpec: Sendable, Equatable, Codable {
             }
         }
         v.check { () throws(DomainError) in
-            guard targetRange.contains(target) else {
+            // A chain's target follows its steps, checked with them below.
+            guard goal == .milestones || targetRange.contains(target) else {
                 throw .invalid(
                     field: "target",
                     "Use a target from \(targetRange.lowerBound) to \(targetRange.upperBound) \(goal.unit.rawValue).")
@@ -298,6 +313,20 @@ public struct QuestSpec: Sendable, Equatable, Codable {
                     throw .invalid(
                         field: "withinMinutes", "Give the minutes of use the points must be earned in (1 to 600).")
                 }
+            }
+        }
+        v.check { () throws(DomainError) in
+            guard goal == .milestones else { return }
+            guard let steps, QuestSpec.chainSteps.contains(steps.count) else {
+                throw .invalid(
+                    field: "steps",
+                    "Give the chain \(QuestSpec.chainSteps.lowerBound) to \(QuestSpec.chainSteps.upperBound) steps.")
+            }
+            guard steps.allSatisfy({ (1...1440).contains($0) }) else {
+                throw .invalid(field: "steps", "Each step asks for 1 to 1440 minutes.")
+            }
+            guard target == steps.count else {
+                throw .invalid(field: "target", "A milestone chain's target is its number of steps (\(steps.count)).")
             }
         }
         let byToken = Dictionary(catalog.map { ($0.token, $0) }, uniquingKeysWith: { first, _ in first })
@@ -359,6 +388,7 @@ public struct QuestSpec: Sendable, Equatable, Codable {
         copy.description = description?.isEmpty == false ? description : nil
         if goal != .streak, goal != .dailyConsistency { copy.dailyMinimumMinutes = nil }
         if goal != .efficiency { copy.withinMinutes = nil }
+        if goal != .milestones { copy.steps = nil }
         return copy
     }
 }
@@ -402,6 +432,8 @@ public struct QuestDraft: Sendable, Equatable {
     public var period: String?
     public var dailyMinimumMinutes: Int?
     public var withinMinutes: Int?
+    /// A milestone chain's minutes per step, in order.
+    public var steps: [Int]
     public var learningApps: [String]
     public var rewardApps: [RewardUnlock]
     public var bonusPercent: Int?
@@ -413,7 +445,7 @@ public struct QuestDraft: Sendable, Equatable {
 
     public init(
         title: String, description: String? = nil, goalType: String, target: Int?, period: String? = nil,
-        dailyMinimumMinutes: Int? = nil, withinMinutes: Int? = nil, learningApps: [String] = [],
+        dailyMinimumMinutes: Int? = nil, withinMinutes: Int? = nil, steps: [Int] = [], learningApps: [String] = [],
         rewardApps: [RewardUnlock] = [],
         bonusPercent: Int? = nil, weekdays: [Int] = Array(1...7), windowStart: String? = nil, windowEnd: String? = nil,
         startDate: String? = nil, endDate: String? = nil
@@ -425,6 +457,7 @@ public struct QuestDraft: Sendable, Equatable {
         self.period = period
         self.dailyMinimumMinutes = dailyMinimumMinutes
         self.withinMinutes = withinMinutes
+        self.steps = steps
         self.learningApps = learningApps
         self.rewardApps = rewardApps
         self.bonusPercent = bonusPercent
@@ -439,7 +472,7 @@ public struct QuestDraft: Sendable, Equatable {
         self.init(
             title: spec.title, description: spec.description, goalType: spec.goal.rawValue, target: spec.target,
             period: spec.period.rawValue, dailyMinimumMinutes: spec.dailyMinimumMinutes,
-            withinMinutes: spec.withinMinutes,
+            withinMinutes: spec.withinMinutes, steps: spec.steps ?? [],
             learningApps: spec.learningApps, rewardApps: spec.rewardApps, bonusPercent: spec.bonusPercent,
             weekdays: spec.weekdays.sorted(), windowStart: spec.window.map { DailyWindow.text($0.startMinute) },
             windowEnd: spec.window.map { DailyWindow.text($0.endMinute) }, startDate: spec.startDay.iso,
@@ -465,6 +498,8 @@ public struct QuestDraft: Sendable, Equatable {
             return parsed
         }
         let target = v.check { () throws(DomainError) -> Int in
+            // A milestone chain's target is its number of steps; it may be left out.
+            if self.target == nil, goal == .milestones { return steps.count }
             guard let value = self.target else { throw .invalid(field: "target", "Give the target.") }
             return value
         }
@@ -491,8 +526,9 @@ public struct QuestDraft: Sendable, Equatable {
         try v.finish()
         let spec = QuestSpec(
             title: title, description: description, goal: goal!, target: target!, period: period ?? nil,
-            dailyMinimumMinutes: dailyMinimumMinutes, withinMinutes: withinMinutes, learningApps: learningApps,
-            rewardApps: rewardApps, bonusPercent: bonusPercent ?? 10, weekdays: Set(weekdays), window: window ?? nil,
+            dailyMinimumMinutes: dailyMinimumMinutes, withinMinutes: withinMinutes, steps: steps,
+            learningApps: learningApps, rewardApps: rewardApps, bonusPercent: bonusPercent ?? 10,
+            weekdays: Set(weekdays), window: window ?? nil,
             startDay: startDay!, endDay: endDay ?? nil, assignee: assignee
         ).normalized
         try spec.validate(catalog: catalog, today: today)

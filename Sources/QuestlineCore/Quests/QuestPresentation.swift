@@ -13,6 +13,15 @@ public struct QuestCard: Sendable, Equatable {
     public let progressText: String
     public let percent: Int
     public let periodText: String
+    /// A milestone chain's steps as the card lists them (empty for other goals).
+    public let steps: [StepLine]
+
+    /// One step of a chain on a card: "Step 2 · Tue 10 Mar · 20 minutes", and where it stands.
+    public struct StepLine: Sendable, Equatable {
+        public let text: String
+        public let minutes: Int
+        public let state: MilestoneStep.State
+    }
 
     public init(
         spec: QuestSpec, status: QuestStatus, progress: QuestProgress, completedThisPeriod: Bool, today: LocalDay,
@@ -28,9 +37,29 @@ public struct QuestCard: Sendable, Equatable {
             state = completedThisPeriod ? .completed : .inProgress
         }
         summary = Self.summary(spec, appNames: appNames)
-        progressText = Self.progressText(spec, progress)
+        var text = Self.progressText(spec, progress)
+        let steps = progress.steps ?? []
+        if state == .inProgress, let missed = steps.firstIndex(where: { $0.state(today: today) == .missed }) {
+            let next = progress.period.last.adding(days: 1)
+            text += " · step \(missed + 1) was missed"
+            if spec.endDay.map({ next <= $0 }) ?? true { text += "; the next chain starts \(next.iso)" }
+        }
+        progressText = text
         percent = completedThisPeriod ? 100 : progress.percent
         periodText = Self.periodText(spec, progress.period)
+        self.steps = steps.enumerated().map { index, step in
+            StepLine(
+                text:
+                    "Step \(index + 1) · \(step.day.map(Self.dayText) ?? "after the end date") · \(step.target) minutes",
+                minutes: step.minutes, state: step.state(today: today))
+        }
+    }
+
+    /// "Tue 10 Mar".
+    static func dayText(_ day: LocalDay) -> String {
+        let weekday = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][day.isoWeekday - 1]
+        let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][day.month - 1]
+        return "\(weekday) \(day.day) \(month)"
     }
 
     /// One sentence for what the quest asks.
@@ -56,6 +85,12 @@ public struct QuestCard: Sendable, Equatable {
                 "Learn \(spec.target) minutes between \(spec.window.map { "\(DailyWindow.text($0.startMinute)) and \(DailyWindow.text($0.endMinute))" } ?? "the set hours")"
         case .efficiency:
             text = "Earn \(spec.target) points within \(spec.withinMinutes ?? 0) minutes of learning today"
+        case .milestones:
+            let minutes = (spec.steps ?? []).map(String.init)
+            let list =
+                minutes.count > 1
+                ? minutes.dropLast().joined(separator: ", ") + " then \(minutes.last!)" : minutes.joined()
+            text = "Learn \(list) minutes on \(minutes.count) active days in a row, one step a day"
         }
         if spec.window != nil, spec.goal != .timeWindow, let window = spec.window {
             text += " (\(window.description) only)"
@@ -76,6 +111,7 @@ public struct QuestCard: Sendable, Equatable {
                 ? "\(value) / \(progress.target) points within \(spec.withinMinutes ?? 0) minutes"
                 : "\(value) / \(progress.target) points"
         case .apps: return "\(value) / \(progress.target) apps"
+        case .steps: return "\(value) / \(progress.target) steps"
         }
     }
 
@@ -85,6 +121,7 @@ public struct QuestCard: Sendable, Equatable {
         case .week: return "This week, until Sunday"
         case .challenge: return "Until \(window.last.iso)"
         case .run: return "Current streak"
+        case .chain: return "This chain, until \(window.last.iso)"
         }
     }
 }

@@ -188,6 +188,8 @@ public struct QuestProgress: Sendable, Equatable {
     /// A streak quest's whole run of days in a row, across the cycles it has paid (nil for
     /// other goals).
     public var runDays: Int? = nil
+    /// A milestone chain's steps in this period, in order (nil for other goals).
+    public var steps: [MilestoneStep]? = nil
 
     public var completed: Bool { value >= target }
     /// 0 to 100.
@@ -207,8 +209,64 @@ extension QuestSpec {
             let monday = day.adding(days: 1 - day.isoWeekday)
             (first, last) = (monday, monday.adding(days: 6))
         case .challenge: (first, last) = (startDay, endDay ?? day)
+        case .chain:
+            let cycle = chainCycle(containing: day)
+            (first, last) = (cycle.first, cycle.last)
         }
         return PeriodWindow(first: max(first, startDay), last: endDay.map { min(last, $0) } ?? last)
+    }
+
+    /// A milestone chain's cycle around `day` (on or after the start date): the chain takes one
+    /// step on each active day, so a cycle ends on the day of its last step and the next begins
+    /// the day after. Fixed by the calendar, not by usage, so late reports never move a cycle.
+    /// An inactive day belongs to the cycle of the next active day.
+    public func chainCycle(containing day: LocalDay) -> PeriodWindow {
+        let length = max(1, steps?.count ?? target)
+        guard !weekdays.isEmpty, day >= startDay else { return PeriodWindow(first: day, last: day) }
+        let index = activeDays(through: day) + (weekdays.contains(day.isoWeekday) ? 0 : 1)
+        let cycle = (index - 1) / length
+        let first = cycle == 0 ? startDay : activeDay(cycle * length).adding(days: 1)
+        return PeriodWindow(first: first, last: activeDay(cycle * length + length))
+    }
+
+    /// The days of a milestone chain's steps within `window` (a cycle): its active days, in order.
+    /// A cycle cut short by the end date has fewer days than steps.
+    public func chainDays(in window: PeriodWindow) -> [LocalDay] {
+        guard !weekdays.isEmpty else { return [] }
+        var days: [LocalDay] = []
+        var day = window.first
+        while day <= window.last {
+            if weekdays.contains(day.isoWeekday) { days.append(day) }
+            day = day.adding(days: 1)
+        }
+        return days
+    }
+
+    /// How many active days there are from the start date through `day`.
+    func activeDays(through day: LocalDay) -> Int {
+        guard day >= startDay else { return 0 }
+        let weeks = (startDay.days(until: day) + 1) / 7
+        var count = weeks * weekdays.count
+        var next = startDay.adding(days: weeks * 7)
+        while next <= day {
+            if weekdays.contains(next.isoWeekday) { count += 1 }
+            next = next.adding(days: 1)
+        }
+        return count
+    }
+
+    /// The `n`th active day from the start date (1 is the first); weekdays must not be empty.
+    func activeDay(_ n: Int) -> LocalDay {
+        let perWeek = weekdays.count
+        var remaining = (n - 1) % perWeek + 1
+        var day = startDay.adding(days: (n - 1) / perWeek * 7)
+        while true {
+            if weekdays.contains(day.isoWeekday) {
+                remaining -= 1
+                if remaining == 0 { return day }
+            }
+            day = day.adding(days: 1)
+        }
     }
 
     /// The period a card shows on `today`: the one containing today; before the start date the
@@ -227,6 +285,33 @@ extension QuestSpec {
     func counts(_ app: QuestApp?) -> Bool {
         guard let app, app.role == .learning else { return false }
         return learningApps.isEmpty || learningApps.contains(app.token)
+    }
+}
+
+/// One step of a milestone chain: the minutes it asks for on its day, and those counted.
+public struct MilestoneStep: Sendable, Equatable {
+    /// The step's day; nil when the end date cut the chain short before it.
+    public let day: LocalDay?
+    public let target: Int
+    public let minutes: Int
+
+    public init(day: LocalDay?, target: Int, minutes: Int) {
+        self.day = day
+        self.target = target
+        self.minutes = minutes
+    }
+
+    public var met: Bool { minutes >= target }
+
+    public enum State: String, Sendable {
+        case met, missed, today, upcoming
+    }
+
+    /// Where the step stands on `today`: a step whose day has passed unmet is missed.
+    public func state(today: LocalDay) -> State {
+        if met { return .met }
+        guard let day else { return .missed }
+        return day < today ? .missed : day == today ? .today : .upcoming
     }
 }
 
@@ -344,6 +429,20 @@ public struct QuestEvaluator: Sendable {
             value = bestSpanPoints(pieces, minutes: spec.withinMinutes ?? 0)
         case .streak:
             return streakRuns(spec, through: window.last).current
+        case .milestones:
+            let minutes = minutesByDay(byAppDay)
+            let days = spec.chainDays(in: window)
+            let steps = (spec.steps ?? []).enumerated().map { index, target in
+                let day = index < days.count ? days[index] : nil
+                return MilestoneStep(day: day, target: target, minutes: day.map { minutes[$0] ?? 0 } ?? 0)
+            }
+            // A chain holds while its steps are met in order: progress is the steps met before the
+            // first one that is not. More usage only meets more steps, so arrival order cannot matter.
+            var progress = QuestProgress(
+                period: window, value: steps.prefix { $0.met }.count, target: spec.target, unit: .steps,
+                points: points)
+            progress.steps = steps
+            return progress
         }
         return QuestProgress(period: window, value: value, target: spec.target, unit: spec.goal.unit, points: points)
     }

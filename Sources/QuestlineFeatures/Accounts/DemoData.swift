@@ -63,6 +63,9 @@ public enum DemoData {
                 rewardApps: [RewardUnlock(token: "demo.youtube-kids", minutes: 20)], bonusPercent: 20),
             QuestDraft(
                 title: "Seven-day streak", goalType: "streak", target: 7, dailyMinimumMinutes: 10, bonusPercent: 25),
+            QuestDraft(
+                title: "Reading ladder", description: "A little more each day.", goalType: "milestones", target: 3,
+                steps: [10, 20, 30], rewardApps: [RewardUnlock(token: "demo.minecraft", minutes: 45)], bonusPercent: 15),
         ]
         for draft in drafts { _ = try await quests.createQuest(for: child, draft: draft, as: guardian) }
         let kid = try await store.accounts.member(child)!

@@ -253,7 +253,7 @@ extension QuestDraft {
         self.init(
             title: body.title, description: body.description, goalType: body.goalType, target: body.target,
             period: body.period,
-            dailyMinimumMinutes: body.dailyMinimumMinutes, withinMinutes: body.withinMinutes,
+            dailyMinimumMinutes: body.dailyMinimumMinutes, withinMinutes: body.withinMinutes, steps: body.steps ?? [],
             learningApps: body.learningApps ?? [],
             rewardApps: (body.rewardApps ?? []).map { RewardUnlock(token: $0.appToken, minutes: $0.minutes) },
             bonusPercent: body.bonusPercent, weekdays: body.weekdays ?? Array(1...7), windowStart: body.windowStart,
@@ -296,7 +296,7 @@ extension Components.Schemas.Quest {
             challenge: .init(
                 title: draft.title, description: draft.description, goalType: draft.goalType, target: spec.target,
                 period: draft.period, dailyMinimumMinutes: draft.dailyMinimumMinutes,
-                withinMinutes: draft.withinMinutes,
+                withinMinutes: draft.withinMinutes, steps: draft.steps.isEmpty ? nil : draft.steps,
                 learningApps: draft.learningApps,
                 rewardApps: draft.rewardApps.map { .init(appToken: $0.token, minutes: $0.minutes) },
                 bonusPercent: draft.bonusPercent, weekdays: draft.weekdays, windowStart: draft.windowStart,
@@ -307,7 +307,14 @@ extension Components.Schemas.Quest {
                 unit: .init(rawValue: view.progress.unit.rawValue) ?? .minutes,
                 percent: view.card.percent, periodStart: view.progress.period.first.iso,
                 periodEnd: view.progress.period.last.iso,
-                completed: view.completedThisPeriod, text: view.card.progressText),
+                completed: view.completedThisPeriod, text: view.card.progressText,
+                steps: view.progress.steps.map { steps in
+                    zip(steps, view.card.steps).map { step, line in
+                        .init(
+                            day: step.day?.iso, target: step.target, minutes: step.minutes,
+                            state: .init(rawValue: line.state.rawValue) ?? .upcoming)
+                    }
+                }),
             completions: view.completions)
     }
 }

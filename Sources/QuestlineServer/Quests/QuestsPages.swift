@@ -432,6 +432,10 @@ struct QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family")
         let apps = try await quests.apps(child.id, as: me)
         let rewardMinutes = Dictionary(draft.rewardApps.map { ($0.token, $0.minutes) }, uniquingKeysWith: { a, _ in a })
+        // A field per step of a milestone chain, filled with the draft's steps.
+        let stepFields: [[String: Any]] = (0..<QuestSpec.chainSteps.upperBound).map { index in
+            ["number": index + 1, "value": index < draft.steps.count ? String(draft.steps[index]) : ""]
+        }
         return pages.page(
             "quest-builder", title: editing ? "Edit quest" : "New quest",
             data: [
@@ -441,6 +445,7 @@ struct QuestsPages {
                     "target": draft.target.map(String.init) ?? "",
                     "dailyMinimumMinutes": draft.dailyMinimumMinutes.map(String.init) ?? "15",
                     "withinMinutes": draft.withinMinutes.map(String.init) ?? "30",
+                    "steps": stepFields,
                     "windowStart": draft.windowStart ?? "", "windowEnd": draft.windowEnd ?? "",
                     "startDate": draft.startDate ?? "", "endDate": draft.endDate ?? "",
                 ],
@@ -453,10 +458,12 @@ struct QuestsPages {
                 },
                 "periods": [
                     ("day", "Each day"), ("week", "Each week (Monday to Sunday)"),
-                    ("challenge", "Once, by the end date"), ("run", "Each streak"),
+                    ("challenge", "Once, by the end date"), ("run", "Each streak"), ("chain", "Each chain of steps"),
                 ].map {
                     ["value": $0.0, "title": $0.1, "selected": $0.0 == (draft.period ?? "")] as [String: Any]
                 },
+                // Every goal but a milestone chain takes a target; a chain's is its number of steps.
+                "targetGoals": GoalType.allCases.filter { $0 != .milestones }.map(\.rawValue).joined(separator: " "),
                 "bonuses": QuestSpec.bonusChoices.map {
                     ["value": $0, "selected": $0 == (draft.bonusPercent ?? 10)] as [String: Any]
                 },
@@ -486,11 +493,14 @@ struct QuestsPages {
             RewardUnlock(token: token, minutes: Int(form["unlock-\(token)"]) ?? 0)
         }
         func number(_ name: String) -> Int? { form[name].isEmpty ? nil : Int(form[name]) ?? -1 }
+        let chain = form["goalType"] == GoalType.milestones.rawValue
         return QuestDraft(
             title: form["title"], description: form["description"], goalType: form["goalType"],
-            target: number("target"),
+            target: chain ? nil : number("target"),
             period: form["period"], dailyMinimumMinutes: number("dailyMinimumMinutes"),
             withinMinutes: number("withinMinutes"),
+            // The builder offers a field per step; the empty ones are left out.
+            steps: chain ? form.values("steps").filter { !$0.isEmpty }.map { Int($0) ?? -1 } : [],
             learningApps: form.values("learningApps"), rewardApps: rewards, bonusPercent: number("bonusPercent"),
             weekdays: form.values("weekdays").compactMap { Int($0) }, windowStart: form["windowStart"],
             windowEnd: form["windowEnd"],
@@ -653,6 +663,16 @@ struct QuestsPages {
                 "paused": "Paused", "ended": "Ended",
             ][view.card.state.rawValue] ?? "",
             "goal": view.challenge.spec.goal.title, "bonus": view.challenge.spec.bonusPercent,
+            "steps": view.card.steps.map { step -> [String: Any] in
+                [
+                    "text": step.text, "state": step.state.rawValue, "minutes": step.minutes,
+                    "stateText": [
+                        "met": "Done", "missed": "Missed", "today": "Today: \(step.minutes) min",
+                        "upcoming": "Coming up",
+                    ][step.state.rawValue] ?? "",
+                ]
+            },
+            "hasSteps": !view.card.steps.isEmpty,
             "rewards": view.challenge.spec.rewardApps.map {
                 "\(names[$0.token]?.icon ?? "🎮") \(names[$0.token]?.name ?? $0.token) · \($0.minutes) min"
             }
