@@ -9,6 +9,7 @@ import QuestlineCore
 import QuestlineFeatures
 import QuestlineServer
 import QuestlineStore
+import QuestlineTestSupport
 import Testing
 
 /// A local stand-in for Wikipedia's APIs: the paths the client uses, answering with responses
@@ -59,6 +60,31 @@ struct WikipediaStandIn {
                 summaryJSON(
                     "Octopus", description: "Soft-bodied eight-limbed mollusc",
                     image: "https://upload.wikimedia.org/wikipedia/commons/thumb/5/57/Octopus2.jpg/320px-Octopus2.jpg"))
+        }
+        // Media lists shaped like the REST API's (`items[]` with `type`, `leadImage`, `srcset`).
+        router.get("/api/rest_v1/page/media-list/:title") { request, context -> Response in
+            seen(request)
+            switch context.parameters.get("title") ?? "" {
+            case "Treaty_of_Lausanne":  // a video and the lede only: no body image
+                return Self.json(
+                    #"""
+                    {"revision":"1","tid":"a","items":[
+                     {"title":"File:Lausanne.webm","leadImage":false,"section_id":1,"type":"video","showInGallery":true,"sources":[]},
+                     {"title":"File:Lede.jpg","leadImage":true,"section_id":0,"type":"image","showInGallery":true,"srcset":[{"src":"//upload.wikimedia.org/wikipedia/commons/thumb/a/a0/Lede.jpg/640px-Lede.jpg","scale":"1x"}]}
+                    ]}
+                    """#)
+            case "Republic_of_Turkey":
+                return Self.json(
+                    #"""
+                    {"revision":"2","tid":"b","items":[
+                     {"title":"File:Ankara_1923.jpg","leadImage":false,"section_id":2,"type":"image","showInGallery":true,"caption":{"html":"Ankara","text":"Ankara"},"srcset":[{"src":"//upload.wikimedia.org/wikipedia/commons/thumb/1/1b/Ankara_1923.jpg/640px-Ankara_1923.jpg","scale":"1x"},{"src":"//upload.wikimedia.org/wikipedia/commons/thumb/1/1b/Ankara_1923.jpg/1280px-Ankara_1923.jpg","scale":"2x"}]}
+                    ]}
+                    """#)
+            default:
+                return Self.json(
+                    #"{"type":"https://mediawiki.org/wiki/HyperSwitch/errors/not_found","title":"Not found.","status":404}"#,
+                    status: .notFound)
+            }
         }
         router.get("/api/rest_v1/page/summary/:title") { request, context -> Response in
             seen(request)
@@ -200,6 +226,53 @@ struct WikipediaStandIn {
         }
     }
 
+    /// Seed 004: a card whose pages have no lede image takes the first body image of its pages,
+    /// asked in order (the media list); a card with a lede image asks nothing more; a page that
+    /// is missing (404) leaves the card without an image.
+    @Test func gameCardsTakeABodyImageWhenNoPageHasALedeImage() async throws {
+        let standIn = WikipediaStandIn()
+        try await standIn.run { client in
+            let page = { (title: String, thumbnail: String?) in
+                OnThisDayFeed.Page(title: title, thumbnail: thumbnail.map { .init(source: $0) })
+            }
+            let feed = OnThisDayFeed(events: [
+                .init(
+                    text: "The Republic of Turkey is proclaimed.", year: 1923,
+                    pages: [page("Treaty of Lausanne", nil), page("Republic of Turkey", nil), page("Ankara", nil)]),
+                .init(
+                    text: "A lede image on the second page.", year: 1950,
+                    pages: [page("Nothing here", nil), page("Pictured", "https://upload.wikimedia.org/p.jpg")]),
+                .init(text: "No page has an image anywhere.", year: 1960, pages: [page("No such page", nil)]),
+            ])
+            try await TestDatabase.sqlite.withStore { store in
+                let game = GameFeature(
+                    store: store,
+                    configuration: FeatureConfiguration(feedFetcher: StaticFeed(feed: feed), wikiFetcher: client))
+                let day = try #require(LocalDay(iso: "2026-10-29"))
+                let served = try #require(try await game.feed(language: .english, date: day))
+                let turkey = GameEvent(served.events[0])
+                #expect(
+                    turkey.imageURL
+                        == "https://upload.wikimedia.org/wikipedia/commons/thumb/1/1b/Ankara_1923.jpg/640px-Ankara_1923.jpg"
+                )
+                #expect(turkey.imageAlt == "Republic of Turkey")
+                #expect(GameEvent(served.events[1]).imageURL == "https://upload.wikimedia.org/p.jpg")
+                #expect(GameEvent(served.events[2]).imageURL == nil)
+                // The pages in order, stopping at the first image; nothing asked for the pictured event.
+                let asked = standIn.hits.withLockedValue { $0 }.filter { $0.contains("media-list") }.sorted()
+                #expect(
+                    asked == [
+                        "/api/rest_v1/page/media-list/No_such_page", "/api/rest_v1/page/media-list/Republic_of_Turkey",
+                        "/api/rest_v1/page/media-list/Treaty_of_Lausanne",
+                    ])
+                // Kept with the feed: asking again reads the stored copy and asks nobody.
+                let again = try #require(try await game.feed(language: .english, date: day))
+                #expect(GameEvent(again.events[0]).imageURL == turkey.imageURL)
+                #expect(standIn.hits.withLockedValue { $0 }.filter { $0.contains("media-list") }.count == 3)
+            }
+        }
+    }
+
     @Test func withoutWikipediaThePackServesSearchRandomAndArticles() async throws {
         try await Harness.run { app in
             // "Napoleon" is in no pack title, but in pack articles' text.
@@ -258,4 +331,10 @@ struct WikipediaStandIn {
             #expect(await wiki.summary("Zebra crossing", language: "en")?.description == "Type of pedestrian crossing")
         }
     }
+}
+
+/// One feed for every day, at the network boundary.
+private struct StaticFeed: FeedFetching {
+    let feed: OnThisDayFeed
+    func fetch(language: GameLanguage, month: Int, day: Int) async throws -> FeedFetchResult { .feed(feed) }
 }

@@ -27,8 +27,14 @@ public struct OnThisDayFeed: Codable, Sendable, Equatable {
             pages = try container.decodeIfPresent([Page].self, forKey: .pages) ?? []
         }
 
-        /// The card image: the thumbnail of the first page that has one (the Android rule).
-        public var imageURL: String? { pages.lazy.compactMap { $0.thumbnail?.source }.first }
+        /// The card image (seed 004): the lede image (thumbnail) of the first page that has one;
+        /// if none has, the first body image found in the pages, in the same order; else none.
+        public var imageURL: String? { imagePage.flatMap { $0.thumbnail?.source ?? $0.bodyImage?.source } }
+
+        /// The page the card's image comes from: its title is the image's alt text.
+        public var imagePage: Page? {
+            pages.first { $0.thumbnail != nil } ?? pages.first { $0.bodyImage != nil }
+        }
     }
 
     public struct Page: Codable, Sendable, Equatable {
@@ -37,16 +43,20 @@ public struct OnThisDayFeed: Codable, Sendable, Equatable {
         public var extract: String?
         public var thumbnail: Image?
         public var url: String?
+        /// An image from the article's body, for a page with no lede image: not in Wikipedia's
+        /// feed; found through the page's media list when the feed is fetched, and kept with it.
+        public var bodyImage: Image?
 
         public init(
             title: String, description: String? = nil, extract: String? = nil, thumbnail: Image? = nil,
-            url: String? = nil
+            url: String? = nil, bodyImage: Image? = nil
         ) {
             self.title = title
             self.description = description
             self.extract = extract
             self.thumbnail = thumbnail
             self.url = url
+            self.bodyImage = bodyImage
         }
 
         public struct Image: Codable, Sendable, Equatable {
@@ -62,7 +72,7 @@ public struct OnThisDayFeed: Codable, Sendable, Equatable {
         }
 
         private enum WireKeys: String, CodingKey {
-            case title, titles, normalizedtitle, description, extract, thumbnail, url
+            case title, titles, normalizedtitle, description, extract, thumbnail, url, bodyImage
             case contentURLs = "content_urls"
         }
         private enum TitlesKeys: String, CodingKey { case normalized, canonical }
@@ -86,6 +96,7 @@ public struct OnThisDayFeed: Codable, Sendable, Equatable {
             description = try container.decodeIfPresent(String.self, forKey: .description)
             extract = try container.decodeIfPresent(String.self, forKey: .extract)
             thumbnail = try container.decodeIfPresent(Image.self, forKey: .thumbnail)
+            bodyImage = try container.decodeIfPresent(Image.self, forKey: .bodyImage)
             if let stored = try container.decodeIfPresent(String.self, forKey: .url) {
                 url = stored
             } else if container.contains(.contentURLs) {
@@ -107,6 +118,7 @@ public struct OnThisDayFeed: Codable, Sendable, Equatable {
             try container.encodeIfPresent(extract, forKey: .extract)
             try container.encodeIfPresent(thumbnail, forKey: .thumbnail)
             try container.encodeIfPresent(url, forKey: .url)
+            try container.encodeIfPresent(bodyImage, forKey: .bodyImage)
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 public struct GameEvent: Codable, Sendable, Equatable {
     public var year: Int
     public var text: String
-    /// The thumbnail of the first page that has one; nil when none has.
+    /// The card's image (`OnThisDayFeed.Event.imageURL`); nil when no page has one.
     public var imageURL: String?
     /// What the image shows, for screen readers: the title of the page it comes from.
     public var imageAlt: String?
@@ -20,7 +20,7 @@ public struct GameEvent: Codable, Sendable, Equatable {
         year = event.year
         text = event.text
         imageURL = event.imageURL
-        imageAlt = event.pages.first { $0.thumbnail?.source != nil }?.title
+        imageAlt = event.imagePage?.title
         pages = event.pages.filter { !$0.title.isEmpty }.map {
             PageLink(title: $0.title, url: $0.url, description: $0.description)
         }

@@ -105,6 +105,26 @@ public struct WikiSummary: Sendable, Equatable, Codable {
 }
 
 extension WikiImage {
+    /// The first image of an article's body, from its media list (`/api/rest_v1/page/media-list/{title}`:
+    /// `items[]` with `type`, `leadImage` and `srcset[].src`, protocol-relative): the lede image is
+    /// skipped, and so are items that are not images (video, audio) or not on Wikimedia's host.
+    public static func firstBodyImage(mediaList data: Data) -> WikiImage? {
+        struct Body: Decodable {
+            struct Item: Decodable {
+                struct Source: Decodable { let src: String }
+                let type: String?
+                let leadImage: Bool?
+                let srcset: [Source]?
+            }
+            let items: [Item]
+        }
+        guard let body = try? JSONDecoder().decode(Body.self, from: data) else { return nil }
+        for item in body.items where item.type == "image" && item.leadImage != true {
+            if let source = item.srcset?.first?.src, let image = secure(source, width: 0, height: 0) { return image }
+        }
+        return nil
+    }
+
     /// Only Wikimedia's image host, over HTTPS (what the web app's content policy allows);
     /// protocol-relative addresses made absolute.
     public static func secure(_ source: String, width: Int, height: Int) -> WikiImage? {

@@ -36,6 +36,8 @@ public struct GameFeature: Sendable {
     public let clock: any WallClock
     let ids: any IDGenerator
     let fetcher: (any FeedFetching)?
+    /// Wikipedia's page APIs: body images for cards whose pages have no lede image.
+    let wiki: (any WikiFetching)?
     /// When fetching a feed last failed: for five minutes after, days without a kept feed are
     /// not offered (the archive never offers a day it cannot serve).
     let lastFetchFailure = NIOLockedValueBox<Date?>(nil)
@@ -58,7 +60,52 @@ public struct GameFeature: Sendable {
         clock = configuration.clock
         ids = configuration.ids
         fetcher = configuration.feedFetcher
+        wiki = configuration.wikiFetcher
         refreshAfter = 20 * 3600
+    }
+
+    /// At most this many events of a feed are looked up for a body image, four at a time.
+    static let bodyImageEvents = 24
+
+    /// Seed 004's last step for card images: an event none of whose pages has a lede image takes
+    /// the first image found in its pages' bodies, asked in the pages' order. Done once, when a
+    /// feed is fetched, and kept with it; an event whose pages cannot be asked (Wikipedia slow,
+    /// rate limited or unreachable) keeps no image, as before.
+    func withBodyImages(_ feed: OnThisDayFeed, language: GameLanguage) async -> OnThisDayFeed {
+        guard let wiki else { return feed }
+        let bare = feed.events.indices.filter { feed.events[$0].imageURL == nil && !feed.events[$0].pages.isEmpty }
+            .prefix(Self.bodyImageEvents)
+        var feed = feed
+        let found = await withTaskGroup(of: (event: Int, page: Int, image: WikiImage)?.self) { group in
+            var pending = bare.makeIterator()
+            @Sendable func lookUp(_ event: Int, _ pages: [OnThisDayFeed.Page]) async -> (Int, Int, WikiImage)? {
+                for (index, page) in pages.enumerated() where !page.title.isEmpty {
+                    guard let image = try? await wiki.bodyImage(page.title, language: language.wiki) else { continue }
+                    return (event, index, image)
+                }
+                return nil
+            }
+            for _ in 0..<4 {
+                guard let event = pending.next() else { break }
+                let pages = feed.events[event].pages
+                group.addTask { await lookUp(event, pages) }
+            }
+            var found: [(event: Int, page: Int, image: WikiImage)] = []
+            while let result = await group.next() {
+                if let result { found.append(result) }
+                if let event = pending.next() {
+                    let pages = feed.events[event].pages
+                    group.addTask { await lookUp(event, pages) }
+                }
+            }
+            return found
+        }
+        for (event, page, image) in found {
+            feed.events[event].pages[page].bodyImage = .init(
+                source: image.source, width: image.width > 0 ? image.width : nil,
+                height: image.height > 0 ? image.height : nil)
+        }
+        return feed
     }
 
     /// The member's local date now.
@@ -116,8 +163,9 @@ public struct GameFeature: Sendable {
         if let fetcher {
             do {
                 switch try await fetcher.fetch(language: language, month: date.month, day: date.day) {
-                case .feed(let feed):
+                case .feed(let fetched):
                     lastFetchFailure.withLockedValue { $0 = nil }
+                    let feed = await withBodyImages(fetched, language: language)
                     try await store.game.saveFeed(
                         feed, language: language.code, month: date.month, day: date.day, source: "live",
                         now: clock.now())

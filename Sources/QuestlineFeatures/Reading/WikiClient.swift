@@ -12,6 +12,8 @@ public protocol WikiFetching: Sendable {
     func random(language: String) async throws -> WikiSummary
     /// Nil when Wikipedia has no such article (404).
     func summary(_ title: String, language: String) async throws -> WikiSummary?
+    /// The first image in the article's body (its media list); nil when it has none.
+    func bodyImage(_ title: String, language: String) async throws -> WikiImage?
 }
 
 /// Why Wikipedia gave no answer: the caller falls back to the cache or the pack.
@@ -28,6 +30,8 @@ public enum WikiUnavailable: Error, Equatable {
 /// - search: `GET /w/rest.php/v1/search/title?q=Q&limit=N`
 /// - random: `GET /api/rest_v1/page/random/summary`
 /// - summary: `GET /api/rest_v1/page/summary/{title}`
+/// - media list: `GET /api/rest_v1/page/media-list/{title}` (the game's cards, when no page of an
+///   event has a lede image: seed 004 then takes an image from the body)
 ///
 /// Every request has a timeout and the User-Agent Wikimedia's policy asks for (product and
 /// contact). A 429 is honoured: nothing is asked until its `Retry-After` has passed (60 s
@@ -76,13 +80,26 @@ public final class WikimediaClient: WikiFetching {
     }
 
     public func summary(_ title: String, language: String) async throws -> WikiSummary? {
-        let key = WikiSummary.key(title)
-        let path = key.addingPercentEncoding(withAllowedCharacters: Self.titleAllowed) ?? key
-        guard let body = try await get(base(language) + "/api/rest_v1/page/summary/" + path) else { return nil }
+        guard let body = try await get(base(language) + "/api/rest_v1/page/summary/" + Self.path(title)) else {
+            return nil
+        }
         guard let summary = WikiSummary.decodeREST(body, language: language) else {
             throw WikiUnavailable.failed("Wikipedia's summary of \(title) was unreadable.")
         }
         return summary
+    }
+
+    public func bodyImage(_ title: String, language: String) async throws -> WikiImage? {
+        guard let body = try await get(base(language) + "/api/rest_v1/page/media-list/" + Self.path(title)) else {
+            return nil
+        }
+        return WikiImage.firstBodyImage(mediaList: body)
+    }
+
+    /// A title as a path segment.
+    static func path(_ title: String) -> String {
+        let key = WikiSummary.key(title)
+        return key.addingPercentEncoding(withAllowedCharacters: titleAllowed) ?? key
     }
 
     /// Title characters kept as they are in a path (a slash is encoded: it is part of titles
