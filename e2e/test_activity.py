@@ -31,6 +31,7 @@ def test_activity_empty_then_with_a_read_and_a_save(browser, server, shot):
 
     click(browser, ".module--link")                                            # tapping the module opens Saved
     wait_text(browser, ".saved-list", "Octopus")
+    assert not browser.find_elements(By.CSS_SELECTOR, ".notice")              # no empty notice bar
     shot("activity-saved-list")
     click(browser, ".saved-list button")
     wait_text(browser, ".notice", "Removed")

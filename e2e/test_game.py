@@ -11,9 +11,12 @@ def answer_current_question(browser, side="first"):
     """Keyboard only: Space selects the focused card, Enter submits the form."""
     wait_text(browser, ".game__progress", "Question")
     radio = browser.find_element(By.CSS_SELECTOR, f".game-card--{side} .game-card__input")
+    # Submit shows only once a card is chosen.
+    assert not browser.find_element(By.CSS_SELECTOR, ".game__submit").is_displayed()
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", radio)
     radio.send_keys(Keys.SPACE)
     assert radio.is_selected()
+    assert browser.find_element(By.CSS_SELECTOR, ".game__submit").is_displayed()
     radio.send_keys(Keys.ENTER)
     return wait_text(browser, ".verdict", "!")
 

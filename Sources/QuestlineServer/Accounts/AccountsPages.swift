@@ -201,12 +201,12 @@ struct AccountsPages {
                 ] as [String: Any]
             },
             "login": member.email ?? member.username ?? "",
+            // No notice is `false`, not "": an empty string still opens the section (an empty bar).
             "notice": notice
                 ?? (request.uri.queryParameters["saved"] != nil
                     ? "Your profile is saved."
                     : request.uri.queryParameters["childDeleted"] != nil
-                        ? "The child's account is deleted."
-                        : ""),
+                        ? "The child's account is deleted." : false) as Any,
             "timeZones": Self.timeZoneNames,
             "notifications": Self.notificationData(
                 try await notifications.preferences(member), values: notificationValues,

@@ -61,7 +61,7 @@ struct ActivityPages {
                     ]
                 },
                 "none": articles.isEmpty,
-                "notice": request.uri.queryParameters["removed"] != nil ? "Removed from your saved articles." : "",
+                "notice": request.uri.queryParameters["removed"] != nil ? "Removed from your saved articles." : false,
             ], context: context, path: "/activity", back: "/activity")
     }
 
