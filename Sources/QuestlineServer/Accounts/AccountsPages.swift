@@ -204,9 +204,9 @@ struct AccountsPages {
             // No notice is `false`, not "": an empty string still opens the section (an empty bar).
             "notice": notice
                 ?? (request.uri.queryParameters["saved"] != nil
-                    ? "Your profile is saved."
-                    : request.uri.queryParameters["childDeleted"] != nil
-                        ? "The child's account is deleted." : false) as Any,
+                ? "Your profile is saved."
+                : request.uri.queryParameters["childDeleted"] != nil
+                    ? "The child's account is deleted." : false) as Any,
             "timeZones": Self.timeZoneNames,
             "notifications": Self.notificationData(
                 try await notifications.preferences(member), values: notificationValues,
