@@ -81,6 +81,14 @@ def test_sign_up_lands_on_home_with_local_day_and_navigation(browser, server, sh
     wait_text(browser, "[data-slide='0']", "Stories from the track")  # first visit: the onboarding
     browser.get(server.url("/quests/family"))
     wait_text(browser, ".empty-state", "Set up your family")
+    # An error page keeps the signed-in layout: the avatar and the navigation, no "Log in".
+    browser.get(server.url("/quests/00000000-0000-0000-0000-000000000000"))
+    wait_text(browser, "main", "Not found")
+    assert browser.find_elements(By.CSS_SELECTOR, "nav[aria-label=Main]")
+    assert browser.find_elements(By.CSS_SELECTOR, ".app-bar__avatar")
+    assert browser.title == "Not found · Questline"
+    browser.get(server.url("/"))
+    assert browser.title == "Questline"  # the product's name once
 
 
 def test_sign_up_errors_show_next_to_fields_and_keep_values(browser, server, shot):

@@ -1,4 +1,5 @@
 """The Activity tab with and without data, and the Saved list."""
+import time
 import uuid
 
 from selenium.webdriver.common.by import By
@@ -18,15 +19,28 @@ def test_activity_empty_then_with_a_read_and_a_save(browser, server, shot):
     browser.get(server.url("/reading/search?q=Octopus"))
     browser.find_element(By.PARTIAL_LINK_TEXT, "Octopus").click()
     wait_text(browser, "article", "counts as today's read")
+    time.sleep(1.5)  # reading: the page reports the time it was in view when it is left
     click(browser, "form[action='/activity/saved/add'] button")
     wait_text(browser, ".notice", "Saved.")
+    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/activity/saved/add']")  # saved: no Save again
+    browser.get(browser.current_url.replace("&saved=1", "").replace("saved=1&", ""))  # reopened later
+    wait_text(browser, "article", "In your saved articles")
+    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/activity/saved/add']")
 
     browser.get(server.url("/activity"))
     module = wait_text(browser, ".module--link", "Last saved")
     assert module.find_element(By.CSS_SELECTOR, ".module__figure").text == "1"
     figures = [element.text for element in browser.find_elements(By.CSS_SELECTOR, ".modules .module__figure")]
     assert figures[0] == "1" and figures[2] == "1"                              # one article read, a 1-day streak
-    wait_text(browser, ".timeline", "read · 1 saved")  # opens are counted (saving re-opens the page)
+    wait_text(browser, ".timeline", "1 read · 1 saved")  # one article, opened twice (saving re-opens it)
+    # The time in view was reported: some reading, under a minute.
+    for _ in range(10):
+        spent = browser.find_element(By.XPATH, "//h2[text()='Time reading']/following-sibling::p").text
+        if spent != "0 min":
+            break
+        time.sleep(0.5)
+        browser.refresh()
+    assert spent == "< 1 min", spent
     shot("activity-with-data")
 
     click(browser, ".module--link")                                            # tapping the module opens Saved

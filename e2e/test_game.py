@@ -49,6 +49,14 @@ def test_play_leave_resume_and_finish(browser, server, shot):
     assert "bubble--correct" in bubble.get_attribute("class") or "bubble--incorrect" in bubble.get_attribute("class")
     wait_text(browser, ".game-card--chosen", "Your answer")  # the selected state stays
     shot("game-reveal")
+    # "Read about …" opens the event's article in the app, in this tab; Back returns to the verdict.
+    link = browser.find_element(By.CSS_SELECTOR, ".game-card__link")
+    assert "/reading/article?" in link.get_attribute("href") and not link.get_attribute("target")
+    about = link.text.removeprefix("Read about ").strip()
+    link.click()
+    wait_text(browser, ".app-bar__title", about)
+    browser.back()
+    wait_text(browser, ".verdict", "!")
     next_question(browser)
 
     # Question 2, then leave at question 3.

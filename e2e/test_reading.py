@@ -34,6 +34,20 @@ def test_logged_out_join_sign_up_and_read(browser, server, shot):
     assert widget_state(browser) == "streakReadToday"
     wait_text(browser, ".widget", "Today's read is done")
     shot("widget-read-today")
+    # The streak calendar: today read, nothing missed before the first read; last month reachable
+    # only when there is something there (there is not), and no month to come.
+    browser.get(server.url("/reading"))
+    wait_text(browser, "#calendar-title", "Your streak")
+    read = browser.find_elements(By.CSS_SELECTOR, "#calendar [data-mark=read]")
+    assert len(read) == 1 and not browser.find_elements(By.CSS_SELECTOR, "#calendar [data-mark=missed]")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#calendar a[aria-label='Previous month']")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#calendar a[aria-label='Next month']")
+    browser.execute_script("document.getElementById('calendar').scrollIntoView()")
+    shot("reading-streak-calendar")
+    browser.get(server.url("/activity"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#calendar [data-mark=read]")) == 1
+    browser.get(server.url("/reading?month=May"))
+    wait_text(browser, "main", "YYYY-MM")
     browser.get(server.url("/reading/search?q=zzz-nothing"))
     wait_text(browser, "main", "Nothing matches")
 
@@ -99,3 +113,23 @@ def test_search_napoleon_open_save_and_see_its_image_in_activity(browser, server
     # Back returns to the article.
     browser.back()
     wait_text(browser, "article h2", "Napoleon")
+
+
+def test_the_join_announcement_shows_once_and_joining_agrees_with_the_widget(browser, server, shot):
+    from test_accounts import sign_up
+    sign_up(browser, server, f"announce-{uuid.uuid4().hex[:8]}@example.com", name="Ann Nounce", zone="UTC")
+    # Not enrolled while the challenge is live: announced on the first home page, once.
+    wait_text(browser, "[data-announcement]", "Join the challenge")
+    shot("reading-join-announcement")
+    click(browser, "[data-dismiss=announcement]")
+    assert not browser.find_elements(By.CSS_SELECTOR, "[data-announcement]")
+    browser.get(server.url("/"))
+    assert not browser.find_elements(By.CSS_SELECTOR, "[data-announcement]")
+    assert widget_state(browser) == "notEnrolled"
+    # Read first, then join: the notice says what the widget says.
+    browser.get(server.url("/reading/random"))
+    wait_text(browser, "article", "counts as today's read")
+    browser.get(server.url("/reading"))
+    click(browser, ".widget [data-cta=join]")
+    wait_text(browser, ".notice", "Today's read is done")
+    assert widget_state(browser) == "streakReadToday"

@@ -2,6 +2,7 @@
 a story, a comment, a selfie, the rewards, the card shop and the profile."""
 import struct
 import tempfile
+import time
 import uuid
 import zlib
 from pathlib import Path
@@ -81,6 +82,8 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     wait_text(browser, ".story-page", "Bricks and mortar")
     assert len(browser.find_elements(By.CSS_SELECTOR, ".page-dots .dot")) == 3
     click(browser, "[data-open-comments]")
+    time.sleep(0.6)  # past the spinner's 300 ms: opening comments in place loads no page, so none shows
+    assert not browser.find_element(By.CSS_SELECTOR, ".spinner").is_displayed()
     fill(browser, "comment-text", "What a place to race!")
     click(browser, "#comments form button[type=submit]")
     wait_text(browser, ".comment-list", "What a place to race!")

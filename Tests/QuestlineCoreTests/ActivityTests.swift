@@ -82,7 +82,8 @@ private let us = Locale(identifier: "en_US")
     @Test func readsTimeStreakAndTimeline() {
         let today = day("2026-05-10")
         let reads: [(article: String, day: LocalDay)] = [
-            ("A", day("2026-05-10")), ("A", day("2026-05-09")), ("B", day("2026-05-09")), ("C", day("2026-05-08")),
+            ("A", day("2026-05-10")), ("A", day("2026-05-10")),  // opened twice: one article read
+            ("A", day("2026-05-09")), ("B", day("2026-05-09")), ("C", day("2026-05-08")),
             ("D", day("2026-04-11")), ("E", day("2026-04-10")),  // 29 days ago counts, 30 does not
         ]
         let intervals = [

@@ -161,6 +161,53 @@ private func model(
         #expect(twoFreezes.freezesLeft == 0)
     }
 
+    /// Earned freezes (the shipped campaign: one per 7 days read in a row, at most 2 held): a
+    /// reader who reads a week, misses a day and reads on sees "Streak freeze applied" with no
+    /// freeze granted by the campaign.
+    @Test func aWeekReadInARowEarnsAFreezeThatSavesTheNextMissedDay() throws {
+        var earning = may
+        earning.freezeEveryDays = 7
+        // Read 1–7 May, missed the 8th; on the 9th, before reading: the earned freeze kept it.
+        let saved = model(earning, today: "2026-05-09", joined: "2026-05-01", reads: run("2026-05-01", "2026-05-07"))
+        #expect(saved.state == .freezeApplied && saved.streak == 7 && saved.freezesLeft == 0)
+        let summary = StreakSummary(
+            campaign: earning, readDays: run("2026-05-01", "2026-05-07"), today: day("2026-05-09"),
+            joinDay: day("2026-05-01"))
+        #expect(summary.earnedFreezeDays == [day("2026-05-07")] && summary.frozenDays == [day("2026-05-08")])
+        // Without earning, the same history loses the streak.
+        #expect(model(today: "2026-05-09", joined: "2026-05-01", reads: run("2026-05-01", "2026-05-07")).streak == 0)
+        // 21 days in a row earn three, but at most two are held.
+        let held = model(earning, today: "2026-05-21", joined: "2026-05-01", reads: run("2026-05-01", "2026-05-21"))
+        #expect(held.freezesLeft == 2)
+        // Spent, then earned again: read 1–7, miss the 8th (spent), read 9–15 (run 14: earned).
+        let again = StreakSummary(
+            campaign: earning, readDays: run("2026-05-01", "2026-05-07").union(run("2026-05-09", "2026-05-15")),
+            today: day("2026-05-15"), joinDay: day("2026-05-01"))
+        #expect(again.current == 14 && again.freezesLeft == 1)
+        #expect(again.earnedFreezeDays == [day("2026-05-07"), day("2026-05-15")])
+        // Not enrolled: nothing is earned (freezes protect enrolled days only).
+        let outsider = StreakSummary(
+            campaign: earning, readDays: run("2026-05-01", "2026-05-07"), today: day("2026-05-09"), joinDay: nil)
+        #expect(outsider.freezesLeft == 0 && outsider.current == 0)
+        // The shipped campaign earns them.
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/QuestlineFeatures/Resources/campaigns/reading-challenge-2026.json")
+        let shipped = try Campaign.decode(Data(contentsOf: url))
+        #expect(shipped.freezeEveryDays == 7 && shipped.maxFreezesHeld == 2)
+        // The rules: 2 to 60 days, or 0; 1 to 10 held.
+        var bad = may
+        bad.freezeEveryDays = 1
+        bad.maxFreezesHeld = 0
+        #expect(
+            throws: DomainError.invalid([
+                FieldIssue(
+                    field: "freezeEveryDays", message: "Earn a freeze every 2 to 60 days read in a row, or 0 for never."
+                ),
+                FieldIssue(field: "maxFreezesHeld", message: "Let a member hold 1 to 10 earned freezes."),
+            ])
+        ) { try bad.validate() }
+    }
+
     @Test func freezesOnlyProtectEnrolledDays() {
         // Not joined: no freezes held, the gap breaks the run.
         let m = model(
@@ -363,5 +410,38 @@ private func model(
             StreakReminder.due(readDays: days([-4, -3]), today: today, hour: 8, reminderHour: 19, quiet: nil) == nil)
         // Never read: nothing.
         #expect(StreakReminder.due(readDays: [], today: today, hour: 20, reminderHour: 19, quiet: nil) == nil)
+    }
+}
+
+@Suite struct StreakCalendarTests {
+    /// May 2026 starts on a Friday: four empty cells, then read, frozen, missed and today marks.
+    @Test func aMonthShowsReadFrozenAndMissedDaysFromTheFirstRead() {
+        let calendar = StreakCalendar(
+            month: day("2026-05-20"), today: day("2026-05-12"),
+            readDays: run("2026-05-03", "2026-05-07").union(days(["2026-05-09", "2026-04-30"])),
+            frozenDays: days(["2026-05-08"]), trackedFrom: day("2026-04-30"))
+        #expect(calendar.title == "May 2026" && calendar.month == day("2026-05-01"))
+        #expect(calendar.weeks.count == 5 && calendar.weeks.allSatisfy { $0.count == 7 })
+        #expect(calendar.weeks[0].prefix(4).allSatisfy { $0 == nil })
+        let marks = Dictionary(
+            calendar.weeks.flatMap { $0 }.compactMap { $0 }.map { ($0.day.iso, $0.mark) },
+            uniquingKeysWith: { a, _ in a })
+        #expect(marks["2026-05-01"] == .missed && marks["2026-05-02"] == .missed)
+        #expect(marks["2026-05-03"] == .read && marks["2026-05-08"] == .frozen && marks["2026-05-09"] == .read)
+        #expect(marks["2026-05-10"] == .missed && marks["2026-05-11"] == .missed)
+        #expect(marks["2026-05-12"] == .today && marks["2026-05-13"] == StreakCalendar.Mark.none)
+        #expect(calendar.readCount == 6 && calendar.frozenCount == 1 && calendar.missedCount == 4)
+        // April holds the first read; June is still to come.
+        #expect(calendar.previous == day("2026-04-01") && calendar.next == nil)
+        // Before the first read nothing is missed, and there is nothing earlier to see.
+        let april = StreakCalendar(
+            month: day("2026-04-01"), today: day("2026-05-12"), readDays: days(["2026-04-30"]), frozenDays: [],
+            trackedFrom: day("2026-04-30"))
+        #expect(april.missedCount == 0 && april.readCount == 1 && april.previous == nil)
+        #expect(april.next == day("2026-05-01"))
+        // A reader with no reads: today and nothing else.
+        let empty = StreakCalendar(
+            month: day("2026-05-12"), today: day("2026-05-12"), readDays: [], frozenDays: [], trackedFrom: nil)
+        #expect(empty.missedCount == 0 && empty.previous == nil && empty.next == nil)
     }
 }

@@ -86,6 +86,7 @@ public struct ReadingInterval: Sendable, Equatable {
 /// One day of the timeline.
 public struct ActivityDay: Sendable, Equatable {
     public let day: LocalDay
+    /// Distinct articles read that day (opening one twice counts once, as "Articles read" does).
     public let reads: Int
     public let saves: Int
 
@@ -132,13 +133,13 @@ public struct ReadingInsights: Sendable, Equatable {
             anchor = anchor.adding(days: -1)
         }
         currentStreak = streak
-        var readsPerDay: [LocalDay: Int] = [:]
-        for read in reads { readsPerDay[read.day, default: 0] += 1 }
+        var articlesPerDay: [LocalDay: Set<String>] = [:]
+        for read in reads { articlesPerDay[read.day, default: []].insert(read.article) }
         var savesPerDay: [LocalDay: Int] = [:]
         for save in saves { savesPerDay[LocalDay(save, in: timeZone), default: 0] += 1 }
         timeline = (0..<Self.timelineDays).map { offset in
             let day = first7.adding(days: offset)
-            return ActivityDay(day: day, reads: readsPerDay[day] ?? 0, saves: savesPerDay[day] ?? 0)
+            return ActivityDay(day: day, reads: articlesPerDay[day]?.count ?? 0, saves: savesPerDay[day] ?? 0)
         }
     }
 }

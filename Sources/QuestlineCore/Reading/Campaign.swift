@@ -11,13 +11,19 @@ public struct Campaign: Codable, Sendable, Equatable {
     public var removeAfterDay: LocalDay
     public var continueActiveStreakAfterEnd: Bool
     public var freezes: Int
+    /// Freezes earned by reading: one each time the streak reaches a multiple of this many days
+    /// read in a row (0: none are earned), while the member holds fewer than `maxFreezesHeld`.
+    public var freezeEveryDays: Int
+    /// Earning stops while the member holds this many freezes.
+    public var maxFreezesHeld: Int
     /// Shown to readers, e.g. "Read every day in May".
     public var title: String?
 
     public init(
         id: String, startDay: LocalDay, endDay: LocalDay, goalDays: Int, claimUntilDay: LocalDay,
         removeAfterDay: LocalDay,
-        continueActiveStreakAfterEnd: Bool = false, freezes: Int = 0, title: String? = nil
+        continueActiveStreakAfterEnd: Bool = false, freezes: Int = 0, freezeEveryDays: Int = 0,
+        maxFreezesHeld: Int = 2, title: String? = nil
     ) {
         self.id = id
         self.startDay = startDay
@@ -27,11 +33,14 @@ public struct Campaign: Codable, Sendable, Equatable {
         self.removeAfterDay = removeAfterDay
         self.continueActiveStreakAfterEnd = continueActiveStreakAfterEnd
         self.freezes = freezes
+        self.freezeEveryDays = freezeEveryDays
+        self.maxFreezesHeld = maxFreezesHeld
         self.title = title
     }
 
     enum CodingKeys: String, CodingKey {
         case id, startDay, endDay, goalDays, claimUntilDay, removeAfterDay, continueActiveStreakAfterEnd, freezes, title
+        case freezeEveryDays, maxFreezesHeld
     }
 
     public init(from decoder: any Decoder) throws {
@@ -44,6 +53,8 @@ public struct Campaign: Codable, Sendable, Equatable {
         removeAfterDay = try c.decode(LocalDay.self, forKey: .removeAfterDay)
         continueActiveStreakAfterEnd = try c.decodeIfPresent(Bool.self, forKey: .continueActiveStreakAfterEnd) ?? false
         freezes = try c.decodeIfPresent(Int.self, forKey: .freezes) ?? 0
+        freezeEveryDays = try c.decodeIfPresent(Int.self, forKey: .freezeEveryDays) ?? 0
+        maxFreezesHeld = try c.decodeIfPresent(Int.self, forKey: .maxFreezesHeld) ?? 2
         title = try c.decodeIfPresent(String.self, forKey: .title)
     }
 
@@ -74,6 +85,15 @@ public struct Campaign: Codable, Sendable, Equatable {
             issues.append(FieldIssue(field: "removeAfterDay", message: "The widget cannot go before claiming closes."))
         }
         if freezes < 0 || freezes > 10 { issues.append(FieldIssue(field: "freezes", message: "Use 0 to 10 freezes.")) }
+        if freezeEveryDays != 0, !(2...60).contains(freezeEveryDays) {
+            issues.append(
+                FieldIssue(
+                    field: "freezeEveryDays", message: "Earn a freeze every 2 to 60 days read in a row, or 0 for never."
+                ))
+        }
+        if !(1...10).contains(maxFreezesHeld) {
+            issues.append(FieldIssue(field: "maxFreezesHeld", message: "Let a member hold 1 to 10 earned freezes."))
+        }
         if !issues.isEmpty { throw .invalid(issues) }
     }
 
@@ -104,6 +124,7 @@ public struct Campaign: Codable, Sendable, Equatable {
         Campaign(
             id: "demo", startDay: today.adding(days: -10), endDay: today.adding(days: 19), goalDays: 25,
             claimUntilDay: today.adding(days: 60), removeAfterDay: today.adding(days: 60), freezes: 2,
+            freezeEveryDays: 7,
             title: "Demo challenge: read 25 days in a row")
     }
 }

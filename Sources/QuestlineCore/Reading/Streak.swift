@@ -4,6 +4,9 @@
 /// streak on day T is the run of consecutive read days ending on T if T is read, else on T-1;
 /// an unread today never breaks it. A missed day D after a live run spends a freeze (if the
 /// member is enrolled on D and holds one): the run survives, the frozen day adds nothing.
+/// Freezes come from the campaign (`freezes`, from the join day) and are earned by reading:
+/// one each time the run reaches a multiple of `freezeEveryDays` on a day the member is
+/// enrolled, unless they already hold `maxFreezesHeld`.
 /// Completion is the first day the run reaches the goal (on or before the end day, or later
 /// when the campaign lets an active streak continue).
 public struct StreakSummary: Sendable, Equatable {
@@ -16,6 +19,8 @@ public struct StreakSummary: Sendable, Equatable {
     /// Yesterday was missed and a freeze kept the streak.
     public let yesterdayFrozen: Bool
     public let freezesLeft: Int
+    /// Freezes earned by reading so far, and the days they were earned on.
+    public let earnedFreezeDays: [LocalDay]
     public let frozenDays: [LocalDay]
     /// Days read since the start day, up to today.
     public let readDays: Int
@@ -40,6 +45,7 @@ public struct StreakSummary: Sendable, Equatable {
         var runStartNumber: Int?
         var completedNumber: Int?
         var frozenNumbers: [Int] = []
+        var earnedNumbers: [Int] = []
         var day = campaign.startDay.dayNumber
         while day <= todayNumber {
             if days.contains(day) {
@@ -47,6 +53,12 @@ public struct StreakSummary: Sendable, Equatable {
                 if run == 0 { runStartNumber = day }
                 run += 1
                 best = max(best, run)
+                if campaign.freezeEveryDays > 0, run % campaign.freezeEveryDays == 0, let joinNumber,
+                    joinNumber <= day, freezesLeft < campaign.maxFreezesHeld
+                {
+                    freezesLeft += 1
+                    earnedNumbers.append(day)
+                }
                 if completedNumber == nil, run >= campaign.goalDays,
                     day <= endNumber || campaign.continueActiveStreakAfterEnd
                 {
@@ -73,6 +85,7 @@ public struct StreakSummary: Sendable, Equatable {
         readYesterday = todayNumber - 1 >= start && days.contains(todayNumber - 1)
         yesterdayFrozen = frozenNumbers.last == todayNumber - 1
         self.freezesLeft = freezesLeft
+        earnedFreezeDays = earnedNumbers.map(LocalDay.init(dayNumber:))
         frozenDays = frozen
         self.readDays = readCount
         self.completedOn = completedOn

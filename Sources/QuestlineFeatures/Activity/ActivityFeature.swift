@@ -62,6 +62,11 @@ public struct ActivityFeature: Sendable {
             member.id, language: language!, title: title!, list: list!, thumbnailURL: image, at: clock.now())
     }
 
+    /// Whether the member saved this article (the article page then offers no Save).
+    public func isSaved(_ member: MemberRecord, language: String, title: String) async throws -> Bool {
+        try await store.activity.isSaved(member.id, language: language, title: title)
+    }
+
     public func unsave(_ member: MemberRecord, language: String, title: String, list: String?) async throws -> Int {
         let language = try WikiLanguage.validate(language, field: "language")
         let title = try Self.title(title, field: "title")

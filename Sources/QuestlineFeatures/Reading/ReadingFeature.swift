@@ -204,6 +204,37 @@ public struct ReadingFeature: Sendable {
         return model
     }
 
+    /// The live campaign to announce to a member who has not joined it: once per member and
+    /// campaign (recorded as it is shown, on every instance alike); nil otherwise.
+    public func joinAnnouncement(for member: MemberRecord) async throws -> Campaign? {
+        let today = clock.today(in: member.zone)
+        guard let campaign = try await campaign(for: today), campaign.startDay <= today, today <= campaign.endDay,
+            try await store.reading.enrollment(member.id, campaign: campaign.id) == nil
+        else { return nil }
+        return try await store.reading.announceOnce(member.id, campaign: campaign.id, now: clock.now()) ? campaign : nil
+    }
+
+    /// The streak calendar of a month (today's when nil; never a month to come): the days
+    /// read, the days the current campaign's freezes kept, the days missed since the first read.
+    public func streakCalendar(for reader: ReaderIdentity, month: LocalDay? = nil) async throws -> StreakCalendar {
+        let today = clock.today(in: reader.timeZone.timeZone)
+        var readDays: Set<LocalDay> = []
+        if let owner = reader.owner {
+            // One row a day read: a few hundred a year at most.
+            readDays = try await store.reading.readDays(owner, from: LocalDay(dayNumber: 0), through: today)
+        }
+        var frozen: Set<LocalDay> = []
+        if reader.member != nil, let campaign = try await campaign(for: today), campaign.startDay <= today {
+            let (status, _) = try await readerStatus(reader, campaign: campaign, today: today)
+            frozen = Set(
+                StreakSummary(campaign: campaign, readDays: status.readDays, today: today, joinDay: status.joinDay)
+                    .frozenDays)
+        }
+        return StreakCalendar(
+            month: min(month ?? today, today), today: today, readDays: readDays, frozenDays: frozen,
+            trackedFrom: readDays.min())
+    }
+
     private func readerStatus(_ reader: ReaderIdentity, campaign: Campaign, today: LocalDay) async throws -> (
         ReaderStatus, Enrollment?
     ) {

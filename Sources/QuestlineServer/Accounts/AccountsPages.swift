@@ -140,6 +140,7 @@ struct AccountsPages {
                 "today": Formatting.longDate(today, language: "en"),
                 "todayISO": today.iso,
                 "widget": widget,
+                "announcement": try await reading.announcementData(member),
                 "areas": PageRenderer.areas.dropFirst().map { area in
                     [
                         "path": area.path, "title": area.title, "icon": area.icon,

@@ -8,6 +8,8 @@ import QuestlineStore
 /// read, time spent, streak, badges and the last days; the Saved list with unsave.
 struct ActivityPages {
     let activity: ActivityFeature
+    /// The streak calendar is the reading feature's.
+    let reading: ReadingFeature
     let pages: PageRenderer
 
     func register(on router: Router<AppRequestContext>) {
@@ -23,6 +25,9 @@ struct ActivityPages {
         let zone = member.zone
         let maxReads = max(view.insights.timeline.map(\.reads).max() ?? 0, 1)
         let maxSaves = max(view.insights.timeline.map(\.saves).max() ?? 0, 1)
+        let calendar = try await reading.streakCalendar(
+            for: ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID),
+            month: try StreakCalendarView.month(request.uri.queryParameters["month"]))
         return pages.page(
             "activity", title: "Activity",
             data: [
@@ -44,6 +49,7 @@ struct ActivityPages {
                     ]
                 },
                 "quiet": view.insights.timeline.allSatisfy { $0.reads == 0 && $0.saves == 0 },
+                "calendar": StreakCalendarView.data(calendar, path: "/activity"),
             ], context: context, path: "/activity", back: "/")
     }
 
@@ -90,6 +96,7 @@ struct ActivityPages {
 
     static func duration(_ seconds: Int) -> String {
         let minutes = seconds / 60
+        if seconds > 0, minutes == 0 { return "< 1 min" }  // some reading, not yet a minute
         if minutes < 60 { return "\(minutes) min" }
         return "\(minutes / 60) h \(minutes % 60) min"
     }

@@ -77,7 +77,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         RequestIDMiddleware()
         MetricsMiddleware()
         SecurityHeadersMiddleware()
-        ErrorMiddleware(pages: pages)
+        ErrorMiddleware(pages: pages, accounts: accounts)
         TextRuleMiddleware(part: .address)
         SameOriginFormMiddleware()
         FileMiddleware(
@@ -139,9 +139,9 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         notifications: notifications, admins: features.adminEmails
     ).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
 
-    let readingRoutes = ReadingPages(reading: reading, pages: pages)
+    let readingRoutes = ReadingPages(reading: reading, activity: activity, pages: pages)
     readingRoutes.register(on: router)
-    ActivityPages(activity: activity, pages: pages).register(on: router)
+    ActivityPages(activity: activity, reading: reading, pages: pages).register(on: router)
     AccountsPages(
         accounts: accounts, notifications: notifications, reading: readingRoutes, pages: pages,
         secureCookies: configuration.secureCookies, sessionLifetime: features.sessionLifetime

@@ -97,6 +97,7 @@ struct GamePages {
         let member = try context.requireWebMember(next: "/game/play/\(id)")
         let record = try await games.session(id, of: member)
         let session = record.session
+        let language = (try? GameLanguage(record.language)) ?? .english
         var data: [String: Any] = [
             "id": record.id, "language": record.language, "count": session.questions.count,
             "bubbles": bubbles(session, current: session.currentIndex),
@@ -109,7 +110,8 @@ struct GamePages {
             data["reveal"] = [
                 "number": reveal + 1, "correct": result.correct,
                 "cards": [
-                    card(question.first, .first, result: result), card(question.second, .second, result: result),
+                    card(question.first, .first, result: result, language: language),
+                    card(question.second, .second, result: result, language: language),
                 ],
                 "last": session.isComplete,
             ]
@@ -117,7 +119,6 @@ struct GamePages {
                 "game-question", title: "Which came first?", data: data, context: context, path: "/game", back: "/game")
         }
         guard let current = session.currentIndex else {
-            let language = (try? GameLanguage(record.language)) ?? .english
             data["results"] = ["score": session.score, "stats": try await statsData(member, language)]
             return pages.page(
                 "game-results", title: "Your results", data: data, context: context, path: "/game", back: "/game")
@@ -125,7 +126,10 @@ struct GamePages {
         let question = session.questions[current]
         data["ask"] = [
             "index": current, "number": current + 1,
-            "cards": [card(question.first, .first, result: nil), card(question.second, .second, result: nil)],
+            "cards": [
+                card(question.first, .first, result: nil, language: language),
+                card(question.second, .second, result: nil, language: language),
+            ],
         ]
         return pages.page(
             "game-question", title: "Which came first?", data: data, context: context, path: "/game", back: "/game")
@@ -146,11 +150,16 @@ struct GamePages {
         return Response.redirect(to: "/game/play/\(id)?reveal=\(index)", type: .normal)
     }
 
-    private func card(_ event: GameEvent, _ side: Choice, result: GameSession.AnswerResult?) -> [String: Any] {
+    private func card(_ event: GameEvent, _ side: Choice, result: GameSession.AnswerResult?, language: GameLanguage)
+        -> [String: Any]
+    {
         var card: [String: Any] = [
             "side": side.rawValue, "label": side == .first ? "A" : "B", "text": event.text,
             "image": event.imageURL.map { ["source": $0, "alt": event.imageAlt ?? event.text] } ?? false,
-            "page": event.pages.first.map { ["title": $0.title, "url": $0.url ?? ""] } ?? false,
+            // The event's first page, read in the app (Back returns to the game).
+            "page": event.pages.first.map {
+                ["title": $0.title, "url": ReadingPages.articlePath(title: $0.title, language: language.wiki)]
+            } ?? false,
         ]
         if let result {
             let isAnswer = result.correctChoice == side

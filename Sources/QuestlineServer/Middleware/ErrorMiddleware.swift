@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import OpenAPIRuntime
+import QuestlineFeatures
 
 /// Turns every error into a response: problem+json for the API and for clients that do not
 /// ask for HTML, a readable error page for browsers. Unknown errors are logged with the
@@ -10,6 +11,9 @@ import OpenAPIRuntime
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let pages: PageRenderer
+    /// Who is signed in, for the error page's layout: this middleware runs before
+    /// `AuthMiddleware`, so its context has no identity yet.
+    let accounts: AccountsFeature
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -32,6 +36,13 @@ struct ErrorMiddleware: RouterMiddleware {
                     "Request refused", metadata: ["status": "\(problem.status)", "detail": "\(problem.detail ?? "")"])
             }
             if wantsHTML(request) {
+                // The error page keeps the signed-in layout (navigation, the member's avatar).
+                var context = context
+                if context.identity.member == nil, problem.status != 401, let token = AuthMiddleware.token(in: request),
+                    let identity = try? await accounts.authenticate(token: token)
+                {
+                    context.identity = identity
+                }
                 return pages.errorPage(problem, context: context)
             }
             var response = problem.response(requestID: context.requestID)

@@ -34,6 +34,8 @@ struct PageRenderer: Sendable {
     ) -> Response {
         var values = data
         values["title"] = title
+        // The browser tab names the page, then the product once ("Questline", not "Questline · Questline").
+        values["documentTitle"] = title == "Questline" ? title : "\(title) · Questline"
         values["back"] = back ?? false
         values["icons"] = [
             "clock": Icons.svg("clock"), "warning": Icons.svg("warning"), "check": Icons.svg("check"),

@@ -191,7 +191,7 @@ extension APIImplementation {
             goalDays: body.goalDays, claimUntilDay: try day(body.claimUntilDay, "claimUntilDay"),
             removeAfterDay: try day(body.removeAfterDay, "removeAfterDay"),
             continueActiveStreakAfterEnd: body.continueActiveStreakAfterEnd ?? false, freezes: body.freezes ?? 0,
-            title: body.title)
+            freezeEveryDays: body.freezeEveryDays ?? 0, maxFreezesHeld: body.maxFreezesHeld ?? 2, title: body.title)
         try await reading.saveCampaign(campaign)
         return .ok(.init(body: .json(.init(campaign))))
     }
@@ -250,6 +250,7 @@ extension Components.Schemas.Campaign {
             id: campaign.id, title: campaign.title, startDay: campaign.startDay.iso, endDay: campaign.endDay.iso,
             goalDays: campaign.goalDays,
             claimUntilDay: campaign.claimUntilDay.iso, removeAfterDay: campaign.removeAfterDay.iso,
-            continueActiveStreakAfterEnd: campaign.continueActiveStreakAfterEnd, freezes: campaign.freezes)
+            continueActiveStreakAfterEnd: campaign.continueActiveStreakAfterEnd, freezes: campaign.freezes,
+            freezeEveryDays: campaign.freezeEveryDays, maxFreezesHeld: campaign.maxFreezesHeld)
     }
 }

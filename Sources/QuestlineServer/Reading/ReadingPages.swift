@@ -10,6 +10,8 @@ import QuestlineStore
 /// Activity's badges, and a QA preview of any state.
 struct ReadingPages {
     let reading: ReadingFeature
+    /// Whether an article is saved (its page then offers no Save).
+    let activity: ActivityFeature
     let pages: PageRenderer
 
     static let deviceCookie = "ql_device"
@@ -57,6 +59,15 @@ struct ReadingPages {
 
     /// The widget's template values for the home page and /reading: nil without a campaign,
     /// and nil once the campaign is removed (the widget is gone; the badge stays in Activity).
+    /// The one-time join announcement's data, or false.
+    func announcementData(_ member: MemberRecord) async throws -> Any {
+        guard let campaign = try await reading.joinAnnouncement(for: member) else { return false }
+        return [
+            "title": campaign.title ?? "The reading challenge",
+            "goal": campaign.goalDays, "end": Formatting.longDate(campaign.endDay, language: "en"),
+        ]
+    }
+
     func widgetData(_ reader: ReaderIdentity, surface: String) async throws -> [String: Any]? {
         guard let model = try await reading.widget(for: reader, impression: true, surface: surface),
             model.state != .removed
@@ -74,13 +85,25 @@ struct ReadingPages {
             "widget": try await widgetData(reader, surface: "web") ?? false,
             "signedIn": reader.member != nil,
         ]
-        if let model = try await reading.widget(for: reader, impression: false) {
+        let model = try await reading.widget(for: reader, impression: false)
+        if let model {
             data["campaign"] = ["title": try await reading.campaign(id: model.campaignId).title ?? "Reading challenge"]
             data["canShare"] = reader.member != nil && model.streak > 0
         }
+        if reader.member != nil {
+            let calendar = try await reading.streakCalendar(
+                for: reader, month: try StreakCalendarView.month(request.uri.queryParameters["month"]))
+            data["calendar"] = StreakCalendarView.data(calendar, path: "/reading")
+        }
         if request.uri.queryParameters["claimed"] != nil { data["notice"] = "Your prize is claimed. Enjoy!" }
         if request.uri.queryParameters["joined"] != nil {
-            data["notice"] = "You've joined the challenge. Read an article to start your streak."
+            // Says what the widget says: reads before joining count.
+            data["notice"] =
+                model?.state == .streakReadToday
+                ? "You've joined the challenge. Today's read is done: come back tomorrow to keep your streak."
+                : (model?.streak ?? 0) > 0
+                    ? "You've joined the challenge. Your \(model!.streak)-day streak counts: read today to keep it."
+                    : "You've joined the challenge. Read an article to start your streak."
         }
         return Self.withDevice(
             pages.page("reading", title: "Reading", data: data, context: context, path: "/reading", back: "/"),
@@ -163,6 +186,10 @@ struct ReadingPages {
                 thumbnailUrl: shown.thumbnail?.source)
         ]) { _ in "" }
         _ = try await reading.record(read, for: reader)
+        var saved = false
+        if let member = reader.member {
+            saved = try await activity.isSaved(member, language: language, title: shown.title)
+        }
         return Self.withDevice(
             pages.page(
                 "reading-article", title: shown.title,
@@ -172,7 +199,8 @@ struct ReadingPages {
                     "extract": shown.extract.isEmpty ? false : shown.extract,
                     "image": shown.thumbnail.map { ["source": $0.source, "alt": shown.title] } ?? false,
                     "signedIn": reader.member != nil,
-                    "saved": request.uri.queryParameters["saved"] != nil,
+                    "justSaved": request.uri.queryParameters["saved"] != nil,
+                    "saved": saved,
                     "widget": try await widgetData(reader, surface: "web") ?? false,
                 ], context: context, path: "/reading", back: "/reading/search"), newDevice)
     }

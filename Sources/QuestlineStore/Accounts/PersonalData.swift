@@ -29,6 +29,7 @@ public enum PersonalData {
         Holding(table: "reading_days", column: "owner"),
         Holding(table: "reading_intervals", column: "owner"),
         Holding(table: "challenge_enrollments", column: "member_id"),
+        Holding(table: "campaign_announcements", column: "member_id"),
         Holding(table: "saved_articles", column: "member_id"),
         Holding(table: "saved_import_batches", column: "member_id"),
         Holding(table: "game_sessions", column: "member_id"),

@@ -110,6 +110,19 @@ public struct ActivityStore: Sendable {
         }
     }
 
+    /// Whether the member has saved the article in any list.
+    public func isSaved(_ member: MemberID, language: String, title: String) async throws -> Bool {
+        try await database.withConnection { db in
+            try await db.raw(
+                """
+                SELECT title FROM saved_articles
+                WHERE member_id = \(bind: member.rawValue) AND language = \(bind: language) AND title = \(bind: title)
+                LIMIT 1
+                """
+            ).first() != nil
+        }
+    }
+
     /// Removes an article from one list, or from every list when `list` is nil. Returns how many entries went.
     public func unsave(_ member: MemberID, language: String, title: String, list: String?) async throws -> Int {
         try await database.transaction { db in

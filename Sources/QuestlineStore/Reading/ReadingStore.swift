@@ -77,7 +77,20 @@ enum ReadingSchema {
                 )
                 """,
                 "CREATE INDEX analytics_events_by_campaign ON analytics_events (campaign_id, name, subject)",
-            ])
+            ]),
+        // The join announcement, shown once per member and campaign.
+        Migration(
+            version: 210, name: "campaign_announcements",
+            [
+                """
+                CREATE TABLE campaign_announcements (
+                    member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    campaign_id TEXT NOT NULL,
+                    shown_at BIGINT NOT NULL,
+                    PRIMARY KEY (member_id, campaign_id)
+                )
+                """
+            ]),
     ]
 }
 
@@ -619,6 +632,20 @@ public struct ReadingStore: Sendable {
 
     /// Records completion the first time (terminal) and awards the badge in the same
     /// transaction. Returns true when it was recorded now.
+    /// Records that the member was shown the campaign's join announcement: true the first time
+    /// (the caller shows it), false after (also when another instance showed it a moment ago).
+    public func announceOnce(_ member: MemberID, campaign: String, now: Date) async throws -> Bool {
+        try await database.transaction { db in
+            try await db.raw(
+                """
+                INSERT INTO campaign_announcements (member_id, campaign_id, shown_at)
+                VALUES (\(bind: member.rawValue), \(bind: campaign), \(bind: now.storedMillis))
+                ON CONFLICT (member_id, campaign_id) DO NOTHING RETURNING member_id
+                """
+            ).first() != nil
+        }
+    }
+
     public func recordCompletion(_ member: MemberID, campaign: String, day: LocalDay, badgeTitle: String, now: Date)
         async throws -> Bool
     {

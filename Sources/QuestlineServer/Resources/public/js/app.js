@@ -29,3 +29,31 @@ document.addEventListener("error", (event) => {
 for (const image of document.querySelectorAll("img")) {
   if (image.complete && image.naturalWidth === 0 && image.getAttribute("src")) imageFailed(image);
 }
+
+// Reading time: an article page reports the time it was in view (while the tab is visible),
+// when it is hidden or left, to the same API an app uses. Each interval has its own id, so a
+// repeat counts once; an interval under a second is not sent.
+const timer = document.querySelector("[data-reading-timer]");
+if (timer) {
+  let start = document.visibilityState === "visible" ? new Date() : null;
+  const zone = (() => { try { return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"; } catch (_) { return "UTC"; } })();
+  const instant = (date) => date.toISOString().replace(/\.\d{3}Z$/, "Z");  // whole seconds, as the API reads them
+  const report = () => {
+    if (!start) return;
+    const end = new Date();
+    const from = start;
+    start = null;
+    if (end - from < 1000) return;
+    const id = (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2));
+    fetch(timer.dataset.readingTimer, {
+      method: "POST", credentials: "same-origin", keepalive: true,
+      headers: { "Content-Type": "application/json", "Idempotency-Key": id },
+      body: JSON.stringify({ intervals: [{ eventId: id, start: instant(from), end: instant(end), timeZone: zone }] }),
+    }).catch(() => { /* reading time is best effort */ });
+  };
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") start = start || new Date(); else report();
+  });
+  window.addEventListener("pagehide", report);
+  window.addEventListener("pageshow", (event) => { if (event.persisted && document.visibilityState === "visible") start = new Date(); });
+}

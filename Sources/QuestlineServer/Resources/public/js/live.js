@@ -45,6 +45,11 @@ if (builder) {
   sync();
 }
 
+// A one-time announcement closes in place ("Not now"); it is not shown again.
+for (const button of document.querySelectorAll("[data-dismiss]")) {
+  button.addEventListener("click", () => { button.closest(`[data-${button.dataset.dismiss}]`)?.remove(); });
+}
+
 // Ask before destructive forms.
 for (const form of document.querySelectorAll("form[data-confirm]")) {
   form.addEventListener("submit", (event) => { if (!confirm(form.dataset.confirm)) event.preventDefault(); });

@@ -11,7 +11,19 @@ document.body.append(spinner);
 let spinnerTimer = null;
 const showSpinnerSoon = () => { clearTimeout(spinnerTimer); spinnerTimer = setTimeout(() => { spinner.hidden = false; }, 300); };
 window.addEventListener("pageshow", () => { clearTimeout(spinnerTimer); spinner.hidden = true; });
-for (const link of document.querySelectorAll("main a[href^='/stories'], .story-nav a")) link.addEventListener("click", showSpinnerSoon);
+// Only for a click that loads another page: not a jump within this one (Comments (0) is
+// "#comments" on the page already open), a new tab, or a click the page handles itself.
+const loadsAPage = (link, event) => {
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return false;
+  if (link.target === "_blank" || link.hasAttribute("download")) return false;
+  const url = new URL(link.href, location.href);
+  return !(url.pathname === location.pathname && url.search === location.search && url.hash !== "");
+};
+for (const link of document.querySelectorAll("main a[href^='/stories'], .story-nav a")) {
+  // Judged once every handler has run: one that opens something in place prevents the default.
+  link.addEventListener("click", (event) => setTimeout(() => { if (loadsAPage(link, event)) showSpinnerSoon(); }));
+}
+window.addEventListener("hashchange", () => { clearTimeout(spinnerTimer); spinner.hidden = true; });
 for (const form of document.querySelectorAll("main form[method='post'], main form[method='get']")) form.addEventListener("submit", showSpinnerSoon);
 
 // The welcome carousel: dots and swipes.
@@ -84,7 +96,9 @@ async function upload(input, url, errorBox, done) {
     const response = await fetch(url, { method: "PUT", credentials: "same-origin", headers: { "Content-Type": "application/octet-stream" }, body: file });
     if (response.ok) { location.href = done; return; }
     const problem = await response.json().catch(() => ({}));
-    errorBox.textContent = problem.detail || "The photo could not be uploaded.";
+    // The field's own message, in words for a person (the detail names the API's field first).
+    const issue = Array.isArray(problem.errors) && problem.errors.length ? problem.errors[0].message : null;
+    errorBox.textContent = issue || problem.detail || "The photo could not be uploaded.";
   } catch (_) {
     errorBox.textContent = "The photo could not be uploaded. Check the connection and try again.";
   }
