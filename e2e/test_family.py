@@ -224,6 +224,12 @@ def test_guardian_builds_a_milestone_chain_and_the_child_sees_each_step(browser,
     assert not browser.find_element(By.ID, "target").is_displayed()
     steps = browser.find_elements(By.CSS_SELECTOR, "input[name=steps]")
     assert len(steps) == 7 and steps[0].is_displayed()
+    # "Counts" says what its default means for the goal type chosen.
+    assert Select(browser.find_element(By.ID, "period")).first_selected_option.text == "Each chain of steps (the goal type's own)"
+    # Check boxes keep their size; fieldsets have no browser frame.
+    box = browser.find_element(By.CSS_SELECTOR, "input[name=rewardApps]")
+    assert box.size["width"] <= 24 and box.size["height"] <= 24
+    assert browser.execute_script("return getComputedStyle(document.querySelector('fieldset.field')).borderTopStyle") == "none"
     goal.select_by_value("dailyMinutes")
     assert not steps[0].is_displayed()
     goal.select_by_value("milestones")

@@ -78,6 +78,7 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     browser.get(server.url("/stories/read/indianapolis"))
     wait_text(browser, ".story-hero", "The Brickyard")
     assert browser.find_element(By.CSS_SELECTOR, "form[action$='/rewards'] button").get_attribute("disabled") is not None
+    wait_text(browser, "#collect-why", "Read a chapter and take a selfie")  # says why it waits
     click(browser, ".chapter-link")
     wait_text(browser, ".story-page", "Bricks and mortar")
     assert len(browser.find_elements(By.CSS_SELECTOR, ".page-dots .dot")) == 3
@@ -106,7 +107,12 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     click(browser, "a[href='/stories/shop']")
     wait_text(browser, ".card-grid", "Pit Crew")
     click(browser, "form[action='/stories/shop/pit-crew'] button")
+    alert = WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert)  # one tap never spends points
+    assert alert.text == "Spend 100 points on Pit Crew?"
+    alert.accept()
     wait_text(browser, ".notice", "You bought Pit Crew!")
+    wait_text(browser, "form[action='/stories/shop/pit-crew']", "Buy another")
+    wait_text(browser, "[data-owned]", "Owned ×1")
     wait_text(browser, "[data-balance]", "40")
     shot("stories-shop")
     browser.get(server.url("/stories/profile?tab=cards"))

@@ -113,6 +113,7 @@ struct World: Sendable {
                 .string("id")
             for story in ["daytona", "homestead"] {
                 _ = try await app.sendBytes(.put, "/api/v1/stories/\(story)/selfie", bytes: png, token: admin)
+                _ = try await app.send(.get, "/api/v1/stories/\(story)/chapters/0/pages/0", token: admin)
             }
             _ = try await app.sendBytes(.put, "/api/v1/profile/photo", bytes: png, token: admin)
             let collected = try await app.send(.post, "/api/v1/stories/daytona/rewards", token: admin)

@@ -136,6 +136,12 @@ private struct Tasks: Decodable {
             let (other, _) = try await app.signUp("nosy@example.com")
             try await app.send(.get, "/api/v1/stories/indianapolis/selfie", token: other).expectProblem(.notFound)
 
+            // A selfie alone is not enough: the rewards are for reading the story.
+            let unread = try await app.send(.post, "/api/v1/stories/indianapolis/rewards", token: token)
+            unread.expectProblem(.conflict)
+            #expect(unread.text.contains("Read a chapter"))
+            #expect(
+                try await app.send(.get, "/api/v1/stories/indianapolis/chapters/0/pages/0", token: token).status == .ok)
             let collected = try await app.send(.post, "/api/v1/stories/indianapolis/rewards", token: token)
             #expect(collected.status == .created, "\(collected.text)")
             let reward = try collected.decode(Components.Schemas.CollectedReward.self)

@@ -226,6 +226,10 @@ public struct StoriesFeature: Sendable {
         let now = clock.now()
         return try await store.stories.write { q in
             try await q.points.lock(member.id)
+            // The rewards are for reading the story: a page of it must have been opened.
+            guard try await q.activity(member.id).progress[id] != nil else {
+                throw DomainError.conflict(field: nil, message: "Read a chapter of this story first.")
+            }
             guard try await q.image(member.id, kind: "selfie:" + id) != nil else {
                 throw DomainError.conflict(field: nil, message: "Take a selfie at the track first.")
             }
@@ -378,6 +382,11 @@ public struct StoriesFeature: Sendable {
     }
 
     /// Buys a card: spends its price (never below zero) and adds it to the collection.
+    /// The copies the member owns of each card (the shop marks them).
+    public func ownedCards(_ member: MemberRecord) async throws -> [String: Int] {
+        try await store.stories.read { try await $0.activity(member.id).cards }
+    }
+
     public func buy(_ member: MemberRecord, card id: String) async throws -> (card: TradingCard, balance: Int) {
         let content = try await content()
         guard let card = content.card(id) else { throw DomainError.notFound("No such card.") }

@@ -456,12 +456,13 @@ struct QuestsPages {
                         "selected": goal.rawValue == draft.goalType,
                     ] as [String: Any]
                 },
-                "periods": [
-                    ("day", "Each day"), ("week", "Each week (Monday to Sunday)"),
-                    ("challenge", "Once, by the end date"), ("run", "Each streak"), ("chain", "Each chain of steps"),
-                ].map {
+                "periods": Self.periodTitles.map {
                     ["value": $0.0, "title": $0.1, "selected": $0.0 == (draft.period ?? "")] as [String: Any]
                 },
+                // The empty choice says what it means: the goal type's own period.
+                "defaultPeriod": Self.periodTitles.first {
+                    $0.0 == (GoalType(rawValue: draft.goalType) ?? .dailyMinutes).periods[0].rawValue
+                }?.1 ?? "Each day",
                 // Every goal but a milestone chain takes a target; a chain's is its number of steps.
                 "targetGoals": GoalType.allCases.filter { $0 != .milestones }.map(\.rawValue).joined(separator: " "),
                 "bonuses": QuestSpec.bonusChoices.map {
@@ -487,6 +488,12 @@ struct QuestsPages {
             ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest,
             back: editing ? action : "/quests/children/\(child.id.rawValue)")
     }
+
+    /// How often a quest can complete, as the builder words it.
+    static let periodTitles = [
+        ("day", "Each day"), ("week", "Each week (Monday to Sunday)"), ("challenge", "Once, by the end date"),
+        ("run", "Each streak"), ("chain", "Each chain of steps"),
+    ]
 
     static func draft(_ form: Form) -> QuestDraft {
         let rewards = form.values("rewardApps").map { token in
@@ -673,10 +680,13 @@ struct QuestsPages {
                 ]
             },
             "hasSteps": !view.card.steps.isEmpty,
-            "rewards": view.challenge.spec.rewardApps.map {
-                "\(names[$0.token]?.icon ?? "🎮") \(names[$0.token]?.name ?? $0.token) · \($0.minutes) min"
-            }
-            .joined(separator: ", "),
+            // No reward apps: false, so the card says "bonus points" (an empty string would open the section).
+            "rewards": view.challenge.spec.rewardApps.isEmpty
+                ? false as Any
+                : view.challenge.spec.rewardApps.map {
+                    "\(names[$0.token]?.icon ?? "🎮") \(names[$0.token]?.name ?? $0.token) · \($0.minutes) min"
+                }
+                .joined(separator: ", "),
         ]
     }
 

@@ -79,16 +79,25 @@ struct StoriesPages {
             body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
     }
 
+    /// The sub-menu entry of each page that is not under Stories itself.
+    static let sections = [
+        "stories-bookmarks": "/stories/bookmarks", "stories-points": "/stories/points",
+        "stories-shop": "/stories/points",
+        "stories-profile": "/stories/profile", "stories-help": "/stories/help",
+    ]
+
     private func render(
         _ template: String, _ title: String, _ data: [String: Any], _ context: AppRequestContext,
         back: String? = "/stories",
         status: HTTPResponse.Status = .ok
     ) -> Response {
         var data = data
+        // The section this page belongs to is marked (the shop is part of Points).
+        let section = Self.sections[template] ?? "/stories"
         data["storyNav"] = [
             ("/stories", "Stories"), ("/stories/bookmarks", "Bookmarks"), ("/stories/points", "Points"),
             ("/stories/profile", "Profile"), ("/stories/help", "Help"),
-        ].map { ["path": $0.0, "title": $0.1] }
+        ].map { ["path": $0.0, "title": $0.1, "current": $0.0 == section] as [String: Any] }
         return pages.page(
             template, title: title, data: data, context: context, path: "/stories", status: status, back: back)
     }
@@ -256,7 +265,12 @@ struct StoriesPages {
                 "totalPages": totalPages, "reachedPages": reachedPages,
                 "reachedText": reachedText,
                 "hasSelfie": summary.hasSelfie, "collected": summary.collected,
-                "canCollect": summary.hasSelfie && !summary.collected,
+                "canCollect": summary.reached != nil && summary.hasSelfie && !summary.collected,
+                // Why the button waits (the server refuses the same way).
+                "collectWhy": summary.reached == nil
+                    ? (summary.hasSelfie
+                        ? "Read a chapter to collect the rewards." : "Read a chapter and take a selfie at the track.")
+                    : "Take a selfie at the track to collect the rewards.",
                 "reward": reward,
                 "selfieStored": request.uri.queryParameters["selfie"] != nil,
                 "error": request.uri.queryParameters["error"].map(String.init) ?? false,
@@ -448,6 +462,7 @@ struct StoriesPages {
         let query = String((request.uri.queryParameters["q"] ?? "").prefix(100))
         let cards = try await stories.content().shop(query)
         let balance = try await stories.points(me, limit: 1, offset: 0).balance
+        let owned = try await stories.ownedCards(me)
         return render(
             "stories-shop", "Card shop",
             [
@@ -456,7 +471,7 @@ struct StoriesPages {
                     [
                         "id": $0.id, "name": $0.name, "image": Self.asset($0.image), "rarity": $0.rarity.rawValue,
                         "price": $0.price,
-                        "affordable": $0.price <= balance,
+                        "affordable": $0.price <= balance, "owned": owned[$0.id] ?? false,
                     ] as [String: Any]
                 },
                 "notice": request.uri.queryParameters["notice"].map(String.init) ?? false,

@@ -40,6 +40,9 @@ if (builder) {
     const period = builder.querySelector("[data-period-select]");
     for (const choice of period.options) choice.hidden = choice.value !== "" && !periods.includes(choice.value);
     if (period.selectedOptions[0]?.hidden) period.value = "";
+    const own = [...period.options].find((choice) => choice.value === periods[0]);
+    const fallback = period.querySelector("[data-default-period]");
+    if (own && fallback) fallback.textContent = `${own.textContent} (the goal type's own)`;
   };
   goal.addEventListener("change", sync);
   sync();
