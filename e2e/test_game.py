@@ -3,6 +3,7 @@ import uuid
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
 
 from test_accounts import click, fill, sign_up, wait_text
 
@@ -59,7 +60,27 @@ def test_play_leave_resume_and_finish(browser, server, shot):
     wait_text(browser, ".verdict", "!")
     next_question(browser)
 
-    # Question 2, then leave at question 3.
+    # Back from question 2: question 1's verdict, its cards whole (the exit is undone); Back again
+    # shows where the game stands (question 2), never question 1 unanswered or an error page.
+    wait_text(browser, ".game__progress", "Question 2 of 5")
+    browser.back()
+    wait_text(browser, ".verdict", "!")
+    WebDriverWait(browser, 5).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".game--leaving"))
+    WebDriverWait(browser, 5).until(lambda d: len([
+        card for card in d.find_elements(By.CSS_SELECTOR, ".game-card")
+        if card.is_displayed() and card.size["height"] > 40]) == 2)  # after their entrance animation
+    browser.back()
+    wait_text(browser, ".game__progress", "Question 2 of 5")
+    # An old copy of question 1 answered again (a second tab): its verdict, not "Conflict".
+    play = browser.current_url.split("?")[0]
+    browser.execute_script(
+        "const f = document.createElement('form'); f.method = 'post'; f.action = arguments[0] + '/answer';"
+        "for (const [k, v] of [['questionIndex', '0'], ['choice', 'second']]) {"
+        " const i = document.createElement('input'); i.name = k; i.value = v; f.append(i); }"
+        "document.body.append(f); f.submit();", play)
+    wait_text(browser, ".verdict", "!")
+    assert "reveal=0" in browser.current_url
+    browser.get(play)
     wait_text(browser, ".game__progress", "Question 2 of 5")
     answer_current_question(browser, "second")
     next_question(browser)

@@ -146,7 +146,15 @@ struct GamePages {
             // No card chosen: back to the question, which asks for a choice.
             return Response.redirect(to: "/game/play/\(id)?choose=1", type: .normal)
         }
-        _ = try await games.answer(id, of: member, questionIndex: index, choice: choice)
+        do {
+            _ = try await games.answer(id, of: member, questionIndex: index, choice: choice)
+        } catch DomainError.conflict {
+            // An old copy of a question (Back, a second tab): not an error page, but where the game
+            // stands: the verdict of a question answered before, else the current question.
+            let session = try await games.session(id, of: member).session
+            let answered = session.result(for: index) != nil
+            return Response.redirect(to: "/game/play/\(id)" + (answered ? "?reveal=\(index)" : ""), type: .normal)
+        }
         return Response.redirect(to: "/game/play/\(id)?reveal=\(index)", type: .normal)
     }
 

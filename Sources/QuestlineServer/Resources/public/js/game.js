@@ -11,6 +11,14 @@ for (const link of document.querySelectorAll("[data-leave]")) {
   });
 }
 
+// Back and Forward can restore a page from the browser's cache as it was left: mid-exit, or
+// a question answered since. The exit is undone; a question page is fetched again, so it shows
+// where the game stands now.
+window.addEventListener("pageshow", (event) => {
+  document.querySelector(".game")?.classList.remove("game--leaving");
+  if (event.persisted && document.querySelector("[data-game-question]")) window.location.reload();
+});
+
 // Say the verdict (or the score) first: focus it so screen readers read it and Tab goes on from there.
 document.querySelector("[data-autofocus]")?.focus({ preventScroll: false });
 
