@@ -148,7 +148,8 @@ private struct Tasks: Decodable {
             #expect(reward.points == 140 && reward.badge?.id == "brickyard")
             // once
             try await app.send(.post, "/api/v1/stories/indianapolis/rewards", token: token).expectProblem(.conflict)
-            #expect(try await app.send(.get, "/api/v1/points", token: token).decode(Balance.self).balance == 140)
+            // 140 for the story, 15 for the day's selfie task (page 0 of 3 reads no chapter yet).
+            #expect(try await app.send(.get, "/api/v1/points", token: token).decode(Balance.self).balance == 155)
 
             // The shop: by price then name; too few points is refused and changes nothing.
             let shop = try await app.send(.get, "/api/v1/shop/cards", token: token).decode(Shop.self).cards
@@ -156,17 +157,17 @@ private struct Tasks: Decodable {
             #expect(prices == prices.sorted() && shop.count == 12)
             try await app.send(.post, "/api/v1/shop/cards/golden-brick/purchase", token: token).expectProblem(
                 .conflict, field: "cardId")
-            #expect(try await app.send(.get, "/api/v1/points", token: token).decode(Balance.self).balance == 140)
+            #expect(try await app.send(.get, "/api/v1/points", token: token).decode(Balance.self).balance == 155)
             let bought = try await app.send(
                 .post, "/api/v1/shop/cards/pit-crew/purchase", token: token,
                 headers: [HTTPField.Name("Idempotency-Key")!: "buy-1"])
-            #expect(try bought.decode(Balance.self).balance == 40)
+            #expect(try bought.decode(Balance.self).balance == 55)
             // The same request again (a retry) does not buy twice.
             let retry = try await app.send(
                 .post, "/api/v1/shop/cards/pit-crew/purchase", token: token,
                 headers: [HTTPField.Name("Idempotency-Key")!: "buy-1"])
             #expect(retry.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
-            #expect(try retry.decode(Balance.self).balance == 40)
+            #expect(try retry.decode(Balance.self).balance == 55)
             try await app.send(.post, "/api/v1/shop/cards/no-such-card/purchase", token: token).expectProblem(.notFound)
 
             let profile = try await app.send(.get, "/api/v1/profile/stories", token: token)
@@ -195,6 +196,33 @@ private struct Tasks: Decodable {
                 try await app.send(.post, "/api/v1/points/tasks/check-in", token: token).decode(Balance.self).balance
                     == 10)
             try await app.send(.post, "/api/v1/points/tasks/fly-to-the-moon", token: token).expectProblem(.notFound)
+        }
+    }
+
+    /// Tasks other than the check-in complete themselves when their action is done, once a day;
+    /// claiming one through the API pays nothing.
+    @Test func dailyTasksAreDoneByTheirActionNotByAClaim() async throws {
+        try await withContent { app, token in
+            let claim = try await app.send(.post, "/api/v1/points/tasks/post-a-comment", token: token)
+            claim.expectProblem(.conflict)
+            #expect(claim.text.contains("completes itself"))
+            #expect(try await app.send(.get, "/api/v1/points", token: token).decode(Balance.self).balance == 0)
+            let path = "/api/v1/stories/indianapolis/chapters/0/comments"
+            #expect(try await app.send(.post, path, json: #"{"text":"First!"}"#, token: token).status == .created)
+            #expect(try await app.send(.post, path, json: #"{"text":"Again"}"#, token: token).status == .created)
+            #expect(try await app.send(.get, "/api/v1/points", token: token).decode(Balance.self).balance == 10)
+            // The last page of a chapter is reading it.
+            #expect(
+                try await app.send(.get, "/api/v1/stories/indianapolis/chapters/0/pages/0", token: token).status == .ok)
+            var page = 0
+            while try await app.send(.get, "/api/v1/stories/indianapolis/chapters/0/pages/\(page + 1)", token: token)
+                .status == .ok
+            {
+                page += 1
+            }
+            let tasks = try await app.send(.get, "/api/v1/points/tasks", token: token).decode(Tasks.self).tasks
+            #expect(tasks.filter(\.done).map(\.id).sorted() == ["post-a-comment", "read-a-chapter"])
+            #expect(try await app.send(.get, "/api/v1/points", token: token).decode(Balance.self).balance == 30)
         }
     }
 }

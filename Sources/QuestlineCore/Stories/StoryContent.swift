@@ -160,11 +160,36 @@ public struct DailyTask: Sendable, Equatable, Codable {
     public let id: String
     public let title: String
     public let points: Int
+    /// What does the task: it is done by doing that, never by a tap that claims it.
+    public let action: TaskAction
 
-    public init(id: String, title: String, points: Int) {
+    public init(id: String, title: String, points: Int, action: TaskAction) {
         self.id = id
         self.title = title
         self.points = points
+        self.action = action
+    }
+}
+
+/// The actions that complete daily tasks.
+public enum TaskAction: String, Sendable, Equatable, Codable, CaseIterable {
+    /// Reaching the last page of a chapter.
+    case chapter
+    /// Posting a comment.
+    case comment
+    /// Taking a selfie at a track.
+    case selfie
+    /// Opening the stories (the app's check-in; an app reports it through the API).
+    case open
+
+    /// Where a reader does it, as the task list says.
+    public var hint: String {
+        switch self {
+        case .chapter: return "Read a chapter of any story to the end."
+        case .comment: return "Comment on a chapter."
+        case .selfie: return "Take a selfie at a track."
+        case .open: return "Open the stories today."
+        }
     }
 }
 

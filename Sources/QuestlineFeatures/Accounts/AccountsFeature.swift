@@ -26,6 +26,11 @@ public struct AccountsFeature: Sendable {
     /// again): what depends on the child's local day follows (family quests settle again).
     let childZoneSet: @Sendable (MemberRecord) async throws -> Void
 
+    /// A secret every instance shares, made by the first that asks (the flash messages' key).
+    public func sharedSecret(_ name: String) async throws -> String {
+        try await store.accounts.sharedSecret(name, candidate: Secret.makeToken(), now: clock.now())
+    }
+
     public init(
         store: Store, configuration: FeatureConfiguration,
         childZoneSet: @escaping @Sendable (MemberRecord) async throws -> Void = { _ in }

@@ -144,12 +144,14 @@ public struct StoriesFeature: Sendable {
         let chapterValue = story.chapters[chapter]
         guard chapterValue.pages.indices.contains(page) else { throw DomainError.notFound("No such page.") }
         try await store.stories.write { q in
+            let lastPage = page == chapterValue.pages.count - 1
             if try await q.recordPage(
                 member.id, story: id, chapter: chapter, page: page, chapterID: chapterValue.id,
-                lastPage: page == chapterValue.pages.count - 1, now: clock.now())
+                lastPage: lastPage, now: clock.now())
             {
                 try await awardBadges(q, member: member, content: content)
             }
+            if lastPage { try await completeTasks(q, .chapter, member: member, content: content) }
         }
         return (story, chapterValue, chapterValue.pages[page])
     }
@@ -184,6 +186,7 @@ public struct StoriesFeature: Sendable {
             try await q.addComment(
                 id: commentID, member: member.id, story: id, chapter: chapterID, body: body, now: clock.now())
             try await awardBadges(q, member: member, content: content)
+            try await completeTasks(q, .comment, member: member, content: content)
             return try await q.comment(commentID)!
         }
     }
@@ -208,6 +211,7 @@ public struct StoriesFeature: Sendable {
         try await store.stories.write { q in
             try await q.putImage(member.id, kind: "selfie:" + id, contentType: type, bytes: bytes, now: clock.now())
             try await awardBadges(q, member: member, content: content)
+            try await completeTasks(q, .selfie, member: member, content: content)
         }
     }
 
@@ -360,10 +364,44 @@ public struct StoriesFeature: Sendable {
     }
 
     /// Completes a daily task: once per local day; credits its points.
+    /// Today's daily tasks done by `action`, each paid once a day, in the caller's transaction.
+    private func completeTasks(
+        _ q: StoryMemberQueries, _ action: TaskAction, member: MemberRecord, content: StoryContent
+    ) async throws {
+        let now = clock.now()
+        let today = LocalDay(now, in: member.zone)
+        var paid = false
+        for task in content.dailyTasks where task.action == action {
+            guard try await q.completeTask(member.id, task: task.id, day: today, now: now) else { continue }
+            _ = try await q.points.append(
+                member.id, kind: .task, points: task.points, reason: "Daily task: \(task.title)",
+                id: ids.makeUUID().uuidString.lowercased(), now: now)
+            paid = true
+        }
+        if paid {
+            try await awardBadges(q, member: member, content: content)
+            try await announcePoints(q, member: member, now: now)
+        }
+    }
+
+    /// The stories were opened (the web app's Stories area, or an app's check-in): the "open"
+    /// tasks are done for today.
+    public func checkIn(_ member: MemberRecord) async throws {
+        let content = try await content()
+        guard content.dailyTasks.contains(where: { $0.action == .open }) else { return }
+        try await store.stories.write { q in try await completeTasks(q, .open, member: member, content: content) }
+    }
+
+    /// Completes a task through the API: only a task done by opening the stories (an app's
+    /// check-in); the others complete themselves when their action is done, never on a claim.
     public func completeTask(_ member: MemberRecord, task id: String) async throws -> Int {
         let content = try await content()
         guard let task = content.dailyTasks.first(where: { $0.id == id }) else {
             throw DomainError.notFound("No such daily task.")
+        }
+        guard task.action == .open else {
+            throw DomainError.conflict(
+                field: nil, message: "\(task.title) completes itself: \(task.action.hint.lowercased())")
         }
         let now = clock.now()
         let today = LocalDay(now, in: member.zone)
@@ -381,12 +419,12 @@ public struct StoriesFeature: Sendable {
         }
     }
 
-    /// Buys a card: spends its price (never below zero) and adds it to the collection.
     /// The copies the member owns of each card (the shop marks them).
     public func ownedCards(_ member: MemberRecord) async throws -> [String: Int] {
         try await store.stories.read { try await $0.activity(member.id).cards }
     }
 
+    /// Buys a card: spends its price (never below zero) and adds it to the collection.
     public func buy(_ member: MemberRecord, card id: String) async throws -> (card: TradingCard, balance: Int) {
         let content = try await content()
         guard let card = content.card(id) else { throw DomainError.notFound("No such card.") }

@@ -30,6 +30,7 @@ struct AccountsPages {
                 data: [
                     "next": self.next(request), "signedOut": request.uri.queryParameters["signedOut"] != nil,
                     "notice": Self.loginNotices[request.uri.queryParameters["notice"].map(String.init) ?? ""] ?? false,
+                    "toasts": Self.loginNotices,
                 ],
                 context: context, path: "/login", back: "/")
         }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -66,6 +67,8 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let activity = ActivityFeature(store: store, configuration: features, wiki: wiki)
     let stories = StoriesFeature(store: store, configuration: features)
     try await reading.installCampaigns(demo: features.demoCampaign)
+    // Flash messages are signed with a key every instance shares.
+    let flash = Flash(key: SymmetricKey(data: Data(try await accounts.sharedSecret("flash-messages").utf8)))
     let pages = try await PageRenderer.load()
     _ = Observability.registry
 
@@ -80,6 +83,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         ErrorMiddleware(pages: pages, accounts: accounts)
         TextRuleMiddleware(part: .address)
         SameOriginFormMiddleware()
+        FlashMiddleware()
         FileMiddleware(
             ServerResources.path("public"), urlBasePath: "/static",
             cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),
@@ -147,9 +151,9 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         secureCookies: configuration.secureCookies, sessionLifetime: features.sessionLifetime
     ).register(on: router)
     GamePages(games: games, accounts: accounts, pages: pages).register(on: router)
-    QuestsPages(quests: quests, pages: pages).register(on: router)
+    QuestsPages(quests: quests, pages: pages, flash: flash).register(on: router)
     StoryAssetPages(stories: StoryContentFeature(store: store, configuration: features)).register(on: router)
-    StoriesPages(stories: stories, pages: pages).register(on: router)
+    StoriesPages(stories: stories, pages: pages, flash: flash).register(on: router)
     var services: [any Service] = []
     // Live streams end when draining starts, so that the HTTP server's shutdown does not wait
     // for them; on PostgreSQL one connection listens for the events of every instance.

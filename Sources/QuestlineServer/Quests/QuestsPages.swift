@@ -10,6 +10,8 @@ import QuestlineStore
 struct QuestsPages {
     let quests: QuestsFeature
     let pages: PageRenderer
+    /// Messages for the page after a redirect.
+    let flash: Flash
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/quests/family") { request, context in try await self.console(request, context) }
@@ -608,7 +610,11 @@ struct QuestsPages {
         let me = try context.requireWebMember(next: "/quests")
         guard me.role == .child else { return Response.redirect(to: "/quests/family", type: .normal) }
         let board = try await quests.board(me.id, as: me)
-        let notice = request.uri.queryParameters["redeemed"] != nil ? "Unlocked! Enjoy your reward time." : ""
+        var errors = errors
+        var notice = ""
+        if let message = flash.message(in: request) {
+            if message.kind == .notice { notice = message.text } else { errors[message.field ?? "form"] = message.text }
+        }
         return pages.page(
             "quests", title: "Your quests",
             data: [
@@ -641,9 +647,10 @@ struct QuestsPages {
         let form = try await Form(request)
         do {
             _ = try await quests.redeem(me.id, token: form["appToken"], minutes: Int(form["minutes"]) ?? 0, as: me)
-            return Response.redirect(to: "/quests?redeemed=1", type: .normal)
+            return flash.redirect(to: "/quests", .notice, "Unlocked! Enjoy your reward time.")
         } catch let error as DomainError where error.isFormProblem {
-            return try await board(request, context, errors: AccountsPages.fieldErrors(error))
+            // Post, redirect, get: Back and reload never send the redemption again.
+            return flash.redirect(to: "/quests", refused: error)
         }
     }
 

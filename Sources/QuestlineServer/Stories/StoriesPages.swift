@@ -11,6 +11,8 @@ import QuestlineStore
 struct StoriesPages {
     let stories: StoriesFeature
     let pages: PageRenderer
+    /// Messages for the page after a redirect.
+    let flash: Flash
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/stories") { request, context in try await self.list(request, context) }
@@ -22,7 +24,6 @@ struct StoriesPages {
         router.get("/stories/profile") { request, context in try await self.profile(request, context) }
         router.post("/stories/profile") { request, context in try await self.saveProfile(request, context) }
         router.get("/stories/points") { request, context in try await self.points(request, context) }
-        router.post("/stories/points/tasks/:task") { request, context in try await self.completeTask(request, context) }
         router.get("/stories/shop") { request, context in try await self.shop(request, context) }
         router.post("/stories/shop/:card") { request, context in try await self.buy(request, context) }
         router.get("/stories/help") { request, context in try await self.help(request, context) }
@@ -30,6 +31,7 @@ struct StoriesPages {
         router.get("/stories/read/:story") { request, context in try await self.detail(request, context) }
         router.post("/stories/read/:story/bookmark") { request, context in try await self.bookmark(request, context) }
         router.post("/stories/read/:story/rewards") { request, context in try await self.collect(request, context) }
+        router.get("/stories/read/:story/rewards") { request, context in try await self.rewards(request, context) }
         router.get("/stories/read/:story/selfie") { request, context in try await self.selfie(request, context) }
         router.get("/stories/read/:story/:chapter/:page") { request, context in try await self.page(request, context) }
         router.post("/stories/read/:story/:chapter/comments") { request, context in
@@ -58,15 +60,6 @@ struct StoriesPages {
 
     static func asset(_ path: String) -> String { "/content/stories/" + path }
 
-    /// Back to `path` with a message shown on the page (`key` = error or notice).
-    static func redirect(_ path: String, _ key: String, _ message: String) -> Response {
-        let separator = path.contains("?") ? "&" : "?"
-        return Response.redirect(
-            to: path + separator + key + "="
-                + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
-            type: .normal)
-    }
-
     /// The first message of a domain error, for a redirect.
     static func message(_ error: DomainError) -> String {
         AccountsPages.fieldErrors(error).values.first ?? "That did not work."
@@ -78,6 +71,13 @@ struct StoriesPages {
             status: .ok, headers: [.contentType: image.contentType, .cacheControl: "private, no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
     }
+
+    /// What the TI-Points screen offers to redeem. Seed 003 stubs its Redeem buttons with a toast:
+    /// nothing is spent.
+    static let redeemables = [
+        (title: "Race-day ticket discount", points: 500), (title: "Pit lane tour", points: 1_000),
+        (title: "Signed driver photo", points: 1_500),
+    ]
 
     /// The sub-menu entry of each page that is not under Stories itself.
     static let sections = [
@@ -187,6 +187,7 @@ struct StoriesPages {
         let preferences = try await stories.preferences(me)
         if !bookmarks, !preferences.onboarded { return Response.redirect(to: "/stories/welcome", type: .normal) }
         if !bookmarks, !preferences.chosen { return Response.redirect(to: "/stories/choose", type: .normal) }
+        if !bookmarks { try await stories.checkIn(me) }  // "Open the app today" is done by opening the stories
         let query = String((request.uri.queryParameters["q"] ?? "").prefix(100))
         let found = try await stories.stories(me, query: query, bookmarkedOnly: bookmarks)
         let content = try await stories.content()
@@ -273,7 +274,7 @@ struct StoriesPages {
                     : "Take a selfie at the track to collect the rewards.",
                 "reward": reward,
                 "selfieStored": request.uri.queryParameters["selfie"] != nil,
-                "error": request.uri.queryParameters["error"].map(String.init) ?? false,
+                "error": flash.text(of: .error, in: request) ?? false,
             ], context)
     }
 
@@ -305,7 +306,7 @@ struct StoriesPages {
                     ] as [String: Any]
                 },
                 "commentCount": comments.count, "commentsOpen": request.uri.queryParameters["comments"] != nil,
-                "commentError": request.uri.queryParameters["error"].map(String.init) ?? false,
+                "commentError": flash.text(of: .error, in: request) ?? false,
                 "here": "\(base)/\(pageIndex)",
             ], context, back: "/stories/read/\(id)")
     }
@@ -320,7 +321,7 @@ struct StoriesPages {
             _ = try await stories.addComment(me, story: id, chapter: chapterIndex, text: form["text"])
             return Response.redirect(to: here + "?comments=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return Self.redirect(here + "?comments=1", "error", Self.message(error))
+            return flash.redirect(to: here + "?comments=1", .error, Self.message(error))
         }
     }
 
@@ -342,22 +343,36 @@ struct StoriesPages {
         let me = try member(context, request)
         let id = try param(context, "story")
         do {
-            let reward = try await stories.collect(me, story: id)
-            let story = try await stories.story(me, id: id)
-            return render(
-                "story-rewards", "Rewards collected",
-                [
-                    "storyId": id, "storyTitle": story.story.title, "points": reward.points, "balance": reward.balance,
-                    "card": reward.card.map {
-                        ["name": $0.name, "image": Self.asset($0.image), "rarity": $0.rarity.rawValue]
-                    } ?? false,
-                    "badge": reward.badge.map {
-                        ["title": $0.title, "image": Self.asset($0.image), "description": $0.description]
-                    } ?? false,
-                ], context, back: "/stories/read/\(id)")
+            _ = try await stories.collect(me, story: id)
+            // Post, redirect, get: Back and reload show the rewards, never collect again.
+            return Response.redirect(to: "/stories/read/\(id)/rewards", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return Self.redirect("/stories/read/\(id)", "error", Self.message(error))
+            return flash.redirect(to: "/stories/read/\(id)", .error, Self.message(error))
         }
+    }
+
+    /// What a story's rewards were, once collected (the page after collecting).
+    private func rewards(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try member(context, request)
+        let id = try param(context, "story")
+        let story = try await stories.story(me, id: id)
+        guard story.collected else { return Response.redirect(to: "/stories/read/\(id)", type: .normal) }
+        let content = try await stories.content()
+        let reward = story.story.reward
+        let card = reward.card.flatMap(content.card)
+        let badge = reward.badge.flatMap { badge in content.badges.first { $0.id == badge } }
+        return render(
+            "story-rewards", "Rewards collected",
+            [
+                "storyId": id, "storyTitle": story.story.title, "points": reward.points,
+                "balance": try await stories.points(me, limit: 1, offset: 0).balance,
+                "card": card.map { ["name": $0.name, "image": Self.asset($0.image), "rarity": $0.rarity.rawValue] }
+                    ?? false,
+                "badge": badge.map {
+                    ["title": $0.title, "image": Self.asset($0.image), "description": $0.description]
+                }
+                    ?? false,
+            ], context, back: "/stories/read/\(id)")
     }
 
     // MARK: Profile
@@ -440,21 +455,21 @@ struct StoriesPages {
                 },
                 "noEntries": entries.isEmpty,
                 "tasks": tasks.map {
-                    ["id": $0.task.id, "title": $0.task.title, "points": $0.task.points, "done": $0.done]
+                    [
+                        "id": $0.task.id, "title": $0.task.title, "points": $0.task.points, "done": $0.done,
+                        "hint": $0.task.action.hint,
+                    ]
                         as [String: Any]
                 },
-                "notice": request.uri.queryParameters["notice"].map(String.init) ?? false,
+                "notice": flash.text(of: .notice, in: request) ?? false,
+                "redeemables": Self.redeemables.map { item -> [String: Any] in
+                    [
+                        "title": item.title, "points": item.points,
+                        "toast":
+                            "Redeeming \(item.title.lowercased()) is coming soon. Your \(balance) points are kept.",
+                    ]
+                },
             ], context)
-    }
-
-    private func completeTask(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let me = try member(context, request)
-        do {
-            _ = try await stories.completeTask(me, task: try param(context, "task"))
-            return Self.redirect("/stories/points?tab=tasks", "notice", "Task done!")
-        } catch let error as DomainError where error.isFormProblem {
-            return Self.redirect("/stories/points?tab=tasks", "notice", Self.message(error))
-        }
     }
 
     private func shop(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -474,7 +489,7 @@ struct StoriesPages {
                         "affordable": $0.price <= balance, "owned": owned[$0.id] ?? false,
                     ] as [String: Any]
                 },
-                "notice": request.uri.queryParameters["notice"].map(String.init) ?? false,
+                "notice": flash.text(of: .notice, in: request) ?? false,
             ], context, back: "/stories/points")
     }
 
@@ -482,9 +497,9 @@ struct StoriesPages {
         let me = try member(context, request)
         do {
             let (card, _) = try await stories.buy(me, card: try param(context, "card"))
-            return Self.redirect("/stories/shop", "notice", "You bought \(card.name)!")
+            return flash.redirect(to: "/stories/shop", .notice, "You bought \(card.name)!")
         } catch let error as DomainError where error.isFormProblem {
-            return Self.redirect("/stories/shop", "notice", Self.message(error))
+            return flash.redirect(to: "/stories/shop", .notice, Self.message(error))
         }
     }
 

@@ -61,6 +61,11 @@ enum AccountsSchema {
             ]),
         // The member's primary language (the game's, by default); NULL until chosen.
         Migration(version: 3, name: "member_language", ["ALTER TABLE members ADD COLUMN language TEXT"]),
+        // Secrets every instance shares (the flash messages' signing key): made once, by whichever
+        // instance asks first.
+        Migration(
+            version: 4, name: "server_secrets",
+            ["CREATE TABLE server_secrets (name TEXT PRIMARY KEY, secret TEXT NOT NULL, created_at BIGINT NOT NULL)"]),
     ]
 }
 
@@ -148,6 +153,24 @@ public struct AccountStore: Sendable {
     // MARK: Members
 
     /// Inserts a member; a taken e-mail or username is a conflict naming that field.
+    /// The secret stored under `name`: `candidate` when none was (this call stores it), else the
+    /// one stored first, so that every instance uses the same.
+    public func sharedSecret(_ name: String, candidate: String, now: Date) async throws -> String {
+        try await database.transaction { db in
+            try await db.raw(
+                """
+                INSERT INTO server_secrets (name, secret, created_at)
+                VALUES (\(bind: name), \(bind: candidate), \(bind: now.storedMillis))
+                ON CONFLICT (name) DO NOTHING
+                """
+            ).run()
+            guard
+                let row = try await db.raw("SELECT secret FROM server_secrets WHERE name = \(bind: name)").first()
+            else { throw StoreError.noRowReturned("server secret \(name)") }
+            return try row.decode(column: "secret", as: String.self)
+        }
+    }
+
     public func createMember(_ new: NewMember, now: Date) async throws -> MemberRecord {
         try await database.transaction { db in
             try await Self.insertMember(new, now: now, db: db)

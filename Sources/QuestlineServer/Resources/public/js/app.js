@@ -30,6 +30,29 @@ for (const image of document.querySelectorAll("img")) {
   if (image.complete && image.naturalWidth === 0 && image.getAttribute("src")) imageFailed(image);
 }
 
+// Toasts: a short message over the page that does not take it away. `data-toast` on a link or
+// button says its message instead of following it (a stub the seed asks for: the address it
+// points to says the same without JavaScript); `data-toast-after` says it and follows (a
+// download starting).
+const toast = document.createElement("div");
+toast.className = "toast";
+toast.setAttribute("role", "status");
+toast.hidden = true;
+document.body.append(toast);
+let toastTimer = null;
+function showToast(text) {
+  toast.textContent = text;
+  toast.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { toast.hidden = true; }, 4000);
+}
+for (const element of document.querySelectorAll("[data-toast]")) {
+  element.addEventListener("click", (event) => { event.preventDefault(); showToast(element.dataset.toast); });
+}
+for (const element of document.querySelectorAll("[data-toast-after]")) {
+  element.addEventListener("click", () => showToast(element.dataset.toastAfter));
+}
+
 // Reading time: an article page reports the time it was in view (while the tab is visible),
 // when it is hidden or left, to the same API an app uses. Each interval has its own id, so a
 // repeat counts once; an interval under a second is not sent.

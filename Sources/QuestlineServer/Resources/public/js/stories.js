@@ -59,12 +59,23 @@ if (choose) {
   const steps = [...choose.querySelectorAll("[data-step]")];
   const dots = [...choose.querySelectorAll("[data-step-dot]")];
   const hasErrors = choose.querySelector(".field__error");
+  const finish = choose.querySelector("[data-finish]");
+  const tracks = [...choose.querySelectorAll("input[name=tracks]")];
   let step = 0;
+  // The tracks step lists the tracks of the states chosen (all when none is), and any track
+  // already chosen; Finish comes on the last step.
+  const narrow = () => {
+    const states = new Set([...choose.querySelectorAll("input[name=states]:checked")].map((box) => box.value));
+    for (const box of tracks) box.closest("label").hidden = states.size > 0 && !states.has(box.dataset.state) && !box.checked;
+  };
   const show = (index) => {
     step = Math.max(0, Math.min(steps.length - 1, index));
     steps.forEach((section, i) => { section.hidden = i !== step && !hasErrors; });
     dots.forEach((dot, i) => dot.classList.toggle("dot--on", i === step));
+    finish.hidden = step !== steps.length - 1 && !hasErrors;
+    narrow();
   };
+  choose.addEventListener("change", narrow);
   choose.querySelector("[data-step-prev]").addEventListener("click", () => show(step - 1));
   choose.querySelector("[data-step-next]").addEventListener("click", () => show(step + 1));
   show(0);
