@@ -133,3 +133,24 @@ def test_the_join_announcement_shows_once_and_joining_agrees_with_the_widget(bro
     click(browser, ".widget [data-cta=join]")
     wait_text(browser, ".notice", "Today's read is done")
     assert widget_state(browser) == "streakReadToday"
+
+
+def test_an_administrator_sees_the_challenge_funnel_as_a_chart(browser, server, shot):
+    from test_accounts import log_in, sign_up
+    guardian = "demo.guardian@questline.example"
+    log_in(browser, server, guardian, server.demo_accounts[guardian], "Demo Guardian")  # an administrator
+    browser.get(server.url("/reading"))
+    click(browser, "a[href='/admin/funnel']")
+    wait_text(browser, "#funnel-title", "Demo challenge")
+    chart = browser.find_element(By.CSS_SELECTOR, "svg.chart")
+    labels = [label.text for label in chart.find_elements(By.CSS_SELECTOR, ".bar__label")]
+    assert labels == ["Widget impressions", "Joins", "First read", "7-day streak", "Completions", "Prize claims"], labels
+    assert len(chart.find_elements(By.CSS_SELECTOR, "rect.bar")) == 6
+    shot("reading-admin-funnel")
+    # Anyone else is refused, and offered no link.
+    browser.delete_all_cookies()
+    sign_up(browser, server, f"nosy-{uuid.uuid4().hex[:8]}@example.com", name="Nosy Reader", zone="UTC")
+    browser.get(server.url("/reading"))
+    assert not browser.find_elements(By.CSS_SELECTOR, "a[href='/admin/funnel']")
+    browser.get(server.url("/admin/funnel"))
+    wait_text(browser, "main", "for administrators")

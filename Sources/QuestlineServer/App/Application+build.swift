@@ -143,7 +143,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         notifications: notifications, admins: features.adminEmails
     ).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
 
-    let readingRoutes = ReadingPages(reading: reading, activity: activity, pages: pages)
+    let readingRoutes = ReadingPages(reading: reading, activity: activity, pages: pages, admins: features.adminEmails)
     readingRoutes.register(on: router)
     ActivityPages(activity: activity, reading: reading, pages: pages).register(on: router)
     AccountsPages(

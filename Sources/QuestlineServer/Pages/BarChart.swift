@@ -54,6 +54,30 @@ struct BarChart {
         "chart-" + title.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
     }
 
+    /// A horizontal version for a funnel: one bar a step, each with its count and its share of
+    /// the step before (the labels are too long to stand under vertical bars).
+    var funnelSVG: String {
+        let values = series.first?.values ?? []
+        let peak = Double(max(values.max() ?? 0, 1))
+        let row = 34.0
+        let labelWidth = 120.0
+        let plot = Self.width - labelWidth - 70
+        var rows = ""
+        for (index, label) in labels.enumerated() {
+            let value = index < values.count ? values[index] : 0
+            let y = Double(index) * row
+            let w = max(plot * Double(value) / peak, value > 0 ? 2 : 0)
+            let previous = index > 0 && index - 1 < values.count ? values[index - 1] : nil
+            let share = previous.map { $0 > 0 ? " (\(value * 100 / $0)%)" : "" } ?? ""
+            rows +=
+                #"<text class="bar__label" x="0" y="\#(f(y + 21))">\#(escape(label))</text><rect class="bar bar--a" x="\#(f(labelWidth))" y="\#(f(y + 6))" width="\#(f(w))" height="20"><title>\#(escape(label)): \#(value)\#(share)</title></rect><text class="bar__value" x="\#(f(labelWidth + w + 4))" y="\#(f(y + 21))">\#(value)\#(share)</text>"#
+        }
+        let description = zip(labels, values).map { "\($0) \($1)" }.joined(separator: ", ")
+        let height = row * Double(max(labels.count, 1))
+        return
+            #"<svg class="chart" viewBox="0 0 \#(f(Self.width)) \#(f(height))" role="img" aria-labelledby="\#(id)-title \#(id)-desc" xmlns="http://www.w3.org/2000/svg"><title id="\#(id)-title">\#(escape(title))</title><desc id="\#(id)-desc">\#(escape(description))</desc>\#(rows)</svg>"#
+    }
+
     private func f(_ value: Double) -> String { String(format: "%.1f", value) }
 
     private func escape(_ text: String) -> String {

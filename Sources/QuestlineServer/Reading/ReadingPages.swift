@@ -13,6 +13,8 @@ struct ReadingPages {
     /// Whether an article is saved (its page then offers no Save).
     let activity: ActivityFeature
     let pages: PageRenderer
+    /// Who may see the funnel.
+    let admins: Set<String>
 
     static let deviceCookie = "ql_device"
 
@@ -27,6 +29,7 @@ struct ReadingPages {
         router.get("/reading/article") { request, context in try await self.article(request, context) }
         router.get("/reading/share.svg") { request, context in try await self.share(request, context) }
         router.get("/reading/preview") { request, context in try await self.preview(request, context) }
+        router.get("/admin/funnel") { request, context in try await self.funnel(request, context) }
         router.get("/static/widget-colors.css") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=3600"],
@@ -84,6 +87,7 @@ struct ReadingPages {
         var data: [String: Any] = [
             "widget": try await widgetData(reader, surface: "web") ?? false,
             "signedIn": reader.member != nil,
+            "admin": reader.member?.email.map(admins.contains) ?? false,
         ]
         let model = try await reading.widget(for: reader, impression: false)
         if let model {
@@ -264,6 +268,34 @@ struct ReadingPages {
                 "small": WidgetView.data(model, size: "small", interactive: false),
                 "state": model.state.rawValue, "today": model.today.iso, "campaigns": campaigns.map(\.id),
             ], context: context, path: "/reading", back: "/reading")
+    }
+
+    /// The reading challenge's funnel for administrators, as a chart (the API gives the numbers).
+    private func funnel(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/admin/funnel")
+        guard let email = me.email, admins.contains(email) else {
+            throw DomainError.forbidden("This is for administrators.")
+        }
+        let campaigns = try await reading.campaigns().sorted { $0.startDay > $1.startDay }
+        let today = reading.clock.today(in: me.zone)
+        let chosen =
+            request.uri.queryParameters["campaign"].map(String.init)
+            ?? Campaign.current(campaigns, today: today)?.id ?? campaigns.first?.id
+        guard let chosen, let campaign = campaigns.first(where: { $0.id == chosen }) else {
+            throw DomainError.notFound("No such campaign.")
+        }
+        let steps = try await reading.funnel(campaign: campaign.id)
+        let chart = BarChart(
+            title: "Reading challenge funnel", labels: steps.map(\.name),
+            series: [.init(name: "Members", style: "bar--a", values: steps.map(\.members))])
+        return pages.page(
+            "admin-funnel", title: "Challenge funnel",
+            data: [
+                "campaignTitle": campaign.title ?? campaign.id, "chart": chart.funnelSVG,
+                "campaigns": campaigns.map {
+                    ["id": $0.id, "title": $0.title ?? $0.id, "selected": $0.id == campaign.id] as [String: Any]
+                },
+            ], context: context, path: "/reading", back: "/profile")
     }
 
     static func articlePath(_ article: WikiSummary) -> String {
