@@ -104,8 +104,16 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
 
     # A selfie at the track enables Collect Rewards; collecting shows the rewards and two ways on.
     browser.get(server.url("/stories/read/indianapolis"))
-    browser.find_element(By.CSS_SELECTOR, "[data-selfie-input]").send_keys(png_file())
-    wait_text(browser, ".notice", "Selfie saved")
+    # Camera or gallery (seed 003): the gallery here; then 4_Selfie2 with "Continue Story".
+    assert browser.find_element(By.ID, "selfie-camera").get_attribute("capture") == "user"
+    assert browser.find_element(By.ID, "selfie-gallery").get_attribute("capture") is None
+    browser.find_element(By.ID, "selfie-gallery").send_keys(png_file())
+    wait_text(browser, "#selfie-done-title", "Great shot!")
+    wait_text(browser, ".selfie-done", "rewards of")
+    shot("stories-selfie-saved")
+    click(browser, ".selfie-done a.button")
+    wait_text(browser, ".story-hero", "The Brickyard")
+    assert browser.find_element(By.CSS_SELECTOR, "form[action$='/rewards'] button").get_attribute("disabled") is None
     click(browser, "form[action$='/rewards'] button")
     wait_text(browser, ".rewards", "Rewards collected!")
     wait_text(browser, ".rewards", "+140 points")

@@ -32,6 +32,9 @@ struct StoriesPages {
         router.post("/stories/read/:story/bookmark") { request, context in try await self.bookmark(request, context) }
         router.post("/stories/read/:story/rewards") { request, context in try await self.collect(request, context) }
         router.get("/stories/read/:story/rewards") { request, context in try await self.rewards(request, context) }
+        router.get("/stories/read/:story/selfie-saved") { request, context in
+            try await self.selfieSaved(request, context)
+        }
         router.get("/stories/read/:story/selfie") { request, context in try await self.selfie(request, context) }
         router.get("/stories/read/:story/:chapter/:page") { request, context in try await self.page(request, context) }
         router.post("/stories/read/:story/:chapter/comments") { request, context in
@@ -273,7 +276,6 @@ struct StoriesPages {
                         ? "Read a chapter to collect the rewards." : "Read a chapter and take a selfie at the track.")
                     : "Take a selfie at the track to collect the rewards.",
                 "reward": reward,
-                "selfieStored": request.uri.queryParameters["selfie"] != nil,
                 "error": flash.text(of: .error, in: request) ?? false,
             ], context)
     }
@@ -349,6 +351,20 @@ struct StoriesPages {
         } catch let error as DomainError where error.isFormProblem {
             return flash.redirect(to: "/stories/read/\(id)", .error, Self.message(error))
         }
+    }
+
+    /// 4_Selfie2: the selfie just taken, and the way back to the story.
+    private func selfieSaved(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try member(context, request)
+        let id = try param(context, "story")
+        let story = try await stories.story(me, id: id)
+        guard story.hasSelfie else { return Response.redirect(to: "/stories/read/\(id)", type: .normal) }
+        return render(
+            "story-selfie", "Selfie",
+            [
+                "storyId": id, "storyTitle": story.story.title, "trackName": story.track?.name ?? "the track",
+                "canCollect": story.reached != nil && !story.collected,
+            ], context, back: "/stories/read/\(id)")
     }
 
     /// What a story's rewards were, once collected (the page after collecting).

@@ -119,8 +119,10 @@ async function upload(input, url, errorBox, done) {
 }
 const selfieForm = document.querySelector("[data-selfie-form]");
 if (selfieForm) {
-  const input = selfieForm.querySelector("[data-selfie-input]");
-  input.addEventListener("change", () => upload(input, selfieForm.dataset.upload, selfieForm.querySelector("[data-selfie-error]"), selfieForm.dataset.done));
+  // From the camera or the gallery: either picture goes the same way.
+  for (const input of selfieForm.querySelectorAll("[data-selfie-input]")) {
+    input.addEventListener("change", () => upload(input, selfieForm.dataset.upload, selfieForm.querySelector("[data-selfie-error]"), selfieForm.dataset.done));
+  }
 }
 const photoInput = document.querySelector("[data-photo-input]");
 if (photoInput) {
