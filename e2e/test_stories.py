@@ -91,6 +91,14 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     wait_text(browser, ".story-hero", "The Brickyard")
     assert browser.find_element(By.CSS_SELECTOR, "form[action$='/rewards'] button").get_attribute("disabled") is not None
     wait_text(browser, "#collect-why", "Read a chapter and take a selfie")  # says why it waits
+    # The Track Story Progress slider moves through the chapters and opens the one chosen.
+    browser.find_element(By.ID, "progress").send_keys(Keys.ARROW_RIGHT)
+    wait_text(browser, "[data-slider-chosen]", "Chapter 2:")
+    assert browser.find_element(By.CSS_SELECTOR, ".chapter-link--chosen").text.startswith("Chapter 2")
+    shot("stories-progress-slider")
+    click(browser, "[data-progress-slider] button")
+    WebDriverWait(browser, 5).until(lambda d: d.current_url.endswith("/stories/read/indianapolis/1/0"))
+    browser.back()
     click(browser, ".chapter-link")
     wait_text(browser, ".story-page", "Bricks and mortar")
     assert len(browser.find_elements(By.CSS_SELECTOR, ".page-dots .dot")) == 3

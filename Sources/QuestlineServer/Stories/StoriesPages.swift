@@ -32,6 +32,7 @@ struct StoriesPages {
         router.post("/stories/read/:story/bookmark") { request, context in try await self.bookmark(request, context) }
         router.post("/stories/read/:story/rewards") { request, context in try await self.collect(request, context) }
         router.get("/stories/read/:story/rewards") { request, context in try await self.rewards(request, context) }
+        router.get("/stories/read/:story/chapter") { request, context in try await self.openChapter(request, context) }
         router.get("/stories/read/:story/selfie-saved") { request, context in
             try await self.selfieSaved(request, context)
         }
@@ -267,6 +268,9 @@ struct StoriesPages {
                 "story": Self.tile(summary),
                 "chapters": chapters,
                 "totalPages": totalPages, "reachedPages": reachedPages,
+                // The slider moves through the chapters, starting at the one reached.
+                "chapterCount": story.chapters.count, "sliderChapter": max(reachedChapter, 0) + 1,
+                "sliderTitle": story.chapters.isEmpty ? "" : story.chapters[max(reachedChapter, 0)].title,
                 "reachedText": reachedText,
                 "hasSelfie": summary.hasSelfie, "collected": summary.collected,
                 "canCollect": summary.reached != nil && summary.hasSelfie && !summary.collected,
@@ -351,6 +355,19 @@ struct StoriesPages {
         } catch let error as DomainError where error.isFormProblem {
             return flash.redirect(to: "/stories/read/\(id)", .error, Self.message(error))
         }
+    }
+
+    /// The progress slider's choice (`?chapter=N`, 1-based): its first page.
+    private func openChapter(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try member(context, request)
+        let id = try param(context, "story")
+        let story = try await stories.story(me, id: id).story
+        guard let chapter = request.uri.queryParameters["chapter"].flatMap({ Int($0) }),
+            (1...max(story.chapters.count, 1)).contains(chapter), !story.chapters.isEmpty
+        else {
+            throw DomainError.invalid(field: "chapter", "Choose a chapter from 1 to \(story.chapters.count).")
+        }
+        return Response.redirect(to: "/stories/read/\(id)/\(chapter - 1)/0", type: .normal)
     }
 
     /// 4_Selfie2: the selfie just taken, and the way back to the story.

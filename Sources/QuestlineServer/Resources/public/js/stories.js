@@ -129,6 +129,24 @@ if (photoInput) {
   photoInput.addEventListener("change", () => upload(photoInput, photoInput.dataset.upload, document.querySelector("[data-photo-error]"), "/stories/profile?saved=1"));
 }
 
+// The progress slider: moving it names the chapter and marks it in the list; Open goes there.
+const slider = document.querySelector("[data-progress-slider]");
+if (slider) {
+  const range = slider.querySelector("input[type=range]");
+  const chosen = slider.querySelector("[data-slider-chosen]");
+  const links = [...document.querySelectorAll(".chapter-link")];
+  const sync = () => {
+    const index = Number(range.value) - 1;
+    const link = links[index];
+    const title = link ? link.firstChild.textContent.trim() : `Chapter ${range.value}`;
+    chosen.textContent = title;
+    range.setAttribute("aria-valuetext", title);
+    links.forEach((other, i) => other.classList.toggle("chapter-link--chosen", i === index));
+  };
+  range.addEventListener("input", sync);
+  sync();
+}
+
 // Badge and card popups.
 for (const button of document.querySelectorAll("[data-popup]")) {
   button.addEventListener("click", () => document.getElementById(button.dataset.popup)?.showModal());
