@@ -102,6 +102,11 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     click(browser, ".chapter-link")
     wait_text(browser, ".story-page", "Bricks and mortar")
     assert len(browser.find_elements(By.CSS_SELECTOR, ".page-dots .dot")) == 3
+    # The chapter's first page plays a real video (WebM), muted and looping.
+    video = browser.find_element(By.CSS_SELECTOR, "video[data-video]")
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script(
+        "const v = arguments[0]; return v.readyState >= 2 && v.duration > 3 && v.videoWidth === 320", video))
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return arguments[0].currentTime > 0", video))
     click(browser, "[data-open-comments]")
     time.sleep(0.6)  # past the spinner's 300 ms: opening comments in place loads no page, so none shows
     assert not browser.find_element(By.CSS_SELECTOR, ".spinner").is_displayed()
