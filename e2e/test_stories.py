@@ -76,6 +76,23 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     wait_text(browser, "[data-story-count]", "8 stories")
     shot("stories-list")
 
+    # The race-track dropdown: two tracks narrow the list, and the map keeps the choice.
+    click(browser, "[data-track-filter] summary")
+    for track in ("indianapolis", "daytona"):
+        click(browser, f"[data-track-filter] input[value={track}]")
+    shot("stories-track-dropdown")
+    click(browser, "[data-track-filter] button[type=submit]")
+    wait_text(browser, "[data-track-filter] summary", "2 race tracks")
+    wait_text(browser, "[data-story-count]", "2 stories")
+    tracks = {tile.get_attribute("data-track") for tile in browser.find_elements(By.CSS_SELECTOR, ".story-list .story-tile")}
+    assert tracks == {"indianapolis", "daytona"}, tracks
+    click(browser, "[data-view-toggle]")
+    WebDriverWait(browser, 5).until(lambda d: "view=map" in d.current_url)
+    assert {pin.get_attribute("data-pin") for pin in browser.find_elements(By.CSS_SELECTOR, "[data-pin]")} == {"indianapolis", "daytona"}
+    browser.get(server.url("/stories?track=nowhere"))
+    wait_text(browser, "main", "There is no race track")
+    browser.get(server.url("/stories"))
+
     # Search (accent-insensitive) and the map with pins.
     fill(browser, "story-search", "elan").send_keys(Keys.ENTER)
     wait_text(browser, "[data-story-count]", "1 story")

@@ -193,8 +193,15 @@ struct StoriesPages {
         if !bookmarks, !preferences.chosen { return Response.redirect(to: "/stories/choose", type: .normal) }
         if !bookmarks { try await stories.checkIn(me) }  // "Open the app today" is done by opening the stories
         let query = String((request.uri.queryParameters["q"] ?? "").prefix(100))
-        let found = try await stories.stories(me, query: query, bookmarkedOnly: bookmarks)
         let content = try await stories.content()
+        // The race-track dropdown (01_Story0): one or more tracks narrow the list and the map.
+        let chosen = Set(request.uri.queryParameters.getAll("track"))
+        if let unknown = chosen.first(where: { id in !content.tracks.contains { $0.id == id } }) {
+            throw DomainError.invalid(field: "track", "There is no race track \"\(unknown.prefix(40))\".")
+        }
+        let found = try await stories.stories(me, query: query, bookmarkedOnly: bookmarks).filter {
+            chosen.isEmpty || chosen.contains($0.story.track)
+        }
         let map = StoryMap(tracks: content.tracks)
         let counts = Dictionary(grouping: found, by: \.story.track).mapValues(\.count)
         return render(
@@ -215,6 +222,14 @@ struct StoriesPages {
                     ]
                 },
                 "mapView": request.uri.queryParameters["view"] == "map",
+                "trackChoices": content.tracks.sorted { $0.name < $1.name }.map { track -> [String: Any] in
+                    ["id": track.id, "name": track.name, "state": track.state, "checked": chosen.contains(track.id)]
+                },
+                "trackSummary": chosen.isEmpty
+                    ? "All race tracks" : chosen.count == 1
+                        ? content.tracks.first { chosen.contains($0.id) }?.name ?? "1 race track"
+                        : "\(chosen.count) race tracks",
+                "trackQuery": chosen.sorted().map { "&amp;track=\($0)" }.joined(),
             ], context, back: "/")
     }
 
