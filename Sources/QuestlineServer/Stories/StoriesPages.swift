@@ -226,7 +226,8 @@ struct StoriesPages {
                     ["id": track.id, "name": track.name, "state": track.state, "checked": chosen.contains(track.id)]
                 },
                 "trackSummary": chosen.isEmpty
-                    ? "All race tracks" : chosen.count == 1
+                    ? "All race tracks"
+                    : chosen.count == 1
                         ? content.tracks.first { chosen.contains($0.id) }?.name ?? "1 race track"
                         : "\(chosen.count) race tracks",
                 "trackQuery": chosen.sorted().map { "&amp;track=\($0)" }.joined(),
