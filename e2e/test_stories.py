@@ -191,3 +191,27 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     click(browser, "[data-popup='card-pit-crew']")
     wait_text(browser, "#card-pit-crew", "common")
     shot("stories-profile-cards")
+    browser.find_element(By.CSS_SELECTOR, "#card-pit-crew form[method=dialog] button").click()
+
+    # The profile: "About you" reads as text until Edit; Save keeps it; a badge opens its popup.
+    browser.get(server.url("/stories/profile"))
+    location = browser.find_element(By.ID, "location")
+    assert location.get_attribute("readonly") is not None
+    assert browser.execute_script("return getComputedStyle(arguments[0]).borderTopColor", location) == "rgba(0, 0, 0, 0)"
+    click(browser, "a[href='/stories/profile?edit=1']")
+    location = browser.find_element(By.ID, "location")
+    assert location.get_attribute("readonly") is None
+    location.clear()
+    location.send_keys("Speedway, Indiana")
+    click(browser, "form[action='/stories/profile'] button[type=submit]")
+    wait_text(browser, ".notice", "Saved.")
+    assert browser.find_element(By.ID, "location").get_attribute("value") == "Speedway, Indiana"
+    assert browser.find_element(By.ID, "location").get_attribute("readonly") is not None
+    click(browser, "[data-popup='badge-brickyard']")
+    wait_text(browser, "#badge-brickyard", "Earned")
+    shot("stories-profile-badge")
+    browser.find_element(By.CSS_SELECTOR, "#badge-brickyard form[method=dialog] button").click()
+    # Change Photo: the picture replaces the initial.
+    browser.find_element(By.ID, "photo-file").send_keys(png_file())
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "img.avatar"))
+    shot("stories-profile-photo")
