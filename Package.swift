@@ -167,6 +167,11 @@ let package = Package(
                 .product(name: "OTel", package: "swift-otel"),
             ],
             swiftSettings: strict),
+        // The bare-route reference of scripts/load.sh: the same Hummingbird and build flags, one
+        // route, nothing else (every route's speed is reported as a ratio to it).
+        .executableTarget(
+            name: "BareRoute", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/BareRoute", swiftSettings: strict),
 
         .testTarget(
             name: "QuestlineCoreTests", dependencies: ["QuestlineCore", "QuestlineTestSupport"], exclude: ["Fixtures"],

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# HTTP load test: starts the release server on a fresh database and measures, in one run and on
-# one binary, a trivial route (/health) as the baseline, then recording a read (single and
+# HTTP load test: starts the release server on a fresh database and measures, in one run, the
+# bare-route reference (Benchmarks/BareRoute: the same Hummingbird and build flags, one route
+# answering a small JSON body, no middleware) as the baseline, then /health, recording a read (single and
 # batches of 100), reading the widget (64 members in turn), answering a game question, a child's usage report (32
 # children, each with a daily and a weekly quest), a points redemption and a child's quest board
-# (progress): requests/s, p50 and p99 at 64 connections, each route's ratio to the baseline, the
+# (progress): requests/s, p50 and p99 at 64 connections, each route's ratio to the bare route, the
 # server's CPU time per request, and the server's peak memory. Each write route is checked to
 # have written one new row per read, usage report or redemption it was sent.
 #
@@ -12,7 +13,7 @@
 #   scripts/load.sh --database FILE     # an existing SQLite file (e.g. the scale run's), left in place
 #   DURATION=20 CONNECTIONS=64 scripts/load.sh
 #   QUESTLINE_BIN=/tmp/questline-old scripts/load.sh   # a given binary instead of building one
-#   ROUTES="widget read" scripts/load.sh   # only some routes (baseline, widget, read, batch, game, usage, redemption, quest)
+#   ROUTES="widget read" scripts/load.sh   # only some routes (widget, read, batch, game, usage, redemption, quest; the bare route and /health always)
 #   READER_TOKEN=scale-token-0 scripts/load.sh --database /tmp/scale.sqlite   # a member of the scale data (scripts/scale.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +49,14 @@ else
   swift build -c release --product questline 2>&1 | { grep -E "error|warning: .*Sources" || true; }
   BIN="$(swift build -c release --show-bin-path)/questline"
 fi
+# The bare-route reference, always built here in release (BARE_BIN: a given one).
+if [[ -n "${BARE_BIN:-}" ]]; then
+  BARE="$BARE_BIN"
+else
+  echo "Building the bare-route reference..."
+  swift build -c release --product BareRoute 2>&1 | { grep -E "error|warning: .*Benchmarks" || true; }
+  BARE="$(swift build -c release --show-bin-path)/BareRoute"
+fi
 
 WORK="$(mktemp -d)"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
@@ -68,8 +77,12 @@ TODAY_MD="$(date -u +%m-%d)"
 "$BIN" game-import --database "${DATABASE:-unused.sqlite}" --feed Tests/QuestlineCoreTests/Fixtures/onthisday-05-07-trimmed.json --date "$TODAY_MD" >/dev/null
 "$BIN" "${ARGS[@]}" > "$WORK/server.log" 2>&1 &
 SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+BARE_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+"$BARE" --port "$BARE_PORT" > "$WORK/bare.log" 2>&1 &
+BARE_SERVER=$!
+trap 'kill $SERVER $BARE_SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
+for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$BARE_PORT/bare" >/dev/null && break; sleep 0.2; done
 URL="http://127.0.0.1:$PORT"
 
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
@@ -173,22 +186,25 @@ written() { # route name
 declare -A RPS P50 P99 CPU
 # The server's CPU time so far (user + system, in clock ticks): CPU per request is steadier than
 # requests/s on a shared machine.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
-# ROUTES="widget read" measures only those (first word of the names in the table; the baseline always).
-ROUTES="${ROUTES:-baseline widget read batch game usage redemption quest}"
+# ROUTES="widget read" measures only those (first word of the names in the table; the bare route
+# and /health always).
+ROUTES="${ROUTES:-widget read batch game usage redemption quest}"
 MEASURED=()
 measure() { # name, script args...
   local name="$1"; shift
-  [[ $name == baseline || " $ROUTES " == *" ${name%% *} "* ]] || return 0
+  [[ $name == "bare route" || $name == /health || " $ROUTES " == *" ${name%% *} "* ]] || return 0
+  local pid=$SERVER
+  [[ $name == "bare route" ]] && pid=$BARE_SERVER
   MEASURED+=("$name")
   local out before after requests per=1
   export LOAD_NONCE="$(date +%s%N)"
   before="$(written "$name")"
   local ticks
-  ticks="$(cpu_ticks)"
+  ticks="$(cpu_ticks "$pid")"
   out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@")"
-  ticks=$(( $(cpu_ticks) - ticks ))
+  ticks=$(( $(cpu_ticks "$pid") - ticks ))
   requests="$(awk '/requests in/ {print $1}' <<<"$out")"
   CPU[$name]=$(( ticks * TICK_US / requests ))
   if grep -q "Non-2xx" <<<"$out"; then echo "$name: errors: $(grep Non-2xx <<<"$out")" >&2; fi
@@ -209,7 +225,8 @@ measure() { # name, script args...
   printf '  %-22s %10s req/s   p50 %9s   p99 %9s   server CPU %6s µs/request\n' "$name" "${RPS[$name]}" "${P50[$name]}" "${P99[$name]}" "${CPU[$name]}"
 }
 echo "Measuring for ${DURATION}s each at $CONNECTIONS connections ($THREADS wrk threads)"
-measure baseline "$URL/health"
+measure "bare route" "http://127.0.0.1:$BARE_PORT/bare"
+measure /health "$URL/health"
 measure widget -s scripts/load/get.lua "$URL" -- "$READERS" /api/v1/reading/widget
 measure read -s scripts/load/reads.lua "$URL" -- "$READER" 1
 measure "batch of 100" -s scripts/load/reads.lua "$URL" -- "$READER" 100
@@ -220,10 +237,10 @@ measure "quest board" -s scripts/load/get.lua "$URL" -- "$VIEWER" "/api/v1/child
 RSS_KB="$(awk '/VmHWM/ {print $2}' /proc/$SERVER/status)"
 
 echo
-echo "| route | requests/s | p50 | p99 | ratio to baseline | server CPU per request |"
+echo "| route | requests/s | p50 | p99 | ratio to the bare route | server CPU per request |"
 echo "| --- | --- | --- | --- | --- | --- |"
 for name in "${MEASURED[@]}"; do
-  ratio="$(python3 -c "print(f'{${RPS[$name]} / ${RPS[baseline]}:.2f}')")"
+  ratio="$(python3 -c "print(f'{${RPS[$name]} / ${RPS["bare route"]}:.3f}')")"
   echo "| $name | ${RPS[$name]} | ${P50[$name]} | ${P99[$name]} | $ratio | ${CPU[$name]} µs |"
 done
 echo
