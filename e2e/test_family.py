@@ -30,6 +30,20 @@ def api(server, method, path, body=None, token=None):
         return json.loads(response.read() or b"null")
 
 
+def api_family(server, prefix, guardian_name, child_name):
+    """A guardian (signed up through the API, in a zone where it is midday), a household, a child
+    and two apps (Khan Kids to learn, Minecraft as the reward)."""
+    zone = midday_zone()
+    email = f"{prefix}-{uuid.uuid4().hex[:8]}@example.com"
+    token = api(server, "POST", "/api/v1/auth/signup", {"email": email, "password": "password123", "displayName": guardian_name, "timeZone": zone})["token"]
+    household = api(server, "POST", "/api/v1/households", {"name": f"{guardian_name}'s family"}, token=token)
+    username = f"kid{uuid.uuid4().hex[:6]}"
+    kid = api(server, "POST", f"/api/v1/households/{household['id']}/children", {"username": username, "password": "kidpass123", "displayName": child_name}, token=token)
+    for app_token, body in [("khan", {"name": "Khan Kids", "icon": "📘", "role": "learning"}), ("game", {"name": "Minecraft", "icon": "🎮", "role": "reward"})]:
+        api(server, "PUT", f"/api/v1/children/{kid['id']}/apps/{app_token}", body, token=token)
+    return zone, email, token, kid, username
+
+
 def test_guardian_builds_a_quest_and_usage_completes_it_live(browser, server, shot):
     zone = midday_zone()
     sign_up(browser, server, f"parent-{uuid.uuid4().hex[:8]}@example.com", name="Gail Guardian", zone=zone)
@@ -133,15 +147,7 @@ def test_guardian_builds_a_quest_and_usage_completes_it_live(browser, server, sh
 
 
 def test_the_device_page_reports_use_and_shows_the_shield_policy(browser, server, shot):
-    zone = midday_zone()
-    email = f"shield-{uuid.uuid4().hex[:8]}@example.com"
-    guardian = api(server, "POST", "/api/v1/auth/signup", {"email": email, "password": "password123", "displayName": "Gus", "timeZone": zone})
-    token = guardian["token"]
-    household = api(server, "POST", "/api/v1/households", {"name": "Shield family"}, token=token)
-    username = f"kid{uuid.uuid4().hex[:6]}"
-    kid = api(server, "POST", f"/api/v1/households/{household['id']}/children", {"username": username, "password": "kidpass123", "displayName": "Kai"}, token=token)
-    for app_token, body in [("khan", {"name": "Khan Kids", "icon": "📘", "role": "learning"}), ("game", {"name": "Minecraft", "icon": "🎮", "role": "reward"})]:
-        api(server, "PUT", f"/api/v1/children/{kid['id']}/apps/{app_token}", body, token=token)
+    zone, email, token, kid, username = api_family(server, "shield", "Gus", "Kai")
     api(server, "POST", f"/api/v1/children/{kid['id']}/quests", {
         "title": "Learn 20 minutes", "goalType": "dailyMinutes", "target": 20, "bonusPercent": 10,
         "rewardApps": [{"appToken": "game", "minutes": 15}], "weekdays": [1, 2, 3, 4, 5, 6, 7]}, token=token)
@@ -206,15 +212,7 @@ def test_the_device_page_reports_use_and_shows_the_shield_policy(browser, server
 
 
 def test_guardian_builds_a_milestone_chain_and_the_child_sees_each_step(browser, server, shot):
-    zone = midday_zone()
-    email = f"chain-{uuid.uuid4().hex[:8]}@example.com"
-    guardian = api(server, "POST", "/api/v1/auth/signup", {"email": email, "password": "password123", "displayName": "Cleo", "timeZone": zone})
-    token = guardian["token"]
-    household = api(server, "POST", "/api/v1/households", {"name": "Chain family"}, token=token)
-    username = f"kid{uuid.uuid4().hex[:6]}"
-    kid = api(server, "POST", f"/api/v1/households/{household['id']}/children", {"username": username, "password": "kidpass123", "displayName": "Cy"}, token=token)
-    for app_token, body in [("khan", {"name": "Khan Kids", "icon": "📘", "role": "learning"}), ("game", {"name": "Minecraft", "icon": "🎮", "role": "reward"})]:
-        api(server, "PUT", f"/api/v1/children/{kid['id']}/apps/{app_token}", body, token=token)
+    zone, email, token, kid, username = api_family(server, "chain", "Cleo", "Cy")
 
     # The builder: choosing a milestone chain shows a field per step and hides the target.
     log_in(browser, server, email, "password123", "Cleo")
