@@ -107,6 +107,39 @@ import Testing
         }
     }
 
+    /// A message after a redirect travels in a signed cookie, shows once, and a tampered or
+    /// forged one shows nothing (nor does text in the address).
+    @Test func flashMessagesAreSignedShownOnceAndNeverForged() async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let f = try await QuestAPITests().family(app)
+            let session = "ql_session=\(f.child)"
+            let refused = try await app.send(
+                .post, "/quests/redeem",
+                headers: [.cookie: session, .contentType: "application/x-www-form-urlencoded"],
+                bodyText: "appToken=game&minutes=5")
+            #expect((300..<400).contains(refused.status.code), "\(refused.status)")
+            #expect(refused.headers[.location] == "/quests")
+            let setCookie = try #require(refused.headers[.setCookie])
+            #expect(setCookie.hasPrefix("ql_flash=") && setCookie.contains("HttpOnly"))
+            let flash = String(setCookie.split(separator: ";")[0])
+
+            let shown = try await app.send(.get, "/quests", headers: [.cookie: "\(session); \(flash)"])
+            #expect(shown.text.contains("Not enough points"), "\(shown.text.prefix(200))")
+            #expect(
+                shown.headers[values: .setCookie].contains { $0.hasPrefix("ql_flash=;") && $0.contains("Max-Age=0") })
+
+            // One character of the signature changed: nothing shows.
+            var tampered = Array(flash)
+            tampered[tampered.count - 2] = tampered[tampered.count - 2] == "A" ? "B" : "A"
+            let forged = try await app.send(.get, "/quests", headers: [.cookie: "\(session); \(String(tampered))"])
+            #expect(!forged.text.contains("Not enough points"))
+            // Text in the address is not a message either.
+            let address = try await app.send(
+                .get, "/stories/shop?notice=Your+account+is+locked", headers: [.cookie: session])
+            #expect(!address.text.contains("Your account is locked"))
+        }
+    }
+
     @Test func unknownPagesAreReadableForBrowsers() async throws {
         try await Harness.run { app in
             let page = try await app.send(.get, "/nowhere", headers: [.accept: "text/html"])
