@@ -604,13 +604,12 @@ struct QuestsPages {
 
     // MARK: The child's board
 
-    private func board(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:]) async throws
-        -> Response
-    {
+    private func board(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests")
         guard me.role == .child else { return Response.redirect(to: "/quests/family", type: .normal) }
         let board = try await quests.board(me.id, as: me)
-        var errors = errors
+        // A redemption's answer comes from the redirect's flash message.
+        var errors: [String: String] = [:]
         var notice = ""
         if let message = flash.message(in: request) {
             if message.kind == .notice { notice = message.text } else { errors[message.field ?? "form"] = message.text }
