@@ -1,5 +1,6 @@
 """Track stories end to end: onboarding, a failed then a good login, the pre-story choice,
 a story, a comment, a selfie, the rewards, the card shop and the profile."""
+import json
 import struct
 import tempfile
 import time
@@ -96,11 +97,36 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     # Search (accent-insensitive) and the map with pins.
     fill(browser, "story-search", "elan").send_keys(Keys.ENTER)
     wait_text(browser, "[data-story-count]", "1 story")
+    # The map is Leaflet (Debian's libjs-leaflet) over the bundled outline of the US states,
+    # offline: no tile server is asked; the pins sit at the tracks' real coordinates.
     browser.get(server.url("/stories?view=map"))
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-story-map]").get_attribute("data-map") == "leaflet")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "[data-story-map] path.map-state")) == 51  # 50 states and DC
+    assert not browser.find_elements(By.CSS_SELECTOR, "[data-story-map] svg.story-map__svg")
+    assert not browser.find_elements(By.CSS_SELECTOR, "img.leaflet-tile")
     pins = browser.find_elements(By.CSS_SELECTOR, "[data-pin]")
     assert len(pins) == 8
+    # Each pin lies on its state's outline on the screen (Florida's tracks in Florida...), to
+    # within 3 pixels (at this zoom a pixel is about 6 km, and Homestead is 8 km from the sea).
+    inside = browser.execute_script("""
+      const near = [];
+      for (let dx = -3; dx <= 3; dx++) for (let dy = -3; dy <= 3; dy++) near.push([dx, dy]);
+      return [...document.querySelectorAll('[data-pin]')].map((pin) => {
+        const box = pin.getBoundingClientRect(), x = box.left + box.width / 2, y = box.top + box.height / 2;
+        const distance = (path) => Math.min(...near.filter(([dx, dy]) => path.isPointInFill(
+          new DOMPoint(x + dx, y + dy).matrixTransform(path.getScreenCTM().inverse()))).map(([dx, dy]) => Math.hypot(dx, dy)));
+        const [under] = [...document.querySelectorAll('path.map-state')].map((path) => [path, distance(path)])
+          .filter(([, d]) => d <= 3).sort((a, b) => a[1] - b[1]).map(([path]) => path);
+        return [pin.dataset.pin, under ? [...under.classList].find((c) => c.startsWith('map-state--')).slice(11) : null];
+      });""")
+    tracks = json.loads((Path(__file__).parent.parent / "Sources/QuestlineFeatures/Resources/stories/tracks.json").read_text())
+    assert sorted(inside) == sorted([track["id"], track["state"]] for track in tracks), inside
+    assert "pin--active" in pins[0].get_attribute("class")          # the first is chosen at the start
     browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", pins[3])
     WebDriverWait(browser, 5).until(lambda d: "pin--active" in (pins[3].get_attribute("class") or ""))
+    assert "pin--active" not in pins[0].get_attribute("class")
+    shown = [tile.get_attribute("data-track") for tile in browser.find_elements(By.CSS_SELECTOR, ".story-list--map .story-tile") if tile.is_displayed()]
+    assert shown and set(shown) == {pins[3].get_attribute("data-pin")}, shown
     shot("stories-map")
 
     # A story: chapters, a page with its dots, a comment.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: unit, store (SQLite and PostgreSQL), HTTP, client, CLI and browser tests.
-# Installs what is missing first (PostgreSQL, Chromium and chromedriver from the system's
-# packages; pytest and selenium from PyPI), so it works on a fresh machine.
+# Installs what is missing first (PostgreSQL, Chromium, chromedriver, nginx and Leaflet from the
+# system's packages; pytest and selenium from PyPI), so it works on a fresh machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The toolchain lives in /opt/swift on this kind of machine; a login shell may not have it on PATH.
@@ -19,6 +19,7 @@ missing=()
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || missing+=(nginx)
+[[ -f /usr/share/javascript/leaflet/leaflet.js ]] || missing+=(libjs-leaflet)  # the stories map
 if ((${#missing[@]})); then
   echo "Installing ${missing[*]} from the system's packages"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq

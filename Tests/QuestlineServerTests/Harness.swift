@@ -39,7 +39,7 @@ struct Harness {
     /// PostgreSQL when the test script provides one), one after the other.
     static func run(
         maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil, wikiFetcher: (any WikiFetching)? = nil,
-        sessionLifetime: TimeInterval = 3600, rateLimits: RateLimits = .standard,
+        sessionLifetime: TimeInterval = 3600, rateLimits: RateLimits = .standard, leafletDirectory: String? = nil,
         on databases: [TestDatabase] = TestDatabase.available,
         _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
@@ -48,11 +48,11 @@ struct Harness {
                 let clock = ManualClock(start)
                 var logger = Logger(label: "test")
                 logger.logLevel = .warning
-                let app = try await buildApplication(
-                    configuration: configuration(
-                        clock: clock, maxBodyBytes: maxBodyBytes, feedFetcher: feedFetcher, wikiFetcher: wikiFetcher,
-                        sessionLifetime: sessionLifetime, rateLimits: rateLimits),
-                    store: store, logger: logger)
+                var configuration = configuration(
+                    clock: clock, maxBodyBytes: maxBodyBytes, feedFetcher: feedFetcher, wikiFetcher: wikiFetcher,
+                    sessionLifetime: sessionLifetime, rateLimits: rateLimits)
+                if let leafletDirectory { configuration.leafletDirectory = leafletDirectory }
+                let app = try await buildApplication(configuration: configuration, store: store, logger: logger)
                 try await app.test(.router) { client in
                     try await body(Harness(client: client, store: store, clock: clock, database: database))
                 }

@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import QuestlineFeatures
 import QuestlineStore
+import QuestlineTestSupport
 import Testing
 
 @Suite struct WebTests {
@@ -137,6 +139,44 @@ import Testing
             let address = try await app.send(
                 .get, "/stories/shop?notice=Your+account+is+locked", headers: [.cookie: session])
             #expect(!address.text.contains("Your account is locked"))
+        }
+    }
+
+    /// The stories map draws with Leaflet when the system has it (served from its folder under
+    /// `/static/vendor/leaflet`, with the bundled US states); without it the page keeps the
+    /// server-drawn picture and names no script that would not load.
+    @Test func theStoriesMapUsesLeafletWhenTheSystemHasIt() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("leaflet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("/* Leaflet stand-in */".utf8).write(to: folder.appendingPathComponent("leaflet.js"))
+        for (directory, installed) in [(folder.path, true), (folder.path + "/missing", false)] {
+            try await Harness.run(leafletDirectory: directory, on: [.sqlite]) { app in
+                try await StoryContentFeature(store: app.store, configuration: FeatureConfiguration())
+                    .installBundledContentIfEmpty()
+                let (token, _) = try await app.signUp("ada@example.com")
+                let headers: HTTPFields = [
+                    .cookie: "ql_session=\(token)", .contentType: "application/x-www-form-urlencoded",
+                ]
+                let welcomed = try await app.send(.post, "/stories/welcome", headers: headers, bodyText: "")
+                #expect(welcomed.headers[.location] == "/stories/choose")
+                let chosen = try await app.send(
+                    .post, "/stories/choose", headers: headers, bodyText: "states=FL&tracks=daytona")
+                #expect(chosen.headers[.location] == "/stories", "\(chosen.status) \(chosen.text.prefix(300))")
+                let map = try await app.send(.get, "/stories?view=map", headers: headers)
+                #expect(map.status == .ok, "\(map.headers[.location] ?? "")")
+                #expect(map.text.contains(#"<script src="/static/vendor/leaflet/leaflet.js">"#) == installed)
+                #expect(map.text.contains(#"data-geography="/static/geo/us-states.json""#))
+                #expect(map.text.contains(#"data-pin="daytona""#) && map.text.contains(#"data-lat="29.1852""#))
+                #expect(map.text.contains("story-map__svg"))  // the picture stays until the script replaces it
+                let script = try await app.send(.get, "/static/vendor/leaflet/leaflet.js")
+                #expect(script.status == (installed ? .ok : .notFound))
+                if installed { #expect(script.text == "/* Leaflet stand-in */") }
+                let states = try await app.send(.get, "/static/geo/us-states.json")
+                let geography = try JSONSerialization.jsonObject(with: Data(states.text.utf8)) as? [String: Any]
+                let features = geography?["features"] as? [[String: Any]] ?? []
+                #expect(features.count == 51)  // the 50 states and the District of Columbia
+            }
         }
     }
 

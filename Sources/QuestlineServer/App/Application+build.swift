@@ -88,6 +88,10 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
             ServerResources.path("public"), urlBasePath: "/static",
             cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),
             logger: logger)
+        FileMiddleware(
+            configuration.leafletDirectory, urlBasePath: "/static/vendor/leaflet",
+            cacheControl: .init([(MediaType(type: .any), [.maxAge(86400)])]),
+            logger: logger)
         AuthMiddleware(accounts: accounts)
         RequestLogMiddleware(level: .info)
         RateLimitMiddleware(
@@ -153,7 +157,14 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     GamePages(games: games, accounts: accounts, pages: pages).register(on: router)
     QuestsPages(quests: quests, pages: pages, flash: flash).register(on: router)
     StoryAssetPages(stories: StoryContentFeature(store: store, configuration: features)).register(on: router)
-    StoriesPages(stories: stories, pages: pages, flash: flash).register(on: router)
+    // The stories map draws with Leaflet when the system has it (Debian's libjs-leaflet).
+    let leaflet = FileManager.default.fileExists(atPath: configuration.leafletDirectory + "/leaflet.js")
+    if !leaflet {
+        logger.notice(
+            "Leaflet not found: the stories map is the server-drawn picture",
+            metadata: ["directory": "\(configuration.leafletDirectory)", "package": "libjs-leaflet"])
+    }
+    StoriesPages(stories: stories, pages: pages, flash: flash, leaflet: leaflet).register(on: router)
     var services: [any Service] = []
     // Live streams end when draining starts, so that the HTTP server's shutdown does not wait
     // for them; on PostgreSQL one connection listens for the events of every instance.

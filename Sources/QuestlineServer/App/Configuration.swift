@@ -24,6 +24,9 @@ public struct AppConfiguration: Sendable {
     /// Trace every request (Hummingbird's tracing middleware); set when an exporter is
     /// bootstrapped (`questline serve --otlp-endpoint`).
     public var tracing = false
+    /// Leaflet for the stories map, from Debian's `libjs-leaflet` (served under
+    /// `/static/vendor/leaflet`). Without it the map is the server-drawn picture.
+    public var leafletDirectory = "/usr/share/javascript/leaflet"
     /// Check for due reading reminders every five minutes (`ReminderService`).
     public var reminders = true
     /// Send webhook deliveries from this instance (`WebhookSender`; every instance may).

@@ -13,6 +13,9 @@ struct StoriesPages {
     let pages: PageRenderer
     /// Messages for the page after a redirect.
     let flash: Flash
+    /// Leaflet is served (`/static/vendor/leaflet`): the map view draws the US states and the
+    /// pins with it; without it, the server-drawn picture stays.
+    let leaflet: Bool
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/stories") { request, context in try await self.list(request, context) }
@@ -217,11 +220,12 @@ struct StoriesPages {
                     let point = map.point(track)
                     return [
                         "track": track.id, "name": track.name, "x": point.x, "y": point.y,
+                        "latitude": track.latitude, "longitude": track.longitude,
                         "count": counts[track.id] ?? 0,
                         "story": found.first { $0.story.track == track.id }?.story.id ?? "",
                     ]
                 },
-                "mapView": request.uri.queryParameters["view"] == "map",
+                "mapView": request.uri.queryParameters["view"] == "map", "leaflet": leaflet,
                 "trackChoices": content.tracks.sorted { $0.name < $1.name }.map { track -> [String: Any] in
                     ["id": track.id, "name": track.name, "state": track.state, "checked": chosen.contains(track.id)]
                 },

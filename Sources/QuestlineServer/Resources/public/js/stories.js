@@ -81,19 +81,62 @@ if (choose) {
   show(0);
 }
 
-// The stories map: a pin shows its track's stories and is highlighted.
+// The stories map: a pin shows its track's stories and is highlighted. With Leaflet (served
+// from the system's libjs-leaflet) the map is drawn offline from the bundled outline of the US
+// states, no tile server: the pins sit at the tracks' real coordinates. Without it, the
+// server-drawn picture stays and works the same way.
 const map = document.querySelector("[data-story-map]");
 if (map) {
-  const pins = [...map.querySelectorAll("[data-pin]")];
   const tiles = [...map.querySelectorAll("[data-track]")];
+  let pins = [...map.querySelectorAll("[data-pin]")];
   const select = (pin) => {
     pins.forEach((other) => other.classList.toggle("pin--active", other === pin));
     tiles.forEach((tile) => { tile.hidden = tile.dataset.track !== pin.dataset.pin; });
   };
-  pins.forEach((pin) => {
+  const wire = (pin) => {
     pin.addEventListener("click", () => select(pin));
     pin.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); select(pin); } });
-  });
+  };
+  const drawn = map.querySelector("svg");
+  const holder = map.querySelector("[data-leaflet]");
+  const L = window.L;
+  if (L && holder && pins.length) {
+    holder.hidden = false;
+    const world = L.map(holder, { zoomSnap: 0.25, attributionControl: true, scrollWheelZoom: false });
+    world.attributionControl.setPrefix(false).addAttribution("US states: Natural Earth (public domain)");
+    const points = pins.map((pin) => [Number(pin.dataset.lat), Number(pin.dataset.lon)]);
+    const fit = () => {
+      if (points.length === 1) world.setView(points[0], 6);
+      else world.fitBounds(L.latLngBounds(points), { padding: [28, 28], maxZoom: 7 });
+    };
+    fit();
+    pins = pins.map((old, i) => {
+      const marker = L.marker(points[i], {
+        title: old.dataset.name, alt: old.dataset.name, keyboard: true,
+        icon: L.divIcon({ className: "map-pin", html: old.dataset.count, iconSize: [26, 26] }),
+      }).addTo(world);
+      const pin = marker.getElement();
+      pin.dataset.pin = old.dataset.pin;
+      pin.setAttribute("role", "button");
+      pin.setAttribute("aria-label", old.getAttribute("aria-label"));
+      marker.on("click", () => { select(pin); world.panTo(marker.getLatLng()); });
+      pin.addEventListener("keydown", (event) => { if (event.key === " ") { event.preventDefault(); select(pin); } });
+      return pin;
+    });
+    drawn.remove();
+    fetch(map.dataset.geography).then((response) => response.ok ? response.json() : Promise.reject(response.status)).then((states) => {
+      L.geoJSON(states, {
+        interactive: false,
+        style: { className: "map-state", color: "#fff", weight: 1, fillColor: "#cfdcc4", fillOpacity: 1 },
+        onEachFeature: (feature, layer) => layer.options.className = `map-state map-state--${feature.properties.postal}`,
+      }).addTo(world).bringToBack();
+      map.dataset.map = "leaflet";
+    }).catch(() => { map.dataset.map = "pins"; });
+    // The page's layout may still move (a scroll bar appearing narrows it): fit again.
+    new ResizeObserver(() => { world.invalidateSize({ pan: false }); fit(); }).observe(holder);
+  } else {
+    pins.forEach(wire);
+  }
   if (pins.length) select(pins[0]);
 }
 
