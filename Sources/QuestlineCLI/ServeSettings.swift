@@ -33,7 +33,9 @@ public struct ServeOption: Sendable, Equatable {
             key: "hostname", defaultValue: "127.0.0.1", meaning: "address to listen on (`0.0.0.0` for every interface)"),
         .init(key: "port", defaultValue: "8080", meaning: "port to listen on"),
         .init(key: "noDemoData", defaultValue: "false", meaning: "do not create demo accounts, nor the demo campaign"),
-        .init(key: "secureCookies", defaultValue: "false", meaning: "mark the session cookie `Secure` (behind HTTPS)"),
+        .init(
+            key: "secureCookies", defaultValue: "false",
+            meaning: "mark the cookies (session, flash message) `Secure` (behind HTTPS)"),
         .init(
             key: "noRateLimits", defaultValue: "false", meaning: "no request limits nor login backoff (load tests only)"
         ),

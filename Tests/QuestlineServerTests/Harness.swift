@@ -40,6 +40,7 @@ struct Harness {
     static func run(
         maxBodyBytes: Int = 1 << 20, feedFetcher: (any FeedFetching)? = nil, wikiFetcher: (any WikiFetching)? = nil,
         sessionLifetime: TimeInterval = 3600, rateLimits: RateLimits = .standard, leafletDirectory: String? = nil,
+        secureCookies: Bool = false,
         on databases: [TestDatabase] = TestDatabase.available,
         _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
@@ -52,6 +53,7 @@ struct Harness {
                     clock: clock, maxBodyBytes: maxBodyBytes, feedFetcher: feedFetcher, wikiFetcher: wikiFetcher,
                     sessionLifetime: sessionLifetime, rateLimits: rateLimits)
                 if let leafletDirectory { configuration.leafletDirectory = leafletDirectory }
+                configuration.secureCookies = secureCookies
                 let app = try await buildApplication(configuration: configuration, store: store, logger: logger)
                 try await app.test(.router) { client in
                     try await body(Harness(client: client, store: store, clock: clock, database: database))

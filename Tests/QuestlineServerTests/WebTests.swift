@@ -180,6 +180,29 @@ import Testing
         }
     }
 
+    /// Behind HTTPS (`--secure-cookies`) every cookie the server sets is `Secure`: the session's
+    /// and the flash message's, when set and when cleared; without it, none is.
+    @Test(arguments: [true, false]) func secureCookiesMarkTheSessionAndTheFlashMessage(secure: Bool) async throws {
+        try await Harness.run(secureCookies: secure, on: [.sqlite]) { app in
+            try await StoryContentFeature(store: app.store, configuration: FeatureConfiguration())
+                .installBundledContentIfEmpty()
+            let signedUp = try await app.send(
+                .post, "/signup", headers: form,
+                bodyText: "email=ada%40example.com&password=password123&displayName=Ada&timeZone=Europe%2FBerlin")
+            let session = try #require(sessionCookie(signedUp))
+            #expect(signedUp.headers[.setCookie]?.contains("; Secure") == secure)
+            let refused = try await app.send(
+                .post, "/stories/shop/pit-crew",
+                headers: [.cookie: session, .contentType: "application/x-www-form-urlencoded"], bodyText: "")
+            let flash = try #require(refused.headers[values: .setCookie].first { $0.hasPrefix("ql_flash=") })
+            #expect(flash.contains("; Secure") == secure, "\(flash)")
+            let shown = try await app.send(
+                .get, "/", headers: [.cookie: "\(session); \(flash.split(separator: ";")[0])", .accept: "text/html"])
+            let cleared = try #require(shown.headers[values: .setCookie].first { $0.hasPrefix("ql_flash=;") })
+            #expect(cleared.contains("; Secure") == secure, "\(cleared)")
+        }
+    }
+
     @Test func unknownPagesAreReadableForBrowsers() async throws {
         try await Harness.run { app in
             let page = try await app.send(.get, "/nowhere", headers: [.accept: "text/html"])

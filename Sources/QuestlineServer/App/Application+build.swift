@@ -68,7 +68,9 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let stories = StoriesFeature(store: store, configuration: features)
     try await reading.installCampaigns(demo: features.demoCampaign)
     // Flash messages are signed with a key every instance shares.
-    let flash = Flash(key: SymmetricKey(data: Data(try await accounts.sharedSecret("flash-messages").utf8)))
+    let flash = Flash(
+        key: SymmetricKey(data: Data(try await accounts.sharedSecret("flash-messages").utf8)),
+        secure: configuration.secureCookies)
     let pages = try await PageRenderer.load()
     _ = Observability.registry
 
@@ -83,7 +85,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         ErrorMiddleware(pages: pages, accounts: accounts)
         TextRuleMiddleware(part: .address)
         SameOriginFormMiddleware()
-        FlashMiddleware()
+        FlashMiddleware(flash: flash)
         FileMiddleware(
             ServerResources.path("public"), urlBasePath: "/static",
             cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),

@@ -22,6 +22,8 @@ struct Flash: Sendable {
 
     static let cookieName = "ql_flash"
     let key: SymmetricKey
+    /// Mark the cookie `Secure`, as the session's (`--secure-cookies`, behind HTTPS).
+    var secure = false
 
     /// The redirect, carrying the message.
     func redirect(to path: String, _ kind: Kind, _ text: String, field: String? = nil) -> Response {
@@ -58,15 +60,19 @@ struct Flash: Sendable {
         let signature = Data(HMAC<SHA256>.authenticationCode(for: body, using: key))
         return
             "\(Self.cookieName)=\(body.base64URL).\(signature.base64URL); Path=/; Max-Age=120; HttpOnly; SameSite=Lax"
+            + (secure ? "; Secure" : "")
     }
 
-    static let clearCookie = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"
+    var clearCookie: String {
+        "\(Self.cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
+    }
 }
 
 /// Clears a flash message once a page has been answered to a request that carried it, so it
 /// shows once (a redirect passes it on).
 struct FlashMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
+    let flash: Flash
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -74,7 +80,7 @@ struct FlashMiddleware: RouterMiddleware {
         var response = try await next(request, context)
         if request.method == .get, request.cookies[Flash.cookieName] != nil, !(300..<400).contains(response.status.code)
         {
-            response.headers.append(.init(name: .setCookie, value: Flash.clearCookie))
+            response.headers.append(.init(name: .setCookie, value: flash.clearCookie))
         }
         return response
     }
