@@ -2,7 +2,8 @@
 """Graceful shutdown as a load balancer sees it: start the real server with --drain-seconds,
 open a live event stream, send SIGTERM, and check that /ready answers 503 ("draining") while
 /health and the API still answer, that the event stream ends at once (its device reconnects
-elsewhere), and that the process then exits 0 within the drain time and a margin.
+elsewhere), and that the process then exits 0 within the drain time and a margin. Before that,
+a second server started on the same port must stop at once, non-zero, saying the address is in use.
 
     python3 scripts/drain.py --bin .build/debug/questline
 """
@@ -83,6 +84,20 @@ def main():
         reader.start()
         time.sleep(0.3)
 
+        # A second server on the port in use stops at once with the reason, rather than
+        # living on with its background services spinning (as it once did).
+        second = subprocess.Popen(
+            [args.bin, "serve", "--port", str(port), "--database", os.path.join(workdir, "second.sqlite"),
+             "--no-demo-data", "--log-level", "error", "--feed-url", "none", "--wiki-url", "none"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            _, second_error = second.communicate(timeout=20)
+            if second.returncode == 0 or b"Address already in use" not in second_error:
+                failures.append(f"a second server on the same port exited with {second.returncode}: {second_error.decode()[-300:]}")
+        except subprocess.TimeoutExpired:
+            second.kill()
+            failures.append("a second server on the same port did not stop within 20 s")
+
         server.send_signal(signal.SIGTERM)
         sent = time.time()
         time.sleep(0.5)
@@ -118,7 +133,8 @@ def main():
         print("Drain: " + "; ".join(failures))
         sys.exit(1)
     print(f"Drain: /ready answered 503 (draining) while /health and the API answered; the open event stream "
-          f"ended {ended['at'] - sent:.1f} s after SIGTERM; exit 0 after {took:.1f} s")
+          f"ended {ended['at'] - sent:.1f} s after SIGTERM; exit 0 after {took:.1f} s. A second server on the "
+          f"port in use stopped at once, saying so.")
 
 
 if __name__ == "__main__":

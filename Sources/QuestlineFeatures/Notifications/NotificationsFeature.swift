@@ -100,7 +100,7 @@ public struct ReminderService: Service {
     }
 
     public func run() async throws {
-        while !Task.isShuttingDownGracefully {
+        while Task.serviceGoesOn {
             do { try await notifications.sendDueReminders() } catch {
                 logger.warning("Reminder pass failed; the next one tries again", metadata: ["error": "\(error)"])
             }

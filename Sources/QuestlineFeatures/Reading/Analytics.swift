@@ -142,7 +142,7 @@ public struct AnalyticsFlushService: Service {
     let buffer: AnalyticsBuffer
 
     public func run() async throws {
-        while !Task.isShuttingDownGracefully {
+        while Task.serviceGoesOn {
             try? await Task.sleep(for: .seconds(1))
             await buffer.flush()
         }

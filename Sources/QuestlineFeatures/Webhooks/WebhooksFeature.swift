@@ -137,7 +137,7 @@ public struct WebhookSender: Service {
     }
 
     public func run() async throws {
-        while !Task.isShuttingDownGracefully {
+        while Task.serviceGoesOn {
             var sent = 0
             do { sent = try await pass() } catch {
                 logger.warning("Webhook pass failed", metadata: ["error": "\(error)"])

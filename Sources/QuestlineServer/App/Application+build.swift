@@ -194,7 +194,7 @@ struct HousekeepingService: Service {
     private let logger = Logger(label: "questline.housekeeping")
 
     func run() async throws {
-        while !Task.isShuttingDownGracefully {
+        while Task.serviceGoesOn {
             do {
                 let purged = try await store.purgeExpired(now: clock.now())
                 logger.debug(
@@ -240,7 +240,7 @@ struct CheckpointService: Service {
     private let logger = Logger(label: "questline.checkpoint")
 
     func run() async throws {
-        while !Task.isShuttingDownGracefully {
+        while Task.serviceGoesOn {
             try? await Task.sleep(for: .seconds(1))
             do { try await database.checkpoint() } catch {
                 logger.warning(

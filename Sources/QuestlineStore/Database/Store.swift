@@ -22,9 +22,16 @@ public struct Store: Sendable {
     public let notifications: NotificationStore
     /// Wikipedia summaries: a cache of what Wikipedia answered, and the imported offline pack.
     public let wiki: WikiStore
+    /// Liveness checks asked at the same time share one `SELECT 1` (see `Coalescer`): each
+    /// still waits for a round trip that started after it asked.
+    private let pings: Coalescer<Bool, Bool>
 
     public init(database: Database) {
         self.database = database
+        pings = Coalescer(maxItems: 4096) { items, _ in
+            try await database.withConnection { db in try await db.raw("SELECT 1 AS ok").run() }
+            return items
+        }
         outbox = Outbox(database)
         accounts = AccountStore(database)
         idempotency = IdempotencyStore(database)
@@ -83,8 +90,10 @@ public struct Store: Sendable {
         return purged
     }
 
-    /// Asks the database one trivial question: the readiness check of `/health`.
+    /// Asks the database one trivial question: the liveness check of `/health`. Concurrent
+    /// checks share the question, so a busy load balancer adds one statement per round trip,
+    /// not one per probe.
     public func ping() async throws {
-        try await database.withConnection { db in try await db.raw("SELECT 1 AS ok").run() }
+        _ = try await pings.submit(true)
     }
 }
