@@ -47,6 +47,23 @@ import Testing
         }
     }
 
+    /// `/health`'s database check counts a success for its max age, and sees an outage at once
+    /// after it (a failure is not kept).
+    @Test func livenessAnswersFromARecentSuccessAndSeesAnOutageAfterIt() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try await Store.open(.sqlite(path: dir.appendingPathComponent("live.sqlite").path))
+        let recent = LivenessCheck(store: store, maxAge: .seconds(60))
+        let everyTime = LivenessCheck(store: store, maxAge: .zero)
+        try await recent.check()
+        try await everyTime.check()
+        await store.shutdown()
+        try await recent.check()  // the success a moment ago still counts
+        await #expect(throws: (any Error).self) { try await everyTime.check() }
+        await #expect(throws: (any Error).self) { try await everyTime.check() }  // not kept: asked again
+    }
+
     @Test(arguments: TestDatabase.available)
     func notReadyWhileMigrationsArePending(_ db: TestDatabase) async throws {
         try await db.withStore(migrate: false) { store in

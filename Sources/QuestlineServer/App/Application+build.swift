@@ -102,8 +102,9 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
             limits: features.rateLimits, clients: configuration.clientAddresses)
     }
 
+    let liveness = LivenessCheck(store: store)
     router.get("/health") { _, _ in
-        try await store.ping()
+        try await liveness.check()
         return Response(
             status: .ok, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok","database":"ok"}"#)))
