@@ -107,6 +107,26 @@ private func settle(
         }
     }
 
+    /// Reports read back exactly as written, whatever the token holds (they travel as one text
+    /// value a row: `token|started_at|seconds|time_zone`), in order of start, within the window.
+    @Test(arguments: TestDatabase.available)
+    func reportsReadBackExactlyWhateverTheTokenHolds(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let (kid, _) = try await child(store)
+            let records = [
+                UsageRecord(token: "com.example|odd||token|", start: t0, seconds: 1, zone: TimeZoneID("Asia/Kolkata")!),
+                UsageRecord(token: "khan", start: t0 + 0.25, seconds: 43_200, zone: TimeZoneID("America/St_Johns")!),
+                UsageRecord(token: "é 名|", start: t0 + 7200, seconds: 59, zone: .utc),
+            ]
+            let reports = records.enumerated().map { StoredUsageReport(id: "r\($0.offset)", record: $0.element) }
+            _ = try await store.quests.write { try await $0.insertReports(kid, reports.reversed(), now: t0) }
+            let all = try await store.quests.read { try await $0.reports(kid, from: t0, to: t0 + 7201) }
+            #expect(all == records)
+            let window = try await store.quests.read { try await $0.reports(kid, from: t0 + 1, to: t0 + 7200) }
+            #expect(window.isEmpty)  // the end is excluded, the start included
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func challengesRoundTripAndSettlingTwiceCompletesAndAwardsOnce(_ db: TestDatabase) async throws {
         try await db.withStore { store in
