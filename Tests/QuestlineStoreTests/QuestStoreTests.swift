@@ -107,8 +107,8 @@ private func settle(
         }
     }
 
-    /// Reports read back exactly as written, whatever the token holds (they travel as one text
-    /// value a row: `token|started_at|seconds|time_zone`), in order of start, within the window.
+    /// Reports read back exactly as written, whatever the token holds, in order of start, within
+    /// the window (its start included, its end not).
     @Test(arguments: TestDatabase.available)
     func reportsReadBackExactlyWhateverTheTokenHolds(_ db: TestDatabase) async throws {
         try await db.withStore { store in

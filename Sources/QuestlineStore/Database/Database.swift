@@ -66,8 +66,6 @@ public enum StoreError: Error, CustomStringConvertible {
     case invalidDatabaseURL(String)
     case migrationFailed(version: Int, name: String, underlying: String)
     case noRowReturned(String)
-    /// A stored row that does not read back as written (never expected).
-    case unreadableRow(String)
 
     public var description: String {
         switch self {
@@ -75,7 +73,6 @@ public enum StoreError: Error, CustomStringConvertible {
         case .migrationFailed(let version, let name, let underlying):
             return "Migration \(version) (\(name)) failed: \(underlying)"
         case .noRowReturned(let statement): return "No row returned by \(statement)"
-        case .unreadableRow(let row): return "A stored row could not be read: \(row)"
         }
     }
 }

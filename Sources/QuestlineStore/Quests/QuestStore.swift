@@ -623,31 +623,19 @@ public struct QuestQueries: Sendable {
     }
 
     /// Reports that started in `[from, to)`, oldest first.
-    /// Every settlement and quest board reads a child's reports of several days, often hundreds
-    /// of rows. Each row comes back as one text value (`token|started_at|seconds|time_zone`),
-    /// parsed here: SQLKit decodes every column through `Decodable` (a dynamic cast and a name
-    /// lookup per value), which with four columns was a fifth of the server's CPU on a usage
-    /// report (docs/performance.md). The token may hold `|`; the three fields after it never do.
     public func reports(_ child: MemberID, from: Date, to: Date) async throws -> [UsageRecord] {
-        var zones: [String: TimeZoneID] = [:]
-        return try await db.raw(
+        try await db.raw(
             """
-            SELECT token || '|' || started_at || '|' || seconds || '|' || time_zone AS report FROM usage_reports
+            SELECT token, started_at, seconds, time_zone FROM usage_reports
             WHERE child_id = \(bind: child.rawValue) AND started_at >= \(bind: from.storedMillis) AND started_at < \(bind: to.storedMillis)
             ORDER BY started_at
             """
         ).all().map { row in
-            let text = try row.decode(column: "report", as: String.self)
-            let fields = text.split(separator: "|", omittingEmptySubsequences: false)
-            guard fields.count >= 4, let started = Int64(fields[fields.count - 3]),
-                let seconds = Int(fields[fields.count - 2])
-            else { throw StoreError.unreadableRow("usage report \(text.prefix(80))") }
-            let zoneName = String(fields[fields.count - 1])
-            let zone = zones[zoneName] ?? (TimeZoneID(zoneName) ?? .utc)
-            zones[zoneName] = zone
-            return UsageRecord(
-                token: fields[..<(fields.count - 3)].joined(separator: "|"), start: Date(storedMillis: started),
-                seconds: seconds, zone: zone)
+            UsageRecord(
+                token: try row.decode(column: "token", as: String.self),
+                start: Date(storedMillis: try row.decode(column: "started_at", as: Int64.self)),
+                seconds: Int(try row.decode(column: "seconds", as: Int64.self)),
+                zone: TimeZoneID(try row.decode(column: "time_zone", as: String.self)) ?? .utc)
         }
     }
 
