@@ -266,10 +266,11 @@ public struct QuestsFeature: Sendable {
             throw DomainError.invalid(field: "reports", "Send 1 to \(Self.maxReports) reports at a time.")
         }
         let now = clock.now()
-        let records = try await store.quests.read { q in
-            try UsageReports.validate(reports, catalog: try await q.apps(child.id), now: now)
-        }
+        // Checked against the catalogue inside the write, which settlement then reuses: one
+        // read of it, not two (each statement is a round trip; docs/performance.md).
         return try await store.quests.write { q -> UsageOutcome in
+            let catalog = try await q.apps(child.id)
+            let records = try UsageReports.validate(reports, catalog: catalog, now: now)
             let (new, conflicting) = try await q.insertReports(child.id, records, now: now)
             if let id = conflicting.first, let index = reports.firstIndex(where: { $0.id == id }) {
                 throw DomainError.conflict(
@@ -280,7 +281,7 @@ public struct QuestsFeature: Sendable {
                     accepted: 0, duplicates: reports.count, pointsEarned: 0, completed: [], badges: [])
             }
             let days = Set(records.filter { new.contains($0.id) }.flatMap(\.record.localDays))
-            let plan = try await settle(q, child: child, touching: days, now: now)
+            let plan = try await settle(q, child: child, touching: days, now: now, catalog: catalog)
             try await announce(q, .progress, child: child, now: now)
             return UsageOutcome(
                 accepted: new.count, duplicates: reports.count - new.count, pointsEarned: plan.earned,
@@ -291,13 +292,15 @@ public struct QuestsFeature: Sendable {
     /// Brings the ledger, completions, grants and badges in line with the usage, for the days
     /// `touching` (and today): the core plans from what is stored, the store applies the plan.
     /// Idempotent: run twice, it changes nothing the second time.
-    func settle(_ q: QuestQueries, child: MemberRecord, touching days: Set<LocalDay>, now: Date) async throws
-        -> SettlementPlan
-    {
+    /// `catalog`: the child's apps, when already read in this transaction.
+    func settle(
+        _ q: QuestQueries, child: MemberRecord, touching days: Set<LocalDay>, now: Date, catalog: [QuestApp]? = nil
+    ) async throws -> SettlementPlan {
         try await q.points.lock(child.id)
         let quests = try await q.challenges(assignee: child.id).filter { $0.status == .active }
         let scope = SettlementScope(quests: quests, touching: days, now: now, zone: child.zone)
-        let input = try await q.settlementInput(child.id, zone: child.zone, quests: quests, scope: scope, now: now)
+        let input = try await q.settlementInput(
+            child.id, zone: child.zone, quests: quests, scope: scope, now: now, catalog: catalog)
         var plan = QuestSettlement.plan(input)
         if plan.changesTotals {
             let totals = try await q.settlementTotals(child.id, for: plan, today: scope.today)

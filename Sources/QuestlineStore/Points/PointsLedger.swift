@@ -50,10 +50,17 @@ public struct PointsLedger: Sendable {
     /// Takes the member's balance row lock for the rest of the transaction, so two writers of
     /// the same member run one after the other on PostgreSQL too (SQLite write transactions
     /// are serialized already).
+    ///
+    /// One statement: it creates the row when missing and, either way, writes it, which on
+    /// PostgreSQL takes the row's lock (a profile of usage reports counted every statement:
+    /// each is a round trip to the database's thread or server).
     public func lock(_ member: MemberID) async throws {
-        try await ensureRow(member)
-        try await db.raw("UPDATE points_balances SET balance = balance WHERE member_id = \(bind: member.rawValue)")
-            .run()
+        try await db.raw(
+            """
+            INSERT INTO points_balances (member_id, balance, earned) VALUES (\(bind: member.rawValue), 0, 0)
+            ON CONFLICT (member_id) DO UPDATE SET balance = points_balances.balance
+            """
+        ).run()
     }
 
     private func ensureRow(_ member: MemberID) async throws {

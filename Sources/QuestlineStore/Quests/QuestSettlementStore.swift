@@ -7,11 +7,14 @@ import SQLKit
 extension QuestQueries {
     /// What `QuestSettlement.plan` needs for `scope`: the child's catalog, usage, stored
     /// earnings and the bonuses paid.
+    /// `catalog`: the child's apps when the caller read them in this transaction already.
     public func settlementInput(
-        _ child: MemberID, zone: TimeZone, quests: [Quest], scope: SettlementScope, now: Date
+        _ child: MemberID, zone: TimeZone, quests: [Quest], scope: SettlementScope, now: Date,
+        catalog: [QuestApp]? = nil
     ) async throws -> SettlementInput {
-        SettlementInput(
-            now: now, zone: zone, scope: scope, catalog: try await apps(child), quests: quests,
+        let catalog = if let catalog { catalog } else { try await apps(child) }
+        return SettlementInput(
+            now: now, zone: zone, scope: scope, catalog: catalog, quests: quests,
             usage: try await reports(child, from: scope.usageFrom, to: scope.usageTo),
             earnings: try await earnings(child, days: scope.touched),
             paid: try await paidBonuses(quests.map(\.id), since: scope.firstDay))
