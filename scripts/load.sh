@@ -11,6 +11,8 @@
 #   scripts/load.sh                     # SQLite (a temporary file)
 #   scripts/load.sh --postgres          # PostgreSQL (scripts/postgres.sh starts one when DATABASE_URL is unset)
 #   scripts/load.sh --database FILE     # an existing SQLite file (e.g. the scale run's), left in place
+#   scripts/load.sh --database 'postgres://…?sslmode=disable&schema=scale'   # an existing PostgreSQL schema, left in place
+#   scripts/load.sh --postgres --instances 2   # two instances on one PostgreSQL behind nginx (deploy/nginx.conf)
 #   DURATION=20 CONNECTIONS=64 scripts/load.sh
 #   QUESTLINE_BIN=/tmp/questline-old scripts/load.sh   # a given binary instead of building one
 #   ROUTES="widget read" scripts/load.sh   # only some routes (widget, read, batch, game, usage, redemption, quest; the bare route and /health always)
@@ -24,18 +26,29 @@ CONNECTIONS="${CONNECTIONS:-64}"
 THREADS="${THREADS:-2}"
 MODE=sqlite
 DATABASE=""
+PG_TARGET=""   # an existing PostgreSQL database and schema (--database postgres://…)
+INSTANCES=1
 while (($#)); do
   case "$1" in
     --postgres) MODE=postgres ;;
-    --database) DATABASE="$2"; shift ;;
+    --database) if [[ $2 == postgres://* || $2 == postgresql://* ]]; then MODE=postgres; PG_TARGET="$2"; else DATABASE="$2"; fi; shift ;;
+    --instances) INSTANCES="$2"; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 
+if ((INSTANCES > 1)) && [[ $MODE != postgres ]]; then
+  echo "--instances needs PostgreSQL (--postgres): instances share one database" >&2; exit 2
+fi
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+if ((INSTANCES > 1)) && ! command -v nginx >/dev/null && [[ ! -x /usr/sbin/nginx ]]; then
+  echo "Installing nginx from the system's packages"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+fi
 if ! command -v wrk >/dev/null; then
   echo "Installing wrk from the system's packages"
-  as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
   # A fresh machine has no package index yet.
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null 2>&1 || {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -59,14 +72,20 @@ else
 fi
 
 WORK="$(mktemp -d)"
-PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-ARGS=(serve --hostname 127.0.0.1 --port "$PORT" --no-demo-data --no-rate-limits --feed-url none --wiki-url none --log-level error --admin-email load@example.com)
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+ARGS=(serve --hostname 127.0.0.1 --no-demo-data --no-rate-limits --feed-url none --wiki-url none --log-level error --admin-email load@example.com)
 if [[ $MODE == postgres ]]; then
-  BASE_URL="${DATABASE_URL:-$(scripts/postgres.sh | tail -n 1)}"
-  SCHEMA="load_$(date +%s)"
-  psql "${BASE_URL%%\?*}" -qc "CREATE SCHEMA $SCHEMA" >/dev/null
-  export DATABASE_URL="$BASE_URL&schema=$SCHEMA"
-  echo "Database: PostgreSQL schema $SCHEMA"
+  if [[ -n $PG_TARGET ]]; then
+    BASE_URL="${PG_TARGET%%&schema=*}"
+    SCHEMA="$(sed -n 's/.*[?&]schema=\([A-Za-z0-9_]*\).*/\1/p' <<<"$PG_TARGET")"
+    export DATABASE_URL="$PG_TARGET"
+  else
+    BASE_URL="${DATABASE_URL:-$(scripts/postgres.sh | tail -n 1)}"
+    SCHEMA="load_$(date +%s)"
+    psql "${BASE_URL%%\?*}" -qc "CREATE SCHEMA $SCHEMA" >/dev/null
+    export DATABASE_URL="$BASE_URL&schema=$SCHEMA"
+  fi
+  echo "Database: PostgreSQL schema ${SCHEMA:-public}"
 else
   unset DATABASE_URL
   DATABASE="${DATABASE:-$WORK/load.sqlite}"
@@ -75,16 +94,60 @@ else
 fi
 TODAY_MD="$(date -u +%m-%d)"
 "$BIN" game-import --database "${DATABASE:-unused.sqlite}" --feed Tests/QuestlineCoreTests/Fixtures/onthisday-05-07-trimmed.json --date "$TODAY_MD" >/dev/null
-"$BIN" "${ARGS[@]}" > "$WORK/server.log" 2>&1 &
-SERVER=$!
-BARE_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+SERVERS=()
+UPSTREAMS=""
+for i in $(seq 1 "$INSTANCES"); do
+  INSTANCE_PORT="$(free_port)"
+  "$BIN" "${ARGS[@]}" --port "$INSTANCE_PORT" $( ((INSTANCES > 1)) && echo --trusted-proxy 127.0.0.1/32) > "$WORK/server$i.log" 2>&1 &
+  SERVERS+=($!)
+  UPSTREAMS+="        server 127.0.0.1:$INSTANCE_PORT;"$'\n'
+  for _ in $(seq 1 150); do curl -fs "http://127.0.0.1:$INSTANCE_PORT/health" >/dev/null && break; sleep 0.2; done
+done
+SERVER="${SERVERS[0]}"
+PORT="$INSTANCE_PORT"
+NGINX=""
+if ((INSTANCES > 1)); then
+  # nginx with the site of deploy/nginx.conf, as scripts/multi.py runs it; one worker a core.
+  PORT="$(free_port)"
+  mkdir -p "$WORK/nginx/logs"
+  SITE="$(sed -n '/# --- site ---/,$p' deploy/nginx.conf | tail -n +2)"
+  SITE="${SITE/UPSTREAMS/$UPSTREAMS}"
+  cat > "$WORK/nginx/nginx.conf" <<NGINX
+daemon off;
+worker_processes auto;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $WORK/nginx/body;
+    proxy_temp_path $WORK/nginx/proxy;
+    fastcgi_temp_path $WORK/nginx/fastcgi;
+    uwsgi_temp_path $WORK/nginx/uwsgi;
+    scgi_temp_path $WORK/nginx/scgi;
+${SITE//LISTEN/$PORT}
+}
+NGINX
+  "$(command -v nginx || echo /usr/sbin/nginx)" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
+  NGINX=$!
+  echo "Instances: $INSTANCES behind nginx on port $PORT"
+fi
+BARE_PORT="$(free_port)"
 "$BARE" --port "$BARE_PORT" > "$WORK/bare.log" 2>&1 &
 BARE_SERVER=$!
-trap 'kill $SERVER $BARE_SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'kill ${SERVERS[*]} $BARE_SERVER $NGINX 2>/dev/null || true; rm -rf "$WORK"' EXIT
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$BARE_PORT/bare" >/dev/null && break; sleep 0.2; done
 URL="http://127.0.0.1:$PORT"
 
+# One value from the database (a count, to check that each write route wrote what it was sent).
+sql_count() {
+  if [[ $MODE == postgres ]]; then
+    psql "${BASE_URL%%\?*}" -tAqc "${SCHEMA:+SET search_path TO $SCHEMA; }$1" | tail -n 1
+  else
+    python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$DATABASE" "$1"
+  fi
+}
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 signup() { # a new member, or (on a database used before, e.g. the scale run's) a login as the existing one
   { curl -fs -X POST "$URL/api/v1/auth/signup" -H 'content-type: application/json' \
@@ -118,19 +181,13 @@ curl -fs -X POST "$URL/api/v1/game/sessions/$GAME/answers" -H 'content-type: app
 # board read is the second child's. On the scale data (READER_TOKEN set) they are the scale's
 # first 32 children, each with 60 days of history; otherwise a new household.
 if [[ -n "${READER_TOKEN:-}" ]]; then
-  CHILDREN="$(python3 - "$DATABASE" <<'PY'
-import hashlib, sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-pairs = []
-for n in range(32):
-    token = f"scale-child-token-{n}"
-    row = db.execute("SELECT member_id FROM sessions WHERE token_hash = ?", (hashlib.sha256(token.encode()).hexdigest(),)).fetchone()
-    if row is None:
-        sys.exit("The database has no scale children: run scripts/scale.py on it first.")
-    pairs.append(f"{token}:{row[0]}")
-print(",".join(pairs))
-PY
-)"
+    CHILDREN=""
+  for n in $(seq 0 31); do
+    TOKEN="scale-child-token-$n"
+    KID="$(sql_count "SELECT member_id FROM sessions WHERE token_hash = '$(printf %s "$TOKEN" | sha256sum | cut -d' ' -f1)'")"
+    [[ -n $KID ]] || { echo "The database has no scale children: run scripts/scale.py on it first." >&2; exit 1; }
+    CHILDREN="$CHILDREN${CHILDREN:+,}$TOKEN:$KID"
+  done
 else
   GUARDIAN="$(signup guardian@example.com)"
   HOUSEHOLD="$(curl -fs -X POST "$URL/api/v1/households" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" -d '{"name":"Load"}' | json "['id']")"
@@ -165,14 +222,6 @@ VIEWER="${SECOND%%:*}"; VIEWER_ID="${SECOND#*:}"
 
 READER_ID="$(curl -fs "$URL/api/v1/me" -H "authorization: Bearer $READER" | json "['id']")"
 CHILD_IDS="$(tr ',' '\n' <<<"$CHILDREN" | sed "s/.*:\(.*\)/'\1'/" | paste -sd,)"
-# A count from the database, to check that each write route wrote what it was sent.
-sql_count() {
-  if [[ $MODE == postgres ]]; then
-    psql "${BASE_URL%%\?*}" -tAqc "SET search_path TO $SCHEMA; $1" | tail -n 1
-  else
-    python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$DATABASE" "$1"
-  fi
-}
 # What a write route adds, per run (LOAD_NONCE is in the ids that reads.lua and usage.lua send).
 written() { # route name
   case "$1" in
@@ -183,10 +232,19 @@ written() { # route name
   esac
 }
 
-declare -A RPS P50 P99 CPU
-# The server's CPU time so far (user + system, in clock ticks): CPU per request is steadier than
-# requests/s on a shared machine.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+declare -A RPS P50 P99 CPU DB_CPU LB_CPU
+# CPU time so far (user + system, in clock ticks) of the given processes: CPU per request is
+# steadier than requests/s on a shared machine, and is what the capacity model needs.
+cpu_ticks() { local pid total=0; for pid in "$@"; do total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0))); done; echo "$total"; }
+# PostgreSQL's CPU: every postgres process on this machine (the load's own server: the
+# postmaster, its backends, its writers) with the children it has reaped (fields 16-17).
+db_ticks() {
+  [[ $MODE == postgres ]] || { echo 0; return; }
+  local pid total=0
+  for pid in $(pgrep -x postgres); do total=$((total + $(awk '{print $14 + $15 + $16 + $17}' "/proc/$pid/stat" 2>/dev/null || echo 0))); done
+  echo "$total"
+}
+lb_pids() { [[ -n $NGINX ]] && echo "$NGINX $(pgrep -P "$NGINX" | tr '\n' ' ')"; }
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
 # ROUTES="widget read" measures only those (first word of the names in the table; the bare route
 # and /health always).
@@ -195,18 +253,20 @@ MEASURED=()
 measure() { # name, script args...
   local name="$1"; shift
   [[ $name == "bare route" || $name == /health || " $ROUTES " == *" ${name%% *} "* ]] || return 0
-  local pid=$SERVER
-  [[ $name == "bare route" ]] && pid=$BARE_SERVER
+  local pids="${SERVERS[*]}" bare=0
+  [[ $name == "bare route" ]] && { pids=$BARE_SERVER; bare=1; }
   MEASURED+=("$name")
   local out before after requests per=1
   export LOAD_NONCE="$(date +%s%N)"
   before="$(written "$name")"
-  local ticks
-  ticks="$(cpu_ticks "$pid")"
+  local ticks db lb
+  ticks="$(cpu_ticks $pids)"; db="$(db_ticks)"; lb="$(cpu_ticks $(lb_pids))"
   out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@")"
-  ticks=$(( $(cpu_ticks "$pid") - ticks ))
+  ticks=$(( $(cpu_ticks $pids) - ticks )); db=$(( $(db_ticks) - db )); lb=$(( $(cpu_ticks $(lb_pids)) - lb ))
   requests="$(awk '/requests in/ {print $1}' <<<"$out")"
   CPU[$name]=$(( ticks * TICK_US / requests ))
+  DB_CPU[$name]=$(( bare ? 0 : db * TICK_US / requests ))
+  LB_CPU[$name]=$(( bare ? 0 : lb * TICK_US / requests ))
   if grep -q "Non-2xx" <<<"$out"; then echo "$name: errors: $(grep Non-2xx <<<"$out")" >&2; fi
   if [[ -n "$before" ]]; then
     # Every request wrote something new (no duplicates), and nothing was lost. Requests still
@@ -222,7 +282,8 @@ measure() { # name, script args...
   RPS[$name]="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
   P50[$name]="$(awk '$1=="50%" {print $2}' <<<"$out")"
   P99[$name]="$(awk '$1=="99%" {print $2}' <<<"$out")"
-  printf '  %-22s %10s req/s   p50 %9s   p99 %9s   server CPU %6s µs/request\n' "$name" "${RPS[$name]}" "${P50[$name]}" "${P99[$name]}" "${CPU[$name]}"
+  printf '  %-22s %10s req/s   p50 %9s   p99 %9s   server CPU %6s µs/request%s\n' "$name" "${RPS[$name]}" "${P50[$name]}" "${P99[$name]}" "${CPU[$name]}" \
+    "$([[ $MODE == postgres ]] && echo "   PostgreSQL CPU ${DB_CPU[$name]} µs/request")$([[ -n $NGINX ]] && echo "   nginx CPU ${LB_CPU[$name]} µs/request")"
 }
 echo "Measuring for ${DURATION}s each at $CONNECTIONS connections ($THREADS wrk threads)"
 measure "bare route" "http://127.0.0.1:$BARE_PORT/bare"
@@ -234,15 +295,22 @@ measure "game answer" -s scripts/load/answer.lua "$URL" -- "$PLAYER" "$GAME"
 measure "usage report" -s scripts/load/usage.lua "$URL" -- "$CHILDREN"
 measure "redemption" -s scripts/load/redeem.lua "$URL" -- "$SPENDER" "$SPENDER_ID"
 measure "quest board" -s scripts/load/get.lua "$URL" -- "$VIEWER" "/api/v1/children/$VIEWER_ID/quests"
-RSS_KB="$(awk '/VmHWM/ {print $2}' /proc/$SERVER/status)"
+RSS_MB=""
+for pid in "${SERVERS[@]}"; do RSS_MB+="${RSS_MB:+, }$(( $(awk '/VmHWM/ {print $2}' /proc/$pid/status) / 1024 )) MB"; done
 
 echo
-echo "| route | requests/s | p50 | p99 | ratio to the bare route | server CPU per request |"
-echo "| --- | --- | --- | --- | --- | --- |"
+HEAD="| route | requests/s | p50 | p99 | ratio to the bare route | server CPU per request |"
+RULE="| --- | --- | --- | --- | --- | --- |"
+[[ $MODE == postgres ]] && { HEAD+=" PostgreSQL CPU per request |"; RULE+=" --- |"; }
+[[ -n $NGINX ]] && { HEAD+=" nginx CPU per request |"; RULE+=" --- |"; }
+echo "$HEAD"; echo "$RULE"
 for name in "${MEASURED[@]}"; do
   ratio="$(python3 -c "print(f'{${RPS[$name]} / ${RPS["bare route"]}:.3f}')")"
-  echo "| $name | ${RPS[$name]} | ${P50[$name]} | ${P99[$name]} | $ratio | ${CPU[$name]} µs |"
+  row="| $name | ${RPS[$name]} | ${P50[$name]} | ${P99[$name]} | $ratio | ${CPU[$name]} µs |"
+  [[ $MODE == postgres ]] && row+=" ${DB_CPU[$name]} µs |"
+  [[ -n $NGINX ]] && row+=" ${LB_CPU[$name]} µs |"
+  echo "$row"
 done
 echo
 [[ -n "${RPS["batch of 100"]:-}" ]] && echo "Reads per second in batches of 100: $(python3 -c "print(int(${RPS["batch of 100"]} * 100))")"
-echo "Server peak resident memory: $((RSS_KB / 1024)) MB"
+echo "Server peak resident memory: $RSS_MB"

@@ -20,6 +20,8 @@ command -v chromium >/dev/null || command -v chromium-browser >/dev/null || miss
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || missing+=(nginx)
 [[ -f /usr/share/javascript/leaflet/leaflet.js ]] || missing+=(libjs-leaflet)  # the stories map
+# App icons are emoji: without a colour emoji font the screenshots show boxes.
+[[ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]] || missing+=(fonts-noto-color-emoji)
 if ((${#missing[@]})); then
   echo "Installing ${missing[*]} from the system's packages"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -55,6 +57,10 @@ python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kill
 
 step "Two instances on one PostgreSQL behind nginx: live events, idempotency, a kill, a fault after commit, shared limits"
 python3 scripts/multi.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"
+
+step "Live streams: 1,000 over 100 households (scale.py data, on SQLite and on PostgreSQL through COPY); every event reaches every stream of its household and no other"
+python3 scripts/live.py --bin "$(swift build --show-bin-path)/questline" --streams 1000 --households 100 --writes 200 --rate 40
+python3 scripts/live.py --bin "$(swift build --show-bin-path)/questline" --streams 1000 --households 100 --writes 200 --rate 40 --postgres "$QUESTLINE_TEST_POSTGRES_URL"
 
 step "Webhooks: a local receiver checks signatures and drops duplicates; retries while it is down; SQLite and two instances on PostgreSQL"
 python3 scripts/webhooks.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"

@@ -112,4 +112,35 @@ import Testing
             await other?.shutdown()
         }
     }
+
+    /// Listeners are kept by household: each event goes to its household's streams only, and a
+    /// stream that ends leaves the table (the subscriber gauge goes back down).
+    @Test func listenersAreCountedByHouseholdAndLeaveWhenTheirStreamEnds() async throws {
+        try await Harness.run { app in
+            let hub = LiveHub(log: app.store.live)
+            let a = HouseholdID(UUID())
+            let b = HouseholdID(UUID())
+            let first = Received()
+            let second = Received()
+            let third = Received()
+            let tasks = [
+                first.consume(hub.subscribe(a)), second.consume(hub.subscribe(a)), third.consume(hub.subscribe(b)),
+            ]
+            #expect(hub.subscriberCount == 3)
+            let event = try JSONDecoder().decode(
+                LiveEvent.self, from: Data(#"{"id":7,"household":"\#(a.rawValue)","kind":"points","at":0}"#.utf8))
+            hub.deliver(event)
+            try await first.wait { $0.events.count == 1 }
+            try await second.wait { $0.events.count == 1 }
+            #expect(first.events == [event] && second.events == [event])
+            #expect(third.events.isEmpty)
+            tasks[0].cancel()
+            tasks[2].cancel()
+            for _ in 0..<500 where hub.subscriberCount != 1 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(hub.subscriberCount == 1)
+            tasks[1].cancel()
+            for _ in 0..<500 where hub.subscriberCount != 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(hub.subscriberCount == 0)
+        }
+    }
 }

@@ -79,7 +79,9 @@ public final class LiveHub: Sendable {
     }
 
     private let log: LiveEventLog
-    private let subscribers = NIOLockedValueBox<[UUID: Subscriber]>([:])
+    /// This instance's listeners by household, so an event reaches its household's streams
+    /// without looking at the others' (10,000 streams on one instance: docs/performance.md).
+    private let subscribers = NIOLockedValueBox<[String: [UUID: Subscriber]]>([:])
     private let closed = NIOLockedValueBox(false)
 
     public init(log: LiveEventLog) {
@@ -102,10 +104,14 @@ public final class LiveHub: Sendable {
         }
         let id = UUID()
         let subscriber = Subscriber(household: household, continuation: continuation, after: after)
+        let key = household.rawValue
         continuation.onTermination = { [weak self] _ in
-            _ = self?.subscribers.withLockedValue { $0.removeValue(forKey: id) }
+            self?.subscribers.withLockedValue { table in
+                table[key]?.removeValue(forKey: id)
+                if table[key]?.isEmpty == true { table[key] = nil }
+            }
         }
-        subscribers.withLockedValue { $0[id] = subscriber }
+        subscribers.withLockedValue { $0[key, default: [:]][id] = subscriber }
         if let after { catchUp(subscriber, after: after) }
         return stream
     }
@@ -123,12 +129,11 @@ public final class LiveHub: Sendable {
     }
 
     /// Devices listening now (`questline_live_subscribers`).
-    public var subscriberCount: Int { subscribers.withLockedValue { $0.count } }
+    public var subscriberCount: Int { subscribers.withLockedValue { $0.values.reduce(0) { $0 + $1.count } } }
 
     /// Hands a committed event to the household's listeners on this instance.
     public func deliver(_ event: LiveEvent) {
-        let household = event.household
-        let targets = subscribers.withLockedValue { $0.values.filter { $0.household.rawValue == household } }
+        let targets = subscribers.withLockedValue { $0[event.household].map { Array($0.values) } ?? [] }
         for subscriber in targets { subscriber.offer(event) }
     }
 
@@ -138,7 +143,7 @@ public final class LiveHub: Sendable {
         closed.withLockedValue { $0 = true }
         let all = subscribers.withLockedValue { table in
             defer { table = [:] }
-            return Array(table.values)
+            return table.values.flatMap(\.values)
         }
         for subscriber in all { subscriber.continuation.finish() }
     }
@@ -153,7 +158,7 @@ public final class LiveHub: Sendable {
     }
 
     private func resync() {
-        for subscriber in subscribers.withLockedValue({ Array($0.values) }) {
+        for subscriber in subscribers.withLockedValue({ $0.values.flatMap(\.values) }) {
             catchUp(subscriber, after: subscriber.startCatchUp())
         }
     }
