@@ -50,10 +50,10 @@ args = parser.parse_args()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-want = args.streams * 2 + 1024
-if soft < want:  # the server (started from here) inherits it
+want = args.streams + 1024  # this process's sockets, and the server's (started from here, it inherits the limit)
+if soft < want:
     try:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (max(want, min(hard, want)), max(hard, want)))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, max(hard, want)))
     except (ValueError, OSError):
         sys.exit(f"Open files are limited to {soft} and cannot be raised to {want}: run as root or raise `ulimit -n`.")
 

@@ -11,6 +11,8 @@ public enum LiveUpdate: Sendable, Equatable {
     /// Events may have been missed (the client resumed from an id older than the log keeps):
     /// re-read everything.
     case refetch
+    /// Nothing happened: the stream is still there (keeps proxies from closing an idle one).
+    case keepAlive
 }
 
 /// Fans household events out to the pages and devices of that household that listen on this
@@ -42,7 +44,7 @@ public final class LiveHub: Sendable {
         }
 
         /// Sends `update`; a device too slow to keep `buffer` updates is disconnected.
-        private func send(_ update: LiveUpdate) {
+        func send(_ update: LiveUpdate) {
             if case .dropped = continuation.yield(update) { continuation.finish() }
         }
 
@@ -130,6 +132,12 @@ public final class LiveHub: Sendable {
 
     /// Devices listening now (`questline_live_subscribers`).
     public var subscriberCount: Int { subscribers.withLockedValue { $0.values.reduce(0) { $0 + $1.count } } }
+
+    /// Tells every stream of this instance that it is still open (`LiveUpdate.keepAlive`): one
+    /// timer for all of them, not one a stream.
+    public func keepAlive() {
+        for subscriber in subscribers.withLockedValue({ $0.values.flatMap(\.values) }) { subscriber.send(.keepAlive) }
+    }
 
     /// Hands a committed event to the household's listeners on this instance.
     public func deliver(_ event: LiveEvent) {

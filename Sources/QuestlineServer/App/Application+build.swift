@@ -13,7 +13,7 @@ import QuestlineFeatures
 import QuestlineStore
 import ServiceLifecycle
 
-public typealias QuestlineApplication = Application<RouterResponder<AppRequestContext>>
+public typealias QuestlineApplication = Application<RequestTaskResponder<RouterResponder<AppRequestContext>>>
 
 /// The composition root, shared by `questline serve`, the tests and the benchmarks.
 ///
@@ -33,8 +33,13 @@ public func buildApplication(
     }
     let (router, services) = try await buildRouterAndServices(
         configuration: configuration, store: store, logger: logger)
+    // A household's event stream (`GET /api/v1/households/{id}/events`) holds its connection
+    // for as long as the device listens: it runs in a task of its own (`RequestTaskResponder`).
+    let streams = RequestTaskResponderBuilder(builder: router) { request in
+        request.uri.path.hasPrefix("/api/v1/households/") && request.uri.path.hasSuffix("/events")
+    }
     var app = Application(
-        router: router,
+        router: streams,
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Questline"),
         logger: logger)
@@ -174,6 +179,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let live = quests.live
     configuration.readiness.whenDraining { live.close() }
     if store.live.relaysThroughDatabase { services.append(LiveListenerService(hub: live, logger: logger)) }
+    services.append(LiveKeepAliveService(hub: live))
     if features.bufferAnalytics { services.append(reading.analyticsFlusher) }
     if configuration.deliverWebhooks { services.append(WebhookSender(store: store, configuration: features)) }
     if configuration.housekeeping { services.append(HousekeepingService(store: store, clock: features.clock)) }
@@ -220,6 +226,18 @@ struct LiveListenerService: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown { await hub.run(logger: logger) }
         hub.close()
+    }
+}
+
+/// Sends every live stream of this instance a keep-alive every 15 seconds (`LiveStream`).
+struct LiveKeepAliveService: Service {
+    let hub: LiveHub
+
+    func run() async throws {
+        while Task.serviceGoesOn {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: LiveStream.keepAlive) }
+            if Task.serviceGoesOn { hub.keepAlive() }
+        }
     }
 }
 

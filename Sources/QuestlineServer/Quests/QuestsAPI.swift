@@ -200,39 +200,27 @@ extension APIImplementation {
 
 }
 
-/// Server-sent events from the live hub, framed by the OpenAPI runtime: each update as a typed
-/// `LiveEvent` with its id, a data-less `keep-alive` every 15 seconds (browsers ignore events
-/// without data), and first a `retry` hint of 3 seconds for reconnecting after the stream ends.
+/// Server-sent events from the live hub, framed by the OpenAPI runtime: first a `connected`
+/// event with a `retry` hint of 3 seconds for reconnecting after the stream ends, then each
+/// update as a typed `LiveEvent` with its id, and a data-less `keep-alive` every 15 seconds
+/// (browsers ignore events without data) from the hub's one timer (`LiveKeepAliveService`).
+///
+/// The body maps the hub's stream as it is read, with no task or timer of its own: at 10,000
+/// open streams a task group with a timer per stream was a third of the server's memory
+/// (docs/performance.md, "Live subscribers").
 enum LiveStream {
     typealias Event = ServerSentEventWithJSONData<Components.Schemas.LiveEvent>
     static let keepAlive = Duration.seconds(15)
 
     static func body(_ updates: AsyncStream<LiveUpdate>) -> HTTPBody {
-        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
-        let task = Task {
-            continuation.yield(Event(event: "connected", retry: 3_000))
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await update in updates { continuation.yield(Self.event(update)) }
-                }
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: Self.keepAlive)
-                        continuation.yield(Event(event: "keep-alive"))
-                    }
-                }
-                await group.next()
-                group.cancelAll()
-            }
-            continuation.finish()
-        }
-        // The client went away (the body is no longer read): stop listening.
-        continuation.onTermination = { _ in task.cancel() }
+        let events = Prepended(first: Event(event: "connected", retry: 3_000), rest: updates.map(Self.event))
         return HTTPBody(events.asEncodedServerSentEventsWithJSONData(), length: .unknown, iterationBehavior: .single)
     }
 
-    static func event(_ update: LiveUpdate) -> Event {
+    @Sendable static func event(_ update: LiveUpdate) -> Event {
         switch update {
+        case .keepAlive:
+            return Event(event: "keep-alive")
         case .refetch:
             return Event(event: "quests", data: .init(kind: .refetch))
         case .event(let event):
@@ -244,6 +232,28 @@ enum LiveStream {
                 id: String(event.id))
         }
     }
+}
+
+/// `first`, then the elements of `rest`.
+struct Prepended<Rest: AsyncSequence & Sendable>: AsyncSequence, Sendable where Rest.Element: Sendable {
+    typealias Element = Rest.Element
+    let first: Element
+    let rest: Rest
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var first: Element?
+        var rest: Rest.AsyncIterator
+
+        mutating func next() async throws -> Element? {
+            if let element = first {
+                first = nil
+                return element
+            }
+            return try await rest.next()
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(first: first, rest: rest.makeAsyncIterator()) }
 }
 
 // MARK: Core values to wire types
