@@ -110,6 +110,8 @@ if ((INSTANCES > 1)); then
   # nginx with the site of deploy/nginx.conf, as scripts/multi.py runs it; one worker a core.
   PORT="$(free_port)"
   mkdir -p "$WORK/nginx/logs"
+  # nginx's workers (not root) buffer large request bodies (a batch of reads) under $WORK.
+  chmod 755 "$WORK"
   SITE="$(sed -n '/# --- site ---/,$p' deploy/nginx.conf | tail -n +2)"
   SITE="${SITE/UPSTREAMS/$UPSTREAMS}"
   cat > "$WORK/nginx/nginx.conf" <<NGINX

@@ -147,4 +147,41 @@ import Testing
             #expect(try await notifyAts(app, "reward.unlocked") == expected)
         }
     }
+
+    /// A pass reads its candidates a page at a time: the pages hold every member who read
+    /// lately once, with all their read days, however the page size cuts the rows.
+    @Test func candidatesComeInPagesWithEveryMemberOnceAndWhole() async throws {
+        try await Harness.run(sessionLifetime: 30 * 86_400) { app in
+            app.clock.set(try Date("2026-05-08T08:00:00Z", strategy: .iso8601))
+            var readers: [String: Int] = [:]
+            for n in 0..<7 {
+                let (token, id) = try await app.signUp("pager\(n)@example.com")
+                let days = n % 3 + 1  // one to three read days each
+                readers[id] = days
+                for day in 0..<days {
+                    try await read(app, token: token, id: "p\(n)-\(day)")
+                    app.clock.advance(by: 86_400)
+                }
+                app.clock.set(try Date("2026-05-08T08:00:00Z", strategy: .iso8601))
+            }
+            let since = LocalDay(app.clock.now(), in: .gmt).adding(days: -4)
+            for limit in [1, 2, 3, 100] {
+                var seen: [String: Int] = [:]
+                var after: MemberID?
+                var pages = 0
+                repeat {
+                    // A page reads 8 rows a member of `limit`: small limits end pages inside a
+                    // member's days, which then starts the next page.
+                    let page = try await app.store.notifications.candidates(since: since, after: after, limit: limit)
+                    for candidate in page.candidates {
+                        #expect(seen[candidate.member.rawValue] == nil, "member on two pages")
+                        seen[candidate.member.rawValue] = candidate.readDays.count
+                    }
+                    after = page.next
+                    pages += 1
+                } while after != nil && pages < 100
+                #expect(seen == readers, "limit \(limit)")
+            }
+        }
+    }
 }

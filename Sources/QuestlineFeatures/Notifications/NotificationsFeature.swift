@@ -57,7 +57,19 @@ public struct NotificationsFeature: Sendable {
         let now = clock.now()
         let since = LocalDay(now, in: .gmt).adding(days: -4)
         var sent = 0
-        for candidate in try await store.notifications.candidates(since: since) {
+        var after: MemberID?
+        repeat {
+            let page = try await store.notifications.candidates(since: since, after: after)
+            after = page.next
+            sent += try await sendDue(page.candidates, now: now)
+        } while after != nil
+        return sent
+    }
+
+    /// Sends the reminders due to `candidates` now; returns how many it sent.
+    private func sendDue(_ candidates: [ReminderCandidate], now: Date) async throws -> Int {
+        var sent = 0
+        for candidate in candidates {
             guard let zone = TimeZoneID(candidate.timeZone) else { continue }
             let preferences =
                 candidate.preferences ?? .defaults(isChild: candidate.isChild)

@@ -120,20 +120,31 @@ public struct NotificationStore: Sendable {
         }
     }
 
-    /// Members with a read day on or after `since` (an ISO day, a little before anyone's
-    /// yesterday), with their read days from then on.
-    public func candidates(since: LocalDay) async throws -> [ReminderCandidate] {
-        try await database.withConnection { db in
+    /// One page of the members with a read day on or after `since` (an ISO day, a little before
+    /// anyone's yesterday), with their read days from then on: the first `limit` or so members
+    /// whose id comes after `after`, in id order. `next` is where the following page starts,
+    /// nil after the last one.
+    ///
+    /// Paged so that a pass holds one page: at a million members, reading every candidate at
+    /// once took the server to 2.7 GB (docs/performance.md, "PostgreSQL at scale").
+    public func candidates(since: LocalDay, after: MemberID? = nil, limit: Int = 1_000) async throws -> (
+        candidates: [ReminderCandidate], next: MemberID?
+    ) {
+        // A member has at most a row a day since `since`, a handful: read that many rows a member.
+        let rowLimit = limit * 8
+        return try await database.withConnection { db in
             let rows = try await db.raw(
                 """
                 SELECT m.id, m.time_zone, hm.role, p.streak_reminders, p.quest_updates, p.quiet_start, p.quiet_end, d.local_day
                 FROM reading_days d JOIN members m ON m.id = d.owner
                 LEFT JOIN household_members hm ON hm.member_id = m.id
                 LEFT JOIN notification_preferences p ON p.member_id = m.id
-                WHERE d.local_day >= \(bind: since.iso)
-                ORDER BY m.id
+                WHERE d.owner > \(bind: after?.rawValue ?? "") AND d.local_day >= \(bind: since.iso)
+                ORDER BY d.owner, d.local_day
+                LIMIT \(bind: rowLimit)
                 """
             ).all()
+            var order: [String] = []
             var byMember: [String: ReminderCandidate] = [:]
             var days: [String: Set<LocalDay>] = [:]
             for row in rows {
@@ -142,6 +153,7 @@ public struct NotificationStore: Sendable {
                     days[id, default: []].insert(day)
                 }
                 if byMember[id] == nil {
+                    order.append(id)
                     let hasPreferences = try row.decode(column: "streak_reminders", as: Int?.self) != nil
                     byMember[id] = ReminderCandidate(
                         member: try MemberID.parse(id, field: "member"),
@@ -150,11 +162,17 @@ public struct NotificationStore: Sendable {
                         preferences: hasPreferences ? try Self.preferences(row) : nil, readDays: [])
                 }
             }
-            return byMember.values.map {
-                ReminderCandidate(
-                    member: $0.member, timeZone: $0.timeZone, isChild: $0.isChild, preferences: $0.preferences,
-                    readDays: days[$0.member.rawValue] ?? [])
+            // A full page may end inside its last member's days: that member starts the next page.
+            let full = rows.count == rowLimit
+            if full, order.count > 1 { order.removeLast() }
+            let candidates = order.compactMap { id in
+                byMember[id].map {
+                    ReminderCandidate(
+                        member: $0.member, timeZone: $0.timeZone, isChild: $0.isChild, preferences: $0.preferences,
+                        readDays: days[id] ?? [])
+                }
             }
+            return (candidates, full ? candidates.last?.member : nil)
         }
     }
 
