@@ -73,7 +73,7 @@ fi
 
 WORK="$(mktemp -d)"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-ARGS=(serve --hostname 127.0.0.1 --no-demo-data --no-rate-limits --feed-url none --wiki-url none --log-level error --admin-email load@example.com)
+ARGS=(serve --hostname 127.0.0.1 --no-demo-data --no-rate-limits --no-reminders --feed-url none --wiki-url none --log-level error --admin-email load@example.com)
 if [[ $MODE == postgres ]]; then
   if [[ -n $PG_TARGET ]]; then
     BASE_URL="${PG_TARGET%%&schema=*}"

@@ -53,6 +53,8 @@ public struct ServeOptions: ParsableArguments {
     @Flag(help: "Mark the session cookie Secure (set this when served over HTTPS).") public var secureCookies = false
     @Flag(help: "Turn off the request limits and the login backoff (for load tests only).") public var noRateLimits =
         false
+    @Flag(help: "Run no reading-reminder pass on this instance (run it on one or a few; see docs/deployment.md).")
+    public var noReminders = false
     @Option(help: "Log level: trace, debug, info (default), notice, warning, error, critical.") public var logLevel:
         String?
     @Option(help: "Log format: text (default), or json (one object per line, for log shippers).") public

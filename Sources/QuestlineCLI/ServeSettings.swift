@@ -39,6 +39,9 @@ public struct ServeOption: Sendable, Equatable {
         .init(
             key: "noRateLimits", defaultValue: "false", meaning: "no request limits nor login backoff (load tests only)"
         ),
+        .init(
+            key: "noReminders", defaultValue: "false",
+            meaning: "this instance runs no reading-reminder pass (run it on one or a few instances)"),
         .init(key: "logLevel", defaultValue: "info", meaning: "trace, debug, info, notice, warning, error or critical"),
         .init(key: "logFormat", defaultValue: "text", meaning: "`text`, or `json`: one object a line"),
         .init(
@@ -78,6 +81,8 @@ public struct ServeSettings: Sendable {
     public var demoData = true
     public var secureCookies = false
     public var rateLimits = true
+    /// Whether this instance runs the reading-reminder pass (`ReminderService`).
+    public var reminders = true
     public var logLevel = Logger.Level.info
     public var jsonLogs = false
     public var feedURL = WikimediaFeedClient.defaultTemplate
@@ -132,6 +137,7 @@ public struct ServeSettings: Sendable {
         flag("noDemoData", options.noDemoData ? .bool(true) : nil)
         flag("secureCookies", options.secureCookies ? .bool(true) : nil)
         flag("noRateLimits", options.noRateLimits ? .bool(true) : nil)
+        flag("noReminders", options.noReminders ? .bool(true) : nil)
         flag("logLevel", options.logLevel.map { .string($0) })
         flag("logFormat", options.logFormat.map { .string($0) })
         flag("feedUrl", options.feedURL.map { .string($0) })
@@ -211,6 +217,7 @@ public struct ServeSettings: Sendable {
             s.demoData = !(try yes("noDemoData"))
             s.secureCookies = try yes("secureCookies")
             s.rateLimits = !(try yes("noRateLimits"))
+            s.reminders = !(try yes("noReminders"))
             if let value = try text("logLevel") {
                 guard let level = Logger.Level(rawValue: value) else {
                     throw Invalid(

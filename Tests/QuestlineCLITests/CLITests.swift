@@ -65,7 +65,11 @@ import Testing
         let listed = try await ServeSettings.resolve(
             try ServeOptions.parse([]),
             environment: ["QUESTLINE_ADMIN_EMAIL": "a@example.com,b@example.com", "QUESTLINE_NO_RATE_LIMITS": "true"])
-        #expect(listed.adminEmails == ["a@example.com", "b@example.com"] && !listed.rateLimits)
+        #expect(listed.adminEmails == ["a@example.com", "b@example.com"] && !listed.rateLimits && listed.reminders)
+        let quiet = try await ServeSettings.resolve(try ServeOptions.parse(["--no-reminders"]), environment: [:])
+        let quietByVariable = try await ServeSettings.resolve(
+            try ServeOptions.parse([]), environment: ["QUESTLINE_NO_REMINDERS": "true"])
+        #expect(!quiet.reminders && !quietByVariable.reminders)
 
         // A bad value stops the start and names the option's three names.
         for (environment, named) in [
