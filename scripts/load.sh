@@ -180,11 +180,11 @@ curl -fs -X POST "$URL/api/v1/game/sessions/$GAME/answers" -H 'content-type: app
 
 # Family quests: 32 children, each with a learning and a reward app, a daily quest (30 minutes)
 # and a weekly one (150 minutes); the first child spends points (one per reward minute), the
-# board read is the second child's. On the scale data (READER_TOKEN set) they are the scale's
-# first 32 children, each with 60 days of history; otherwise a new household.
+# board read is a 33rd child's. On the scale data (READER_TOKEN set) they are the scale's
+# first 33 children, each with 60 days of history; otherwise a new household.
 if [[ -n "${READER_TOKEN:-}" ]]; then
     CHILDREN=""
-  for n in $(seq 0 31); do
+  for n in $(seq 0 32); do
     TOKEN="scale-child-token-$n"
     KID="$(sql_count "SELECT member_id FROM sessions WHERE token_hash = '$(printf %s "$TOKEN" | sha256sum | cut -d' ' -f1)'")"
     [[ -n $KID ]] || { echo "The database has no scale children: run scripts/scale.py on it first." >&2; exit 1; }
@@ -196,7 +196,7 @@ else
   curl -fs -X PUT "$URL/api/v1/households/$HOUSEHOLD/quest-rules" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
     -d '{"pointsPerMinute":1,"minMinutes":1,"maxMinutes":60}' >/dev/null
   CHILDREN=""
-  for i in $(seq 1 32); do
+  for i in $(seq 1 33); do
     KID="$(curl -fs -X POST "$URL/api/v1/households/$HOUSEHOLD/children" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
       -d "{\"username\":\"loadkid$i\",\"password\":\"load-password\",\"displayName\":\"Kid $i\"}" | json "['id']")"
     for app in '"load.learn" "Learn" "learning"' '"load.reward" "Reward" "reward"'; do
@@ -218,9 +218,14 @@ else
     fi
   done
 fi
-IFS=, read -r FIRST SECOND _ <<<"$CHILDREN"
+# The 33rd child's board is read; the usage reports go to the other 32. A board costs more the
+# more reports its periods hold, and on the scale data the usage children's grow with every run
+# made on it: a child no run writes to keeps the empty and the scale figures comparable.
+LAST="${CHILDREN##*,}"
+CHILDREN="${CHILDREN%,*}"
+VIEWER="${LAST%%:*}"; VIEWER_ID="${LAST#*:}"
+FIRST="${CHILDREN%%,*}"
 SPENDER="${FIRST%%:*}"; SPENDER_ID="${FIRST#*:}"
-VIEWER="${SECOND%%:*}"; VIEWER_ID="${SECOND#*:}"
 
 READER_ID="$(curl -fs "$URL/api/v1/me" -H "authorization: Bearer $READER" | json "['id']")"
 CHILD_IDS="$(tr ',' '\n' <<<"$CHILDREN" | sed "s/.*:\(.*\)/'\1'/" | paste -sd,)"
