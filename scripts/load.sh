@@ -83,6 +83,7 @@ if [[ $MODE == postgres ]]; then
     BASE_URL="${DATABASE_URL:-$(scripts/postgres.sh | tail -n 1)}"
     SCHEMA="load_$(date +%s)"
     psql "${BASE_URL%%\?*}" -qc "CREATE SCHEMA $SCHEMA" >/dev/null
+    DROP_SCHEMA="$SCHEMA"   # a schema made for this run goes with it
     export DATABASE_URL="$BASE_URL&schema=$SCHEMA"
   fi
   echo "Database: PostgreSQL schema ${SCHEMA:-public}"
@@ -137,7 +138,15 @@ fi
 BARE_PORT="$(free_port)"
 "$BARE" --port "$BARE_PORT" > "$WORK/bare.log" 2>&1 &
 BARE_SERVER=$!
-trap 'kill ${SERVERS[*]} $BARE_SERVER $NGINX 2>/dev/null || true; rm -rf "$WORK"' EXIT
+cleanup() {
+  kill ${SERVERS[*]} $BARE_SERVER $NGINX 2>/dev/null || true
+  rm -rf "$WORK"
+  if [[ -n ${DROP_SCHEMA:-} ]]; then
+    sleep 1  # the servers' connections close first
+    psql "${BASE_URL%%\?*}" -qc "DROP SCHEMA $DROP_SCHEMA CASCADE" >/dev/null 2>&1 || true
+  fi
+}
+trap cleanup EXIT
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$BARE_PORT/bare" >/dev/null && break; sleep 0.2; done
 URL="http://127.0.0.1:$PORT"
