@@ -60,10 +60,7 @@ public struct QuestsFeature: Sendable {
 
     /// The child `id`, after checking that `actor` may read (or, with `manage`, change) its quests.
     public func child(_ id: MemberID, as actor: MemberRecord, manage: Bool = false) async throws -> MemberRecord {
-        // A child asking about itself (a device's every upload and board read): the record that
-        // authentication has just read, not a second read of it.
-        let found = actor.id == id ? actor : try await store.accounts.member(id)
-        guard let target = found else { throw DomainError.notFound("No such member.") }
+        guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }
         try AccessPolicy.check(actor.actor, .readMember(target.scope))
         guard target.role == .child, let household = target.householdID else {
             throw DomainError.notFound("Quests belong to children in a household; this member is not one.")

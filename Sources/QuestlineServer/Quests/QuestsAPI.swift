@@ -1,3 +1,4 @@
+import AsyncAlgorithms
 import Foundation
 import OpenAPIRuntime
 import QuestlineAPI
@@ -213,7 +214,7 @@ enum LiveStream {
     static let keepAlive = Duration.seconds(15)
 
     static func body(_ updates: AsyncStream<LiveUpdate>) -> HTTPBody {
-        let events = Prepended(first: Event(event: "connected", retry: 3_000), rest: updates.map(Self.event))
+        let events = chain([Event(event: "connected", retry: 3_000)].async, updates.map(Self.event))
         return HTTPBody(events.asEncodedServerSentEventsWithJSONData(), length: .unknown, iterationBehavior: .single)
     }
 
@@ -232,28 +233,6 @@ enum LiveStream {
                 id: String(event.id))
         }
     }
-}
-
-/// `first`, then the elements of `rest`.
-struct Prepended<Rest: AsyncSequence & Sendable>: AsyncSequence, Sendable where Rest.Element: Sendable {
-    typealias Element = Rest.Element
-    let first: Element
-    let rest: Rest
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var first: Element?
-        var rest: Rest.AsyncIterator
-
-        mutating func next() async throws -> Element? {
-            if let element = first {
-                first = nil
-                return element
-            }
-            return try await rest.next()
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(first: first, rest: rest.makeAsyncIterator()) }
 }
 
 // MARK: Core values to wire types
