@@ -73,7 +73,7 @@ fi
 
 WORK="$(mktemp -d)"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-ARGS=(serve --hostname 127.0.0.1 --no-demo-data --no-rate-limits --no-reminders --feed-url none --wiki-url none --log-level error --admin-email load@example.com)
+ARGS=(serve --hostname 127.0.0.1 --no-demo-data --no-rate-limits --no-reminders --feed-url none --wiki-url none --log-level error)
 if [[ $MODE == postgres ]]; then
   if [[ -n $PG_TARGET ]]; then
     BASE_URL="${PG_TARGET%%&schema=*}"
@@ -171,6 +171,7 @@ if [[ -n "${READER_TOKEN:-}" ]]; then
   READERS="$(seq -s, -f 'scale-token-%g' 0 63)"
 else
   ADMIN="$(signup load@example.com)"
+  "$BIN" admin grant load@example.com --database "${DATABASE:-unused.sqlite}" >/dev/null  # DATABASE_URL wins when set
   START="$(date -u -d '-20 days' +%F)"; END="$(date -u -d '+20 days' +%F)"; LATER="$(date -u -d '+60 days' +%F)"
   curl -fs -X PUT "$URL/api/v1/admin/campaigns/load" -H 'content-type: application/json' -H "authorization: Bearer $ADMIN" \
     -d "{\"id\":\"load\",\"startDay\":\"$START\",\"endDay\":\"$END\",\"goalDays\":30,\"claimUntilDay\":\"$LATER\",\"removeAfterDay\":\"$LATER\",\"freezes\":2}" >/dev/null

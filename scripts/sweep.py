@@ -118,7 +118,7 @@ class Server:
         binary, postgres = self.binary, self.postgres
         env = dict(os.environ)
         args = [binary, "serve", "--port", str(self.port), "--no-demo-data", "--no-rate-limits", "--log-level", "error",
-                "--admin-email", "sweep@example.com", "--feed-url", f"http://127.0.0.1:{self.feed_port}/{{wiki}}/{{month}}/{{day}}", "--wiki-url", "none"]
+                "--feed-url", f"http://127.0.0.1:{self.feed_port}/{{wiki}}/{{month}}/{{day}}", "--wiki-url", "none"]
         if postgres:
             env["DATABASE_URL"] = postgres
         else:
@@ -131,6 +131,17 @@ class Server:
                 return
             time.sleep(0.05)
         raise SystemExit("the server did not start; see " + self.log_path)
+
+    def grant_admin(self, email):
+        """The operator grants the administrator role (stored; signing up gives none)."""
+        env = dict(os.environ)
+        args = [self.binary, "admin", "grant", email]
+        if self.postgres:
+            env["DATABASE_URL"] = self.postgres
+        else:
+            env.pop("DATABASE_URL", None)
+            args += ["--database", self.database]
+        subprocess.run(args, env=env, check=True, stdout=subprocess.DEVNULL)
 
     def alive(self):
         if self.process.poll() is not None:
@@ -212,11 +223,12 @@ class Client:
         return json.loads(data or b"null")
 
 
-def setup(client):
+def setup(client, server):
     """A guardian (also administrator) with a household, a child with apps and a quest, a
     comment, a game session: the ids every path parameter needs."""
     guardian = client.json("POST", "/auth/signup", {"email": "sweep@example.com", "password": "sweep-password",
                                                    "displayName": "Sweep", "timeZone": "Europe/Berlin"})
+    server.grant_admin("sweep@example.com")
     g = guardian["token"]
     household = client.json("POST", "/households", {"name": "Sweep"}, g)["id"]
     child = client.json("POST", f"/households/{household}/children",
@@ -450,7 +462,7 @@ def main():
         client = Client(server.url)
         with urllib.request.urlopen(server.url + "/openapi.yaml") as response:
             contract = Contract(yaml.safe_load(response.read()))
-        world = setup(client)
+        world = setup(client, server)
         digest = Digest(server, postgres, schema)
         before = digest.take()
         # Deleting operations go last: their base requests remove what the others need.

@@ -101,11 +101,22 @@ def call(port, method, path, body=None, token=None):
         return error.code, json.loads(error.read() or b"null")
 
 
+def grant(binary, email, database, postgres):
+    """The operator grants the administrator role (a stored role; signing up gives none)."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    args = [binary, "admin", "grant", email]
+    if postgres:
+        env["DATABASE_URL"] = postgres
+    else:
+        args += ["--database", database]
+    subprocess.run(args, env=env, check=True, stdout=subprocess.DEVNULL)
+
+
 def start(binary, workdir, name, database, postgres):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     args = [binary, "serve", "--port", str(port), "--no-demo-data", "--no-rate-limits", "--feed-url", "none", "--wiki-url", "none",
-            "--log-level", "warning", "--admin-email", "hooks-admin@example.com", "--webhook-retry-seconds", "1"]
+            "--log-level", "warning", "--webhook-retry-seconds", "1"]
     if postgres:
         env["DATABASE_URL"] = postgres
     else:
@@ -135,6 +146,7 @@ def run(binary, postgres, workdir):
         _, admin = call(ports[0], "POST", "/api/v1/auth/signup", {
             "email": "hooks-admin@example.com", "password": "hooks-password", "displayName": "Admin", "timeZone": "UTC"})
         a = admin["token"]
+        grant(binary, "hooks-admin@example.com", database, postgres)
         status, endpoint = call(ports[0], "POST", "/api/v1/admin/webhooks", {
             "url": receiver.url, "events": ["points.changed", "quest.completed", "reward.unlocked", "badge.awarded"],
             "description": "test receiver"}, a)

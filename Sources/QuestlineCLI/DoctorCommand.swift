@@ -60,6 +60,19 @@ struct DoctorCommand: AsyncParsableCommand {
                 )
             } else if missing.isEmpty {
                 report(.ok, "database", "\(location) answers; schema at version \(needed.max() ?? 0)")
+                // Administrators are a stored role: none means no one can manage campaigns or webhooks.
+                let admins = try await AccountStore(database).administrators()
+                if admins.isEmpty {
+                    report(
+                        .warning, "administrators",
+                        "none: no one can change campaigns, read the funnel or manage webhooks; grant the role with questline admin grant EMAIL"
+                    )
+                } else {
+                    report(
+                        .ok, "administrators",
+                        admins.map { $0.member.email ?? $0.member.username ?? $0.member.id.rawValue }.joined(
+                            separator: ", "))
+                }
             } else if applied.isEmpty {
                 report(
                     .warning, "database",

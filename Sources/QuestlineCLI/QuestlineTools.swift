@@ -14,7 +14,7 @@ public struct QuestlineTools: AsyncParsableCommand {
         subcommands: [
             Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self,
             WidgetPreviewCommand.self, ReadingFunnelCommand.self, SavedImportCommand.self,
-            ContentImportCommand.self, WikiImportCommand.self, DoctorCommand.self,
+            ContentImportCommand.self, WikiImportCommand.self, DoctorCommand.self, AdminCommand.self,
         ])
 
     public init() {}
@@ -69,11 +69,9 @@ public struct ServeOptions: ParsableArguments {
             "Wikipedia's base URL, with {language}, for search, random articles and summaries; \"none\" uses only the offline pack (default: https://{language}.wikipedia.org).",
             valueName: "url-template"))
     public var wikiURL: String?
-    @Option(
-        name: .customLong("admin-email"),
-        help: ArgumentHelp(
-            "An administrator's e-mail (repeatable): may change campaigns and read the funnel. With demo data, the demo guardian is one.",
-            valueName: "email"))
+    /// Removed (administrators are a stored role: `questline admin grant`); kept hidden so that
+    /// an old command line stops with a message that says so.
+    @Option(name: .customLong("admin-email"), help: .hidden)
     public var adminEmails: [String] = []
     @Option(
         help: ArgumentHelp(

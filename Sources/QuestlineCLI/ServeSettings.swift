@@ -51,8 +51,6 @@ public struct ServeOption: Sendable, Equatable {
             key: "wikiUrl", defaultValue: "https://{language}.wikipedia.org",
             meaning: "Wikipedia's base URL template (search, random, summaries); `none`: the offline pack only"),
         .init(
-            key: "adminEmail", defaultValue: "the demo guardian", meaning: "administrators (a list; repeat the flag)"),
-        .init(
             key: "drainSeconds", defaultValue: "0", meaning: "seconds of 503 on `/ready` after SIGTERM before stopping"),
         .init(
             key: "trustedProxy", defaultValue: "none",
@@ -87,7 +85,6 @@ public struct ServeSettings: Sendable {
     public var jsonLogs = false
     public var feedURL = WikimediaFeedClient.defaultTemplate
     public var wikiURL = WikimediaClient.defaultTemplate
-    public var adminEmails: [String] = []
     public var drainSeconds = 0
     public var trustedProxies: [AddressRange] = []
     public var dbPoolSize: Int?
@@ -108,17 +105,21 @@ public struct ServeSettings: Sendable {
         FeatureConfiguration(
             feedFetcher: feedURL == "none" ? nil : WikimediaFeedClient(template: feedURL),
             wikiFetcher: wikiURL == "none" ? nil : WikimediaClient(template: wikiURL),
-            adminEmails: Set(adminEmails + (demoData ? [DemoData.guardianEmail] : [])),
             demoCampaign: demoData, bufferAnalytics: true, rateLimits: rateLimits ? .standard : .off,
             webhookRetrySeconds: TimeInterval(webhookRetrySeconds), streakReminderHour: streakReminderHour)
     }
 
-    /// A bad value: stops the start, naming where it can be set.
+    /// A bad value: stops the start, naming where it can be set; or an option that no longer
+    /// exists, saying what replaced it.
     public struct Invalid: Error, CustomStringConvertible {
-        public let option: ServeOption
-        public let problem: String
-        public var description: String {
-            "\(option.flag) (\(option.variable), \"\(option.key)\" in the config file): \(problem)"
+        public let description: String
+
+        init(option: ServeOption, problem: String) {
+            description = "\(option.flag) (\(option.variable), \"\(option.key)\" in the config file): \(problem)"
+        }
+
+        init(removed names: String, instead: String) {
+            description = "\(names) is no longer an option: \(instead)"
         }
     }
 
@@ -142,7 +143,7 @@ public struct ServeSettings: Sendable {
         flag("logFormat", options.logFormat.map { .string($0) })
         flag("feedUrl", options.feedURL.map { .string($0) })
         flag("wikiUrl", options.wikiURL.map { .string($0) })
-        flag("adminEmail", options.adminEmails.isEmpty ? nil : .stringArray(options.adminEmails))
+        flag("adminEmail", options.adminEmails.isEmpty ? nil : .stringArray(options.adminEmails))  // refused below
         flag("drainSeconds", options.drainSeconds.map { .int($0) })
         flag("trustedProxy", options.trustedProxies.isEmpty ? nil : .stringArray(options.trustedProxies))
         flag("dbPoolSize", options.dbPoolSize.map { .int($0) })
@@ -246,7 +247,15 @@ public struct ServeSettings: Sendable {
                 }
                 s.wikiURL = value
             }
-            s.adminEmails = try list("adminEmail")
+            // Administrators were e-mails given here; an e-mail is never verified, so anyone signing
+            // up with one became an administrator. The role is stored now (`questline admin`).
+            if config.string(forKey: "adminEmail") != nil || config.stringArray(forKey: "adminEmail") != nil {
+                throw Invalid(
+                    removed: "--admin-email (QUESTLINE_ADMIN_EMAIL, \"adminEmail\" in the config file)",
+                    instead:
+                        "administrators are a stored role now: grant one with `questline admin grant EMAIL` (same database options as serve)"
+                )
+            }
             if let value = try whole("drainSeconds", in: 0...3_600) { s.drainSeconds = value }
             s.trustedProxies = try list("trustedProxy").map { text in
                 guard let range = AddressRange(text) else {

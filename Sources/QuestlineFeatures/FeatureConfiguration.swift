@@ -2,7 +2,7 @@ public import Foundation
 public import QuestlineCore
 
 /// What the use cases need to know, whoever calls them (the server, the CLI, the tests): the
-/// clock, how ids and secrets are made, lifetimes, the feed source, the administrators.
+/// clock, how ids and secrets are made, lifetimes, the feed source, limits.
 /// Where and how to listen is the server's own configuration.
 public struct FeatureConfiguration: Sendable {
     public var clock: any WallClock
@@ -16,8 +16,6 @@ public struct FeatureConfiguration: Sendable {
     public var feedFetcher: (any FeedFetching)?
     /// Where search, random articles and summaries come from; nil serves the offline pack.
     public var wikiFetcher: (any WikiFetching)?
-    /// E-mails (lowercased) of members who may use the admin operations (campaigns, funnel).
-    public var adminEmails: Set<String>
     /// Install a demo reading campaign around today, so a newcomer sees live widget states.
     public var demoCampaign: Bool
     /// Write analytics events in batches every second rather than one by one (the server
@@ -40,7 +38,6 @@ public struct FeatureConfiguration: Sendable {
         invitationLifetime: TimeInterval = 7 * 24 * 3600,
         feedFetcher: (any FeedFetching)? = nil,
         wikiFetcher: (any WikiFetching)? = nil,
-        adminEmails: Set<String> = [],
         demoCampaign: Bool = false,
         bufferAnalytics: Bool = false,
         rateLimits: RateLimits = .standard,
@@ -55,7 +52,6 @@ public struct FeatureConfiguration: Sendable {
         self.invitationLifetime = invitationLifetime
         self.feedFetcher = feedFetcher
         self.wikiFetcher = wikiFetcher
-        self.adminEmails = Set(adminEmails.map { $0.lowercased() })
         self.demoCampaign = demoCampaign
         self.bufferAnalytics = bufferAnalytics
         self.rateLimits = rateLimits

@@ -31,7 +31,7 @@ import Testing
         #expect(serve.port == 8080)
         #expect(serve.hostname == "127.0.0.1")
         #expect(serve.database == "questline.sqlite")
-        #expect(serve.features.demoCampaign && serve.features.adminEmails == [DemoData.guardianEmail])
+        #expect(serve.features.demoCampaign)
         #expect(serve.otlpEndpoint == nil && serve.trustedProxies.isEmpty && serve.dbPoolSize == nil)
         let custom = try await ServeSettings.resolve(
             try ServeOptions.parse(["--port", "9000", "--no-demo-data", "--feed-url", "none"]), environment: [:])
@@ -63,9 +63,19 @@ import Testing
             try ServeOptions.parse(["--port", "7200", "--trusted-proxy", "192.168.0.0/16"]), environment: environment)
         #expect(flagged.port == 7200 && flagged.trustedProxies == [AddressRange("192.168.0.0/16")!])
         let listed = try await ServeSettings.resolve(
-            try ServeOptions.parse([]),
-            environment: ["QUESTLINE_ADMIN_EMAIL": "a@example.com,b@example.com", "QUESTLINE_NO_RATE_LIMITS": "true"])
-        #expect(listed.adminEmails == ["a@example.com", "b@example.com"] && !listed.rateLimits && listed.reminders)
+            try ServeOptions.parse([]), environment: ["QUESTLINE_NO_RATE_LIMITS": "true"])
+        #expect(!listed.rateLimits && listed.reminders)
+        // Administrators are a stored role: the old option stops the start, saying what replaced it.
+        for (options, environment) in [
+            (["--admin-email", "a@example.com"], [String: String]()),
+            ([], ["QUESTLINE_ADMIN_EMAIL": "a@example.com"]),
+        ] {
+            await #expect {
+                _ = try await ServeSettings.resolve(try ServeOptions.parse(options), environment: environment)
+            } throws: { error in
+                "\(error)".contains("questline admin grant") && "\(error)".contains("--admin-email")
+            }
+        }
         let quiet = try await ServeSettings.resolve(try ServeOptions.parse(["--no-reminders"]), environment: [:])
         let quietByVariable = try await ServeSettings.resolve(
             try ServeOptions.parse([]), environment: ["QUESTLINE_NO_REMINDERS": "true"])
@@ -124,7 +134,45 @@ import Testing
         let (child, _) = try #require(try await store.accounts.credentials(login: DemoData.childUsername))
         #expect(child.role == .child)
         #expect(try await store.accounts.memberCount() == 2)
+        // The demo guardian administers the demo through the stored role, audited.
+        #expect(try await store.accounts.administrators().map(\.member.email) == [DemoData.guardianEmail])
+        #expect(try await store.accounts.administratorAudit().map(\.by) == ["demo-data"])
         await store.shutdown()
+    }
+
+    /// `questline admin grant|revoke|list`, as an operator runs them: the role is stored and
+    /// audited, the login is matched by its key (any case, stray spaces), an unknown account
+    /// fails with status 1.
+    @Test func adminGrantRevokeAndList() async throws {
+        let (dir, path) = try temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try await Store.open(.sqlite(path: path))
+        let accounts = AccountsFeature(store: store, configuration: FeatureConfiguration(bcryptCost: 4))
+        let signed = try await accounts.signUp(
+            email: "ops@example.com", password: "password123", displayName: "Ops", timeZone: "UTC")
+        #expect(!signed.member.isAdministrator)
+        await store.shutdown()
+
+        let none = try Questline.run(["admin", "list", "--database", path])
+        #expect(none.status == 0 && none.output.contains("No administrators"), "\(none.output)\(none.errors)")
+        let granted = try Questline.run(["admin", "grant", " OPS@example.com ", "--database", path])
+        #expect(granted.status == 0 && granted.output.contains("ops@example.com is now an administrator"))
+        let again = try Questline.run(["admin", "grant", "ops@example.com", "--database", path])
+        #expect(again.status == 0 && again.output.contains("nothing changed"))
+        let unknown = try Questline.run(["admin", "grant", "nobody@example.com", "--database", path])
+        #expect(unknown.status != 0 && unknown.errors.contains("No account"), "\(unknown.errors)")
+        let listed = try Questline.run(["admin", "list", "--database", path])
+        #expect(
+            listed.output.contains("  ops@example.com  since")
+                && listed.output.contains("granted  ops@example.com  by cli"))
+        let revoked = try Questline.run(["admin", "revoke", "ops@example.com", "--database", path])
+        #expect(revoked.status == 0 && revoked.output.contains("no longer an administrator"))
+
+        let reopened = try await Store.open(.sqlite(path: path))
+        #expect(try await reopened.accounts.administrators().isEmpty)
+        let audit = try await reopened.accounts.administratorAudit()
+        #expect(audit.map(\.granted) == [false, true] && audit.allSatisfy { $0.memberID == signed.member.id })
+        await reopened.shutdown()
     }
 }
 

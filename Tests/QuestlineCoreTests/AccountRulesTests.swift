@@ -14,6 +14,38 @@ import Testing
         }
     }
 
+    /// `LoginName.key`: one key for every spelling of a login name (sign-up, lookup, lockout).
+    @Test func loginNamesHaveOneKey() throws {
+        let same: [(String, String)] = [
+            ("Ada@Example.COM", "ada@example.com"),
+            (" ada@example.com\t", "ada@example.com"),
+            ("ada@example.com\n", "ada@example.com"),
+            ("ada@example.com\r\n", "ada@example.com"),
+            ("\u{2028}ada@example.com\u{2029}", "ada@example.com"),  // line and paragraph separators
+            ("ada@example.com\u{85}", "ada@example.com"),  // NEL
+            ("\u{A0}ada@example.com\u{3000}", "ada@example.com"),  // no-break and ideographic spaces
+            ("\u{200B}ada@example.com\u{FEFF}", "ada@example.com"),  // zero-width space, byte-order mark
+            ("ada@example.com\u{200D}\u{2060}\u{AD}", "ada@example.com"),  // joiner, word joiner, soft hyphen
+            ("Jose\u{301}@example.com", "jos\u{E9}@example.com"),  // decomposed é: NFC
+            ("JOS\u{C9}@example.com", "jos\u{E9}@example.com"),
+            ("Stra\u{DF}e@example.com", "strasse@example.com"),  // full case folding
+            ("\u{FB01}le@example.com", "file@example.com"),  // the ﬁ ligature folds to fi
+            ("\u{212B}ngstrom", "\u{E5}ngstrom"),  // the Angstrom sign is Å: NFC, then folded
+            ("Demo-Kid", "demo-kid"),
+        ]
+        for (typed, key) in same {
+            #expect(LoginName.key(typed) == key, "\(typed.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        #expect(LoginName.key(" \u{200B}\n ") == "")
+        // Inside a name, invisible characters stay: such a name is another (refused at sign-up).
+        #expect(LoginName.key("ad\u{200B}a@example.com") != "ada@example.com")
+        #expect(throws: DomainError.self) { try AccountRules.email("ad\u{200B}a@example.com") }
+        #expect(throws: DomainError.self) { try AccountRules.email("ada@exa\u{2028}mple.com") }
+        // Sign-up stores the key: the same account whatever the spelling.
+        #expect(try AccountRules.email("\u{2028}Stra\u{DF}e@Example.com ") == "strasse@example.com")
+        #expect(try AccountRules.username("Kid.One\u{85}") == "kid.one")
+    }
+
     @Test func passwordsAreLongEnoughAndFitBcrypt() throws {
         #expect(try AccountRules.password("12345678") == "12345678")
         #expect(throws: DomainError.self) { try AccountRules.password("1234567") }

@@ -3,6 +3,7 @@ import HTTPTypes
 import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineStore
 import QuestlineTestSupport
 import SQLKit
@@ -104,7 +105,10 @@ import Testing
             #expect(try await traces(of: f.childID, in: app.store) == [:])
             try await app.send(.get, "/api/v1/me", token: f.child).expectProblem(.unauthorized)
 
-            // Then the guardian deletes their own account; the empty household goes with it.
+            // Then the guardian (an administrator, so the role's audit names them) deletes their
+            // own account; the empty household goes with it, and the audit forgets them.
+            _ = try await AccountsFeature(store: app.store, configuration: FeatureConfiguration(clock: app.clock))
+                .setAdministrator(login: "grace@example.com", grant: true, by: "test")
             let guardianID = f.guardianID
             #expect(try await app.send(.delete, "/api/v1/me", token: f.guardian).status == .noContent)
             #expect(try await traces(of: guardianID, in: app.store) == [:])

@@ -34,7 +34,7 @@ struct World: Sendable {
 
     static func make(_ app: Harness, stories: Bool = false) async throws -> World {
         var world = World()
-        let (admin, adminID) = try await app.signUp("admin@example.com", name: "Admin")
+        let (admin, adminID) = try await app.signUpAdministrator("admin@example.com", name: "Admin")
         let (guardian, guardianID) = try await app.signUp("guardian@example.com", name: "Grace")
         let (stranger, _) = try await app.signUp("stranger@example.com", name: "Sam")
         let (other, _) = try await app.signUp("other@example.com", name: "Olga")

@@ -31,7 +31,6 @@ struct Harness {
         AppConfiguration(
             store: .sqlite(path: ":unused:"), clock: clock, bcryptCost: 4, sessionLifetime: sessionLifetime,
             maxBodyBytes: maxBodyBytes, logLevel: .warning, feedFetcher: feedFetcher, wikiFetcher: wikiFetcher,
-            adminEmails: ["admin@example.com"],
             rateLimits: rateLimits)
     }
 
@@ -111,6 +110,19 @@ struct Harness {
         #expect(reply.status == .created, "sign-up of \(email): \(reply.text)")
         let session = try reply.decode(Components.Schemas.Session.self)
         return (session.token, session.member.id)
+    }
+}
+
+extension Harness {
+    /// Signs up a member and grants them the administrator role, as the operator does
+    /// (`questline admin grant`): signing up never gives a role.
+    func signUpAdministrator(_ email: String, name: String = "Admin", timeZone: String = "Europe/Berlin") async throws
+        -> (token: String, id: String)
+    {
+        let member = try await signUp(email, name: name, timeZone: timeZone)
+        _ = try await AccountsFeature(store: store, configuration: FeatureConfiguration(clock: clock))
+            .setAdministrator(login: email, grant: true, by: "test")
+        return member
     }
 }
 

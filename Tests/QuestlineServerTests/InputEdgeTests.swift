@@ -161,7 +161,8 @@ import Testing
             ).expectProblem(.badRequest, field: "reads[1].at")
 
             try await app.send(
-                .put, "/api/v1/admin/campaigns/far", token: (try await app.signUp("admin@example.com")).token,
+                .put, "/api/v1/admin/campaigns/far",
+                token: (try await app.signUpAdministrator("admin@example.com")).token,
                 json: #"""
                     {"id":"far","startDay":"0001-01-01","endDay":"9999-12-31","goalDays":10,"claimUntilDay":"9999-12-31","removeAfterDay":"9999-12-31"}
                     """#

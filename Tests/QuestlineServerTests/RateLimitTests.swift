@@ -13,6 +13,39 @@ import Testing
 /// Limits: login backoff per account, login attempts per address, writes per member (429 with
 /// Retry-After, as problem+json).
 @Suite struct RateLimitTests {
+    /// A locked account stays locked whatever spelling of its name is typed (`LoginName.key`):
+    /// before, appending a character the lookup stripped and the lockout did not gave each
+    /// variant a fresh lock, and the right password signed in while the account was locked.
+    @Test func aLockedAccountStaysLockedForEverySpellingOfItsName() async throws {
+        try await Harness.run { app in
+            _ = try await app.signUp("spell@example.com")
+            func login(_ name: String, _ password: String) async throws -> Reply {
+                let body = try JSONSerialization.data(withJSONObject: ["login": name, "password": password])
+                return try await app.send(.post, "/api/v1/auth/login", json: String(decoding: body, as: UTF8.self))
+            }
+            for _ in 0..<5 { try await login("spell@example.com", "wrong-password").expectProblem(.unauthorized) }
+            // Control characters (a line feed, NEL) are refused before any login (`TextRule`).
+            for name in ["spell@example.com\n", "spell@example.com\u{85}"] {
+                try await login(name, "password123").expectProblem(.badRequest)
+            }
+            let spellings = [
+                "spell@example.com", "SPELL@example.com", "\u{2028}spell@example.com", "spell@example.com\u{2029}",
+                "spell@example.com\u{200B}", "\u{FEFF}Spell@Example.com\u{3000}", "spell@example.com\u{A0}",
+            ]
+            for name in spellings {
+                for password in ["wrong-password", "password123"] {
+                    let reply = try await login(name, password)
+                    #expect(
+                        reply.status == .tooManyRequests,
+                        "\(name.unicodeScalars.map { String($0.value, radix: 16) }) \(password): \(reply.status)")
+                }
+            }
+            app.clock.advance(by: 24 * 3600)
+            let signedIn = try await login("\u{2028}Spell@Example.com\u{200B}", "password123")
+            #expect(signedIn.status == .ok, "\(signedIn.text)")
+        }
+    }
+
     @Test func repeatedFailedLoginsLockTheAccountWithADoublingBackoff() async throws {
         try await Harness.run { app in
             _ = try await app.signUp("lock@example.com")

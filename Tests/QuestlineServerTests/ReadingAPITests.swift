@@ -216,7 +216,7 @@ extension Harness {
 
     @Test func theFunnelIsForAdminsOnly() async throws {
         try await Harness.runReading { app in
-            let (admin, _) = try await app.signUp("admin@example.com", timeZone: "UTC")
+            let (admin, _) = try await app.signUpAdministrator("admin@example.com", timeZone: "UTC")
             let (reader, _) = try await app.signUp("reader@example.com", timeZone: "UTC")
             _ = try await app.widget(token: reader)
             _ = try await app.send(.post, "/api/v1/reading/challenge/join", token: reader)

@@ -32,7 +32,7 @@ import Testing
 
     @Test func atRiskInTheEveningThenLostTheNextDayOnceEachRespectingPreferences() async throws {
         try await Harness.run(sessionLifetime: 30 * 86_400) { app in
-            let (admin, _) = try await app.signUp("admin@example.com")
+            let (admin, _) = try await app.signUpAdministrator("admin@example.com")
             let hook = try await app.send(
                 .post, "/api/v1/admin/webhooks",
                 json: #"{"url":"http://127.0.0.1:9/hook","events":["reading.streak_at_risk","reading.streak_lost"]}"#,
@@ -105,7 +105,7 @@ import Testing
 
     @Test func questUpdatesWaitForTheChildsQuietHoursAndStopWhenTurnedOff() async throws {
         try await Harness.run(sessionLifetime: 30 * 86_400) { app in
-            let (admin, _) = try await app.signUp("admin@example.com")
+            let (admin, _) = try await app.signUpAdministrator("admin@example.com")
             let hook = try await app.send(
                 .post, "/api/v1/admin/webhooks",
                 json: #"{"url":"http://127.0.0.1:9/hook","events":["quest.completed","reward.unlocked"]}"#,

@@ -1,13 +1,16 @@
-/// Who is asking: a signed-in member and their household membership, if any.
+/// Who is asking: a signed-in member, their household membership, if any, and whether they
+/// hold the stored administrator role (`questline admin grant`; never derived from an e-mail).
 public struct Actor: Hashable, Sendable {
     public let memberID: MemberID
     public let householdID: HouseholdID?
     public let role: HouseholdRole?
+    public let isAdministrator: Bool
 
-    public init(memberID: MemberID, householdID: HouseholdID?, role: HouseholdRole?) {
+    public init(memberID: MemberID, householdID: HouseholdID?, role: HouseholdRole?, isAdministrator: Bool = false) {
         self.memberID = memberID
         self.householdID = householdID
         self.role = role
+        self.isAdministrator = isAdministrator
     }
 }
 
@@ -34,6 +37,8 @@ public enum Action: Sendable, Hashable {
     case readHousehold(HouseholdID)
     /// Add children, invite members, set challenges: what guardians do.
     case manageHousehold(HouseholdID)
+    /// Change reading campaigns, read the funnel, manage webhooks: what administrators do.
+    case administer
 }
 
 /// The one place where access is decided. Every handler asks here.
@@ -59,6 +64,8 @@ public enum AccessPolicy {
         case .manageHousehold(let household):
             guard actor.householdID == household else { throw .notFound("No such household.") }
             guard actor.role == .guardian else { throw .forbidden("Only a guardian can manage the household.") }
+        case .administer:
+            guard actor.isAdministrator else { throw .forbidden("This is for administrators.") }
         }
     }
 

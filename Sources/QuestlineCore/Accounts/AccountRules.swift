@@ -14,20 +14,21 @@ public enum AccountRules {
     public static let displayNameMaxLength = 50
     public static let householdNameMaxLength = 60
 
-    /// Lowercased, trimmed e-mail if it looks like one.
+    /// The e-mail's login key (`LoginName.key`) if it looks like an e-mail; white space or an
+    /// invisible character inside it is refused (no look-alike of another account's address).
     public static func email(_ raw: String, field: String = "email") throws(DomainError) -> String {
-        let value = raw.trimmed().lowercased()
+        let value = LoginName.key(raw)
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
         guard value.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
             !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
-            value.unicodeScalars.allSatisfy({ !CharacterSet.whitespacesAndNewlines.contains($0) })
+            value.unicodeScalars.allSatisfy({ !LoginName.isInvisible($0) })
         else { throw .invalid(field: field, "Enter an e-mail address like name@example.com.") }
         return value
     }
 
-    /// A child's login name: 3 to 32 of a-z, 0-9, '.', '_', '-'; stored lowercased.
+    /// A child's login name: 3 to 32 of a-z, 0-9, '.', '_', '-', after `LoginName.key`.
     public static func username(_ raw: String, field: String = "username") throws(DomainError) -> String {
-        let value = raw.trimmed().lowercased()
+        let value = LoginName.key(raw)
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789._-")
         guard (3...32).contains(value.count), value.unicodeScalars.allSatisfy({ allowed.contains($0) }) else {
             throw .invalid(field: field, "Use 3 to 32 letters, digits, dots, dashes or underscores.")

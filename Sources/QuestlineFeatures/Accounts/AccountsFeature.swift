@@ -67,7 +67,7 @@ public struct AccountsFeature: Sendable {
     public func logIn(login: String, password: String) async throws -> SignedIn {
         var validation = FieldValidation()
         validation.check { () throws(DomainError) in
-            if login.trimmed(newlines: false).isEmpty {
+            if LoginName.key(login).isEmpty {
                 throw .invalid(field: "login", "Enter your e-mail or username.")
             }
         }
@@ -201,6 +201,35 @@ public struct AccountsFeature: Sendable {
         sessions.forget(members: [id])
         if zone != nil, updated.role == .child { try await childZoneSet(updated) }
         return updated
+    }
+
+    // MARK: Administrators
+
+    /// Grants the administrator role to the account with this login (an e-mail or a username,
+    /// by `LoginName.key`), auditing who did it (`by`: "cli", "demo-data"). The operator's way
+    /// in (`questline admin grant`); no request grants a role. Sessions of the member see the
+    /// change at once on this instance, and within the session cache's seconds on others.
+    public func setAdministrator(login: String, grant: Bool, by: String) async throws -> (
+        member: MemberRecord, changed: Bool
+    ) {
+        let key = LoginName.key(login)
+        guard !key.isEmpty else { throw DomainError.invalid(field: "login", "Name an account by e-mail or username.") }
+        guard
+            let result = try await store.accounts.setAdministrator(
+                login: key, grant: grant, by: by, auditID: ids.makeUUID().uuidString.lowercased(), now: clock.now())
+        else { throw DomainError.notFound("No account with the login \(key).") }
+        sessions.forget(members: [result.member.id])
+        return result
+    }
+
+    /// Every administrator, with when the role was granted.
+    public func administrators() async throws -> [(member: MemberRecord, since: Date)] {
+        try await store.accounts.administrators()
+    }
+
+    /// The audit of administrator changes, newest first.
+    public func administratorAudit(limit: Int = 100) async throws -> [AdministratorChange] {
+        try await store.accounts.administratorAudit(limit: limit)
     }
 
     // MARK: Households

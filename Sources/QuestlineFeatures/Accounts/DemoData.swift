@@ -2,7 +2,8 @@ import Foundation
 import QuestlineCore
 public import QuestlineStore
 
-/// Demo accounts for trying the product: a guardian with a household and a child.
+/// Demo accounts for trying the product: a guardian (an administrator) with a household and a
+/// child.
 /// Passwords are random and shown once, when the accounts are created.
 public enum DemoData {
     public struct Account: Sendable, Equatable {
@@ -30,6 +31,8 @@ public enum DemoData {
             in: household.id, as: me, username: childUsername, password: childPassword,
             displayName: "Demo Kid", timeZone: "Europe/Berlin")
         try await familyQuests(store: store, configuration: configuration, guardian: me, child: kid.id)
+        // The demo guardian administers the demo (campaigns, the funnel, webhooks): a stored role.
+        _ = try await accounts.setAdministrator(login: guardianEmail, grant: true, by: "demo-data")
         return [
             Account(role: "guardian", login: guardianEmail, password: guardianPassword),
             Account(role: "child", login: childUsername, password: childPassword),

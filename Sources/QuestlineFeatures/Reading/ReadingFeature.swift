@@ -122,7 +122,9 @@ public struct ReadingFeature: Sendable {
         campaignCache.invalidate()
     }
 
-    public func saveCampaign(_ campaign: Campaign) async throws {
+    /// An administrator adds or changes a campaign.
+    public func saveCampaign(_ campaign: Campaign, as actor: MemberRecord) async throws {
+        try AccessPolicy.check(actor.actor, .administer)
         try campaign.validate()
         try await store.reading.saveCampaign(campaign, replace: true, now: clock.now())
         campaignCache.invalidate()
@@ -452,6 +454,13 @@ public struct ReadingFeature: Sendable {
         try await track(event, subject: subject, campaign: campaign, [:])
     }
 
+    /// The campaign's funnel, for an administrator.
+    public func funnel(campaign id: String, as actor: MemberRecord) async throws -> [FunnelStep] {
+        try AccessPolicy.check(actor.actor, .administer)
+        return try await funnel(campaign: id)
+    }
+
+    /// The campaign's funnel for the operator, who holds the database (`questline reading-funnel`).
     public func funnel(campaign id: String) async throws -> [FunnelStep] {
         _ = try await campaign(id: id)
         let counts = try await store.reading.distinctSubjects(campaign: id)

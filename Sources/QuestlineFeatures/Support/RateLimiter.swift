@@ -99,7 +99,9 @@ public struct LoginGuard: Sendable {
         self.limits = limits
     }
 
-    private static func key(_ login: String) -> String { login.trimmed(newlines: false).lowercased() }
+    /// The account's key, as the login lookup computes it (`LoginName.key`): every spelling that
+    /// reaches an account shares its lock.
+    private static func key(_ login: String) -> String { LoginName.key(login) }
 
     /// Seconds until `login` may try again, or nil.
     public func lockedFor(_ login: String) async throws -> Int? {

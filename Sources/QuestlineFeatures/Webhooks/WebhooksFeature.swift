@@ -14,19 +14,15 @@ public struct WebhooksFeature: Sendable {
     private let store: Store
     let clock: any WallClock
     let ids: any IDGenerator
-    let admins: Set<String>
 
     public init(store: Store, configuration: FeatureConfiguration) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
-        admins = configuration.adminEmails
     }
 
     private func requireAdmin(_ actor: MemberRecord) throws {
-        guard let email = actor.email, admins.contains(email) else {
-            throw DomainError.forbidden("This is for administrators.")
-        }
+        try AccessPolicy.check(actor.actor, .administer)
     }
 
     /// Registers an endpoint; returns it with its signing secret, which is shown only now.

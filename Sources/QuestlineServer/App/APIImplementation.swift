@@ -17,8 +17,6 @@ struct APIImplementation: APIProtocol {
     let stories: StoriesFeature
     let webhooks: WebhooksFeature
     let notifications: NotificationsFeature
-    /// E-mails of members who may use the admin operations.
-    let admins: Set<String>
 
     var identity: Identity { Identity.current }
 

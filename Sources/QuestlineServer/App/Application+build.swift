@@ -88,6 +88,8 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         MetricsMiddleware()
         SecurityHeadersMiddleware()
         ErrorMiddleware(pages: pages, accounts: accounts)
+        // Before anything that decides by route (`RoutePolicy`): one spelling per address.
+        CanonicalPathMiddleware()
         TextRuleMiddleware(part: .address)
         SameOriginFormMiddleware()
         FlashMiddleware(flash: flash)
@@ -152,10 +154,10 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     try APIImplementation(
         accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
         webhooks: WebhooksFeature(store: store, configuration: features),
-        notifications: notifications, admins: features.adminEmails
+        notifications: notifications
     ).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
 
-    let readingRoutes = ReadingPages(reading: reading, activity: activity, pages: pages, admins: features.adminEmails)
+    let readingRoutes = ReadingPages(reading: reading, activity: activity, pages: pages)
     readingRoutes.register(on: router)
     ActivityPages(activity: activity, reading: reading, pages: pages).register(on: router)
     AccountsPages(

@@ -68,7 +68,6 @@ public struct AppConfiguration: Sendable {
         logLevel: Logger.Level = .info,
         feedFetcher: (any FeedFetching)? = WikimediaFeedClient(),
         wikiFetcher: (any WikiFetching)? = nil,
-        adminEmails: Set<String> = [],
         demoCampaign: Bool = false,
         bufferAnalytics: Bool = false,
         rateLimits: RateLimits = .standard,
@@ -80,7 +79,6 @@ public struct AppConfiguration: Sendable {
             features: FeatureConfiguration(
                 clock: clock, ids: ids, bcryptCost: bcryptCost, sessionLifetime: sessionLifetime,
                 invitationLifetime: invitationLifetime, feedFetcher: feedFetcher, wikiFetcher: wikiFetcher,
-                adminEmails: adminEmails,
                 demoCampaign: demoCampaign, bufferAnalytics: bufferAnalytics, rateLimits: rateLimits,
                 sessionCacheSeconds: sessionCacheSeconds))
     }

@@ -13,12 +13,11 @@ struct BodyLimitMiddleware: RouterMiddleware {
 
     init(maxBytes: Int) { defaultMaxBytes = maxBytes }
 
-    static func isUpload(_ path: String) -> Bool { path.hasSuffix("/selfie") || path.hasSuffix("/profile/photo") }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        let maxBytes = Self.isUpload(request.uri.path) ? max(defaultMaxBytes, Self.uploadMaxBytes) : defaultMaxBytes
+        let maxBytes =
+            RoutePolicy.of(request, context).takesUpload ? max(defaultMaxBytes, Self.uploadMaxBytes) : defaultMaxBytes
         var request = request
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maxBytes {
             throw tooLarge

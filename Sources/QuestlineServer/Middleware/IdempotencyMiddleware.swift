@@ -19,9 +19,9 @@ import QuestlineStore
 /// (5xx, and 401/408/409/429) release the key so a retry runs the write; once something
 /// committed, the response is kept whatever it is. Keys are kept for 24 hours.
 ///
-/// Responses that carry a bearer token (sign-up, login) are stored sealed: encrypted with a key
-/// derived from the request itself (its body holds the password), so that only the same request
-/// opens them (`IdempotencySeal`).
+/// Responses that carry a credential (`RoutePolicy.holdsCredential`: sign-up, login, an
+/// invitation, a webhook's secret) are stored sealed: encrypted with a key derived from the
+/// request itself, so that only the same request opens them (`IdempotencySeal`).
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let store: IdempotencyStore
@@ -39,8 +39,6 @@ struct IdempotencyMiddleware: RouterMiddleware {
 
     /// Statuses not worth replaying: the caller should be able to fix them and retry.
     private static let notStored: Set<Int> = [401, 408, 409, 429]
-    /// Requests whose responses carry a session token.
-    static let sealedPaths: Set<String> = ["/api/v1/auth/signup", "/api/v1/auth/login"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -57,7 +55,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
         let scope = Self.scope(request, context: context)
         var request = request
         let body = Array(buffer: try await request.collectBody(upTo: context.maxUploadSize))
-        let sealed = Self.sealedPaths.contains(request.uri.path)
+        let sealed = RoutePolicy.of(request, context).holdsCredential
         var hasher = SHA256()
         hasher.update(data: Array(request.method.rawValue.utf8) + [0] + Array(request.uri.path.utf8) + [0])
         // A sealed request's body is checked by opening its response, not by a hash that would

@@ -15,15 +15,13 @@ struct RateLimitMiddleware: RouterMiddleware {
     let limits: RateLimits
     let clients: ClientAddressRule
 
-    static let loginPaths: Set<String> = ["/api/v1/auth/login", "/login"]
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         guard [.post, .put, .patch, .delete].contains(request.method) else { return try await next(request, context) }
         let address = clients.client(
             peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: .xForwardedFor])
-        if Self.loginPaths.contains(request.uri.path),
+        if RoutePolicy.of(request, context).limitsLogins,
             let wait = try await limiter.take("login|" + address, limit: limits.loginsPerAddress)
         {
             throw DomainError.tooManyRequests(

@@ -30,7 +30,7 @@ struct SameOriginFormMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        if request.method == .post, !request.uri.path.hasPrefix("/api/"),
+        if RoutePolicy.of(request, context).isForm,
             let origin = request.headers[.origin], origin != "null",
             let host = request.head.authority,
             originHost(origin) != host

@@ -66,6 +66,23 @@ enum AccountsSchema {
         Migration(
             version: 4, name: "server_secrets",
             ["CREATE TABLE server_secrets (name TEXT PRIMARY KEY, secret TEXT NOT NULL, created_at BIGINT NOT NULL)"]),
+        // Administrators are a stored role, granted and revoked by the operator (`questline admin`),
+        // each change audited. An account's e-mail gives no role: it is never verified.
+        Migration(
+            version: 5, name: "administrators",
+            [
+                "ALTER TABLE members ADD COLUMN administrator_since BIGINT",
+                """
+                CREATE TABLE admin_audit (
+                    id TEXT PRIMARY KEY,
+                    at BIGINT NOT NULL,
+                    action TEXT NOT NULL CHECK (action IN ('grant', 'revoke')),
+                    member_id TEXT,
+                    login TEXT,
+                    by_whom TEXT NOT NULL
+                )
+                """,
+            ]),
     ]
 }
 
@@ -81,9 +98,13 @@ public struct MemberRecord: Sendable, Equatable {
     public let createdAt: Date
     /// The primary language the member chose (a wiki language code); nil until they do.
     public var language: String? = nil
+    /// Holds the administrator role (`questline admin grant`).
+    public var isAdministrator = false
 
     public var scope: MemberScope { MemberScope(memberID: id, householdID: householdID, role: role) }
-    public var actor: Actor { Actor(memberID: id, householdID: householdID, role: role) }
+    public var actor: Actor {
+        Actor(memberID: id, householdID: householdID, role: role, isAdministrator: isAdministrator)
+    }
 }
 
 public struct HouseholdRecord: Sendable, Equatable {
@@ -112,6 +133,16 @@ public struct NewMember: Sendable {
     }
 }
 
+/// One audited grant or revocation of the administrator role (the member and login are
+/// forgotten when the account is deleted).
+public struct AdministratorChange: Sendable, Equatable {
+    public let at: Date
+    public let granted: Bool
+    public let memberID: MemberID?
+    public let login: String?
+    public let by: String
+}
+
 public struct SessionRecord: Sendable, Equatable {
     public let memberID: MemberID
     public let expiresAt: Date
@@ -132,7 +163,8 @@ public struct AccountStore: Sendable {
     public init(_ database: Database) { self.database = database }
 
     private static let memberColumns = """
-        m.id, m.email, m.username, m.display_name, m.time_zone, m.created_at, m.language, hm.household_id, hm.role
+        m.id, m.email, m.username, m.display_name, m.time_zone, m.created_at, m.language, m.administrator_since,
+        hm.household_id, hm.role
         """
 
     static func decodeMember(_ row: any SQLRow) throws -> MemberRecord {
@@ -147,7 +179,8 @@ public struct AccountStore: Sendable {
             householdID: household.flatMap { HouseholdID($0) },
             role: role.flatMap { HouseholdRole(rawValue: $0) },
             createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)),
-            language: try row.decode(column: "language", as: String?.self))
+            language: try row.decode(column: "language", as: String?.self),
+            isAdministrator: try row.decode(column: "administrator_since", as: Int64?.self) != nil)
     }
 
     // MARK: Members
@@ -209,9 +242,10 @@ public struct AccountStore: Sendable {
         ).first().map(decodeMember)
     }
 
-    /// The member and password hash for a login name (an e-mail or a child's username).
+    /// The member and password hash for a login name (an e-mail or a child's username), looked
+    /// up by its key (`LoginName.key`, the key sign-up stored).
     public func credentials(login: String) async throws -> (MemberRecord, passwordHash: String)? {
-        let key = login.trimmed().lowercased()
+        let key = LoginName.key(login)
         return try await database.withConnection { db in
             guard
                 let row = try await db.raw(
@@ -242,6 +276,80 @@ public struct AccountStore: Sendable {
                 """
             ).run()
             return try await Self.member(id, db: db)
+        }
+    }
+
+    // MARK: Administrators
+
+    /// Grants (or with `grant: false` revokes) the administrator role of the account whose login
+    /// key (`LoginName.key`) is `login`, and audits the change (`admin_audit`, with `by`: who
+    /// made it). Returns the member as it is now, or nil when there is no such account. Granting
+    /// a role held already (or revoking one not held) changes and audits nothing.
+    public func setAdministrator(
+        login: String, grant: Bool, by: String, auditID: String, now: Date
+    ) async throws -> (member: MemberRecord, changed: Bool)? {
+        try await database.transaction { db in
+            guard
+                let row = try await db.raw(
+                    """
+                    SELECT id, administrator_since FROM members WHERE email = \(bind: login) OR username = \(bind: login)
+                    """
+                ).first()
+            else { return nil }
+            let id = MemberID(try row.decode(column: "id", as: String.self))!
+            let holds = try row.decode(column: "administrator_since", as: Int64?.self) != nil
+            guard holds != grant else { return (try await Self.member(id, db: db)!, false) }
+            try await db.raw(
+                """
+                UPDATE members SET administrator_since = \(bind: grant ? now.storedMillis : nil as Int64?)
+                WHERE id = \(bind: id.rawValue)
+                """
+            ).run()
+            try await db.raw(
+                """
+                INSERT INTO admin_audit (id, at, action, member_id, login, by_whom)
+                VALUES (\(bind: auditID), \(bind: now.storedMillis), \(bind: grant ? "grant" : "revoke"),
+                        \(bind: id.rawValue), \(bind: login), \(bind: by))
+                """
+            ).run()
+            return (try await Self.member(id, db: db)!, true)
+        }
+    }
+
+    /// Every administrator, with when the role was granted, oldest first.
+    public func administrators() async throws -> [(member: MemberRecord, since: Date)] {
+        try await database.withConnection { db in
+            try await db.raw(
+                """
+                SELECT \(unsafeRaw: Self.memberColumns) FROM members m
+                LEFT JOIN household_members hm ON hm.member_id = m.id
+                WHERE m.administrator_since IS NOT NULL ORDER BY m.administrator_since, m.id
+                """
+            ).all().map { row in
+                (
+                    try Self.decodeMember(row),
+                    Date(storedMillis: try row.decode(column: "administrator_since", as: Int64.self))
+                )
+            }
+        }
+    }
+
+    /// The audit of administrator changes, newest first.
+    public func administratorAudit(limit: Int = 100) async throws -> [AdministratorChange] {
+        try await database.withConnection { db in
+            try await db.raw(
+                """
+                SELECT at, action, member_id, login, by_whom FROM admin_audit ORDER BY at DESC, id DESC
+                LIMIT \(bind: limit)
+                """
+            ).all().map { row in
+                AdministratorChange(
+                    at: Date(storedMillis: try row.decode(column: "at", as: Int64.self)),
+                    granted: try row.decode(column: "action", as: String.self) == "grant",
+                    memberID: try row.decode(column: "member_id", as: String?.self).flatMap { MemberID($0) },
+                    login: try row.decode(column: "login", as: String?.self),
+                    by: try row.decode(column: "by_whom", as: String.self))
+            }
         }
     }
 

@@ -97,12 +97,14 @@ public enum PersonalData {
         }
         try await db.raw("DELETE FROM rate_buckets WHERE bucket LIKE \(bind: "%|" + id)").run()
         for name in login {
-            try await db.raw("DELETE FROM login_failures WHERE login = \(bind: name.lowercased())").run()
+            try await db.raw("DELETE FROM login_failures WHERE login = \(bind: LoginName.key(name))").run()
         }
         // What stays, without them.
         let opaque = "deleted-" + UUID().uuidString.lowercased()
         try await db.raw("UPDATE analytics_events SET subject = \(bind: opaque) WHERE subject = \(bind: id)").run()
         try await db.raw("UPDATE points_ledger SET created_by = NULL WHERE created_by = \(bind: id)").run()
+        // The audit of administrator changes keeps that a change was made, not to whom.
+        try await db.raw("UPDATE admin_audit SET member_id = NULL, login = NULL WHERE member_id = \(bind: id)").run()
         try await db.raw("UPDATE challenges SET created_by = '' WHERE created_by = \(bind: id)").run()
         let household = try await db.raw(
             "SELECT household_id FROM household_members WHERE member_id = \(bind: id)"
