@@ -104,6 +104,11 @@ public struct ServeOptions: ParsableArguments {
             "The member's local hour from which a \"streak at risk\" reminder event is produced (default 19).",
             valueName: "hour"))
     public var streakReminderHour: Int?
+    @Flag(
+        help:
+            "Let webhooks go to plain http and to loopback, private and link-local addresses (development and tests only)."
+    )
+    public var webhookAllowPrivate = false
 
     public init() {}
 }

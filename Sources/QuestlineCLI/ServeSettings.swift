@@ -63,6 +63,9 @@ public struct ServeOption: Sendable, Equatable {
         .init(
             key: "webhookRetrySeconds", defaultValue: "10",
             meaning: "the first webhook retry's delay, doubled each time"),
+        .init(
+            key: "webhookAllowPrivate", defaultValue: "false",
+            meaning: "let webhooks go to plain http and to loopback and private addresses (development, tests)"),
     ]
 
     static func named(_ key: String) -> ServeOption { all.first { $0.key == key }! }
@@ -91,6 +94,8 @@ public struct ServeSettings: Sendable {
     /// Where spans go (OTLP over HTTP); nil: no tracing.
     public var otlpEndpoint: URL?
     public var webhookRetrySeconds = 10
+    /// Webhooks may go to plain `http` and inward addresses (development and tests only).
+    public var webhookAllowPrivate = false
     public var streakReminderHour = 19
 
     public init() {}
@@ -106,7 +111,8 @@ public struct ServeSettings: Sendable {
             feedFetcher: feedURL == "none" ? nil : WikimediaFeedClient(template: feedURL),
             wikiFetcher: wikiURL == "none" ? nil : WikimediaClient(template: wikiURL),
             demoCampaign: demoData, bufferAnalytics: true, rateLimits: rateLimits ? .standard : .off,
-            webhookRetrySeconds: TimeInterval(webhookRetrySeconds), streakReminderHour: streakReminderHour)
+            webhookRetrySeconds: TimeInterval(webhookRetrySeconds), streakReminderHour: streakReminderHour,
+            webhookDestination: WebhookDestination(allowPrivate: webhookAllowPrivate))
     }
 
     /// A bad value: stops the start, naming where it can be set; or an option that no longer
@@ -150,6 +156,7 @@ public struct ServeSettings: Sendable {
         flag("otlpEndpoint", options.otlpEndpoint.map { .string($0) })
         flag("webhookRetrySeconds", options.webhookRetrySeconds.map { .int($0) })
         flag("streakReminderHour", options.streakReminderHour.map { .int($0) })
+        flag("webhookAllowPrivate", options.webhookAllowPrivate ? .bool(true) : nil)
 
         let variables = EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "questline")
         var providers: [any ConfigProvider] = [InMemoryProvider(name: "flags", values: given), variables]
@@ -219,6 +226,7 @@ public struct ServeSettings: Sendable {
             s.secureCookies = try yes("secureCookies")
             s.rateLimits = !(try yes("noRateLimits"))
             s.reminders = !(try yes("noReminders"))
+            s.webhookAllowPrivate = try yes("webhookAllowPrivate")
             if let value = try text("logLevel") {
                 guard let level = Logger.Level(rawValue: value) else {
                     throw Invalid(

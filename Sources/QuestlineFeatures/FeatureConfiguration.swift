@@ -29,6 +29,9 @@ public struct FeatureConfiguration: Sendable {
     public var webhookRetrySeconds: TimeInterval
     /// The member's local hour from which "streak at risk" is sent.
     public var streakReminderHour: Int
+    /// Where webhooks may go: `https` on the public internet, unless private destinations are
+    /// allowed (`--webhook-allow-private`, for development and the test suite).
+    public var webhookDestination: WebhookDestination
 
     public init(
         clock: any WallClock = SystemClock(),
@@ -43,7 +46,8 @@ public struct FeatureConfiguration: Sendable {
         rateLimits: RateLimits = .standard,
         sessionCacheSeconds: TimeInterval = 5,
         webhookRetrySeconds: TimeInterval = 10,
-        streakReminderHour: Int = 19
+        streakReminderHour: Int = 19,
+        webhookDestination: WebhookDestination = WebhookDestination(allowPrivate: false)
     ) {
         self.clock = clock
         self.ids = ids ?? TimeOrderedIDGenerator(clock: clock)
@@ -58,5 +62,6 @@ public struct FeatureConfiguration: Sendable {
         self.sessionCacheSeconds = sessionCacheSeconds
         self.webhookRetrySeconds = webhookRetrySeconds
         self.streakReminderHour = streakReminderHour
+        self.webhookDestination = webhookDestination
     }
 }

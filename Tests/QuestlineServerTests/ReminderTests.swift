@@ -35,7 +35,8 @@ import Testing
             let (admin, _) = try await app.signUpAdministrator("admin@example.com")
             let hook = try await app.send(
                 .post, "/api/v1/admin/webhooks",
-                json: #"{"url":"http://127.0.0.1:9/hook","events":["reading.streak_at_risk","reading.streak_lost"]}"#,
+                json:
+                    #"{"url":"https://93.184.215.14/hook","events":["reading.streak_at_risk","reading.streak_lost"]}"#,
                 token: admin)
             #expect(hook.status == .created)
             let (reader, readerID) = try await app.signUp("streak@example.com")
@@ -108,7 +109,7 @@ import Testing
             let (admin, _) = try await app.signUpAdministrator("admin@example.com")
             let hook = try await app.send(
                 .post, "/api/v1/admin/webhooks",
-                json: #"{"url":"http://127.0.0.1:9/hook","events":["quest.completed","reward.unlocked"]}"#,
+                json: #"{"url":"https://93.184.215.14/hook","events":["quest.completed","reward.unlocked"]}"#,
                 token: admin)
             #expect(hook.status == .created)
             let quests = QuestAPITests()

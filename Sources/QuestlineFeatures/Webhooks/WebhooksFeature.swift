@@ -1,9 +1,10 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 import Crypto
 import Foundation
 public import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import QuestlineCore
 public import QuestlineStore
 public import ServiceLifecycle
@@ -14,11 +15,14 @@ public struct WebhooksFeature: Sendable {
     private let store: Store
     let clock: any WallClock
     let ids: any IDGenerator
+    /// Where an endpoint may point (`https`, the public internet).
+    let destination: WebhookDestination
 
     public init(store: Store, configuration: FeatureConfiguration) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
+        destination = configuration.webhookDestination
     }
 
     private func requireAdmin(_ actor: MemberRecord) throws {
@@ -31,13 +35,9 @@ public struct WebhooksFeature: Sendable {
     ) {
         try requireAdmin(actor)
         var v = FieldValidation()
-        let address = v.check { () throws(DomainError) -> String in
-            let trimmed = url.trimmed()
-            guard trimmed.count <= 2_000, let parsed = URL(string: trimmed),
-                ["http", "https"].contains(parsed.scheme ?? ""),
-                parsed.host?.isEmpty == false
-            else { throw .invalid(field: "url", "Use an http or https URL of at most 2000 characters.") }
-            return trimmed
+        var address: String?
+        do { address = try await destination.checkRegistration(url) } catch let error as DomainError {
+            if case .invalid(let issues) = error { for issue in issues { v.add(field: issue.field, issue.message) } }
         }
         let types = v.check { () throws(DomainError) -> [OutboxEventType] in
             guard !events.isEmpty, events.count <= OutboxEventType.allCases.count else {
@@ -112,23 +112,28 @@ public struct WebhooksFeature: Sendable {
 /// A failure (no answer, or a status other than 2xx) is retried after `retryBase` × 2^attempts
 /// (at most an hour apart), until 24 hours after the event; then the delivery is `failed`, and
 /// an administrator can replay it.
+///
+/// Each delivery resolves the endpoint's host itself and checks every address against
+/// `WebhookDestination` before connecting, then connects to the address it checked (the name
+/// stays the TLS server name and `Host`), so a name that resolves inward now, or answers
+/// differently a moment later, is never reached. Redirects are not followed. The log records a
+/// class of failure (`WebhookFailure`), not the raw error.
 public struct WebhookSender: Service {
     let store: Store
     let clock: any WallClock
     let retryBase: TimeInterval
-    let httpClient: HTTPClient
+    let destination: WebhookDestination
     let logger: Logger
     static let lease: TimeInterval = 60
     static let giveUpAfter: TimeInterval = 24 * 3600
 
     public init(
-        store: Store, configuration: FeatureConfiguration, httpClient: HTTPClient = .shared,
-        logger: Logger = Logger(label: "questline.webhooks")
+        store: Store, configuration: FeatureConfiguration, logger: Logger = Logger(label: "questline.webhooks")
     ) {
         self.store = store
         clock = configuration.clock
         retryBase = configuration.webhookRetrySeconds
-        self.httpClient = httpClient
+        destination = configuration.webhookDestination
         self.logger = logger
     }
 
@@ -159,7 +164,31 @@ public struct WebhookSender: Service {
     }
 
     private func send(_ delivery: DueDelivery) async {
-        let now = clock.now()
+        let (status, failure) = await post(delivery, now: clock.now())
+        let delivered = failure == nil
+        let retry =
+            delivered ? nil : retryAt(attempts: delivery.attempts, createdAt: delivery.createdAt, now: clock.now())
+        do {
+            try await store.outbox.attempted(
+                delivery.id, status: status, error: failure?.rawValue, delivered: delivered, retryAt: retry,
+                now: clock.now())
+        } catch {
+            logger.warning(
+                "Webhook outcome not recorded; the lease expires and it is sent again",
+                metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
+        }
+    }
+
+    /// Posts one delivery to the address its host resolves to now, if that is allowed: the
+    /// receiver's status, and the class of failure (nil when delivered).
+    private func post(_ delivery: DueDelivery, now: Date) async -> (status: Int?, failure: WebhookFailure?) {
+        guard let url = URL(string: delivery.url) else { return (nil, .blocked) }
+        let host: String
+        let address: InternetAddress?
+        switch await destination.target(for: url) {
+        case .refused(let why): return (nil, why)
+        case .connect(let name, let checked): (host, address) = (name, checked)
+        }
         var request = HTTPClientRequest(url: delivery.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -169,26 +198,49 @@ public struct WebhookSender: Service {
             value: WebhooksFeature.signature(
                 secret: delivery.secret, timestamp: Int(now.timeIntervalSince1970), body: delivery.body))
         request.body = .bytes(ByteBuffer(string: delivery.body))
-        var status: Int?
-        var failure: String?
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: Self.configuration(host: host, address: address))
+        defer { Task { try? await client.shutdown() } }
         do {
-            let response = try await httpClient.execute(request, timeout: .seconds(10), logger: logger)
-            status = Int(response.status.code)
+            let response = try await client.execute(request, timeout: .seconds(10), logger: logger)
             _ = try? await response.body.collect(upTo: 64 << 10)
+            return (Int(response.status.code), WebhookFailure.status(Int(response.status.code)))
         } catch {
-            failure = "\(error)"
+            return (nil, Self.classify(error))
         }
-        let delivered = status.map { (200..<300).contains($0) } ?? false
-        let retry =
-            delivered ? nil : retryAt(attempts: delivery.attempts, createdAt: delivery.createdAt, now: clock.now())
-        do {
-            try await store.outbox.attempted(
-                delivery.id, status: status, error: failure ?? (delivered ? nil : "HTTP \(status ?? 0)"),
-                delivered: delivered, retryAt: retry, now: clock.now())
-        } catch {
-            logger.warning(
-                "Webhook outcome not recorded; the lease expires and it is sent again",
-                metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
+    }
+
+    /// A client for one delivery: no redirects, bounded waits, and the host pinned to the address
+    /// that was checked (a name is not resolved again by the client).
+    static func configuration(host: String, address: InternetAddress?) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(5), read: .seconds(10)))
+        let bare = WebhookDestination.unbracketed(host)
+        if let address, (try? SocketAddress(ipAddress: bare, port: 0)) == nil {
+            configuration.dnsOverride = [host: address.description]
         }
+        return configuration
+    }
+
+    /// The class of a failed request (never its text: it can name internal hosts and ports).
+    static func classify(_ error: any Error) -> WebhookFailure {
+        if let client = error as? HTTPClientError {
+            if [.connectTimeout, .readTimeout, .deadlineExceeded].contains(client) { return .timeout }
+            if client == .remoteConnectionClosed { return .refused }
+        }
+        if let io = error as? IOError, [ECONNREFUSED, ECONNRESET].contains(io.errnoCode) { return .refused }
+        if let connection = error as? NIOConnectionError {
+            let errors = connection.connectionErrors.map(\.error)
+            if errors.contains(where: { ($0 as? IOError).map { $0.errnoCode == ECONNREFUSED } ?? false }) {
+                return .refused
+            }
+            if connection.dnsAAAAError != nil || connection.dnsAError != nil { return .dns }
+            return .connection
+        }
+        let name = String(reflecting: type(of: error))
+        if name.contains("SSL") || name.contains("TLS") { return .tls }
+        return .connection
     }
 }
