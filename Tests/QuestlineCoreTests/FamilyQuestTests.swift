@@ -316,13 +316,15 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
             UnlockGrant(id: "a", token: "game", minutes: 30, startsAt: now, expiresAt: expiry, challengeID: nil),
             UnlockGrant(id: "b", token: "game", minutes: 20, startsAt: now + 600, expiresAt: expiry, challengeID: nil),
         ]
-        let usage = UsageTimeline([
-            // before the grants: free of charge
+        let usage = [
+            // before the grants: not charged to them (use while blocked)
             UsageRecord(token: "game", start: now - 3600, seconds: 1800, zone: berlin),
             UsageRecord(token: "game", start: now + 60, seconds: 40 * 60, zone: berlin),
-        ])
-        let balances = UnlockLedger.balances(grants, usage: usage)
+        ]
+        let account = RewardUse.account(grants: grants, reports: usage, rewardApps: ["game"], rules: .open, zone: zone)
+        let balances = account.balances
         #expect(balances.map(\.secondsLeft) == [0, 10 * 60])
+        #expect(account.blocked == [BlockedUse(token: "game", at: now - 1800, seconds: 1800, reason: .noGrant)])
         #expect(balances[1].isActive(at: now + 3600) && !balances[1].isActive(at: expiry))
     }
 

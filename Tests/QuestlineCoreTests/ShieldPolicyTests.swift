@@ -176,3 +176,89 @@ import Testing
         #expect(report.learningMinutes == 42 && report.pointsEarned == 60 && report.pointsSpent == 25)
     }
 }
+
+/// `RewardUse`: reported use of reward apps charged to grants minute for minute, and use while
+/// blocked found; `ShieldRules.restriction`, the one answer to "are reward apps shielded now
+/// whatever the grants?".
+@Suite struct RewardUseTests {
+    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    let zoneID = TimeZoneID("Europe/Berlin")!
+    func at(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
+
+    func use(_ end: String, minutes: Int, token: String = "game") -> UsageRecord {
+        UsageRecord(token: token, start: at(end) - Double(minutes * 60), seconds: minutes * 60, zone: zoneID)
+    }
+
+    /// 30 minutes redeemed at 12:00 Berlin; use reported as it happens.
+    var grant: UnlockGrant {
+        UnlockGrant(
+            id: "g", token: "game", minutes: 30, startsAt: at("2026-05-07T10:00:00Z"),
+            expiresAt: at("2026-05-07T22:00:00Z"), challengeID: nil)
+    }
+
+    @Test func reportedUseIsChargedMinuteForMinute() {
+        // The device stand-in reports "10 minutes, ending now" seconds after the unlock, then 5
+        // more: the grant loses 10 and then 5 (before, it lost the seconds since the unlock).
+        var reports = [use("2026-05-07T10:00:05Z", minutes: 10)]
+        var account = RewardUse.account(
+            grants: [grant], reports: reports, rewardApps: ["game"], rules: .open, zone: berlin)
+        #expect(account.balances.map(\.minutesLeft) == [20] && account.blocked.isEmpty)
+        reports.append(use("2026-05-07T10:00:10Z", minutes: 5))
+        account = RewardUse.account(grants: [grant], reports: reports, rewardApps: ["game"], rules: .open, zone: berlin)
+        #expect(account.balances.map(\.minutesLeft) == [15] && account.blocked.isEmpty)
+        // Over the grant: what it cannot pay is blocked use (no grant); the same in any order.
+        reports.append(use("2026-05-07T11:00:00Z", minutes: 20))
+        for order in [reports, reports.reversed(), [reports[2], reports[0], reports[1]]] {
+            let over = RewardUse.account(
+                grants: [grant], reports: order, rewardApps: ["game"], rules: .open, zone: berlin)
+            #expect(over.balances.map(\.secondsLeft) == [0])
+            #expect(
+                over.blocked == [
+                    BlockedUse(token: "game", at: at("2026-05-07T11:00:00Z"), seconds: 300, reason: .noGrant)
+                ])
+        }
+        // Learning apps are never blocked use; other reward apps without a grant are.
+        let other = RewardUse.account(
+            grants: [grant],
+            reports: [
+                use("2026-05-07T10:30:00Z", minutes: 5, token: "khan"),
+                use("2026-05-07T10:30:00Z", minutes: 5, token: "tube"),
+            ],
+            rewardApps: ["game", "tube"], rules: .open, zone: berlin)
+        #expect(other.blocked.map(\.token) == ["tube"] && other.balances.map(\.minutesLeft) == [30])
+    }
+
+    @Test func useInDowntimeOrOnADayOffIsBlockedAndNotCharged() {
+        let rules = ShieldRules(rewardDays: Set(1...5), downtime: LocalHours(start: 21, end: 7))
+        // 21:30 Berlin, Thursday 7 May: downtime.
+        let night = RewardUse.account(
+            grants: [grant], reports: [use("2026-05-07T19:30:00Z", minutes: 10)], rewardApps: ["game"], rules: rules,
+            zone: berlin)
+        #expect(night.balances.map(\.minutesLeft) == [30])
+        #expect(night.blocked.map(\.reason) == [.downtime] && night.blocked.map(\.minutes) == [10])
+        // Saturday 9 May: not a reward day.
+        let saturday = UnlockGrant(
+            id: "s", token: "game", minutes: 30, startsAt: at("2026-05-09T08:00:00Z"),
+            expiresAt: at("2026-05-09T22:00:00Z"), challengeID: nil)
+        let weekend = RewardUse.account(
+            grants: [saturday], reports: [use("2026-05-09T09:00:00Z", minutes: 10)], rewardApps: ["game"],
+            rules: rules, zone: berlin)
+        #expect(weekend.blocked.map(\.reason) == [.notToday] && weekend.balances.map(\.minutesLeft) == [30])
+    }
+
+    @Test func restrictionsAndWhenTheyEnd() {
+        let rules = ShieldRules(rewardDays: Set(1...5), downtime: LocalHours(start: 21, end: 7))
+        #expect(rules.restriction(at: at("2026-05-07T10:00:00Z"), zone: berlin) == nil)
+        #expect(rules.restriction(at: at("2026-05-07T21:30:00Z"), zone: berlin) == .downtime)  // 23:30
+        #expect(rules.restrictionEnds(after: at("2026-05-07T21:30:00Z"), zone: berlin) == at("2026-05-08T05:00:00Z"))
+        // Friday 23:30: downtime, then Saturday and Sunday off, then Monday's downtime to 07:00.
+        #expect(rules.restriction(at: at("2026-05-09T10:00:00Z"), zone: berlin) == .notToday)
+        #expect(rules.restrictionEnds(after: at("2026-05-08T21:30:00Z"), zone: berlin) == at("2026-05-11T05:00:00Z"))
+        #expect(rules.restrictionEnds(after: at("2026-05-07T10:00:00Z"), zone: berlin) == nil)
+        #expect(ShieldRules(rewardDays: []).restrictionEnds(after: at("2026-05-07T10:00:00Z"), zone: berlin) == nil)
+        // The DST night (29 March 2026, Berlin): downtime 1 to 3 ends at the first instant after the gap.
+        let short = ShieldRules(downtime: LocalHours(start: 1, end: 3))
+        #expect(short.restriction(at: at("2026-03-29T00:30:00Z"), zone: berlin) == .downtime)  // 01:30
+        #expect(short.restrictionEnds(after: at("2026-03-29T00:30:00Z"), zone: berlin) == at("2026-03-29T01:00:00Z"))
+    }
+}

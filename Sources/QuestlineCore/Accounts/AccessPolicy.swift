@@ -37,6 +37,10 @@ public enum Action: Sendable, Hashable {
     case readHousehold(HouseholdID)
     /// Add children, invite members, set challenges: what guardians do.
     case manageHousehold(HouseholdID)
+    /// Change a member's time zone, which decides their local days. A child's day follows its
+    /// household: only a guardian sets a child's zone (a child's own change is refused, naming
+    /// `timeZone`), or a child could leave downtime by moving to a zone where it is daytime.
+    case changeTimeZone(MemberScope)
     /// Change reading campaigns, read the funnel, manage webhooks: what administrators do.
     case administer
 }
@@ -64,6 +68,13 @@ public enum AccessPolicy {
         case .manageHousehold(let household):
             guard actor.householdID == household else { throw .notFound("No such household.") }
             guard actor.role == .guardian else { throw .forbidden("Only a guardian can manage the household.") }
+        case .changeTimeZone(let target):
+            if target.memberID == actor.memberID, target.role == .child {
+                throw .forbidden(
+                    "A guardian sets a child's time zone (it decides downtime, reward days and quest days).",
+                    field: "timeZone")
+            }
+            try check(actor, .updateMember(target))
         case .administer:
             guard actor.isAdministrator else { throw .forbidden("This is for administrators.") }
         }

@@ -16,8 +16,9 @@ public enum DomainError: Error, Hashable, Sendable {
     case invalid([FieldIssue])
     /// The caller is not signed in, or the session has ended (401).
     case unauthenticated(String)
-    /// The caller may see the resource but may not do this to it (403).
-    case forbidden(String)
+    /// The caller may see the resource but may not do this to it (403), naming the field when
+    /// one input is what is not allowed (a child's own `timeZone`).
+    case forbidden(String, field: String? = nil)
     /// The resource does not exist, or the caller may not know that it exists (404).
     case notFound(String)
     /// The request conflicts with the current state, e.g. an e-mail already taken (409).

@@ -75,6 +75,16 @@ public struct UsageTimeline: Sendable {
         self.pieces = pieces.sorted { ($0.start, $0.token) < ($1.start, $1.token) }
     }
 
+    private init(pieces: [UsagePiece]) { self.pieces = pieces }
+
+    /// The usage on local days up to `today` (the child's, in the zone a guardian set): a
+    /// report stamped in a zone where it is already a later day counts on that day, once the
+    /// child's today reaches it. Before, such a report completed and paid a period the child had
+    /// not reached, and unlocked reward apps for now.
+    public func through(_ today: LocalDay) -> UsageTimeline {
+        UsageTimeline(pieces: pieces.filter { $0.day <= today })
+    }
+
     private static func cut(
         _ token: String, _ start: Date, _ end: Date, _ zone: TimeZone, into pieces: inout [UsagePiece],
         midnights: inout DayStarts

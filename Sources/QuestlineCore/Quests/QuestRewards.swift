@@ -101,33 +101,8 @@ public struct GrantBalance: Sendable, Equatable {
     public func isActive(at now: Date) -> Bool { secondsLeft > 0 && now < grant.expiresAt }
 }
 
-public enum UnlockLedger {
-    /// What is left of each grant once the reported use of its reward app is taken off.
-    /// Use is charged to grants oldest first; a grant only pays for use between its start and
-    /// its expiry, and for at most its minutes.
-    public static func balances(_ grants: [UnlockGrant], usage: UsageTimeline) -> [GrantBalance] {
-        var result: [GrantBalance] = []
-        let byToken = Dictionary(grouping: grants, by: \.token)
-        for (token, tokenGrants) in byToken {
-            let pieces = usage.pieces.filter { $0.token == token }
-            var cursor = Date.distantPast
-            for grant in tokenGrants.sorted(by: { ($0.startsAt, $0.id) < ($1.startsAt, $1.id) }) {
-                var budget = Double(grant.minutes * 60)
-                var from = max(cursor, grant.startsAt)
-                for piece in pieces where budget > 0 && piece.end > from && piece.start < grant.expiresAt {
-                    let start = max(piece.start, from)
-                    let end = min(piece.end, grant.expiresAt, start.addingTimeInterval(budget))
-                    guard start < end else { continue }
-                    budget -= end.timeIntervalSince(start)
-                    from = end
-                }
-                if budget < Double(grant.minutes * 60) { cursor = from }
-                result.append(GrantBalance(grant: grant, secondsLeft: Int(budget.rounded(.down))))
-            }
-        }
-        return result.sorted { ($0.grant.startsAt, $0.grant.id) < ($1.grant.startsAt, $1.grant.id) }
-    }
-}
+/// Grants as a screen shows them (`RewardUse.account` charges use to them).
+public enum UnlockLedger {}
 
 extension UnlockLedger {
     /// Active grants summed per reward app: the minutes left over all of them and the latest

@@ -33,7 +33,9 @@ public struct LearningSummary: Sendable, Equatable {
 /// the usage from the earliest of them.
 public struct SettlementScope: Sendable, Equatable {
     public let today: LocalDay
-    /// The days whose earnings are recomputed: the days the new usage touched.
+    /// The days whose earnings are recomputed: the days the new usage touched, up to today, and
+    /// today (usage stamped on a later day than the child's today waits for that day, and is
+    /// settled by the first settlement on it).
     public let touched: Set<LocalDay>
     /// The first day of the earliest period considered: completions from here on are read.
     public let firstDay: LocalDay
@@ -42,8 +44,9 @@ public struct SettlementScope: Sendable, Equatable {
     public let usageFrom: Date
     public let usageTo: Date
 
-    public init(quests: [Quest], touching days: Set<LocalDay>, now: Date, zone: TimeZone) {
+    public init(quests: [Quest], touching touchedDays: Set<LocalDay>, now: Date, zone: TimeZone) {
         let today = LocalDay(now, in: zone)
+        let days = touchedDays.filter { $0 <= today }.union([today])
         var earliest = days.min() ?? today
         for quest in quests {
             if quest.spec.goal == .streak {
@@ -199,7 +202,7 @@ public enum QuestSettlement {
         var plan = SettlementPlan()
         let today = input.scope.today
         let quests = input.quests.filter { $0.status == .active }
-        let evaluator = QuestEvaluator(catalog: input.catalog, timeline: UsageTimeline(input.usage))
+        let evaluator = QuestEvaluator(catalog: input.catalog, timeline: UsageTimeline(input.usage).through(today))
 
         // Earn: whole learning minutes per app and day, credited once; later usage of the same
         // day credits only the difference.
@@ -221,7 +224,7 @@ public enum QuestSettlement {
         }
 
         // Completions: once per period, each paying its bonus and unlocking its reward apps.
-        let considered = input.scope.touched.union([today])
+        let considered = input.scope.touched
         for quest in quests {
             if quest.spec.goal == .streak {
                 settleStreak(quest, evaluator.streakRuns(quest.spec, through: today), input: input, into: &plan)

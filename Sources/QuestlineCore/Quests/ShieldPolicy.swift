@@ -15,6 +15,30 @@ public struct ShieldRules: Sendable, Equatable, Codable {
     /// No restriction beyond the grants.
     public static let open = ShieldRules()
 
+    /// Why reward apps are shielded at `instant` whatever the grants (downtime, or a day
+    /// without rewards), in the child's zone; nil when grants decide. The one answer that the
+    /// policy, redemption and the accounting of use all ask.
+    public func restriction(at instant: Date, zone: TimeZone) -> ShieldPolicy.Reason? {
+        if !rewardDays.contains(LocalDay(instant, in: zone).isoWeekday) { return .notToday }
+        if downtime?.contains(instant, in: zone) ?? false { return .downtime }
+        return nil
+    }
+
+    /// When a restriction in force at `instant` ends (the end of downtime, or the next midnight
+    /// that starts a reward day); nil when there is none or no reward day at all.
+    public func restrictionEnds(after instant: Date, zone: TimeZone) -> Date? {
+        guard !rewardDays.isEmpty else { return nil }
+        var moment = instant
+        for _ in 0..<9 {
+            switch restriction(at: moment, zone: zone) {
+            case nil: return moment == instant ? nil : moment
+            case .downtime?: moment = downtime!.nextAllowed(after: moment, in: zone)
+            default: moment = LocalDay(moment, in: zone).adding(days: 1).start(in: zone)
+            }
+        }
+        return nil
+    }
+
     /// Checks a guardian's rules, naming the field at fault.
     public static func validated(rewardDays: [Int], downtimeStart: Int?, downtimeEnd: Int?) throws(DomainError)
         -> ShieldRules
@@ -75,8 +99,7 @@ public struct ShieldPolicy: Sendable, Equatable, Codable {
     ) -> ShieldPolicy {
         let today = LocalDay(now, in: zone)
         let midnight = today.adding(days: 1).start(in: zone)
-        let inDowntime = rules.downtime?.contains(now, in: zone) ?? false
-        let allowedToday = rules.rewardDays.contains(today.isoWeekday)
+        let restricted = rules.restriction(at: now, zone: zone)
         // The first instant from which rewards stop being allowed (downtime, or a day without).
         var restriction: [Date] = []
         if let downtime = rules.downtime, downtime.start != downtime.end {
@@ -100,8 +123,7 @@ public struct ShieldPolicy: Sendable, Equatable, Codable {
                 $0.grant.token == token && $0.grant.startsAt <= now && now < $0.grant.expiresAt && $0.secondsLeft > 0
             }
             let seconds = covering.reduce(0) { $0 + $1.secondsLeft }
-            let reason: Reason =
-                covering.isEmpty ? .noGrant : !allowedToday ? .notToday : inDowntime ? .downtime : .unlocked
+            let reason: Reason = covering.isEmpty ? .noGrant : restricted ?? .unlocked
             guard reason == .unlocked, let expiry = covering.map(\.grant.expiresAt).max() else {
                 return App(token: token, blocked: true, reason: reason, unlockedUntil: nil, minutesLeft: 0)
             }
@@ -111,4 +133,77 @@ public struct ShieldPolicy: Sendable, Equatable, Codable {
         }
         return ShieldPolicy(apps: apps, nextChange: changes.filter { $0 > now }.min())
     }
+}
+
+/// Reported use of a reward app while it was shielded: recorded and shown to the guardians,
+/// never charged to a grant.
+public struct BlockedUse: Sendable, Equatable {
+    public let token: String
+    /// When the report's use ended (what decides whether it was allowed).
+    public let at: Date
+    /// The seconds of it that no grant paid for.
+    public let seconds: Int
+    /// Why: no grant with time left, downtime, or a day without rewards.
+    public let reason: ShieldPolicy.Reason
+
+    public init(token: String, at: Date, seconds: Int, reason: ShieldPolicy.Reason) {
+        self.token = token
+        self.at = at
+        self.seconds = seconds
+        self.reason = reason
+    }
+
+    public var minutes: Int { (seconds + 59) / 60 }
+}
+
+/// The accounting of reward apps' use against their unlock grants: what is left of each grant,
+/// and which use was not allowed. The one rule behind the device's minutes left, the board's
+/// "Unlocked now" and the guardian's list of blocked use.
+///
+/// Each report of a reward app counts minute for minute at the instant its use ended (a device
+/// reports use as it happens): in downtime or on a day without rewards it is blocked use;
+/// otherwise its seconds are charged to the grants of that app covering that instant, oldest
+/// first, and what no grant has left for is blocked use (no grant). Reports are taken in the
+/// order their use ended, so the result is the same whatever order they arrived in.
+public enum RewardUse {
+    public struct Account: Sendable, Equatable {
+        public let balances: [GrantBalance]
+        public let blocked: [BlockedUse]
+
+        public init(balances: [GrantBalance], blocked: [BlockedUse]) {
+            self.balances = balances
+            self.blocked = blocked
+        }
+    }
+
+    public static func account(
+        grants: [UnlockGrant], reports: [UsageRecord], rewardApps: Set<String>, rules: ShieldRules, zone: TimeZone
+    ) -> Account {
+        var left = Dictionary(uniqueKeysWithValues: grants.map { ($0.id, $0.minutes * 60) })
+        let ordered = grants.sorted { ($0.startsAt, $0.id) < ($1.startsAt, $1.id) }
+        var blocked: [BlockedUse] = []
+        let uses = reports.filter { rewardApps.contains($0.token) && $0.seconds > 0 }
+            .sorted { ($0.end, $0.start, $0.token) < ($1.end, $1.start, $1.token) }
+        for use in uses {
+            if let reason = rules.restriction(at: use.end.addingTimeInterval(-0.001), zone: zone) {
+                blocked.append(BlockedUse(token: use.token, at: use.end, seconds: use.seconds, reason: reason))
+                continue
+            }
+            var owed = use.seconds
+            for grant in ordered where owed > 0 && grant.token == use.token && grant.covers(use.end) {
+                let paid = min(owed, left[grant.id] ?? 0)
+                left[grant.id, default: 0] -= paid
+                owed -= paid
+            }
+            if owed > 0 { blocked.append(BlockedUse(token: use.token, at: use.end, seconds: owed, reason: .noGrant)) }
+        }
+        return Account(
+            balances: ordered.map { GrantBalance(grant: $0, secondsLeft: left[$0.id] ?? 0) }, blocked: blocked)
+    }
+}
+
+extension UnlockGrant {
+    /// Whether use that ended at `instant` falls in this grant's time (after it started, by its
+    /// expiry).
+    public func covers(_ instant: Date) -> Bool { startsAt < instant && instant <= expiresAt }
 }

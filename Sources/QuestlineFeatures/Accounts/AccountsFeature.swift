@@ -192,6 +192,9 @@ public struct AccountsFeature: Sendable {
             validation.check { () throws(DomainError) in try GameLanguage(code).code }
         }
         try validation.finish()
+        if let zone, zone.identifier != target.timeZone {
+            try AccessPolicy.check(actor.actor, .changeTimeZone(target.scope))
+        }
         guard
             let updated = try await store.accounts.updateProfile(
                 id, displayName: name, timeZone: zone, language: language, now: clock.now())

@@ -22,6 +22,14 @@ public struct QuestBoard: Sendable {
     public let grants: [GrantBalance]
     public let apps: [QuestApp]
     public let rules: RedemptionRules
+    /// What the device enforces now (`ShieldPolicy`): the board's "Unlocked now" is its
+    /// unblocked apps, as on the device page and the policy endpoint.
+    public let policy: ShieldPolicy
+    /// Why reward apps are shielded now whatever the grants (downtime, a day without rewards),
+    /// and until when: redemption waits for then.
+    public let restriction: (reason: ShieldPolicy.Reason, until: Date?)?
+    /// Reported use of reward apps while they were blocked, today.
+    public let blockedToday: [BlockedUse]
 }
 
 /// What one usage upload did.
@@ -31,6 +39,8 @@ public struct UsageOutcome: Sendable {
     public let pointsEarned: Int
     public let completed: [(challenge: QuestID, periodKey: String, bonus: Int)]
     public let badges: [String]
+    /// Use in these reports of a reward app while it was shielded (`RewardUse`).
+    public let blocked: [BlockedUse]
 }
 
 /// Family quests: catalogs, challenges, usage, progress and completion, the ledger, unlocks,
@@ -278,15 +288,32 @@ public struct QuestsFeature: Sendable {
             }
             guard !new.isEmpty else {
                 return UsageOutcome(
-                    accepted: 0, duplicates: reports.count, pointsEarned: 0, completed: [], badges: [])
+                    accepted: 0, duplicates: reports.count, pointsEarned: 0, completed: [], badges: [], blocked: [])
             }
             let days = Set(records.filter { new.contains($0.id) }.flatMap(\.record.localDays))
             let plan = try await settle(q, child: child, touching: days, now: now, catalog: catalog)
             try await announce(q, .progress, child: child, now: now)
             return UsageOutcome(
                 accepted: new.count, duplicates: reports.count - new.count, pointsEarned: plan.earned,
-                completed: plan.completions.map { ($0.quest, $0.periodKey, $0.bonus) }, badges: plan.badges)
+                completed: plan.completions.map { ($0.quest, $0.periodKey, $0.bonus) }, badges: plan.badges,
+                blocked: try await blockedUse(
+                    q, child: child, of: records.filter { new.contains($0.id) }.map(\.record), catalog: catalog,
+                    now: now))
         }
+    }
+
+    /// The blocked use among `reports` (new reports of reward apps only: learning apps are never
+    /// blocked; nothing is read when there are none).
+    private func blockedUse(
+        _ q: QuestQueries, child: MemberRecord, of reports: [UsageRecord], catalog: [QuestApp], now: Date
+    ) async throws -> [BlockedUse] {
+        let rewardApps = Set(catalog.filter { $0.role == .reward }.map(\.token))
+        let rewardReports = reports.filter { rewardApps.contains($0.token) }
+        guard let since = rewardReports.map(\.start).min() else { return [] }
+        let account = try await rewardAccount(
+            q, child: child, since: since, now: now, needsBlocked: true, apps: catalog)
+        let ends = Set(rewardReports.map { "\($0.token)|\($0.end.timeIntervalSince1970)" })
+        return account.blocked.filter { ends.contains("\($0.token)|\($0.at.timeIntervalSince1970)") }
     }
 
     /// Brings the ledger, completions, grants and badges in line with the usage, for the days
@@ -374,6 +401,16 @@ public struct QuestsFeature: Sendable {
             guard let app = try await q.apps(child.id).first(where: { $0.token == token }), app.role == .reward else {
                 throw DomainError.invalid(field: "appToken", "Choose one of your reward apps.")
             }
+            // The same decision as the device's: minutes bought now would be shielded (and
+            // expire at midnight), so they are not sold now.
+            let shield = try await q.shieldRules(child.id)
+            if let reason = shield.restriction(at: now, zone: child.zone) {
+                throw DomainError.conflict(
+                    field: "appToken",
+                    message: Self.restrictionMessage(
+                        reason, until: shield.restrictionEnds(after: now, zone: child.zone), zone: child.zone, now: now)
+                        + " Redeem your points after that.")
+            }
             let cost = try rules.cost(minutes: minutes)
             let balance: Int
             do {
@@ -400,6 +437,24 @@ public struct QuestsFeature: Sendable {
             return (GrantBalance(grant: grant, secondsLeft: minutes * 60), balance)
         }
         return result
+    }
+
+    /// "Reward apps are blocked now: downtime until 07:00." (the child's local time).
+    public static func restrictionMessage(_ reason: ShieldPolicy.Reason, until: Date?, zone: TimeZone, now: Date)
+        -> String
+    {
+        let what = reason == .downtime ? "downtime" : "reward apps are off today"
+        guard let until else { return "Reward apps are blocked now (\(what))." }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.hour, .minute], from: until)
+        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        let day =
+            LocalDay(until, in: zone) == LocalDay(now, in: zone)
+            ? ""
+            : LocalDay(until, in: zone).adding(days: -1) == LocalDay(now, in: zone)
+                ? " tomorrow" : " on \(LocalDay(until, in: zone).iso)"
+        return "Reward apps are blocked now (\(what) until \(time)\(day))."
     }
 
     /// A guardian's correction, with a reason.
@@ -452,18 +507,29 @@ public struct QuestsFeature: Sendable {
     }
 
     private func activeGrants(_ q: QuestQueries, child: MemberRecord, now: Date) async throws -> [GrantBalance] {
-        try await grantBalances(q, child: child, now: now).filter { $0.isActive(at: now) }
+        try await rewardAccount(q, child: child, since: now, now: now).balances.filter { $0.isActive(at: now) }
     }
 
-    /// Every grant not yet expired (those starting later too), with what is left of it.
-    private func grantBalances(_ q: QuestQueries, child: MemberRecord, now: Date) async throws -> [GrantBalance] {
-        let grants = try await q.grants(child.id, unexpiredAt: now)
-        guard let first = grants.map(\.startsAt).min() else { return [] }
-        let usage = try await q.reports(
-            child.id, from: first.addingTimeInterval(-43_200), to: now.addingTimeInterval(86_400)
-        )
-        .filter { record in grants.contains { $0.token == record.token } }
-        return UnlockLedger.balances(grants, usage: UsageTimeline(usage))
+    /// Reward apps' use charged to the grants not yet expired at `since` (`RewardUse`, the one
+    /// accounting): what is left of each, and the use that was blocked since `since`. With no
+    /// grant and `needsBlocked` false, nothing more is read.
+    private func rewardAccount(
+        _ q: QuestQueries, child: MemberRecord, since: Date, now: Date, needsBlocked: Bool = false,
+        apps: [QuestApp]? = nil, rules: ShieldRules? = nil
+    ) async throws -> RewardUse.Account {
+        let grants = try await q.grants(child.id, unexpiredAt: since)
+        guard !grants.isEmpty || needsBlocked else { return RewardUse.Account(balances: [], blocked: []) }
+        var catalog = apps ?? []
+        if apps == nil { catalog = try await q.apps(child.id) }
+        var shield = rules ?? .open
+        if rules == nil { shield = try await q.shieldRules(child.id) }
+        let first = min(grants.map(\.startsAt).min() ?? since, since)
+        let reports = try await q.reports(
+            child.id, from: first.addingTimeInterval(-43_200), to: now.addingTimeInterval(86_400))
+        let account = RewardUse.account(
+            grants: grants, reports: reports, rewardApps: Set(catalog.filter { $0.role == .reward }.map(\.token)),
+            rules: shield, zone: child.zone)
+        return RewardUse.Account(balances: account.balances, blocked: account.blocked.filter { $0.at > since })
     }
 
     // MARK: The device's app catalog
@@ -597,10 +663,12 @@ public struct QuestsFeature: Sendable {
         let child = try await child(childID, as: actor)
         let now = clock.now()
         return try await store.quests.read { q in
-            let rewardApps = try await q.apps(child.id).filter { $0.role == .reward }.map(\.token)
+            let apps = try await q.apps(child.id)
+            let rules = try await q.shieldRules(child.id)
+            let account = try await rewardAccount(q, child: child, since: now, now: now, apps: apps, rules: rules)
             return ShieldPolicy.compute(
-                rewardApps: rewardApps, balances: try await grantBalances(q, child: child, now: now),
-                rules: try await q.shieldRules(child.id), now: now, zone: child.zone)
+                rewardApps: apps.filter { $0.role == .reward }.map(\.token), balances: account.balances, rules: rules,
+                now: now, zone: child.zone)
         }
     }
 
@@ -637,7 +705,7 @@ public struct QuestsFeature: Sendable {
             let quests = try await q.challenges(assignee: child.id)
             let scope = SettlementScope(quests: quests, touching: [], now: now, zone: zone)
             let records = try await q.reports(child.id, from: scope.usageFrom, to: scope.usageTo)
-            let evaluator = QuestEvaluator(catalog: apps, timeline: UsageTimeline(records))
+            let evaluator = QuestEvaluator(catalog: apps, timeline: UsageTimeline(records).through(today))
             // The period each quest shows now: a streak's key is the day it completed on.
             let periods = quests.map { quest -> (window: PeriodWindow, key: String) in
                 let window = quest.spec.shownPeriod(today: today)
@@ -660,12 +728,23 @@ public struct QuestsFeature: Sendable {
             }
             let awarded = Dictionary(
                 try await q.badges(child.id).map { ($0.id, $0.awardedAt) }, uniquingKeysWith: { a, _ in a })
+            let shieldRules = try await q.shieldRules(child.id)
+            let account = try await rewardAccount(
+                q, child: child, since: today.start(in: zone), now: now, needsBlocked: true, apps: apps,
+                rules: shieldRules)
+            let active = account.balances.filter { $0.isActive(at: now) }
             return QuestBoard(
                 child: child, quests: views, balance: try await q.points.balance(child.id).balance,
                 stats: try await stats(q, child: child, today: today),
                 badges: QuestBadge.all.map { ($0, awarded[$0.id]) },
-                grants: UnlockLedger.perApp(try await activeGrants(q, child: child, now: now)),
-                apps: apps, rules: try await q.rules(child.householdID!))
+                grants: UnlockLedger.perApp(active), apps: apps, rules: try await q.rules(child.householdID!),
+                policy: ShieldPolicy.compute(
+                    rewardApps: apps.filter { $0.role == .reward }.map(\.token), balances: active, rules: shieldRules,
+                    now: now, zone: zone),
+                restriction: shieldRules.restriction(at: now, zone: zone).map {
+                    ($0, shieldRules.restrictionEnds(after: now, zone: zone))
+                },
+                blockedToday: account.blocked)
         }
     }
 

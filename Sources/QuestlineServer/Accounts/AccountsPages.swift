@@ -203,6 +203,7 @@ struct AccountsPages {
                 ] as [String: Any]
             },
             "login": member.email ?? member.username ?? "",
+            "isChild": member.role == .child,
             // No notice is `false`, not "": an empty string still opens the section (an empty bar).
             "notice": notice
                 ?? (request.uri.queryParameters["saved"] != nil
@@ -244,15 +245,19 @@ struct AccountsPages {
         }
         let form = try await Form(request)
         do {
+            // A child's form has no time zone (a guardian sets it).
             _ = try await accounts.updateProfile(
-                member.id, as: member, displayName: form["displayName"], timeZone: form["timeZone"],
+                member.id, as: member, displayName: form["displayName"],
+                timeZone: member.role == .child ? nil : form["timeZone"],
                 language: form["language"].isEmpty ? nil : form["language"])
             return Response.redirect(to: "/profile?saved=1", type: .normal)
         } catch let error as DomainError {
             return try await profile(
                 request, context, error: error,
                 values: [
-                    "displayName": form["displayName"], "timeZone": form["timeZone"], "language": form["language"],
+                    "displayName": form["displayName"],
+                    "timeZone": member.role == .child ? member.timeZone : form["timeZone"],
+                    "language": form["language"],
                 ])
         }
     }
@@ -375,9 +380,9 @@ struct AccountsPages {
         switch error {
         case .invalid(let issues):
             return Dictionary(issues.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
-        case .conflict(let field, let message):
+        case .conflict(let field, let message), .forbidden(let message, let field):
             return [field ?? "form": message]
-        case .unauthenticated(let message), .forbidden(let message), .notFound(let message), .unavailable(let message),
+        case .unauthenticated(let message), .notFound(let message), .unavailable(let message),
             .tooManyRequests(_, let message):
             return ["form": message]
         }

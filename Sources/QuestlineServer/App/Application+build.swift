@@ -165,7 +165,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         secureCookies: configuration.secureCookies, sessionLifetime: features.sessionLifetime
     ).register(on: router)
     GamePages(games: games, accounts: accounts, pages: pages).register(on: router)
-    QuestsPages(quests: quests, pages: pages, flash: flash).register(on: router)
+    QuestsPages(quests: quests, accounts: accounts, pages: pages, flash: flash).register(on: router)
     StoryAssetPages(stories: StoryContentFeature(store: store, configuration: features)).register(on: router)
     // The stories map draws with Leaflet when the system has it (Debian's libjs-leaflet).
     let leaflet = FileManager.default.fileExists(atPath: configuration.leafletDirectory + "/leaflet.js")

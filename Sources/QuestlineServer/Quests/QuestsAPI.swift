@@ -154,7 +154,7 @@ extension APIImplementation {
                         completed: outcome.completed.map {
                             .init(challengeId: $0.challenge.rawValue, period: $0.periodKey, bonus: $0.bonus)
                         },
-                        badges: outcome.badges))))
+                        badges: outcome.badges, blocked: outcome.blocked.map(Components.Schemas.BlockedUse.init)))))
     }
 
     func listGrants(_ input: Operations.listGrants.Input) async throws -> Operations.listGrants.Output {
@@ -322,6 +322,14 @@ extension Components.Schemas.QuestBoard {
             },
             grants: board.grants.map { .init($0, names: names) },
             apps: board.apps.map(Components.Schemas.QuestApp.init),
-            rules: .init(board.rules))
+            rules: .init(board.rules), blockedToday: board.blockedToday.map(Components.Schemas.BlockedUse.init))
+    }
+}
+
+extension Components.Schemas.BlockedUse {
+    init(_ use: BlockedUse) {
+        self.init(
+            appToken: use.token, at: use.at, minutes: use.minutes,
+            reason: use.reason == .downtime ? .downtime : use.reason == .notToday ? .notToday : .noGrant)
     }
 }

@@ -9,6 +9,8 @@ import QuestlineStore
 /// household's live events and refresh themselves when something changes.
 struct QuestsPages {
     let quests: QuestsFeature
+    /// A child's time zone is a guardian's setting of the child's profile.
+    let accounts: AccountsFeature
     let pages: PageRenderer
     /// Messages for the page after a redirect.
     let flash: Flash
@@ -27,6 +29,9 @@ struct QuestsPages {
         }
         router.post("/quests/time-requests/:request/decision") { request, context in
             try await self.decide(request, context)
+        }
+        router.post("/quests/children/:child/time-zone") { request, context in
+            try await self.setTimeZone(request, context)
         }
         router.post("/quests/children/:child/shield-rules") { request, context in
             try await self.setShieldRules(request, context)
@@ -162,7 +167,7 @@ struct QuestsPages {
                 "hasDeviceApps": deviceApps.contains { !chosen.contains($0.app.token) },
                 "noApps": board.apps.isEmpty, "hasLearning": board.apps.contains { $0.role == .learning },
                 "quests": board.quests.map { Self.card($0, apps: board.apps) }, "noQuests": board.quests.isEmpty,
-                "grants": Self.grants(board), "hasGrants": !board.grants.isEmpty,
+                "shield": Self.shield(board, now: quests.clock.now()),
                 "errors": errors, "values": values,
                 "notice": request.uri.queryParameters["deleted"] != nil
                     ? "The quest is deleted. Points and unlocks it paid stay." : false,
@@ -213,6 +218,7 @@ struct QuestsPages {
                     ]
                 },
                 "noRewardApps": policy.apps.isEmpty,
+                "shield": Self.shield(board, now: quests.clock.now()),
                 "rewardApps": board.apps.filter { $0.role == .reward }.map {
                     ["token": $0.token, "name": $0.name, "icon": $0.icon]
                 },
@@ -234,14 +240,17 @@ struct QuestsPages {
                 "downtime": rules.downtime != nil,
                 "startHours": AccountsPages.hourOptions(rules.downtime?.start ?? 20),
                 "endHours": AccountsPages.hourOptions(rules.downtime?.end ?? 7),
-                "errors": errors, "values": values,
-                "notice": request.uri.queryParameters["reported"] != nil
-                    ? "Use reported."
-                    : request.uri.queryParameters["rules"] != nil
-                        ? "The screen-time rules are saved."
-                        : request.uri.queryParameters["asked"] != nil
-                            ? "Asked. You'll see the answer here."
-                            : request.uri.queryParameters["answered"] != nil ? "Answered." : false,
+                "errors": errors, "values": values.merging(["timeZone": board.child.timeZone]) { typed, _ in typed },
+                "timeZones": AccountsPages.timeZoneNames,
+                "notice": request.uri.queryParameters["zone"] != nil
+                    ? "\(board.child.displayName)'s time zone is saved."
+                    : request.uri.queryParameters["reported"] != nil
+                        ? "Use reported."
+                        : request.uri.queryParameters["rules"] != nil
+                            ? "The screen-time rules are saved."
+                            : request.uri.queryParameters["asked"] != nil
+                                ? "Asked. You'll see the answer here."
+                                : request.uri.queryParameters["answered"] != nil ? "Answered." : false,
             ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest,
             back: me.id == id ? "/quests" : "/quests/children/\(id.rawValue)")
     }
@@ -297,6 +306,8 @@ struct QuestsPages {
         let id = try childID(context)
         let form = try await Form(request)
         let now = quests.clock.now()
+        // The device is the child's: its clock is in the child's zone, not the viewer's.
+        let child = try await quests.child(id, as: me)
         do {
             guard let minutes = Int(form["minutes"]), (1...240).contains(minutes) else {
                 throw DomainError.invalid(field: "minutes", "Use 1 to 240 minutes.")
@@ -307,7 +318,7 @@ struct QuestsPages {
                     UsageReportInput(
                         id: UUID.random().uuidString.lowercased(), appToken: form["appToken"],
                         startedAt: now.addingTimeInterval(-Double(minutes * 60)), durationSeconds: minutes * 60,
-                        timeZone: me.timeZone)
+                        timeZone: child.timeZone)
                 ], as: me)
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?reported=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
@@ -343,6 +354,21 @@ struct QuestsPages {
             context.parameters.get("request") ?? "", approve: form["approve"] == "1", as: me)
         return Response.redirect(
             to: "/quests/children/\(answered.child.rawValue)/device?answered=1", type: .normal)
+    }
+
+    /// A guardian sets the child's time zone: the child's days (downtime, reward days, quest
+    /// periods) follow it (`AccessPolicy`'s `changeTimeZone`: the child cannot).
+    private func setTimeZone(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests/family")
+        let id = try childID(context)
+        let form = try await Form(request)
+        do {
+            _ = try await accounts.updateProfile(id, as: me, displayName: nil, timeZone: form["timeZone"])
+            return Response.redirect(to: "/quests/children/\(id.rawValue)/device?zone=1", type: .normal)
+        } catch let error as DomainError where error.isFormProblem {
+            return try await device(
+                request, context, errors: AccountsPages.fieldErrors(error), values: ["timeZone": form["timeZone"]])
+        }
     }
 
     private func setShieldRules(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -630,9 +656,10 @@ struct QuestsPages {
                         "earned": $0.awardedAt != nil,
                     ]
                 },
-                "grants": Self.grants(board), "hasGrants": !board.grants.isEmpty,
+                "shield": Self.shield(board, now: quests.clock.now()),
                 "rewardApps": board.apps.filter { $0.role == .reward }.map(Self.app),
                 "canRedeem": board.apps.contains { $0.role == .reward },
+                "redeemWaits": board.restriction != nil,
                 "rules": [
                     "pointsPerMinute": board.rules.pointsPerMinute, "minMinutes": board.rules.minMinutes,
                     "maxMinutes": board.rules.maxMinutes,
@@ -696,18 +723,47 @@ struct QuestsPages {
         ]
     }
 
-    static func grants(_ board: QuestBoard) -> [[String: Any]] {
+    /// What a screen says of the reward apps, all from the one shield decision (`ShieldPolicy`,
+    /// `RewardUse`): unlocked now with minutes left, unlocked but waiting for downtime or a reward
+    /// day to end, why redemption waits, and (for guardians) use while blocked today.
+    static func shield(_ board: QuestBoard, now: Date) -> [String: Any] {
         let names = Dictionary(board.apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
         let zone = board.child.zone
-        return board.grants.map { grant in
-            let end = grant.grant.expiresAt.addingTimeInterval(-1)
-            let time = String(format: "%02d:%02d", Calendar.hm(end, zone).0, Calendar.hm(end, zone).1)
-            return [
-                "name": names[grant.grant.token]?.name ?? grant.grant.token,
-                "icon": names[grant.grant.token]?.icon ?? "🎮",
-                "minutesLeft": grant.minutesLeft, "until": time,
+        func time(_ date: Date) -> String {
+            let (h, m) = Calendar.hm(date, zone)
+            return String(format: "%02d:%02d", h, m)
+        }
+        let unlocked = board.policy.apps.filter { !$0.blocked }.map { app -> [String: Any] in
+            [
+                "name": names[app.token]?.name ?? app.token, "icon": names[app.token]?.icon ?? "🎮",
+                "minutesLeft": app.minutesLeft,
+                "until": app.unlockedUntil.map { time($0.addingTimeInterval(-1)) } ?? "",
             ]
         }
+        let blockedTokens = Set(board.policy.apps.filter(\.blocked).map(\.token))
+        let restriction = board.restriction.map {
+            QuestsFeature.restrictionMessage($0.reason, until: $0.until, zone: zone, now: now)
+        }
+        let waiting = board.grants.filter { blockedTokens.contains($0.grant.token) }.map { grant -> [String: Any] in
+            [
+                "name": names[grant.grant.token]?.name ?? grant.grant.token,
+                "icon": names[grant.grant.token]?.icon ?? "🎮", "minutesLeft": grant.minutesLeft,
+                "until": time(grant.grant.expiresAt.addingTimeInterval(-1)),
+            ]
+        }
+        let reasons: [ShieldPolicy.Reason: String] = [
+            .noGrant: "not unlocked", .downtime: "downtime", .notToday: "reward apps off today",
+        ]
+        let blocked = board.blockedToday.map { use -> [String: Any] in
+            [
+                "name": names[use.token]?.name ?? use.token, "icon": names[use.token]?.icon ?? "🎮",
+                "minutes": use.minutes, "at": time(use.at), "reason": reasons[use.reason] ?? "blocked",
+            ]
+        }
+        return [
+            "unlocked": unlocked, "hasUnlocked": !unlocked.isEmpty, "waiting": waiting, "hasWaiting": !waiting.isEmpty,
+            "restriction": restriction ?? false, "blockedUse": blocked, "hasBlockedUse": !blocked.isEmpty,
+        ]
     }
 }
 

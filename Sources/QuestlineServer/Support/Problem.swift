@@ -90,8 +90,8 @@ public struct Problem: Codable, Sendable, Equatable, Error {
                 field: first?.field, errors: issues.map { Issue(field: $0.field, message: $0.message) })
         case .unauthenticated(let message):
             return Problem(status: .unauthorized, type: "unauthenticated", title: "Sign-in required", detail: message)
-        case .forbidden(let message):
-            return Problem(status: .forbidden, type: "forbidden", title: "Not allowed", detail: message)
+        case .forbidden(let message, let field):
+            return Problem(status: .forbidden, type: "forbidden", title: "Not allowed", detail: message, field: field)
         case .notFound(let message):
             return Problem(status: .notFound, type: "not-found", title: "Not found", detail: message)
         case .conflict(let field, let message):
