@@ -63,9 +63,11 @@ private struct SignedIn: Decodable {
                 let me = try await client.execute(
                     uri: "/api/v1/me?q=private", method: .get, headers: [.authorization: "Bearer \(session.token)"])
                 #expect(me.status == .ok)
+                let (formCookie, formToken) = try await Harness.formToken(client: client, cookie: nil)
                 let web = try await client.execute(
-                    uri: "/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                    body: ByteBuffer(string: "login=log%40example.com&password=\(password)"))
+                    uri: "/login", method: .post,
+                    headers: [.contentType: "application/x-www-form-urlencoded", .cookie: formCookie],
+                    body: ByteBuffer(string: "login=log%40example.com&password=\(password)&_csrf=\(formToken)"))
                 #expect(web.headers[.setCookie] != nil, "the web login set no session cookie: \(web.status)")
                 let cookie = web.headers[.setCookie] ?? ""
                 let secrets = [

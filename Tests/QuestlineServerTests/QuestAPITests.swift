@@ -383,7 +383,9 @@ private struct Ledger: Decodable {
                 ] {
                     #expect(try await app.send(.get, path, headers: cookie(token)).status == .notFound, "\(path)")
                 }
-                #expect(try await app.send(.post, "/quests/\(id)/delete", headers: cookie(token)).status == .notFound)
+                #expect(
+                    try await app.send(.post, "/quests/\(id)/delete", headers: cookie(token), bodyText: "").status
+                        == .notFound)
             }
             // A child's own board, but not the guardian's tools.
             #expect(
@@ -393,9 +395,11 @@ private struct Ledger: Decodable {
             form[.contentType] = "application/x-www-form-urlencoded"
             #expect(
                 try await app.send(
-                    .post, "/quests/children/\(f.childID)/adjust", json: "points=500&reason=Me", headers: form
+                    .post, "/quests/children/\(f.childID)/adjust", headers: form, bodyText: "points=500&reason=Me"
                 ).status == .forbidden)
-            #expect(try await app.send(.post, "/quests/\(id)/delete", headers: cookie(f.child)).status == .forbidden)
+            #expect(
+                try await app.send(.post, "/quests/\(id)/delete", headers: cookie(f.child), bodyText: "").status
+                    == .forbidden)
             #expect(try await app.send(.get, "/api/v1/quests/\(id)", token: f.guardian).status == .ok)  // still there
         }
     }

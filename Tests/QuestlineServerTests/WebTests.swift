@@ -45,7 +45,7 @@ import Testing
             let stories = try await app.send(.get, "/stories", headers: [.cookie: cookie])
             #expect(stories.status == .seeOther && stories.headers[.location] == "/stories/welcome")
 
-            let logout = try await app.send(.post, "/logout", headers: [.cookie: cookie])
+            let logout = try await app.send(.post, "/logout", headers: [.cookie: cookie], bodyText: "")
             #expect(logout.status == .seeOther)
             #expect(logout.headers[.setCookie]?.contains("Max-Age=0") == true)
             let after = try await app.send(.get, "/", headers: [.cookie: cookie, .accept: "text/html"])
@@ -88,6 +88,80 @@ import Testing
                     "email=ada%40example.com&password=password123&displayName=Ada&timeZone=UTC&next=%2F%2Fevil.example")
             #expect(posted.headers[.location] == "/")
         }
+    }
+
+    /// Forms carry a token bound to the browser and the session (`FormTokenMiddleware`). Before,
+    /// a form post with `Origin: null` (a sandboxed frame) or no `Origin` passed, so another site
+    /// could sign a visitor into the attacker's account.
+    @Test func formsNeedTheirTokenLoginIncluded() async throws {
+        try await Harness.run { app in
+            _ = try await app.signUp("mallory@example.com")
+            let login = "login=mallory%40example.com&password=password123"
+            for origin in ["null", nil] {
+                var headers = form
+                if let origin { headers[.origin] = origin }
+                let forged = try await app.sendRaw(.post, "/login", headers: headers, bodyText: login)
+                #expect(forged.status == .forbidden, "Origin \(origin ?? "missing"): \(forged.status)")
+                #expect(!(forged.headers[.setCookie] ?? "").contains("ql_session="))
+                // With the browser's cookie but no token, or a made-up one: refused too.
+                let (cookie, _) = try await app.formToken(cookie: nil)
+                headers[.cookie] = cookie
+                #expect(try await app.sendRaw(.post, "/login", headers: headers, bodyText: login).status == .forbidden)
+                #expect(
+                    try await app.sendRaw(.post, "/login", headers: headers, bodyText: login + "&_csrf=abc").status
+                        == .forbidden)
+            }
+            // Another browser's token does not pass with this browser's cookie.
+            let (mine, _) = try await app.formToken(cookie: nil)
+            let (_, theirs) = try await app.formToken(cookie: nil)
+            var headers = form
+            headers[.cookie] = mine
+            #expect(
+                try await app.sendRaw(.post, "/login", headers: headers, bodyText: login + "&_csrf=\(theirs)").status
+                    == .forbidden)
+            // A `null` origin is refused even with a good token.
+            let (cookie, token) = try await app.formToken(cookie: nil)
+            headers[.cookie] = cookie
+            headers[.origin] = "null"
+            #expect(
+                try await app.sendRaw(.post, "/login", headers: headers, bodyText: login + "&_csrf=\(token)").status
+                    == .forbidden)
+            headers[.origin] = nil
+            let signedIn = try await app.sendRaw(
+                .post, "/login", headers: headers, bodyText: login + "&_csrf=\(token)")
+            #expect(signedIn.status == .seeOther, "\(signedIn.status)")
+            // The token is bound to the session: the signed-out token does not work signed in.
+            let session = try #require(signedIn.headers[.setCookie]).split(separator: ";")[0]
+            headers[.cookie] = cookie + "; " + session
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            let stale = try await app.sendRaw(
+                .post, "/profile", headers: headers, bodyText: "displayName=Eve&timeZone=UTC&_csrf=\(token)")
+            #expect(stale.status == .forbidden)
+            let fresh = try await app.send(
+                .post, "/profile", headers: [.cookie: String(session)], bodyText: "displayName=Eve&timeZone=UTC")
+            #expect(fresh.status == .seeOther)
+        }
+    }
+
+    /// Every form that posts carries the token (the layout's partial), on every page template.
+    @Test func everyPostFormCarriesItsToken() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/QuestlineServer/Resources/templates").standardized
+        var forms = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".mustache") {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            var rest = text[...]
+            while let open = rest.range(of: "<form") {
+                let tag = rest[open.lowerBound...].prefix { $0 != ">" }
+                let after = rest[open.lowerBound...].dropFirst(tag.count + 1)
+                if tag.contains(#"method="post""#) {
+                    forms += 1
+                    #expect(after.hasPrefix("{{> csrf}}"), "\(file): \(tag)")
+                }
+                rest = after
+            }
+        }
+        #expect(forms > 40)
     }
 
     @Test func profileNeedsSignInAndSavesChanges() async throws {
@@ -214,13 +288,53 @@ import Testing
 }
 
 extension Harness {
-    /// Sends a raw text body (forms).
+    /// Sends a form as a browser does: a web form post first gets the page's form token (and the
+    /// `ql_csrf` cookie it is bound to) with the same cookies, then carries both.
     @discardableResult
     func send(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, headers: HTTPFields, bodyText: String)
         async throws -> Reply
     {
+        guard method == .post, !uri.hasPrefix("/api/") else {
+            return try await sendRaw(method, uri, headers: headers, bodyText: bodyText)
+        }
+        let (cookie, token) = try await formToken(cookie: headers[.cookie])
+        var headers = headers
+        headers[.cookie] = cookie
+        let body = (bodyText.isEmpty ? "" : bodyText + "&") + "_csrf=" + token
+        return try await sendRaw(method, uri, headers: headers, bodyText: body)
+    }
+
+    /// Sends the body as it is (no form token).
+    @discardableResult
+    func sendRaw(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields, bodyText: String) async throws
+        -> Reply
+    {
         let response = try await client.execute(
             uri: uri, method: method, headers: headers, body: ByteBuffer(string: bodyText))
         return Reply(response)
+    }
+
+    /// The cookies a browser would hold after loading a page (`cookie` plus `ql_csrf`) and the
+    /// form token that page carries.
+    func formToken(cookie: String?) async throws -> (cookie: String, token: String) {
+        try await Self.formToken(client: client, cookie: cookie)
+    }
+
+    static func formToken(client: any TestClientProtocol, cookie: String?) async throws -> (
+        cookie: String, token: String
+    ) {
+        var headers: HTTPFields = [.accept: "text/html"]
+        if let cookie { headers[.cookie] = cookie }
+        let page = try await client.execute(uri: "/login", method: .get, headers: headers, body: nil)
+        let html = String(buffer: page.body)
+        guard let range = html.range(of: #"<meta name="csrf-token" content=""#),
+            let end = html[range.upperBound...].firstIndex(of: "\"")
+        else { throw ReplyError(message: "no form token on /login: \(page.status)") }
+        let token = String(html[range.upperBound..<end])
+        var cookies = cookie.map { [$0] } ?? []
+        if let set = page.headers[values: .setCookie].first(where: { $0.hasPrefix("ql_csrf=") }) {
+            cookies.append(String(set.split(separator: ";")[0]))
+        }
+        return (cookies.joined(separator: "; "), token)
     }
 }

@@ -405,28 +405,34 @@ struct Form {
     /// Every value, in order, for fields sent more than once (checkboxes).
     private let pairs: [(String, String)]
 
+    /// The largest form body read.
+    static let maxBytes = 64 * 1024
+
     init(_ request: Request) async throws {
         var request = request
-        let buffer = try await request.collectBody(upTo: 64 * 1024)
-        let text = String(buffer: buffer)
-        var fields: [String: String] = [:]
-        var pairs: [(String, String)] = []
-        var issues: [FieldIssue] = []
-        for pair in text.split(separator: "&") {
+        let buffer = try await request.collectBody(upTo: Self.maxBytes)
+        let pairs = Self.pairs(in: String(buffer: buffer))
+        // The one text rule (`TextRule`), as for the API: no control characters.
+        let issues = pairs.compactMap { TextRule.issue($0.1, field: $0.0) }
+        if !issues.isEmpty { throw DomainError.invalid(issues) }
+        self.fields = Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+        self.pairs = pairs
+    }
+
+    /// The fields of a URL-encoded body, in order (a field sent twice appears twice).
+    static func pairs(in text: String) -> [(String, String)] {
+        text.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ part: Substring) -> String {
                 String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
             }
-            let key = decode(parts[0])
-            let value = parts.count > 1 ? decode(parts[1]) : ""
-            if let issue = TextRule.issue(value, field: key) { issues.append(issue) }
-            if fields[key] == nil { fields[key] = value }
-            pairs.append((key, value))
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }
-        // The one text rule (`TextRule`), as for the API: no control characters.
-        if !issues.isEmpty { throw DomainError.invalid(issues) }
-        self.fields = fields
-        self.pairs = pairs
+    }
+
+    /// The first value of each field.
+    static func fields(in text: String) -> [String: String] {
+        Dictionary(pairs(in: text), uniquingKeysWith: { first, _ in first })
     }
 
     /// All values of a field sent several times, in order.

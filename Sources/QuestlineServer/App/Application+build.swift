@@ -76,6 +76,10 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let flash = Flash(
         key: SymmetricKey(data: Data(try await accounts.sharedSecret("flash-messages").utf8)),
         secure: configuration.secureCookies)
+    // Web forms' CSRF tokens are keyed with a secret every instance shares.
+    let formTokens = FormTokenMiddleware(
+        key: SymmetricKey(data: Data(try await accounts.sharedSecret("form-tokens").utf8)),
+        secure: configuration.secureCookies)
     let pages = try await PageRenderer.load()
     _ = Observability.registry
 
@@ -102,6 +106,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
             cacheControl: .init([(MediaType(type: .any), [.maxAge(86400)])]),
             logger: logger)
         AuthMiddleware(accounts: accounts)
+        formTokens
         RequestLogMiddleware(level: .info)
         RateLimitMiddleware(
             limiter: RateLimiter(

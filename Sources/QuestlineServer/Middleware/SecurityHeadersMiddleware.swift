@@ -20,10 +20,10 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
     }
 }
 
-/// Refuses web form posts from another origin. With the `SameSite=Lax` session cookie this is
-/// the web app's CSRF defence: other sites can neither post with the cookie nor pass this check.
-/// (The JSON API uses bearer tokens or the cookie with a JSON body, which a cross-site form
-/// cannot send.)
+/// Refuses web form posts from another origin, `null` (a sandboxed frame, a `data:` page)
+/// included. Defence in depth: every form also carries a token (`FormTokenMiddleware`), which
+/// is what stops a post without an `Origin`. (The JSON API uses bearer tokens or the cookie with
+/// a JSON body, which a cross-site form cannot send.)
 struct SameOriginFormMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
@@ -31,9 +31,8 @@ struct SameOriginFormMiddleware: RouterMiddleware {
         -> Response
     {
         if RoutePolicy.of(request, context).isForm,
-            let origin = request.headers[.origin], origin != "null",
-            let host = request.head.authority,
-            originHost(origin) != host
+            let origin = request.headers[.origin],
+            origin == "null" || originHost(origin) != request.head.authority
         {
             throw Problem(
                 status: .forbidden, type: "cross-origin", title: "Cross-origin form refused",

@@ -37,6 +37,8 @@ struct PageRenderer: Sendable {
         // The browser tab names the page, then the product once ("Questline", not "Questline · Questline").
         values["documentTitle"] = title == "Questline" ? title : "\(title) · Questline"
         values["back"] = back ?? false
+        // Every form posts it (`{{> csrf}}`); scripts read it from the layout's meta tag.
+        values["csrf"] = context.formToken
         values["icons"] = [
             "clock": Icons.svg("clock"), "warning": Icons.svg("warning"), "check": Icons.svg("check"),
             "cross": Icons.svg("cross"),

@@ -18,6 +18,8 @@ public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: Identity = .anonymous
     public var requestID: String = ""
+    /// The token this browser's forms carry in this session (`FormTokenMiddleware`).
+    public var formToken: String = ""
     /// The connection's peer (a trusted proxy may name another client: `ClientAddressRule`).
     public let remoteAddress: SocketAddress?
     /// Large enough for a photo upload; `BodyLimitMiddleware` sets the real limit per route.

@@ -1,0 +1,80 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import QuestlineCore
+import QuestlineFeatures
+
+/// The web forms' CSRF defence: every state-changing form (login and sign-up included) carries
+/// a token (`_csrf`) bound to the browser and to its session, checked here before any handler.
+///
+/// The browser holds a random id in the `ql_csrf` cookie (HttpOnly, SameSite=Lax: another site's
+/// form post does not carry it), set on the first page it gets. A form's token is an HMAC, under
+/// a key every instance shares, of that id and the session's token hash (none before signing
+/// in): a token from one browser, or from before a sign-in or sign-out, does not pass. A missing
+/// or `null` `Origin` no longer lets a post through on its own (a sandboxed frame sends `null`).
+struct FormTokenMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let key: SymmetricKey
+    var secure = false
+
+    static let cookieName = "ql_csrf"
+    static let field = "_csrf"
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        var context = context
+        let cookie = request.cookies[Self.cookieName]?.value
+        let held = cookie.flatMap { value in Self.wellFormed(value) ? value : nil }
+        let browser = held ?? Self.newBrowserID()
+        context.formToken = token(browser: browser, session: context.identity.tokenHash)
+        var request = request
+        if RoutePolicy.of(request, context).isForm {
+            let body = try await request.collectBody(upTo: Form.maxBytes)
+            let sent = Form.fields(in: String(buffer: body))[Self.field] ?? ""
+            guard held != nil, Self.same(sent, context.formToken) else { throw Self.expired }
+        }
+        var response = try await next(request, context)
+        if held == nil, response.headers[.contentType]?.hasPrefix("text/html") == true {
+            response.setCookie(
+                Cookie(
+                    name: Self.cookieName, value: browser, maxAge: 400 * 86_400, path: "/", secure: secure,
+                    httpOnly: true, sameSite: .lax))
+        }
+        return response
+    }
+
+    /// The token for forms that this browser sends in this session.
+    func token(browser: String, session: String?) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Array("questline.form.v1|\(browser)|\(session ?? "")".utf8), using: key)
+        return Data(mac).base64URL
+    }
+
+    static let expired = Problem(
+        status: .forbidden, type: "form-expired", title: "This form has expired",
+        detail:
+            "This form has expired or was not sent from this site. Go back, reload the page and send it again.",
+        field: field)
+
+    static func newBrowserID() -> String {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64URL }
+    }
+
+    /// 43 characters of base64url: what `newBrowserID` makes.
+    static func wellFormed(_ value: String) -> Bool {
+        value.utf8.count == 43
+            && value.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D || $0 == 0x5F
+            }
+    }
+
+    /// Compared in constant time.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
