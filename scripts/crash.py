@@ -27,6 +27,9 @@ import urllib.error
 import urllib.request
 from datetime import datetime, timedelta, timezone
 
+# The server's secret key for these throwaway servers (a real one comes from `questline secrets new-key`).
+TEST_SECRET_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0"
+
 
 def free_port():
     with socket.socket() as s:
@@ -42,6 +45,7 @@ class Server:
 
     def start(self):
         env = dict(os.environ)
+        env.setdefault("QUESTLINE_SECRET_KEY", TEST_SECRET_KEY)  # required without demo data
         args = [self.binary, "serve", "--port", str(self.port), "--no-demo-data", "--no-rate-limits", "--feed-url", "none", "--wiki-url", "none",
                 "--log-level", "error"]
         if self.postgres:

@@ -21,6 +21,9 @@ import time
 import urllib.error
 import urllib.request
 
+# The server's secret key for these throwaway servers (a real one comes from `questline secrets new-key`).
+TEST_SECRET_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0"
+
 
 def free_port():
     with socket.socket() as s:
@@ -44,6 +47,7 @@ def main():
     port = free_port()
     workdir = tempfile.mkdtemp(prefix="questline-drain-")
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.setdefault("QUESTLINE_SECRET_KEY", TEST_SECRET_KEY)  # required without demo data
     server = subprocess.Popen(
         [args.bin, "serve", "--port", str(port), "--database", os.path.join(workdir, "drain.sqlite"),
          "--no-demo-data", "--log-level", "warning", "--feed-url", "none", "--wiki-url", "none", "--drain-seconds", str(args.drain)],

@@ -15,6 +15,8 @@ python3 -c 'import schemathesis' 2>/dev/null || python3 -m pip install -q --disa
 BIN="${QUESTLINE_BIN:-$(swift build --show-bin-path)/questline}"
 [[ -x "$BIN" ]] || swift build --product questline >/dev/null
 WORK="$(mktemp -d)"
+# The server's secret key (required without demo data): a throwaway one for this run.
+export QUESTLINE_SECRET_KEY="${QUESTLINE_SECRET_KEY:-$(python3 -c 'import secrets; print(secrets.token_hex(32))')}"
 # A stand-in for Wikimedia's feed: the same 55-event day for every date, so archive games work.
 FEED_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 python3 - "$FEED_PORT" Tests/QuestlineCoreTests/Fixtures/onthisday-05-07-trimmed.json <<'PY' &

@@ -37,6 +37,9 @@ import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 
+# The server's secret key for these throwaway servers (a real one comes from `questline secrets new-key`).
+TEST_SECRET_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0"
+
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 parser.add_argument("--bin", default=".build/release/questline")
 parser.add_argument("--streams", type=int, default=10_000)
@@ -85,6 +88,7 @@ def cpu_seconds(pid):
 
 work = tempfile.mkdtemp(prefix="questline-live-")
 env = dict(os.environ)
+env.setdefault("QUESTLINE_SECRET_KEY", TEST_SECRET_KEY)  # required without demo data
 server_args = [args.bin, "serve", "--hostname", "127.0.0.1", "--no-demo-data", "--no-rate-limits", "--feed-url", "none",
                "--wiki-url", "none", "--log-level", "error"]
 if args.postgres:

@@ -72,6 +72,8 @@ else
 fi
 
 WORK="$(mktemp -d)"
+# The server's secret key (required without demo data): a throwaway one for this run.
+export QUESTLINE_SECRET_KEY="${QUESTLINE_SECRET_KEY:-$(python3 -c 'import secrets; print(secrets.token_hex(32))')}"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ARGS=(serve --hostname 127.0.0.1 --no-demo-data --no-rate-limits --no-reminders --feed-url none --wiki-url none --log-level error)
 if [[ $MODE == postgres ]]; then

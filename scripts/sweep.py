@@ -39,6 +39,9 @@ from datetime import datetime, timedelta, timezone
 
 import yaml  # PyYAML, installed with schemathesis by scripts/test.sh
 
+# The server's secret key for these throwaway servers (a real one comes from `questline secrets new-key`).
+TEST_SECRET_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0"
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FEED_FIXTURE = os.path.join(ROOT, "Tests/QuestlineCoreTests/Fixtures/onthisday-05-07-trimmed.json")
@@ -117,6 +120,7 @@ class Server:
     def start(self):
         binary, postgres = self.binary, self.postgres
         env = dict(os.environ)
+        env.setdefault("QUESTLINE_SECRET_KEY", TEST_SECRET_KEY)  # required without demo data
         args = [binary, "serve", "--port", str(self.port), "--no-demo-data", "--no-rate-limits", "--log-level", "error",
                 "--feed-url", f"http://127.0.0.1:{self.feed_port}/{{wiki}}/{{month}}/{{day}}", "--wiki-url", "none"]
         if postgres:
@@ -135,6 +139,7 @@ class Server:
     def grant_admin(self, email):
         """The operator grants the administrator role (stored; signing up gives none)."""
         env = dict(os.environ)
+        env.setdefault("QUESTLINE_SECRET_KEY", TEST_SECRET_KEY)  # required without demo data
         args = [self.binary, "admin", "grant", email]
         if self.postgres:
             env["DATABASE_URL"] = self.postgres

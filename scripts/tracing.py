@@ -20,6 +20,9 @@ import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+# The server's secret key for these throwaway servers (a real one comes from `questline secrets new-key`).
+TEST_SECRET_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0"
+
 received = []
 lock = threading.Lock()
 
@@ -66,6 +69,7 @@ def serve(binary, workdir, collector_port):
     if collector_port:
         args += ["--otlp-endpoint", f"http://127.0.0.1:{collector_port}"]
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.setdefault("QUESTLINE_SECRET_KEY", TEST_SECRET_KEY)  # required without demo data
     env["OTEL_BSP_SCHEDULE_DELAY"] = "200"  # export batches every 200 ms, not 5 s
     process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(workdir, "server.log"), "a"))
     deadline = time.time() + 60

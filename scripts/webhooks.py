@@ -29,6 +29,9 @@ import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+# The server's secret key for these throwaway servers (a real one comes from `questline secrets new-key`).
+TEST_SECRET_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0"
+
 failures = []
 
 
@@ -104,6 +107,7 @@ def call(port, method, path, body=None, token=None):
 def grant(binary, email, database, postgres):
     """The operator grants the administrator role (a stored role; signing up gives none)."""
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.setdefault("QUESTLINE_SECRET_KEY", TEST_SECRET_KEY)  # required without demo data
     args = [binary, "admin", "grant", email]
     if postgres:
         env["DATABASE_URL"] = postgres
@@ -115,6 +119,7 @@ def grant(binary, email, database, postgres):
 def start(binary, workdir, name, database, postgres):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.setdefault("QUESTLINE_SECRET_KEY", TEST_SECRET_KEY)  # required without demo data
     args = [binary, "serve", "--port", str(port), "--no-demo-data", "--no-rate-limits", "--feed-url", "none", "--wiki-url", "none",
             "--log-level", "warning", "--webhook-retry-seconds", "1",
             "--webhook-allow-private"]  # the receiver is on loopback, over plain http

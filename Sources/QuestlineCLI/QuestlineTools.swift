@@ -15,6 +15,7 @@ public struct QuestlineTools: AsyncParsableCommand {
             Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self,
             WidgetPreviewCommand.self, ReadingFunnelCommand.self, SavedImportCommand.self,
             ContentImportCommand.self, WikiImportCommand.self, DoctorCommand.self, AdminCommand.self,
+            SecretsCommand.self,
         ])
 
     public init() {}
@@ -109,6 +110,11 @@ public struct ServeOptions: ParsableArguments {
             "Let webhooks go to plain http and to loopback, private and link-local addresses (development and tests only)."
     )
     public var webhookAllowPrivate = false
+    @Option(
+        help: ArgumentHelp(
+            "A file of the server's secret keys, one a line (64 hex digits; the first seals, the others only open): required without demo data. Or give one in QUESTLINE_SECRET_KEY.",
+            valueName: "path"))
+    public var secretKeyFile: String?
 
     public init() {}
 }
@@ -117,12 +123,23 @@ extension ServeSettings {
     /// Instances starting together on one database take turns (the first does the work, the
     /// others find it done).
     public func prepare(_ store: Store) async throws {
+        let features = try await features(for: store)
         let accounts = try await store.database.exclusively(lock: 7_426_003) {
             let accounts = demoData ? try await DemoData.ensure(store: store, configuration: features) : []
             try await StoryContentFeature(store: store, configuration: features).installBundledContentIfEmpty()
+            // Webhook secrets stored before they were sealed are sealed now.
+            try await WebhooksFeature(store: store, configuration: features).resealSecrets(includingOlderKeys: false)
             return accounts
         }
         printDemoAccounts(accounts)
+    }
+
+    /// The use cases' configuration with the secret key in force: the configured one, or with
+    /// demo data and none configured, the demo's key kept in the database.
+    public func features(for store: Store) async throws -> FeatureConfiguration {
+        var features = self.features
+        if secrets == nil { features.secrets = try await DemoData.storedSecretKey(store: store) }
+        return features
     }
 }
 

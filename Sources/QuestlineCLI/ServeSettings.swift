@@ -64,6 +64,10 @@ public struct ServeOption: Sendable, Equatable {
             key: "webhookRetrySeconds", defaultValue: "10",
             meaning: "the first webhook retry's delay, doubled each time"),
         .init(
+            key: "secretKeyFile", defaultValue: "none (required without demo data)",
+            meaning:
+                "the server's secret key(s), one a line (64 hex digits; the first seals); or QUESTLINE_SECRET_KEY"),
+        .init(
             key: "webhookAllowPrivate", defaultValue: "false",
             meaning: "let webhooks go to plain http and to loopback and private addresses (development, tests)"),
     ]
@@ -96,6 +100,9 @@ public struct ServeSettings: Sendable {
     public var webhookRetrySeconds = 10
     /// Webhooks may go to plain `http` and inward addresses (development and tests only).
     public var webhookAllowPrivate = false
+    /// The server's secret key(s) (`--secret-key-file` or `QUESTLINE_SECRET_KEY`); nil with demo
+    /// data only, when a key kept in the database is used (`DemoData.storedSecretKey`).
+    public var secrets: SecretBox?
     public var streakReminderHour = 19
 
     public init() {}
@@ -112,7 +119,8 @@ public struct ServeSettings: Sendable {
             wikiFetcher: wikiURL == "none" ? nil : WikimediaClient(template: wikiURL),
             demoCampaign: demoData, bufferAnalytics: true, rateLimits: rateLimits ? .standard : .off,
             webhookRetrySeconds: TimeInterval(webhookRetrySeconds), streakReminderHour: streakReminderHour,
-            webhookDestination: WebhookDestination(allowPrivate: webhookAllowPrivate))
+            webhookDestination: WebhookDestination(allowPrivate: webhookAllowPrivate),
+            secrets: secrets ?? .ephemeral())
     }
 
     /// A bad value: stops the start, naming where it can be set; or an option that no longer
@@ -157,6 +165,7 @@ public struct ServeSettings: Sendable {
         flag("webhookRetrySeconds", options.webhookRetrySeconds.map { .int($0) })
         flag("streakReminderHour", options.streakReminderHour.map { .int($0) })
         flag("webhookAllowPrivate", options.webhookAllowPrivate ? .bool(true) : nil)
+        flag("secretKeyFile", options.secretKeyFile.map { .string($0) })
 
         let variables = EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "questline")
         var providers: [any ConfigProvider] = [InMemoryProvider(name: "flags", values: given), variables]
@@ -217,6 +226,32 @@ public struct ServeSettings: Sendable {
             return try text(key).map { [$0] } ?? []
         }
 
+        /// The key file, else `QUESTLINE_SECRET_KEY`; neither is allowed only with demo data.
+        func secretKeys(demoData: Bool) throws -> SecretBox? {
+            let text: String
+            if let path = try self.text("secretKeyFile") {
+                guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    throw Invalid(option: .named("secretKeyFile"), problem: "cannot read \(path)")
+                }
+                text = contents
+            } else if let variable = config.string(forKey: "secretKey", isSecret: true) {
+                text = variable
+            } else if demoData {
+                return nil
+            } else {
+                throw Invalid(
+                    option: .named("secretKeyFile"),
+                    problem:
+                        "a secret key is required without demo data (it seals webhook secrets and keys the idempotency table): create one with `questline secrets new-key` and give it in a file or in QUESTLINE_SECRET_KEY"
+                )
+            }
+            switch SecretBox.parse(text) {
+            case .success(let box): return box
+            case .failure(let error):
+                throw Invalid(option: .named("secretKeyFile"), problem: "the secret key: \(error.reason)")
+            }
+        }
+
         func settings() throws -> ServeSettings {
             var s = ServeSettings()
             if let value = try text("database") { s.database = value }
@@ -227,6 +262,7 @@ public struct ServeSettings: Sendable {
             s.rateLimits = !(try yes("noRateLimits"))
             s.reminders = !(try yes("noReminders"))
             s.webhookAllowPrivate = try yes("webhookAllowPrivate")
+            s.secrets = try secretKeys(demoData: s.demoData)
             if let value = try text("logLevel") {
                 guard let level = Logger.Level(rawValue: value) else {
                     throw Invalid(

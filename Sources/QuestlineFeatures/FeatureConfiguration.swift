@@ -32,6 +32,10 @@ public struct FeatureConfiguration: Sendable {
     /// Where webhooks may go: `https` on the public internet, unless private destinations are
     /// allowed (`--webhook-allow-private`, for development and the test suite).
     public var webhookDestination: WebhookDestination
+    /// The server's secret key(s): seals secrets at rest (webhook signing secrets) and keys the
+    /// idempotency table's hashes (`SecretBox`). The server always sets it from its
+    /// configuration; the default, a key held in memory, suits tests and tools that seal nothing.
+    public var secrets: SecretBox
 
     public init(
         clock: any WallClock = SystemClock(),
@@ -47,7 +51,8 @@ public struct FeatureConfiguration: Sendable {
         sessionCacheSeconds: TimeInterval = 5,
         webhookRetrySeconds: TimeInterval = 10,
         streakReminderHour: Int = 19,
-        webhookDestination: WebhookDestination = WebhookDestination(allowPrivate: false)
+        webhookDestination: WebhookDestination = WebhookDestination(allowPrivate: false),
+        secrets: SecretBox = .ephemeral()
     ) {
         self.clock = clock
         self.ids = ids ?? TimeOrderedIDGenerator(clock: clock)
@@ -63,5 +68,6 @@ public struct FeatureConfiguration: Sendable {
         self.webhookRetrySeconds = webhookRetrySeconds
         self.streakReminderHour = streakReminderHour
         self.webhookDestination = webhookDestination
+        self.secrets = secrets
     }
 }

@@ -72,6 +72,12 @@ struct Serve: AsyncParsableCommand {
             configuration.store, checkpoints: .background, poolSize: settings.dbPoolSize, logger: logger)
         do {
             try await settings.prepare(opened)
+            configuration.features = try await settings.features(for: opened)
+            if settings.secrets == nil {
+                logger.notice(
+                    "Using the demo's secret key, kept in the database: give the server its own (--secret-key-file or QUESTLINE_SECRET_KEY) outside a demo"
+                )
+            }
             let app = try await buildApplication(configuration: configuration, store: opened, logger: logger)
             let host = settings.hostname == "0.0.0.0" ? "localhost" : settings.hostname
             let address = "http://\(host):\(settings.port)/"

@@ -33,10 +33,13 @@ import Testing
         #expect(serve.database == "questline.sqlite")
         #expect(serve.features.demoCampaign)
         #expect(serve.otlpEndpoint == nil && serve.trustedProxies.isEmpty && serve.dbPoolSize == nil)
+        let key = SecretBox.newKey()
         let custom = try await ServeSettings.resolve(
-            try ServeOptions.parse(["--port", "9000", "--no-demo-data", "--feed-url", "none"]), environment: [:])
+            try ServeOptions.parse(["--port", "9000", "--no-demo-data", "--feed-url", "none"]),
+            environment: ["QUESTLINE_SECRET_KEY": key])
         #expect(custom.port == 9000)
         #expect(!custom.demoData && !custom.features.demoCampaign && custom.features.feedFetcher == nil)
+        #expect(custom.secrets?.keys.count == 1 && serve.secrets == nil)
         #expect(throws: (any Error).self) { try ServeOptions.parse(["--port", "many"]) }
         await #expect(throws: ServeSettings.Invalid.self) {
             try await ServeSettings.resolve(try ServeOptions.parse(["--log-level", "loud"]), environment: [:])
@@ -53,7 +56,10 @@ import Testing
             #"{"port": 7000, "hostname": "0.0.0.0", "logFormat": "json", "trustedProxy": ["10.0.0.0/8"], "dbPoolSize": 12, "drainSeconds": 5, "noDemoData": true}"#
                 .utf8
         ).write(to: file)
-        let environment = ["QUESTLINE_CONFIG": file.path, "QUESTLINE_PORT": "7100", "QUESTLINE_LOG_LEVEL": "debug"]
+        let environment = [
+            "QUESTLINE_CONFIG": file.path, "QUESTLINE_PORT": "7100", "QUESTLINE_LOG_LEVEL": "debug",
+            "QUESTLINE_SECRET_KEY": SecretBox.newKey(),
+        ]
         let fromFile = try await ServeSettings.resolve(try ServeOptions.parse([]), environment: environment)
         #expect(fromFile.port == 7100)  // the variable over the file
         #expect(fromFile.logLevel == .debug && fromFile.jsonLogs && fromFile.hostname == "0.0.0.0")
@@ -74,6 +80,26 @@ import Testing
                 _ = try await ServeSettings.resolve(try ServeOptions.parse(options), environment: environment)
             } throws: { error in
                 "\(error)".contains("questline admin grant") && "\(error)".contains("--admin-email")
+            }
+        }
+        // The secret key: a file of keys (the first seals), required without demo data.
+        let keys = dir.appendingPathComponent("keys")
+        try Data("# new\n\(SecretBox.newKey())\n\n# old\n\(SecretBox.newKey())\n".utf8).write(to: keys)
+        let keyed = try await ServeSettings.resolve(
+            try ServeOptions.parse(["--no-demo-data", "--secret-key-file", keys.path]), environment: [:])
+        #expect(keyed.secrets?.keys.count == 2)
+        for (options, environment, problem) in [
+            (["--no-demo-data"], [String: String](), "a secret key is required without demo data"),
+            (["--no-demo-data"], ["QUESTLINE_SECRET_KEY": "short"], "not 64 hex digits"),
+            (["--secret-key-file", "/no/such/keys"], [:], "cannot read"),
+        ] {
+            do {
+                _ = try await ServeSettings.resolve(try ServeOptions.parse(options), environment: environment)
+                Issue.record("\(options) \(environment) was accepted")
+            } catch let invalid as ServeSettings.Invalid {
+                #expect(
+                    invalid.description.contains(problem) && invalid.description.contains("--secret-key-file"),
+                    "\(invalid.description)")
             }
         }
         let quiet = try await ServeSettings.resolve(try ServeOptions.parse(["--no-reminders"]), environment: [:])

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import QuestlineAPI
@@ -161,6 +162,66 @@ import Testing
                 headers: key
             )
             .expectProblem(.unprocessableContent, field: "Idempotency-Key")
+        }
+    }
+
+    /// Every stored response that holds a credential is sealed, whatever its route: before, an
+    /// invitation code (and a webhook's signing secret) stayed readable for 24 hours in the table
+    /// although the invitations table keeps only a hash. Request hashes are keyed (HMAC with the
+    /// server's key): the plain SHA-256 of a body that held a password let a copy of the table
+    /// test password guesses.
+    @Test func credentialsAreSealedOnEveryRouteAndHashesAreKeyed() async throws {
+        try await Harness.run { app in
+            let f = try await HouseholdAPITests().family(app)
+            let admin = try await app.signUpAdministrator("sealer@example.com")
+            let invite = try await app.send(
+                .post, "/api/v1/households/\(f.household)/invitations", json: #"{"role":"guardian"}"#,
+                token: f.guardian, headers: [.init("Idempotency-Key")!: "invite-1"])
+            #expect(invite.status == .created, "\(invite.text)")
+            let code = try invite.string("code")
+            let hook = try await app.send(
+                .post, "/api/v1/admin/webhooks",
+                json: #"{"url":"https://93.184.215.14/hook","events":["points.changed"]}"#,
+                token: admin.token, headers: [.init("Idempotency-Key")!: "hook-1"])
+            #expect(hook.status == .created, "\(hook.text)")
+            let secret = try hook.string("secret")
+            let body = #"{"email":"plain@example.com","password":"password123","displayName":"P","timeZone":"UTC"}"#
+            _ = try await app.send(
+                .post, "/api/v1/auth/signup", json: body, headers: [.init("Idempotency-Key")!: "su-1"])
+            let rows = try await app.store.database.withConnection { db in
+                try await db.raw("SELECT idem_key, request_hash, body, sealed FROM idempotency_claims").all().map {
+                    (
+                        try $0.decode(column: "idem_key", as: String.self),
+                        try $0.decode(column: "request_hash", as: String.self),
+                        try $0.decode(column: "body", as: String?.self) ?? "",
+                        try $0.decode(column: "sealed", as: Int.self)
+                    )
+                }
+            }
+            #expect(rows.count == 3)
+            for (key, hash, stored, sealed) in rows {
+                let clear = Data(base64Encoded: stored).map { String(decoding: $0, as: UTF8.self) } ?? stored
+                #expect(sealed == 1, "\(key) is not sealed")
+                #expect(!clear.contains(code) && !clear.contains(secret) && !clear.contains("token"), "\(key)")
+                // Not the plain SHA-256 of method, path and body.
+                for path in ["/api/v1/auth/signup", "/api/v1/admin/webhooks"] {
+                    let plain = SHA256.hash(data: Array("POST".utf8) + [0] + Array(path.utf8) + [0] + Array(body.utf8))
+                        .map { String(format: "%02x", $0) }.joined()
+                    #expect(!hash.contains(plain))
+                }
+            }
+            // The replay still gives the code back to the same request.
+            let replay = try await app.send(
+                .post, "/api/v1/households/\(f.household)/invitations", json: #"{"role":"guardian"}"#,
+                token: f.guardian, headers: [.init("Idempotency-Key")!: "invite-1"])
+            #expect(try replay.string("code") == code)
+            // The webhook's signing secret is sealed in its table too.
+            let stored = try await app.store.database.withConnection { db in
+                try await db.raw("SELECT secret FROM webhook_endpoints").all().map {
+                    try $0.decode(column: "secret", as: String.self)
+                }
+            }
+            #expect(stored.count == 1 && stored.allSatisfy { $0.hasPrefix("v1.") && !$0.contains(secret) })
         }
     }
 

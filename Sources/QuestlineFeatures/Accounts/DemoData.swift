@@ -15,6 +15,18 @@ public enum DemoData {
     public static let guardianEmail = "demo.guardian@questline.example"
     public static let childUsername = "demo-kid"
 
+    /// The demo's secret key, made by the first instance that asks and kept in the database:
+    /// allowed only with demo data (a copy of the database then holds the key too, so a server
+    /// without demo data must be given one: `--secret-key-file`, `QUESTLINE_SECRET_KEY`).
+    public static func storedSecretKey(store: Store) async throws -> SecretBox {
+        let stored = try await store.accounts.sharedSecret(
+            "demo-secret-key", candidate: SecretBox.newKey(), now: Date())
+        guard case .success(let box) = SecretBox.parse(stored) else {
+            throw StoreError.noRowReturned("a well-formed demo secret key")
+        }
+        return box
+    }
+
     /// Creates the demo accounts if they are missing. Returns the accounts created now (empty
     /// when they already existed).
     public static func ensure(store: Store, configuration: FeatureConfiguration) async throws -> [Account] {

@@ -132,6 +132,8 @@ public enum WebhookFailure: String, Sendable, Equatable {
     case serverError = "http 5xx"
     /// Anything else on the way.
     case connection
+    /// The endpoint's signing secret was sealed by a key this server does not hold.
+    case secret
 
     public static func status(_ code: Int) -> WebhookFailure? {
         switch code {

@@ -17,12 +17,42 @@ public struct WebhooksFeature: Sendable {
     let ids: any IDGenerator
     /// Where an endpoint may point (`https`, the public internet).
     let destination: WebhookDestination
+    /// Seals signing secrets at rest.
+    let secrets: SecretBox
+    static let secretPurpose = "webhook-secret"
 
     public init(store: Store, configuration: FeatureConfiguration) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
         destination = configuration.webhookDestination
+        secrets = configuration.secrets
+    }
+
+    /// Seals every stored signing secret under the current key: plain ones (stored before
+    /// secrets were sealed) and those sealed by an older key. Returns how many were sealed now,
+    /// and how many no configured key opens (their endpoints cannot sign until re-created).
+    @discardableResult
+    public func resealSecrets(includingOlderKeys: Bool = true) async throws -> (resealed: Int, unreadable: Int) {
+        var resealed = 0
+        var unreadable = 0
+        for (id, stored) in try await store.outbox.endpointSecrets() {
+            if secrets.isSealedByCurrentKey(stored) { continue }
+            let plain: String
+            if SecretBox.isSealed(stored) {
+                guard includingOlderKeys else { continue }
+                guard let opened = secrets.open(stored, purpose: Self.secretPurpose) else {
+                    unreadable += 1
+                    continue
+                }
+                plain = opened
+            } else {
+                plain = stored
+            }
+            try await store.outbox.setEndpointSecret(id, secret: try secrets.seal(plain, purpose: Self.secretPurpose))
+            resealed += 1
+        }
+        return (resealed, unreadable)
     }
 
     private func requireAdmin(_ actor: MemberRecord) throws {
@@ -67,7 +97,8 @@ public struct WebhooksFeature: Sendable {
             id: ids.makeUUID().uuidString.lowercased(), url: address!, events: types!, description: text!,
             createdAt: clock.now())
         let secret = "whsec_" + Secret.makeToken()
-        try await store.outbox.createEndpoint(endpoint, secret: secret)
+        // Stored sealed: a copy of the database does not sign deliveries.
+        try await store.outbox.createEndpoint(endpoint, secret: try secrets.seal(secret, purpose: Self.secretPurpose))
         return (endpoint, secret)
     }
 
@@ -123,6 +154,7 @@ public struct WebhookSender: Service {
     let clock: any WallClock
     let retryBase: TimeInterval
     let destination: WebhookDestination
+    let secrets: SecretBox
     let logger: Logger
     static let lease: TimeInterval = 60
     static let giveUpAfter: TimeInterval = 24 * 3600
@@ -134,6 +166,7 @@ public struct WebhookSender: Service {
         clock = configuration.clock
         retryBase = configuration.webhookRetrySeconds
         destination = configuration.webhookDestination
+        secrets = configuration.secrets
         self.logger = logger
     }
 
@@ -183,6 +216,11 @@ public struct WebhookSender: Service {
     /// receiver's status, and the class of failure (nil when delivered).
     private func post(_ delivery: DueDelivery, now: Date) async -> (status: Int?, failure: WebhookFailure?) {
         guard let url = URL(string: delivery.url) else { return (nil, .blocked) }
+        // A secret stored before sealing is used as it is until the start-up pass seals it.
+        let secret =
+            SecretBox.isSealed(delivery.secret)
+            ? secrets.open(delivery.secret, purpose: WebhooksFeature.secretPurpose) : delivery.secret
+        guard let secret else { return (nil, .secret) }
         let host: String
         let address: InternetAddress?
         switch await destination.target(for: url) {
@@ -196,7 +234,7 @@ public struct WebhookSender: Service {
         request.headers.add(
             name: "Questline-Signature",
             value: WebhooksFeature.signature(
-                secret: delivery.secret, timestamp: Int(now.timeIntervalSince1970), body: delivery.body))
+                secret: secret, timestamp: Int(now.timeIntervalSince1970), body: delivery.body))
         request.body = .bytes(ByteBuffer(string: delivery.body))
         let client = HTTPClient(
             eventLoopGroup: HTTPClient.defaultEventLoopGroup,

@@ -155,7 +155,9 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         .add(middleware: TextRuleMiddleware(part: .jsonBody))
         .add(
             middleware: IdempotencyMiddleware(
-                store: store.idempotency, clock: features.clock, faultAfterCommit: configuration.faultAfterCommit))
+                store: store.idempotency, clock: features.clock, secrets: features.secrets,
+                requestHasher: features.secrets.keyedHash(purpose: "idempotency-request"),
+                faultAfterCommit: configuration.faultAfterCommit))
     try APIImplementation(
         accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
         webhooks: WebhooksFeature(store: store, configuration: features),

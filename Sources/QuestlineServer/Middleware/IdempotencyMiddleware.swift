@@ -26,6 +26,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let store: IdempotencyStore
     let clock: any WallClock
+    /// The server's key: keys the request hashes and the seals.
+    let secrets: SecretBox
+    let requestHasher: SecretBox.KeyedHash
     /// See `AppConfiguration.faultAfterCommit`.
     var faultAfterCommit = false
 
@@ -56,13 +59,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
         var request = request
         let body = Array(buffer: try await request.collectBody(upTo: context.maxUploadSize))
         let sealed = RoutePolicy.of(request, context).holdsCredential
-        var hasher = SHA256()
-        hasher.update(data: Array(request.method.rawValue.utf8) + [0] + Array(request.uri.path.utf8) + [0])
-        // A sealed request's body is checked by opening its response, not by a hash that would
-        // let a copy of the table test password guesses.
-        if !sealed { hasher.update(data: body) }
-        let requestHash = (sealed ? "sealed:" : "") + Secret.hex(hasher.finalize())
-        let seal = IdempotencySeal(request: body, key: key, scope: scope)
+        // Keyed with the server's secret (HMAC): a copy of the table cannot test guesses of a
+        // body (a password, an e-mail) against it.
+        let requestHash =
+            (sealed ? "sealed:" : "")
+            + requestHasher.hex(Array(request.method.rawValue.utf8) + [0] + Array(request.uri.path.utf8) + [0] + body)
+        let seal = IdempotencySeal(secrets: secrets, request: body, key: key, scope: scope)
 
         let claim: IdempotencyClaim
         switch try await store.begin(scope: scope, key: key, requestHash: requestHash, now: clock.now()) {
@@ -155,16 +157,16 @@ struct IdempotencyMiddleware: RouterMiddleware {
 }
 
 /// Encrypts a stored response for the request that made it: AES-GCM under a key derived (HKDF)
-/// from the request's body, its idempotency key and its scope. The table holds no hash of such
-/// a body, and only the same request opens the response; a different body fails to open and is
-/// a reused key.
+/// from the server's secret key, the request's body, its idempotency key and its scope. Only the
+/// same request, on a server holding the key, opens the response; without the server's key a
+/// copy of the table can neither open it nor test guesses of the body; a different body fails to
+/// open and is a reused key.
 struct IdempotencySeal {
     let key: SymmetricKey
 
-    init(request body: [UInt8], key idempotencyKey: String, scope: String) {
-        key = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: body + [0] + Array(idempotencyKey.utf8)),
-            salt: Array("questline.idempotency.seal.v1".utf8), info: Array(scope.utf8), outputByteCount: 32)
+    init(secrets: SecretBox, request body: [UInt8], key idempotencyKey: String, scope: String) {
+        key = secrets.derivedKey(
+            purpose: "idempotency.seal", material: body + [0] + Array(idempotencyKey.utf8), info: scope)
     }
 
     func seal(_ bytes: [UInt8]) throws -> [UInt8] {

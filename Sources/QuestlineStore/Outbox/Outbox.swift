@@ -190,6 +190,21 @@ public final class Outbox: Sendable {
 
     // MARK: Endpoints
 
+    /// Every endpoint's stored secret (sealed by the caller), by endpoint id.
+    public func endpointSecrets() async throws -> [(id: String, secret: String)] {
+        try await database.withConnection { db in
+            try await db.raw("SELECT id, secret FROM webhook_endpoints ORDER BY id").all().map {
+                (try $0.decode(column: "id", as: String.self), try $0.decode(column: "secret", as: String.self))
+            }
+        }
+    }
+
+    public func setEndpointSecret(_ id: String, secret: String) async throws {
+        try await database.transaction { db in
+            try await db.raw("UPDATE webhook_endpoints SET secret = \(bind: secret) WHERE id = \(bind: id)").run()
+        }
+    }
+
     public func createEndpoint(_ endpoint: WebhookEndpoint, secret: String) async throws {
         try await database.transaction { db in
             try await db.raw(
