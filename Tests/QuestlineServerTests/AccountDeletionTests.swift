@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Logging
 import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
@@ -114,6 +115,84 @@ import Testing
             #expect(try await traces(of: guardianID, in: app.store) == [:])
             #expect(try await traces(of: f.household, in: app.store) == [:])
             try await app.send(.get, "/api/v1/me", token: f.guardian).expectProblem(.unauthorized)
+        }
+    }
+}
+
+/// Deletion everywhere, at once: a deleted or signed-out member's sessions end on every instance
+/// (announced on the channel every instance listens to), a write that was already past
+/// authentication on another instance is refused (`ActingMember`), and a child cannot delete
+/// its own account. Before, the other instance's session cache kept the token working for up to
+/// 5 s, and writes then left rows naming the deleted member.
+@Suite struct DeletionEverywhereTests {
+    static let read =
+        #"{"eventId":"late","articleId":"Octopus","title":"Octopus","language":"en","at":"2026-05-07T09:00:00Z","timeZone":"Europe/Berlin"}"#
+
+    @Test func aDeletedMembersSessionEndsOnEveryInstanceAndLaterWritesAreRefused() async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let f = try await QuestAPITests().family(app)
+            let (reader, readerID) = try await app.signUp("leaving@example.com")
+            try await SharedLimitTests().withSecondInstance(app, rateLimits: .standard) { other in
+                let listening = Task {
+                    await other.store.live.listen(logger: Logger(label: "test"), reconnected: {}, deliver: { _ in })
+                }
+                defer { listening.cancel() }
+                try await Task.sleep(for: .milliseconds(300))  // the LISTEN connection (PostgreSQL)
+                // Both sessions are in the second instance's cache.
+                #expect(try await other.send(.get, "/api/v1/me", token: f.child).status == .ok)
+                #expect(try await other.send(.get, "/api/v1/me", token: reader).status == .ok)
+
+                // The guardian deletes the child on the first instance; the reader signs out there.
+                #expect(
+                    try await app.send(.delete, "/api/v1/members/\(f.childID)", token: f.guardian).status == .noContent)
+                #expect(try await app.send(.post, "/api/v1/auth/logout", token: reader).status == .noContent)
+
+                // A write through the second instance is refused, whether its cache was told
+                // (PostgreSQL) or not (SQLite, which one instance serves in production), and
+                // leaves nothing naming the child.
+                let write = try await other.send(.post, "/api/v1/reading/reads", json: Self.read, token: f.child)
+                #expect(write.status == .unauthorized, "\(write.status) \(write.text)")
+                #expect(try await AccountDeletionTests().traces(of: f.childID, in: app.store) == [:])
+
+                if app.database == .postgres {
+                    // Every instance hears at once: no cached session outlives the change.
+                    for (token, who) in [(f.child, "deleted child"), (reader, "signed-out reader")] {
+                        var status = HTTPResponse.Status.ok
+                        for _ in 0..<40 where status == .ok {
+                            status = try await other.send(.get, "/api/v1/me", token: token).status
+                            if status == .ok { try await Task.sleep(for: .milliseconds(50)) }
+                        }
+                        #expect(status == .unauthorized, "\(who) still signed in on the other instance")
+                    }
+                }
+                _ = readerID
+            }
+        }
+    }
+
+    /// docs/privacy.md says what happens to every table of the schema.
+    @Test func thePrivacyPageListsEveryTable() async throws {
+        let page = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../docs/privacy.md"), encoding: .utf8)
+        try await TestDatabase.sqlite.withStore { store in
+            for table in try await AccountDeletionTests().schema(store).keys.sorted() {
+                let listed = page.contains("`\(table)`") || (table.hasPrefix("story_") && page.contains("`story_*`"))
+                #expect(listed, "docs/privacy.md does not list \(table)")
+            }
+        }
+    }
+
+    @Test func aChildCannotDeleteItsOwnAccount() async throws {
+        try await Harness.run { app in
+            let f = try await QuestAPITests().family(app)
+            try await app.send(.delete, "/api/v1/me", token: f.child).expectProblem(.forbidden)
+            try await app.send(.delete, "/api/v1/members/\(f.childID)", token: f.child).expectProblem(.forbidden)
+            let page = try await app.send(
+                .get, "/profile", headers: [.cookie: "ql_session=\(f.child)", .accept: "text/html"])
+            #expect(!page.text.contains("Delete my account") && page.text.contains("ask your guardian"))
+            // The guardian can.
+            #expect(try await app.send(.delete, "/api/v1/members/\(f.childID)", token: f.guardian).status == .noContent)
         }
     }
 }

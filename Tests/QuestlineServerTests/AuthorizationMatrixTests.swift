@@ -308,11 +308,12 @@ let matrix: [MatrixRow] = [
     // Each asker deletes their own account; the guardian's household still has a child.
     MatrixRow(
         operation: "deleteMe", request: { _ in Cell(method: .delete, path: "/api/v1/me", json: nil) },
-        expected: [.anonymous: 401, .owner: 204, .stranger: 204, .guardian: 409, .child: 204, .otherGuardian: 204]),
+        // A child cannot delete its own account (a guardian does).
+        expected: [.anonymous: 401, .owner: 204, .stranger: 204, .guardian: 409, .child: 403, .otherGuardian: 204]),
     MatrixRow(
         operation: "deleteMember",
         request: { w in Cell(method: .delete, path: "/api/v1/members/\(w.childID)", json: nil) },
-        expected: childData(child: 204, guardian: 204), owner: .child),
+        expected: childData(child: 403, guardian: 204), owner: .child),
     MatrixRow(
         operation: "getNotificationPreferences",
         request: { _ in Cell(method: .get, path: "/api/v1/me/notifications", json: nil) }, expected: all(200)),

@@ -37,6 +37,9 @@ public enum Action: Sendable, Hashable {
     case readHousehold(HouseholdID)
     /// Add children, invite members, set challenges: what guardians do.
     case manageHousehold(HouseholdID)
+    /// Delete a member's account and everything held about them: one's own (not a child's: a
+    /// child's account holds the guardian's quests, rules and grants), or a guardian a child's.
+    case deleteMember(MemberScope)
     /// Change a member's time zone, which decides their local days. A child's day follows its
     /// household: only a guardian sets a child's zone (a child's own change is refused, naming
     /// `timeZone`), or a child could leave downtime by moving to a zone where it is daytime.
@@ -68,6 +71,11 @@ public enum AccessPolicy {
         case .manageHousehold(let household):
             guard actor.householdID == household else { throw .notFound("No such household.") }
             guard actor.role == .guardian else { throw .forbidden("Only a guardian can manage the household.") }
+        case .deleteMember(let target):
+            if target.memberID == actor.memberID, target.role == .child {
+                throw .forbidden("A guardian deletes a child's account (from the household on their profile page).")
+            }
+            try check(actor, .updateMember(target))
         case .changeTimeZone(let target):
             if target.memberID == actor.memberID, target.role == .child {
                 throw .forbidden(

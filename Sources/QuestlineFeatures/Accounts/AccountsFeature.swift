@@ -43,7 +43,17 @@ public struct AccountsFeature: Sendable {
         sessionLifetime = configuration.sessionLifetime
         invitationLifetime = configuration.invitationLifetime
         loginGuard = LoginGuard(store: store.limits, clock: configuration.clock, limits: configuration.rateLimits)
-        sessions = SessionCache(lifetime: configuration.sessionCacheSeconds)
+        let sessions = SessionCache(lifetime: configuration.sessionCacheSeconds)
+        self.sessions = sessions
+        // What other instances change (a sign-out, a deletion, a new role) ends here too.
+        store.live.watchSessions { change in sessions.apply(change) }
+    }
+
+    /// Drops what every instance cached of these members' sessions: at once here, and through
+    /// the channel every instance listens to elsewhere.
+    private func sessionsChanged(_ changes: [LiveEventLog.SessionChange]) async throws {
+        for change in changes { sessions.apply(change) }
+        try await store.live.announce(changes)
     }
 
     // MARK: Sign-up, login, logout
@@ -112,7 +122,7 @@ public struct AccountsFeature: Sendable {
         _ = try identity.requireMember()
         if let hash = identity.tokenHash {
             try await store.accounts.revokeSession(tokenHash: hash, now: clock.now())
-            sessions.forget(tokenHash: hash)
+            try await sessionsChanged([.session(tokenHash: hash)])
         }
     }
 
@@ -150,11 +160,12 @@ public struct AccountsFeature: Sendable {
         return target
     }
 
-    /// Deletes a member (themself, or a guardian's child) and everything held about them. A
-    /// guardian who would leave children without a guardian is refused.
+    /// Deletes a member (themself, or a guardian's child) and everything held about them, and
+    /// ends their sessions on every instance. A child cannot delete its own account; a guardian
+    /// who would leave children without a guardian is refused.
     public func deleteMember(_ id: MemberID, as actor: MemberRecord) async throws {
         guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }
-        try AccessPolicy.check(actor.actor, .updateMember(target.scope))
+        try AccessPolicy.check(actor.actor, .deleteMember(target.scope))
         if target.role == .guardian, let household = target.householdID,
             let members = try await store.accounts.household(household)?.members,
             members.contains(where: { $0.role == .child }),
@@ -168,7 +179,7 @@ public struct AccountsFeature: Sendable {
         }
         _ = try await store.accounts.deleteMember(
             id, outbox: store.outbox, eventID: ids.makeUUID().uuidString.lowercased(), now: clock.now())
-        sessions.forget(members: [id])
+        try await sessionsChanged([.member(id)])
     }
 
     /// Everything held about the member, by table.
@@ -201,7 +212,7 @@ public struct AccountsFeature: Sendable {
         else {
             throw DomainError.notFound("No such member.")
         }
-        sessions.forget(members: [id])
+        try await sessionsChanged([.member(id)])
         if zone != nil, updated.role == .child { try await childZoneSet(updated) }
         return updated
     }
@@ -221,7 +232,7 @@ public struct AccountsFeature: Sendable {
             let result = try await store.accounts.setAdministrator(
                 login: key, grant: grant, by: by, auditID: ids.makeUUID().uuidString.lowercased(), now: clock.now())
         else { throw DomainError.notFound("No account with the login \(key).") }
-        sessions.forget(members: [result.member.id])
+        try await sessionsChanged([.member(result.member.id)])
         return result
     }
 
@@ -244,7 +255,7 @@ public struct AccountsFeature: Sendable {
         }
         let household = try await store.accounts.createHousehold(
             id: ids.make(), name: name, guardian: actor.id, now: clock.now())
-        sessions.forget(members: [actor.id])
+        try await sessionsChanged([.member(actor.id)])
         return household
     }
 
@@ -296,7 +307,7 @@ public struct AccountsFeature: Sendable {
         }
         let household = try await store.accounts.acceptInvitation(
             codeHash: Secret.digest(normalized), member: actor.id, now: clock.now())
-        sessions.forget(members: [actor.id])
+        try await sessionsChanged([.member(actor.id)])
         return household
     }
 }

@@ -6,10 +6,11 @@ import QuestlineStore
 /// Sessions looked up in the last few seconds, so a device polling its widget does not cost a
 /// database round trip per request for authentication.
 ///
-/// Correctness: within this server every change to a member that access depends on (profile,
-/// household membership) and every logout drops the member's entries at once. Another server
-/// instance (PostgreSQL deployments) sees such a change within `lifetime` seconds: a revoked
-/// token keeps working there for at most that long. `lifetime` 0 turns the cache off.
+/// Correctness: every change to a member that access depends on (profile, role, household
+/// membership, deletion) and every logout drops the member's entries at once, on this instance
+/// and, through the live-event channel every instance listens to, on the others
+/// (`LiveEventLog.announce`); an instance that loses that channel drops everything. `lifetime`
+/// bounds what a lost notification could leave (5 s by default); 0 turns the cache off.
 final class SessionCache: Sendable {
     private struct Entry {
         let session: SessionRecord
@@ -48,6 +49,19 @@ final class SessionCache: Sendable {
 
     func forget(tokenHash: String) {
         _ = entries.withLockedValue { $0.removeValue(forKey: tokenHash) }
+    }
+
+    /// Drops what a change makes stale.
+    func apply(_ change: LiveEventLog.SessionChange) {
+        switch change {
+        case .member(let id): forget(members: [id])
+        case .session(let hash): forget(tokenHash: hash)
+        case .everything: forgetAll()
+        }
+    }
+
+    func forgetAll() {
+        entries.withLockedValue { $0.removeAll(keepingCapacity: true) }
     }
 
     /// Drops every cached session of these members (their record changed).

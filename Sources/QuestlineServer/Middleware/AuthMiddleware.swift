@@ -24,8 +24,11 @@ struct AuthMiddleware: RouterMiddleware {
             }
         }
         let identity = context.identity
-        return try await Identity.$current.withValue(identity) {
-            try await next(request, context)
+        // Every write the request commits checks that its member still exists (`ActingMember`).
+        return try await ActingMember.$current.withValue(identity.member?.id) {
+            try await Identity.$current.withValue(identity) {
+                try await next(request, context)
+            }
         }
     }
 

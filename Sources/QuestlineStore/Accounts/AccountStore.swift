@@ -405,10 +405,15 @@ public struct AccountStore: Sendable {
     /// Deletes `member` and everything held about them in one transaction (`PersonalData`), with
     /// a `member.deleted` event for webhooks; false when there was no such member.
     public func deleteMember(_ member: MemberID, outbox: Outbox, eventID: String, now: Date) async throws -> Bool {
-        try await database.transaction { db in
+        // The member's row is held first (`FOR UPDATE`): a write acting for them either commits
+        // before (and its rows are deleted here) or finds them gone (`ActingMember`). The
+        // deletion itself acts for no one (a member may delete themself).
+        let lock = database.flavor == .postgres ? " FOR UPDATE" : ""
+        return try await database.transaction(actingFor: []) { db in
             guard
-                let row = try await db.raw("SELECT email, username FROM members WHERE id = \(bind: member.rawValue)")
-                    .first()
+                let row = try await db.raw(
+                    "SELECT email, username FROM members WHERE id = \(bind: member.rawValue)\(unsafeRaw: lock)"
+                ).first()
             else { return false }
             let login = [
                 try row.decode(column: "email", as: String?.self), try row.decode(column: "username", as: String?.self),

@@ -1,5 +1,6 @@
 import Metrics
 import NIOConcurrencyHelpers
+import QuestlineCore
 import SQLKit
 
 /// Concurrent callers' requests of one kind, served together: one database round trip (or one
@@ -21,11 +22,13 @@ import SQLKit
 final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
     /// Serves items; `claims` are the idempotency claims of the requests that submitted them
     /// (see `IdempotencyClaim`), for a write to mark in its transaction.
-    typealias Run = @Sendable (_ items: [Item], _ claims: [IdempotencyClaim]) async throws -> [Output]
+    typealias Run =
+        @Sendable (_ items: [Item], _ claims: [IdempotencyClaim], _ members: [MemberID]) async throws -> [Output]
 
     private struct Waiting {
         let item: Item
         let claim: IdempotencyClaim?
+        let member: MemberID?
         let continuation: CheckedContinuation<Output, any Error>
     }
 
@@ -55,16 +58,17 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
         _ database: Database, maxItems: Int,
         write: @escaping @Sendable (any SQLDatabase, [Item]) async throws -> [Output]
     ) -> Coalescer {
-        Coalescer(maxItems: maxItems, executor: database.writerExecutor) { items, claims in
-            try await database.transaction(marking: claims) { db in try await write(db, items) }
+        Coalescer(maxItems: maxItems, executor: database.writerExecutor) { items, claims, members in
+            try await database.transaction(marking: claims, actingFor: members) { db in try await write(db, items) }
         }
     }
 
     func submit(_ item: Item) async throws -> Output {
         let claim = IdempotencyClaim.current
+        let member = ActingMember.current
         return try await withCheckedThrowingContinuation { continuation in
             let startRunning = state.withLockedValue { state -> Bool in
-                state.waiting.append(Waiting(item: item, claim: claim, continuation: continuation))
+                state.waiting.append(Waiting(item: item, claim: claim, member: member, continuation: continuation))
                 guard !state.running else { return false }
                 state.running = true
                 return true
@@ -73,7 +77,9 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
             // travels with it).
             if startRunning {
                 Task(executorPreference: executor) {
-                    await IdempotencyClaim.$current.withValue(nil) { await self.drain() }
+                    await IdempotencyClaim.$current.withValue(nil) {
+                        await ActingMember.$current.withValue(nil) { await self.drain() }
+                    }
                 }
             }
         }
@@ -92,13 +98,14 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
             // `questline_group_commit_size`: how many writes one commit carried.
             Recorder(label: "questline_group_commit_size", aggregate: true).record(group.count)
             do {
-                let outputs = try await run(group.map(\.item), group.compactMap(\.claim))
+                let outputs = try await run(group.map(\.item), group.compactMap(\.claim), group.compactMap(\.member))
                 precondition(outputs.count == group.count, "Coalescer: one output per item")
                 for (waiting, output) in zip(group, outputs) { waiting.continuation.resume(returning: output) }
             } catch  where group.count > 1 {
                 for waiting in group {
                     do {
-                        let output = try await run([waiting.item], waiting.claim.map { [$0] } ?? [])
+                        let output = try await run(
+                            [waiting.item], waiting.claim.map { [$0] } ?? [], waiting.member.map { [$0] } ?? [])
                         waiting.continuation.resume(returning: output[0])
                     } catch {
                         waiting.continuation.resume(throwing: error)

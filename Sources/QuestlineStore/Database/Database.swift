@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresKit
+public import QuestlineCore
 public import SQLKit
 import SQLiteKit
 import Tracing
@@ -202,17 +203,20 @@ public final class Database: @unchecked Sendable {
     ///
     /// The idempotency claims of the requests it serves (`claims`, else the task's own) are
     /// marked applied in the same transaction, so that a retry finds the write and its key
-    /// together, or neither (see `IdempotencyClaim`).
+    /// together, or neither (see `IdempotencyClaim`); the members it acts for (`members`, else
+    /// the task's `ActingMember`) must still exist when it commits.
     public func transaction<T: Sendable>(
-        marking claims: [IdempotencyClaim]? = nil, _ body: (any SQLDatabase) async throws -> T
+        marking claims: [IdempotencyClaim]? = nil, actingFor members: [MemberID]? = nil,
+        _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
         let claims = claims ?? IdempotencyClaim.current.map { [$0] } ?? []
+        let members = members ?? ActingMember.current.map { [$0] } ?? []
         return try await withSpan("db.transaction", ofKind: .client) { span in
             span.attributes["db.system"] = flavor == .sqlite ? "sqlite" : "postgresql"
-            guard flavor == .sqlite else { return try await runTransaction(claims, body) }
+            guard flavor == .sqlite else { return try await runTransaction(claims, members, body) }
             await sqliteWriteLock.lock()
             do {
-                let result = try await runTransaction(claims, body)
+                let result = try await runTransaction(claims, members, body)
                 sqliteWriteLock.unlock()
                 return result
             } catch {
@@ -223,12 +227,13 @@ public final class Database: @unchecked Sendable {
     }
 
     private func runTransaction<T: Sendable>(
-        _ claims: [IdempotencyClaim], _ body: (any SQLDatabase) async throws -> T
+        _ claims: [IdempotencyClaim], _ members: [MemberID], _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
         try await withConnection { db in
             try await db.raw(flavor == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
             do {
                 let result = try await body(db)
+                try await ActingMember.check(members, flavor: flavor, on: db)
                 for claim in claims { try await claim.markApplied(on: db) }
                 try await db.raw("COMMIT").run()
                 return result

@@ -1,4 +1,5 @@
 public import Foundation
+public import QuestlineCore
 import SQLKit
 
 enum IdempotencySchema {
@@ -51,6 +52,32 @@ enum IdempotencySchema {
                 "CREATE INDEX idempotency_claims_by_age ON idempotency_claims (created_at)",
             ]),
     ]
+}
+
+/// The member a request acts for, as a task-local value (set by the server once the session is
+/// read): every write transaction the request commits checks, just before it commits, that the
+/// member still exists, holding the row (`FOR KEY SHARE` on PostgreSQL) so that a deletion
+/// waits for the write or the write fails (`Database.transaction`). A session used on another
+/// instance at the moment of a deletion can therefore never leave rows naming a deleted member.
+public enum ActingMember {
+    @TaskLocal public static var current: MemberID?
+
+    /// Refused when a member the transaction acts for is gone.
+    static func check(_ members: [MemberID], flavor: SQLFlavor, on db: any SQLDatabase) async throws {
+        let ids = Array(Set(members.map(\.rawValue))).sorted()
+        guard !ids.isEmpty else { return }
+        var found = 0
+        for id in ids {
+            let lock = flavor == .postgres ? " FOR KEY SHARE" : ""
+            if try await db.raw("SELECT 1 AS one FROM members WHERE id = \(bind: id)\(unsafeRaw: lock)").first() != nil
+            {
+                found += 1
+            }
+        }
+        guard found == ids.count else {
+            throw DomainError.unauthenticated("This account has been deleted. Sign in with another account.")
+        }
+    }
 }
 
 /// The idempotency key a request runs under, as a task-local value: every write transaction the

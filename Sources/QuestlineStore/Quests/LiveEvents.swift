@@ -101,6 +101,52 @@ public final class LiveEventLog: Sendable {
     public static let retention: TimeInterval = 24 * 3600
     static let channel = "questline_live"
     private let localDelivery = NIOLockedValueBox<[@Sendable ([LiveEvent]) -> Void]>([])
+    /// Who forgets what it cached of a member when another instance changes or removes it.
+    private let sessionWatchers = NIOLockedValueBox<[@Sendable (SessionChange) -> Void]>([])
+
+    /// A change that ends what instances cached of a member's sessions.
+    public enum SessionChange: Sendable, Equatable {
+        /// The member changed (profile, role, household) or was deleted: drop all of theirs.
+        case member(MemberID)
+        /// One session ended (signed out).
+        case session(tokenHash: String)
+        /// The listening connection was lost: anything may have been missed.
+        case everything
+    }
+
+    private struct SessionChangePayload: Codable {
+        var forget: String?
+        var forgetSession: String?
+    }
+
+    /// Adds a place where changes to members' sessions go, from every instance (PostgreSQL).
+    public func watchSessions(_ watcher: @escaping @Sendable (SessionChange) -> Void) {
+        sessionWatchers.withLockedValue { $0.append(watcher) }
+    }
+
+    /// Tells every instance (on PostgreSQL, through the channel they all listen to) that
+    /// what they cached of these sessions is stale. On SQLite, which one instance serves, the
+    /// instance forgets them itself.
+    public func announce(_ changes: [SessionChange]) async throws {
+        guard relaysThroughDatabase, !changes.isEmpty else { return }
+        let encoder = JSONEncoder()
+        try await database.withConnection { db in
+            for change in changes {
+                let payload: SessionChangePayload
+                switch change {
+                case .member(let id): payload = SessionChangePayload(forget: id.rawValue)
+                case .session(let hash): payload = SessionChangePayload(forgetSession: hash)
+                case .everything: continue
+                }
+                let text = String(decoding: try encoder.encode(payload), as: UTF8.self)
+                try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: text))").run()
+            }
+        }
+    }
+
+    private func sessionsChanged(_ change: SessionChange) {
+        for watcher in sessionWatchers.withLockedValue({ $0 }) { watcher(change) }
+    }
 
     init(_ database: Database, outbox: Outbox) {
         self.database = database
@@ -225,12 +271,19 @@ public final class LiveEventLog: Sendable {
                     id: 0, logger: logger)
                 do {
                     try await connection.listen(on: Self.channel) { notifications in
-                        if !first { await reconnected() }
+                        if !first {
+                            sessionsChanged(.everything)
+                            await reconnected()
+                        }
                         first = false
                         wait = .milliseconds(200)
                         for try await notification in notifications {
-                            if let event = try? decoder.decode(LiveEvent.self, from: Data(notification.payload.utf8)) {
+                            let payload = Data(notification.payload.utf8)
+                            if let event = try? decoder.decode(LiveEvent.self, from: payload) {
                                 deliver(event)
+                            } else if let change = try? decoder.decode(SessionChangePayload.self, from: payload) {
+                                if let id = change.forget.flatMap({ MemberID($0) }) { sessionsChanged(.member(id)) }
+                                if let hash = change.forgetSession { sessionsChanged(.session(tokenHash: hash)) }
                             }
                         }
                     }

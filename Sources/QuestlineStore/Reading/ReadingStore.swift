@@ -206,7 +206,7 @@ public struct ReadingStore: Sendable {
         reads = .groupCommit(database, maxItems: 64) { db, pending in
             try await Self.record(pending, flavor: flavor, outbox: outbox, on: db)
         }
-        widgets = Coalescer(maxItems: 64) { requests, _ in
+        widgets = Coalescer(maxItems: 64) { requests, _, _ in
             try await database.withConnection { db in
                 try await Self.widgetFacts(requests, flavor: database.flavor, on: db)
             }
