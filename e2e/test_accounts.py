@@ -196,11 +196,13 @@ def test_download_my_data_delete_a_child_then_my_account(browser, server, shot):
     fill(browser, "child-password", "kidpass123")
     click(browser, "form[action='/household/children'] button")
     wait_text(browser, "section[aria-labelledby=household-title]", "Kit")
-    # The data download is a JSON file of every table holding the member.
+    # The data download is a readable JSON file, grouped by feature.
     archive = browser.execute_async_script(
         "const done = arguments[0]; fetch('/profile/export').then(r => r.json()).then(done, e => done(String(e)));")
-    assert archive["tables"]["members"][0]["email"] == email
-    assert "password_hash" not in archive["tables"]["members"][0]
+    account = archive["profile"]["account"][0]
+    assert account["email"] == email and account["createdAt"].endswith("Z")
+    assert "passwordHash" not in account and "password_hash" not in account
+    assert set(archive) >= {"profile", "reading", "saved", "game", "quests", "points", "stories", "notifications"}
     shot("profile-your-data")
     # Deleting the account while a child has no other guardian is refused, saying why.
     click(browser, "form[action='/profile/delete'] button")

@@ -83,18 +83,45 @@ import Testing
                 .post, "/api/v1/saved", json: #"{"language":"en","title":"Octopus"}"#, token: f.child)
             #expect(try await traces(of: f.childID, in: app.store).count > 5)
 
-            // The export holds the rows, without secrets.
+            // The export holds the rows, readable and grouped by feature, without secrets or
+            // bookkeeping, and is never cached.
             let export = try await app.send(.get, "/api/v1/me/export", token: f.child)
             #expect(export.status == .ok)
+            #expect(export.headers[.cacheControl] == "no-store")
             let archive = try export.decode(Components.Schemas.MemberExport.self)
-            let tables = archive.tables.additionalProperties.value
             #expect(archive.memberId == f.childID)
-            for table in [
-                "members", "usage_reports", "points_ledger", "reading_events", "saved_articles", "challenges",
-            ] {
-                #expect(((tables[table] as? [Any])?.count ?? 0) > 0, "the export lacks \(table)")
+            let object = export.object
+            func records(_ section: String, _ kind: String) -> [[String: Any]] {
+                ((object[section] as? [String: Any])?[kind] as? [[String: Any]]) ?? []
             }
-            #expect(!export.text.contains("password_hash") && !export.text.contains("token_hash"))
+            for (section, kind) in [
+                ("profile", "account"), ("quests", "usage"), ("points", "ledger"), ("reading", "reads"),
+                ("saved", "articles"), ("quests", "quests"),
+            ] {
+                #expect(!records(section, kind).isEmpty, "the export lacks \(section).\(kind)")
+            }
+            for section in ["profile", "reading", "saved", "game", "quests", "points", "stories", "notifications"] {
+                #expect(object[section] is [String: Any], "no \(section) section")
+            }
+            // Times are ISO 8601, names camelCase; no raw tables, secrets or bookkeeping rows.
+            let account = try #require(records("profile", "account").first)
+            #expect((account["createdAt"] as? String)?.hasSuffix("Z") == true, "\(account)")
+            #expect((records("quests", "usage").first?["startedAt"] as? String)?.hasPrefix("2026-05-07T") == true)
+            #expect(records("quests", "usage").first?["childId"] == nil)
+            for hidden in [
+                "password_hash", "passwordHash", "token_hash", "tokenHash", "idempotency", "tables", "created_at",
+            ] {
+                #expect(!export.text.contains(hidden), "the export shows \(hidden)")
+            }
+            // The web's download is the same archive.
+            let download = try await app.send(
+                .get, "/profile/export", headers: [.cookie: "ql_session=\(f.child)"])
+            #expect(download.headers[.cacheControl] == "no-store")
+            #expect(download.headers[.contentDisposition]?.contains("attachment") == true)
+            let web = try #require(try JSONSerialization.jsonObject(with: Data(download.text.utf8)) as? [String: Any])
+            #expect(Set(web.keys) == Set(object.keys))
+            #expect(
+                ((web["quests"] as? [String: Any])?["usage"] as? [Any])?.count == records("quests", "usage").count)
 
             // A guardian whose children would be left without a guardian is refused.
             try await app.send(.delete, "/api/v1/me", token: f.guardian).expectProblem(.conflict)

@@ -182,9 +182,9 @@ public struct AccountsFeature: Sendable {
         try await sessionsChanged([.member(id)])
     }
 
-    /// Everything held about the member, by table.
-    public func export(_ actor: MemberRecord) async throws -> [String: [[String: ExportValue]]] {
-        try await PersonalData.export(actor.id, on: store.database)
+    /// Everything held about the member, readable and grouped by feature (`MemberArchive`).
+    public func export(_ actor: MemberRecord) async throws -> MemberArchive {
+        try await PersonalData.export(actor.id, now: clock.now(), on: store.database)
     }
 
     public func updateProfile(

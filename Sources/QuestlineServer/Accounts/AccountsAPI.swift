@@ -54,17 +54,29 @@ extension APIImplementation {
 
     func exportMe(_ input: Operations.exportMe.Input) async throws -> Operations.exportMe.Output {
         let me = try identity.requireMember()
-        let tables = try await accounts.export(me)
-        var object: [String: (any Sendable)?] = [:]
-        for (table, rows) in tables {
-            object[table] = rows.map { row in row.mapValues(\.plain) }
+        let archive = try await accounts.export(me)
+        typealias Record = Components.Schemas.ExportSection.additionalPropertiesPayloadPayload
+        func section(_ name: PersonalData.ExportSection) throws -> Components.Schemas.ExportSection {
+            var kinds: [String: [Record]] = [:]
+            for (kind, records) in archive.sections[name] ?? [:] {
+                kinds[kind] = try records.map { record in
+                    let fields: [String: (any Sendable)?] = record.mapValues { $0.plain }
+                    return Record(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: fields))
+                }
+            }
+            return Components.Schemas.ExportSection(additionalProperties: kinds)
         }
         return .ok(
             .init(
+                headers: .init(Cache_hyphen_Control: "no-store"),
                 body: .json(
                     .init(
-                        memberId: me.id.rawValue, exportedAt: accounts.clock.now(),
-                        tables: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: object))))))
+                        memberId: archive.memberId, exportedAt: archive.exportedAt,
+                        profile: .init(value1: try section(.profile)), reading: .init(value1: try section(.reading)),
+                        saved: .init(value1: try section(.saved)), game: .init(value1: try section(.game)),
+                        quests: .init(value1: try section(.quests)), points: .init(value1: try section(.points)),
+                        stories: .init(value1: try section(.stories)),
+                        notifications: .init(value1: try section(.notifications))))))
     }
 
     func getMember(_ input: Operations.getMember.Input) async throws -> Operations.getMember.Output {

@@ -55,18 +55,10 @@ struct AccountsPages {
         guard let member = context.identity.member else {
             return Response.redirect(to: "/login?next=/profile", type: .normal)
         }
-        var tables: [String: [[String: ExportValue]]] = try await accounts.export(member)
-        tables = tables.filter { !$0.value.isEmpty }
-        struct Archive: Encodable {
-            let memberId: String
-            let exportedAt: String
-            let tables: [String: [[String: ExportValue]]]
-        }
+        // The same archive as the API's (`MemberArchive`), as a file to keep.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let body = try encoder.encode(
-            Archive(
-                memberId: member.id.rawValue, exportedAt: accounts.clock.now().formatted(.iso8601), tables: tables))
+        let body = try encoder.encode(try await accounts.export(member))
         return Response(
             status: .ok,
             headers: [

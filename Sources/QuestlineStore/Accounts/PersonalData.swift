@@ -6,79 +6,104 @@ import SQLKit
 /// removes. docs/privacy.md lists the same tables and what happens to each; the deletion test
 /// walks every table of the schema for the member's id afterwards.
 public enum PersonalData {
-    /// A table that holds rows of a member, and the column that names them.
+    /// A table that holds rows of a member, the column that names them, and where its rows go
+    /// in the export (`section` of the feature, under `name`; nil: bookkeeping, not exported).
     struct Holding: Sendable {
         let table: String
         let column: String
         /// Columns never exported (secrets: a password's hash, a session token's hash).
         var secret: Set<String> = []
+        var export: (section: ExportSection, name: String)? = nil
+    }
+
+    /// The features an export is grouped by, in order.
+    public enum ExportSection: String, Sendable, CaseIterable, Encodable {
+        case profile, reading, saved, game, quests, points, stories, notifications
     }
 
     /// The member's own rows. On deletion the `members` row goes last; the rest go by its
     /// foreign keys (`ON DELETE CASCADE`) or, where a table has none, explicitly.
     static let holdings: [Holding] = [
-        Holding(table: "members", column: "id", secret: ["password_hash"]),
-        Holding(table: "household_members", column: "member_id"),
-        Holding(table: "sessions", column: "member_id", secret: ["token_hash"]),
-        Holding(table: "member_details", column: "member_id"),
-        Holding(table: "member_images", column: "member_id"),
-        Holding(table: "member_badges", column: "member_id"),
-        Holding(table: "points_balances", column: "member_id"),
-        Holding(table: "points_ledger", column: "member_id"),
-        Holding(table: "reading_events", column: "owner"),
-        Holding(table: "reading_days", column: "owner"),
-        Holding(table: "reading_intervals", column: "owner"),
-        Holding(table: "challenge_enrollments", column: "member_id"),
-        Holding(table: "campaign_announcements", column: "member_id"),
-        Holding(table: "saved_articles", column: "member_id"),
-        Holding(table: "saved_import_batches", column: "member_id"),
-        Holding(table: "game_sessions", column: "member_id"),
-        Holding(table: "quest_apps", column: "child_id"),
-        Holding(table: "challenges", column: "assignee_id"),
-        Holding(table: "usage_reports", column: "child_id"),
-        Holding(table: "quest_earnings", column: "child_id"),
-        Holding(table: "quest_completions", column: "child_id"),
-        Holding(table: "quest_learning_runs", column: "child_id"),
-        Holding(table: "quest_stats", column: "child_id"),
-        Holding(table: "unlock_grants", column: "child_id"),
-        Holding(table: "shield_rules", column: "child_id"),
-        Holding(table: "time_requests", column: "child_id"),
-        Holding(table: "device_apps", column: "child_id"),
-        Holding(table: "story_preferences", column: "member_id"),
-        Holding(table: "story_progress", column: "member_id"),
-        Holding(table: "story_chapters_read", column: "member_id"),
-        Holding(table: "story_bookmarks", column: "member_id"),
-        Holding(table: "story_comments", column: "member_id"),
-        Holding(table: "story_collected", column: "member_id"),
-        Holding(table: "story_cards_owned", column: "member_id"),
-        Holding(table: "story_tasks_done", column: "member_id"),
+        Holding(table: "members", column: "id", secret: ["password_hash"], export: (.profile, "account")),
+        Holding(table: "household_members", column: "member_id", export: (.profile, "household")),
+        Holding(table: "sessions", column: "member_id", secret: ["token_hash"], export: (.profile, "sessions")),
+        Holding(table: "member_details", column: "member_id", export: (.profile, "details")),
+        Holding(table: "member_images", column: "member_id", export: (.profile, "images")),
+        Holding(table: "member_badges", column: "member_id", export: (.profile, "badges")),
+        Holding(table: "points_balances", column: "member_id", export: (.points, "balance")),
+        Holding(table: "points_ledger", column: "member_id", export: (.points, "ledger")),
+        Holding(table: "reading_events", column: "owner", export: (.reading, "reads")),
+        Holding(table: "reading_days", column: "owner", export: (.reading, "days")),
+        Holding(table: "reading_intervals", column: "owner", export: (.reading, "readingTime")),
+        Holding(table: "challenge_enrollments", column: "member_id", export: (.reading, "challenges")),
+        Holding(table: "campaign_announcements", column: "member_id", export: (.reading, "announcements")),
+        Holding(table: "saved_articles", column: "member_id", export: (.saved, "articles")),
+        Holding(table: "saved_import_batches", column: "member_id", export: (.saved, "imports")),
+        Holding(table: "game_sessions", column: "member_id", export: (.game, "sessions")),
+        Holding(table: "quest_apps", column: "child_id", export: (.quests, "apps")),
+        Holding(table: "challenges", column: "assignee_id", export: (.quests, "quests")),
+        Holding(table: "usage_reports", column: "child_id", export: (.quests, "usage")),
+        Holding(table: "quest_earnings", column: "child_id", export: (.quests, "earnings")),
+        Holding(table: "quest_completions", column: "child_id", export: (.quests, "completions")),
+        Holding(table: "quest_learning_runs", column: "child_id", export: (.quests, "learningRuns")),
+        Holding(table: "quest_stats", column: "child_id", export: (.quests, "stats")),
+        Holding(table: "unlock_grants", column: "child_id", export: (.quests, "unlocks")),
+        Holding(table: "shield_rules", column: "child_id", export: (.quests, "screenTimeRules")),
+        Holding(table: "time_requests", column: "child_id", export: (.quests, "timeRequests")),
+        Holding(table: "device_apps", column: "child_id", export: (.quests, "deviceApps")),
+        Holding(table: "story_preferences", column: "member_id", export: (.stories, "preferences")),
+        Holding(table: "story_progress", column: "member_id", export: (.stories, "progress")),
+        Holding(table: "story_chapters_read", column: "member_id", export: (.stories, "chaptersRead")),
+        Holding(table: "story_bookmarks", column: "member_id", export: (.stories, "bookmarks")),
+        Holding(table: "story_comments", column: "member_id", export: (.stories, "comments")),
+        Holding(table: "story_collected", column: "member_id", export: (.stories, "collected")),
+        Holding(table: "story_cards_owned", column: "member_id", export: (.stories, "cards")),
+        Holding(table: "story_tasks_done", column: "member_id", export: (.stories, "tasks")),
+        // Bookkeeping: deleted with the member, not exported (what a retry, a live stream or a
+        // webhook needed; nothing the member made or that describes them).
         Holding(table: "live_events", column: "child_id"),
         Holding(table: "outbox_events", column: "member_id"),
         Holding(table: "idempotency_claims", column: "scope"),
-        Holding(table: "notification_preferences", column: "member_id"),
-        Holding(table: "notification_log", column: "member_id"),
+        Holding(table: "notification_preferences", column: "member_id", export: (.notifications, "preferences")),
+        Holding(table: "notification_log", column: "member_id", export: (.notifications, "sent")),
     ]
 
-    /// Every row held about `member`, as JSON-ready values, keyed by table (secrets left out).
-    public static func export(_ member: MemberID, on database: Database) async throws -> [String: [[String:
-        ExportValue]]]
-    {
+    /// Everything held about `member`, readable: by feature (`ExportSection`), then by kind of
+    /// record; field names in camelCase, times (`…At`) as ISO 8601, without the member's own id
+    /// on every record, secrets or bookkeeping rows.
+    public static func export(_ member: MemberID, now: Date, on database: Database) async throws -> MemberArchive {
         try await database.withConnection { db in
-            var archive: [String: [[String: ExportValue]]] = [:]
+            var sections: [ExportSection: [String: [[String: ExportValue]]]] = [:]
+            for section in ExportSection.allCases { sections[section] = [:] }
             for holding in holdings {
+                guard let (section, name) = holding.export else { continue }
                 let rows = try await db.raw(
                     "SELECT * FROM \(ident: holding.table) WHERE \(ident: holding.column) = \(bind: member.rawValue)"
                 ).all()
-                archive[holding.table] = rows.map { row in
+                sections[section]?[name] = rows.map { row in
                     var object: [String: ExportValue] = [:]
-                    for column in row.allColumns where !holding.secret.contains(column) {
-                        object[column] = ExportValue(row, column)
+                    for column in row.allColumns
+                    where !holding.secret.contains(column) && (column != holding.column || holding.table == "members") {
+                        object[Self.fieldName(column)] = Self.readable(ExportValue(row, column), column: column)
                     }
                     return object
                 }
             }
-            return archive
+            return MemberArchive(memberId: member.rawValue, exportedAt: now, sections: sections)
         }
+    }
+
+    /// `created_at` → `createdAt`.
+    static func fieldName(_ column: String) -> String {
+        let parts = column.split(separator: "_")
+        return (parts.first.map(String.init) ?? column)
+            + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+
+    /// Times are stored as milliseconds since 1970 in columns named `…_at`: exported as ISO 8601.
+    static func readable(_ value: ExportValue, column: String) -> ExportValue {
+        guard column == "at" || column.hasSuffix("_at"), case .number(let millis) = value else { return value }
+        return .text(Date(storedMillis: millis).formatted(.iso8601))
     }
 
     /// Removes every row of `member` in one transaction, and anonymises what must stay as an
@@ -122,6 +147,32 @@ public enum PersonalData {
 }
 
 /// One exported value: text, a number, bytes (base64) or null.
+/// What a member's export holds: by feature, then by kind of record. Encoded as
+/// `{"memberId", "exportedAt", "profile": {"account": [...], ...}, "reading": {...}, ...}`, the
+/// contract's `MemberExport`.
+public struct MemberArchive: Sendable, Equatable, Encodable {
+    public let memberId: String
+    public let exportedAt: Date
+    public let sections: [PersonalData.ExportSection: [String: [[String: ExportValue]]]]
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ text: String) { stringValue = text }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(memberId, forKey: Key("memberId"))
+        try container.encode(exportedAt.formatted(.iso8601), forKey: Key("exportedAt"))
+        for section in PersonalData.ExportSection.allCases {
+            try container.encode(sections[section] ?? [:], forKey: Key(section.rawValue))
+        }
+    }
+}
+
 public enum ExportValue: Sendable, Equatable, Encodable {
     case text(String)
     case number(Int64)
