@@ -69,6 +69,56 @@ import Testing
             name: "other guardian manages household", actor: guardianB, action: .manageHousehold(homeA),
             expected: .notFound),
         Row(name: "stranger manages household", actor: loner, action: .manageHousehold(homeA), expected: .notFound),
+        // Deleting an account: one's own (not a child's own), a guardian a child's.
+        Row(
+            name: "guardian deletes self", actor: guardianA, action: .deleteMember(scope(guardianA)), expected: .allowed
+        ),
+        Row(name: "child deletes self", actor: childA, action: .deleteMember(scope(childA)), expected: .forbidden),
+        Row(name: "guardian deletes child", actor: guardianA, action: .deleteMember(scope(childA)), expected: .allowed),
+        Row(
+            name: "child deletes sibling", actor: childA, action: .deleteMember(scope(secondChildA)),
+            expected: .forbidden),
+        Row(name: "stranger deletes child", actor: loner, action: .deleteMember(scope(childA)), expected: .notFound),
+        // A member's zone: a child's is a guardian's to set.
+        Row(name: "child moves itself", actor: childA, action: .changeTimeZone(scope(childA)), expected: .forbidden),
+        Row(name: "guardian moves child", actor: guardianA, action: .changeTimeZone(scope(childA)), expected: .allowed),
+        Row(
+            name: "guardian moves self", actor: guardianA, action: .changeTimeZone(scope(guardianA)), expected: .allowed
+        ),
+        Row(name: "loner moves self", actor: loner, action: .changeTimeZone(scope(loner)), expected: .allowed),
+        Row(
+            name: "other guardian moves child", actor: guardianB, action: .changeTimeZone(scope(childA)),
+            expected: .notFound),
+        // Administration: the stored role only.
+        Row(name: "guardian administers", actor: guardianA, action: .administer, expected: .forbidden),
+        Row(
+            name: "administrator administers",
+            actor: Actor(memberID: MemberID(UUID()), householdID: nil, role: nil, isAdministrator: true),
+            action: .administer, expected: .allowed),
+        // Reporting use: the child's device or a guardian's.
+        Row(name: "child reports use", actor: childA, action: .reportUsage(scope(childA)), expected: .allowed),
+        Row(name: "guardian reports use", actor: guardianA, action: .reportUsage(scope(childA)), expected: .allowed),
+        Row(
+            name: "sibling reports use", actor: secondChildA, action: .reportUsage(scope(childA)), expected: .forbidden),
+        Row(
+            name: "other guardian reports use", actor: guardianB, action: .reportUsage(scope(childA)),
+            expected: .notFound),
+        // What only the child does.
+        Row(
+            name: "child redeems", actor: childA, action: .actAsChild(scope(childA), .redeemPoints), expected: .allowed),
+        Row(
+            name: "guardian redeems", actor: guardianA, action: .actAsChild(scope(childA), .redeemPoints),
+            expected: .forbidden),
+        Row(
+            name: "other guardian asks for time", actor: guardianB, action: .actAsChild(scope(childA), .askForTime),
+            expected: .notFound),
+        // Comments: their authors only.
+        Row(
+            name: "author deletes comment", actor: childA, action: .deleteComment(author: childA.memberID),
+            expected: .allowed),
+        Row(
+            name: "guardian deletes comment", actor: guardianA, action: .deleteComment(author: childA.memberID),
+            expected: .forbidden),
     ]
 
     @Test(arguments: rows)

@@ -46,6 +46,26 @@ public enum Action: Sendable, Hashable {
     case changeTimeZone(MemberScope)
     /// Change reading campaigns, read the funnel, manage webhooks: what administrators do.
     case administer
+    /// Report use of a child's apps: the child's device, or a guardian's device for the child.
+    case reportUsage(MemberScope)
+    /// What only the child itself does: spend its points, ask for more time, report the apps
+    /// installed on its device. A guardian is refused (403).
+    case actAsChild(MemberScope, ChildAction)
+    /// Delete a comment: only its author.
+    case deleteComment(author: MemberID)
+}
+
+/// What only a child does for itself (`Action.actAsChild`).
+public enum ChildAction: String, Sendable, Hashable {
+    case redeemPoints, askForTime, reportDeviceApps
+
+    var refusal: String {
+        switch self {
+        case .redeemPoints: return "Only the child redeems their own points."
+        case .askForTime: return "Only the child asks for more time."
+        case .reportDeviceApps: return "Only the child's device reports its apps."
+        }
+    }
 }
 
 /// The one place where access is decided. Every handler asks here.
@@ -85,6 +105,24 @@ public enum AccessPolicy {
             try check(actor, .updateMember(target))
         case .administer:
             guard actor.isAdministrator else { throw .forbidden("This is for administrators.") }
+        case .reportUsage(let child):
+            if child.memberID == actor.memberID { return }
+            try check(actor, .updateMember(child))
+        case .actAsChild(let child, let action):
+            try check(actor, .readMember(child))
+            guard child.memberID == actor.memberID else { throw .forbidden(action.refusal) }
+        case .deleteComment(let author):
+            guard author == actor.memberID else { throw .forbidden("You can delete only your own comments.") }
+        }
+    }
+
+    /// Whether `actor` may do `action`: what a screen asks to decide whether to offer it.
+    public static func allows(_ actor: Actor, _ action: Action) -> Bool {
+        do {
+            try check(actor, action)
+            return true
+        } catch {
+            return false
         }
     }
 

@@ -271,7 +271,7 @@ public struct QuestsFeature: Sendable {
         -> UsageOutcome
     {
         let child = try await child(childID, as: actor)
-        if actor.id != child.id { try AccessPolicy.check(actor.actor, .updateMember(child.scope)) }
+        try AccessPolicy.check(actor.actor, .reportUsage(child.scope))
         guard !reports.isEmpty, reports.count <= Self.maxReports else {
             throw DomainError.invalid(field: "reports", "Send 1 to \(Self.maxReports) reports at a time.")
         }
@@ -394,7 +394,7 @@ public struct QuestsFeature: Sendable {
         GrantBalance, Int
     ) {
         let child = try await child(childID, as: actor)
-        guard actor.id == child.id else { throw DomainError.forbidden("Only the child redeems their own points.") }
+        try AccessPolicy.check(actor.actor, .actAsChild(child.scope, .redeemPoints))
         let now = clock.now()
         let result = try await store.quests.write { q -> (GrantBalance, Int) in
             let rules = try await q.rules(child.householdID!)
@@ -540,7 +540,7 @@ public struct QuestsFeature: Sendable {
         async throws -> Int
     {
         let child = try await child(childID, as: actor)
-        guard actor.id == child.id else { throw DomainError.forbidden("Only the child's device reports its apps.") }
+        try AccessPolicy.check(actor.actor, .actAsChild(child.scope, .reportDeviceApps))
         let apps = try DeviceCatalog.validate(items)
         let now = clock.now()
         try await store.quests.write { q in
@@ -592,7 +592,7 @@ public struct QuestsFeature: Sendable {
         async throws -> TimeRequest
     {
         let child = try await child(childID, as: actor)
-        guard actor.id == child.id else { throw DomainError.forbidden("Only the child asks for more time.") }
+        try AccessPolicy.check(actor.actor, .actAsChild(child.scope, .askForTime))
         let now = clock.now()
         let zone = child.zone
         let today = LocalDay(now, in: zone)

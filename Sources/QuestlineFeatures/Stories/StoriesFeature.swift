@@ -195,9 +195,7 @@ public struct StoriesFeature: Sendable {
     public func deleteComment(_ member: MemberRecord, id: String) async throws {
         try await store.stories.write { q in
             guard let comment = try await q.comment(id) else { throw DomainError.notFound("No such comment.") }
-            guard comment.memberID == member.id else {
-                throw DomainError.forbidden("You can delete only your own comments.")
-            }
+            try AccessPolicy.check(member.actor, .deleteComment(author: comment.memberID))
             try await q.deleteComment(id)
         }
     }

@@ -195,7 +195,10 @@ struct AccountsPages {
                 ] as [String: Any]
             },
             "login": member.email ?? member.username ?? "",
-            "isChild": member.role == .child,
+            // What the page offers follows the one policy: a child's zone and account are a
+            // guardian's to change.
+            "isChild": !AccessPolicy.allows(member.actor, .changeTimeZone(member.scope)),
+            "canDeleteSelf": AccessPolicy.allows(member.actor, .deleteMember(member.scope)),
             // No notice is `false`, not "": an empty string still opens the section (an empty bar).
             "notice": notice
                 ?? (request.uri.queryParameters["saved"] != nil
@@ -218,7 +221,8 @@ struct AccountsPages {
                     [
                         "id": $0.id.rawValue, "displayName": $0.displayName, "role": $0.role?.rawValue ?? "",
                         "login": $0.email ?? $0.username ?? "",
-                        "deletable": member.role == .guardian && $0.role == .child,
+                        "deletable": $0.id != member.id
+                            && AccessPolicy.allows(member.actor, .deleteMember($0.scope)),
                     ]
                 },
             ]
@@ -240,7 +244,7 @@ struct AccountsPages {
             // A child's form has no time zone (a guardian sets it).
             _ = try await accounts.updateProfile(
                 member.id, as: member, displayName: form["displayName"],
-                timeZone: member.role == .child ? nil : form["timeZone"],
+                timeZone: AccessPolicy.allows(member.actor, .changeTimeZone(member.scope)) ? form["timeZone"] : nil,
                 language: form["language"].isEmpty ? nil : form["language"])
             return Response.redirect(to: "/profile?saved=1", type: .normal)
         } catch let error as DomainError {

@@ -105,7 +105,8 @@ struct QuestsPages {
         return pages.page(
             "quests-family", title: "Family",
             data: [
-                "live": live(me), "guardian": me.role == .guardian, "children": children,
+                "live": live(me), "guardian": AccessPolicy.allows(me.actor, .manageHousehold(household)),
+                "children": children,
                 "noChildren": children.isEmpty,
                 "rules": [
                     "pointsPerMinute": rules.pointsPerMinute, "minMinutes": rules.minMinutes,
@@ -155,7 +156,7 @@ struct QuestsPages {
             data: [
                 "live": live(me), "child": ["id": child.id.rawValue, "name": child.displayName],
                 "balance": board.balance,
-                "guardian": me.role == .guardian,
+                "guardian": Self.manages(me, child),
                 "learningApps": board.apps.filter { $0.role == .learning }.map(withIcon),
                 "rewardApps": board.apps.filter { $0.role == .reward }.map(withIcon),
                 "deviceApps": deviceApps.filter { !chosen.contains($0.app.token) }.map { entry -> [String: Any] in
@@ -207,7 +208,7 @@ struct QuestsPages {
             "quests-device", title: "\(board.child.displayName)'s device",
             data: [
                 "live": live(me), "child": ["id": id.rawValue, "name": board.child.displayName],
-                "isChild": me.id == id, "guardian": me.role == .guardian,
+                "isChild": me.id == id, "guardian": Self.manages(me, board.child),
                 "apps": policy.apps.map { app -> [String: Any] in
                     [
                         "name": names[app.token]?.name ?? app.token, "icon": names[app.token]?.icon ?? "🎮",
@@ -590,7 +591,7 @@ struct QuestsPages {
             data: [
                 "live": live(me), "quest": Self.card(view, apps: apps),
                 "child": ["id": child.id.rawValue, "name": child.displayName],
-                "guardian": me.role == .guardian, "paused": view.challenge.status == .paused,
+                "guardian": Self.manages(me, child), "paused": view.challenge.status == .paused,
                 "description": spec.description ?? false,
                 "rewards": spec.rewardApps.map {
                     [
@@ -681,6 +682,12 @@ struct QuestsPages {
     }
 
     // MARK: View data
+
+    /// Whether the page offers a guardian's tools for `child` (`AccessPolicy`, as the use cases
+    /// decide).
+    static func manages(_ me: MemberRecord, _ child: MemberRecord) -> Bool {
+        child.householdID.map { AccessPolicy.allows(me.actor, .manageHousehold($0)) } ?? false
+    }
 
     static func app(_ app: QuestApp) -> [String: Any] {
         [

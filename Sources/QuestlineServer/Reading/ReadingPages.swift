@@ -85,7 +85,7 @@ struct ReadingPages {
         var data: [String: Any] = [
             "widget": try await widgetData(reader, surface: "web") ?? false,
             "signedIn": reader.member != nil,
-            "admin": reader.member?.isAdministrator ?? false,
+            "admin": reader.member.map { AccessPolicy.allows($0.actor, .administer) } ?? false,
         ]
         let model = try await reading.widget(for: reader, impression: false)
         if let model {
