@@ -71,11 +71,13 @@ def test_play_leave_resume_and_finish(browser, server, shot):
         if card.is_displayed() and card.size["height"] > 40]) == 2)  # after their entrance animation
     browser.back()
     wait_text(browser, ".game__progress", "Question 2 of 5")
-    # An old copy of question 1 answered again (a second tab): its verdict, not "Conflict".
+    # An old copy of question 1 answered again (a second tab, whose form carries the page's
+    # form token): its verdict, not "Conflict".
     play = browser.current_url.split("?")[0]
     browser.execute_script(
         "const f = document.createElement('form'); f.method = 'post'; f.action = arguments[0] + '/answer';"
-        "for (const [k, v] of [['questionIndex', '0'], ['choice', 'second']]) {"
+        "const token = document.querySelector('meta[name=csrf-token]').content;"
+        "for (const [k, v] of [['questionIndex', '0'], ['choice', 'second'], ['_csrf', token]]) {"
         " const i = document.createElement('input'); i.name = k; i.value = v; f.append(i); }"
         "document.body.append(f); f.submit();", play)
     wait_text(browser, ".verdict", "!")

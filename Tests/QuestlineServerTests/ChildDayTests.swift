@@ -3,6 +3,7 @@ import HTTPTypes
 import QuestlineAPI
 import QuestlineCore
 import QuestlineStore
+import SQLKit
 import Testing
 
 /// A child's day follows the household (the zone a guardian sets), and every screen and
@@ -145,6 +146,27 @@ import Testing
             let childBoard = try await app.send(
                 .get, "/quests", headers: [.cookie: "ql_session=\(f.child)", .accept: "text/html"])
             #expect(childBoard.text.contains("15 min left"))
+        }
+    }
+
+    /// Before, use reported from the web's device page was stamped with the viewer's zone (a
+    /// guardian in New York reporting for a child in Berlin moved the use to another day).
+    @Test func useReportedFromTheWebIsStampedWithTheChildsZone() async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let f = try await QuestAPITests().family(app)
+            let moved = try await app.send(
+                .patch, "/api/v1/me", json: #"{"timeZone":"America/New_York"}"#, token: f.guardian)
+            #expect(moved.status == .ok)
+            let reply = try await app.send(
+                .post, "/quests/children/\(f.childID)/device/usage", headers: [.cookie: "ql_session=\(f.guardian)"],
+                bodyText: "appToken=khan&minutes=5")
+            #expect(reply.status == .seeOther, "\(reply.status)")
+            let zones = try await app.store.database.withConnection { db in
+                try await db.raw("SELECT time_zone FROM usage_reports").all().map {
+                    try $0.decode(column: "time_zone", as: String.self)
+                }
+            }
+            #expect(zones == ["Europe/Berlin"])
         }
     }
 }
