@@ -1,0 +1,90 @@
+"""Every screen right at phone size (390 x 844): long words and names never widen a page, and the
+defects a walkthrough found stay fixed."""
+import uuid
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from test_accounts import click, fill, log_in, wait_text
+from test_family import api, midday_zone
+
+LONG_WORD = "Supercalifragilistic" * 4  # 80 characters, no break opportunity
+LONG_NAME = "Bartholomew" + "x" * 39  # 50 characters, the longest a name may be
+
+
+def page_width(browser):
+    return browser.execute_script(
+        "return Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
+
+
+def assert_fits(browser, where):
+    width = page_width(browser)
+    assert width <= 390, f"{where} is {width}px wide at a 390px viewport"
+
+
+def long_family(server):
+    """A guardian and a child with the longest names, apps and a quest with long words."""
+    zone = midday_zone()
+    email = f"long-{uuid.uuid4().hex[:8]}@example.com"
+    token = api(server, "POST", "/api/v1/auth/signup",
+                {"email": email, "password": "password123", "displayName": LONG_NAME, "timeZone": zone})["token"]
+    household = api(server, "POST", "/api/v1/households", {"name": LONG_WORD[:60]}, token=token)
+    username = f"kid{uuid.uuid4().hex[:6]}"
+    kid = api(server, "POST", f"/api/v1/households/{household['id']}/children",
+              {"username": username, "password": "kidpass123", "displayName": LONG_NAME[::-1]}, token=token)
+    for app_token, role in [("learn", "learning"), ("play", "reward")]:
+        api(server, "PUT", f"/api/v1/children/{kid['id']}/apps/{app_token}",
+            {"name": LONG_WORD[:60], "role": role}, token=token)
+    quest = api(server, "POST", f"/api/v1/children/{kid['id']}/quests",
+                {"title": LONG_WORD[:80], "description": LONG_WORD, "goalType": "dailyMinutes", "target": 30,
+                 "rewardApps": [{"appToken": "play", "minutes": 20}]}, token=token)
+    return email, token, kid, username, quest
+
+
+def test_long_words_and_names_never_widen_a_screen(browser, server, shot):
+    email, token, kid, username, quest = long_family(server)
+    api(server, "POST", "/api/v1/saved", {"language": "en", "title": LONG_WORD}, token=token)
+    log_in(browser, server, email, "password123", LONG_NAME)
+    child = kid["id"]
+    for path in ["/", "/profile", "/quests/family", f"/quests/children/{child}", f"/quests/children/{child}/device",
+                 f"/quests/children/{child}/report", f"/quests/{quest['id']}", f"/quests/{quest['id']}/edit",
+                 "/activity", "/activity/saved", "/reading", "/game", "/stories/profile"]:
+        browser.get(server.url(path))
+        assert_fits(browser, path)
+    shot("phone-long-names-device")
+    # A comment with an 80-character word: the chapter page keeps its width, Delete stays on it.
+    browser.get(server.url("/stories/read/daytona/0/0?comments=1"))
+    if "/stories/welcome" in browser.current_url or "/stories/choose" in browser.current_url:
+        api(server, "POST", "/api/v1/stories/onboarding", None, token=token)
+        browser.get(server.url("/stories/read/daytona/0/0?comments=1"))
+    fill(browser, "comment-text", LONG_WORD + " " + LONG_WORD)
+    click(browser, "#comments form.form button[type=submit]")
+    wait_text(browser, ".comments", LONG_WORD[:20])
+    assert_fits(browser, "the chapter page with a long comment")
+    delete = browser.find_element(By.CSS_SELECTOR, ".comments form button")
+    right = browser.execute_script("return arguments[0].getBoundingClientRect().right", delete)
+    assert right <= 390, f"the comment's Delete ends at {right}px"
+    shot("phone-long-comment")
+    # The child sees the same names on their board and device.
+    browser.delete_all_cookies()
+    log_in(browser, server, username, "kidpass123", LONG_NAME[::-1])
+    for path in ["/quests", f"/quests/children/{child}/device", "/profile"]:
+        browser.get(server.url(path))
+        assert_fits(browser, f"{path} (child)")
+
+
+def test_the_share_picture_keeps_a_long_name_and_headline_on_the_card(browser, server, shot):
+    email = f"share-{uuid.uuid4().hex[:8]}@example.com"
+    api(server, "POST", "/api/v1/auth/signup",
+        {"email": email, "password": "password123", "displayName": LONG_NAME, "timeZone": "UTC"})
+    log_in(browser, server, email, "password123", LONG_NAME)
+    browser.get(server.url("/reading/share.svg"))
+    shot("share-card-long-name")
+    boxes = browser.execute_script(
+        "return [...document.querySelectorAll('text')].map(t => { const b = t.getBBox();"
+        " return {x: b.x, y: b.y, right: b.x + b.width, bottom: b.y + b.height, text: t.textContent}; });")
+    assert boxes, "the share picture has no text"
+    for box in boxes:
+        assert box["right"] <= 580 and box["bottom"] <= 305, f"{box['text']!r} runs off the card: {box}"
+        if box["y"] < 180:  # beside the globe (x 436 to 564, y 46 to 174)
+            assert box["right"] <= 430, f"{box['text']!r} runs into the art: {box}"
