@@ -7,6 +7,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from test_accounts import click, fill, log_in, wait_text
 from test_family import api, midday_zone
+from test_game import answer_current_question, next_question
 
 LONG_WORD = "Supercalifragilistic" * 4  # 80 characters, no break opportunity
 LONG_NAME = "Bartholomew" + "x" * 39  # 50 characters, the longest a name may be
@@ -88,3 +89,31 @@ def test_the_share_picture_keeps_a_long_name_and_headline_on_the_card(browser, s
         assert box["right"] <= 580 and box["bottom"] <= 305, f"{box['text']!r} runs off the card: {box}"
         if box["y"] < 180:  # beside the globe (x 436 to 564, y 46 to 174)
             assert box["right"] <= 430, f"{box['text']!r} runs into the art: {box}"
+
+
+def test_the_game_badge_never_covers_a_cards_text(browser, server, shot):
+    email = f"badge-{uuid.uuid4().hex[:8]}@example.com"
+    api(server, "POST", "/api/v1/auth/signup",
+        {"email": email, "password": "password123", "displayName": "Bea", "timeZone": "UTC"})
+    log_in(browser, server, email, "password123", "Bea")
+    browser.get(server.url("/game"))
+    click(browser, ".game-hero button[type=submit]")
+    for question in range(1, 6):
+        wait_text(browser, ".game__progress", f"Question {question} of 5")
+        overlaps = browser.execute_script("""
+            const found = [];
+            for (const card of document.querySelectorAll('.game-card')) {
+              const badge = card.querySelector('.game-card__label').getBoundingClientRect();
+              const range = document.createRange();
+              range.selectNodeContents(card.querySelector('.game-card__text'));
+              for (const line of range.getClientRects()) {
+                if (line.right > badge.left && line.left < badge.right && line.bottom > badge.top && line.top < badge.bottom)
+                  found.push(card.querySelector('.game-card__text').textContent.slice(0, 40));
+              }
+            }
+            return found;""")
+        assert not overlaps, f"question {question}: the badge covers {overlaps}"
+        if question == 1:
+            shot("game-question-badges")
+        answer_current_question(browser, "first")
+        next_question(browser)
