@@ -117,3 +117,32 @@ def test_the_game_badge_never_covers_a_cards_text(browser, server, shot):
             shot("game-question-badges")
         answer_current_question(browser, "first")
         next_question(browser)
+
+
+def test_an_archive_game_left_mid_play_is_offered_to_continue(browser, server, shot):
+    import datetime
+    email = f"resume-{uuid.uuid4().hex[:8]}@example.com"
+    api(server, "POST", "/api/v1/auth/signup",
+        {"email": email, "password": "password123", "displayName": "Rhea", "timeZone": "UTC"})
+    log_in(browser, server, email, "password123", "Rhea")
+    today = datetime.datetime.now(datetime.timezone.utc).date()
+    bundled = datetime.date(today.year, 10, 30)  # the feed that ships with the product
+    if bundled >= today:
+        bundled = datetime.date(today.year - 1, 10, 30)
+    browser.get(server.url(f"/game/archive?language=en&month={bundled:%Y-%m}"))
+    # The calendar's marks are explained.
+    legend = browser.find_element(By.CSS_SELECTOR, ".calendar-legend").text
+    assert "continue playing" in legend and "needs a connection" in legend
+    click(browser, f"form[action='/game/start'] input[value='{bundled:%Y-%m-%d}'] ~ button")
+    answer_current_question(browser, "first")
+    # Leave mid-play; coming back to the game offers the archive game, not a dead end.
+    browser.get(server.url("/game"))
+    label = f"{bundled.day} {bundled:%B %Y}"
+    wait_text(browser, ".continue-games", label)
+    assert "Continue playing" in browser.find_element(By.CSS_SELECTOR, ".continue-games").text
+    shot("game-splash-continue")
+    click(browser, ".continue-games a")
+    wait_text(browser, ".verdict, .game__progress", "")
+    if browser.find_elements(By.CSS_SELECTOR, ".game__next"):
+        next_question(browser)
+    wait_text(browser, ".game__progress", "Question 2 of 5")

@@ -279,6 +279,16 @@ public struct GameFeature: Sendable {
         try await store.game.session(member: member.id, language: language.code, date: date)
     }
 
+    /// Games the member left mid-play in a language (the archive's last year), the most recently
+    /// started first: what the splash offers to continue.
+    public func unfinished(_ member: MemberRecord, language: GameLanguage, limit: Int = 3) async throws
+        -> [GameSessionRecord]
+    {
+        let oldest = today(for: member).adding(days: -Self.archiveDays)
+        return try await store.game.unfinishedSessions(member: member.id, language: language.code, limit: limit)
+            .filter { $0.date >= oldest && !$0.session.isComplete }
+    }
+
     /// Every day of a month with what the member can do with it. Only the months that hold a day
     /// of the archive exist (the last `archiveDays` days); another month is refused naming `month`.
     public func archive(_ member: MemberRecord, language: GameLanguage, month: String?) async throws -> ArchiveMonth {

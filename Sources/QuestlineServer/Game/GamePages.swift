@@ -41,6 +41,15 @@ struct GamePages {
             },
             "stats": try await statsData(member, language),
         ]
+        // A game left mid-play, today's or an archive day's, is offered to continue first.
+        let unfinished = try await games.unfinished(member, language: language).filter { $0.date != today }
+        data["continue"] = unfinished.map { record -> [String: Any] in
+            [
+                "id": record.id, "label": Formatting.longDate(record.date, language: "en"),
+                "question": (record.session.currentIndex ?? 0) + 1, "count": record.session.questions.count,
+            ]
+        }
+        data["hasContinue"] = !unfinished.isEmpty
         if let session = try await games.session(of: member, language: language, date: today) {
             data[session.session.isComplete ? "finished" : "inProgress"] = [
                 "id": session.id, "score": session.session.score, "count": session.session.questions.count,

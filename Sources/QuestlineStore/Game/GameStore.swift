@@ -241,6 +241,19 @@ public struct GameStore: Sendable {
         }
     }
 
+    /// The member's games not finished yet, in a language, the most recently started first.
+    public func unfinishedSessions(member: MemberID, language: String, limit: Int) async throws -> [GameSessionRecord] {
+        try await database.withConnection { db in
+            try await db.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM game_sessions
+                WHERE member_id = \(bind: member.rawValue) AND language = \(bind: language) AND completed_at IS NULL
+                ORDER BY started_at DESC LIMIT \(bind: limit)
+                """
+            ).all().map(Self.decode)
+        }
+    }
+
     /// The member's games between two dates (inclusive), for the archive calendar.
     public func sessions(member: MemberID, language: String, from: LocalDay, through: LocalDay) async throws
         -> [GameSessionRecord]
