@@ -146,3 +146,18 @@ def test_an_archive_game_left_mid_play_is_offered_to_continue(browser, server, s
     if browser.find_elements(By.CSS_SELECTOR, ".game__next"):
         next_question(browser)
     wait_text(browser, ".game__progress", "Question 2 of 5")
+
+
+def test_the_device_pages_two_forms_keep_their_errors_apart(browser, server, shot):
+    from test_family import api_family
+    zone, email, token, kid, username = api_family(server, "forms", "Fern", "Finn")
+    log_in(browser, server, username, "kidpass123", "Finn")
+    browser.get(server.url(f"/quests/children/{kid['id']}/device"))
+    fill(browser, "use-minutes", "0")
+    click(browser, "form[action$='/device/usage'] button[type=submit]")
+    wait_text(browser, "#use-minutes-error", "Use 1 to 240 minutes")
+    ask = browser.find_element(By.ID, "ask-minutes")
+    assert ask.get_attribute("aria-invalid") is None, "the report's error marked the ask form's field"
+    errors = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "form[action$='/time-requests'] .field__error")]
+    assert errors == [], f"the ask form shows {errors}"
+    shot("device-report-error")

@@ -324,7 +324,12 @@ struct QuestsPages {
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?reported=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await device(
-                request, context, errors: AccountsPages.fieldErrors(error),
+                request, context,
+                errors: Self.prefixed(
+                    AccountsPages.fieldErrors(error).reduce(into: [:]) { errors, issue in
+                        // The one report's fields (`reports[0].appToken`) are the form's.
+                        errors[String(issue.key.split(separator: ".").last ?? "form")] = issue.value
+                    }, "use"),
                 values: ["minutes": form["minutes"], "appToken": form["appToken"]])
         }
     }
@@ -339,9 +344,11 @@ struct QuestsPages {
                 id, as: me, appToken: form["appToken"], minutes: Int(form["minutes"]) ?? 0, note: form["note"])
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?asked=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            var errors = AccountsPages.fieldErrors(error)
+            // Each form's errors under names of its own: the report form's fields have the same
+            // names, and their errors must not show (or take focus) there.
+            var errors = Self.prefixed(AccountsPages.fieldErrors(error), "ask")
             // A refusal of the whole request (asked too often) shows by the ask form.
-            if let whole = errors.removeValue(forKey: "form") { errors["ask"] = whole }
+            if let whole = errors.removeValue(forKey: "askForm") { errors["ask"] = whole }
             return try await device(
                 request, context, errors: errors, values: ["askMinutes": form["minutes"], "note": form["note"]])
         }
@@ -682,6 +689,14 @@ struct QuestsPages {
     }
 
     // MARK: View data
+
+    /// A form's field errors under names of its own (`minutes` → `useMinutes`), for pages with
+    /// two forms whose fields share names.
+    static func prefixed(_ errors: [String: String], _ prefix: String) -> [String: String] {
+        Dictionary(
+            errors.map { (prefix + $0.key.prefix(1).uppercased() + $0.key.dropFirst(), $0.value) },
+            uniquingKeysWith: { first, _ in first })
+    }
 
     /// Whether the page offers a guardian's tools for `child` (`AccessPolicy`, as the use cases
     /// decide).
