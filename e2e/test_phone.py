@@ -161,3 +161,16 @@ def test_the_device_pages_two_forms_keep_their_errors_apart(browser, server, sho
     errors = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "form[action$='/time-requests'] .field__error")]
     assert errors == [], f"the ask form shows {errors}"
     shot("device-report-error")
+
+
+def test_after_a_failed_login_the_secondary_buttons_say_something(browser, server, shot):
+    browser.get(server.url("/login"))
+    fill(browser, "login", "nobody@example.com")
+    fill(browser, "password", "wrong-password")
+    click(browser, "form[action='/login'] button[type=submit]")
+    wait_text(browser, ".form__error", "do not match")
+    for link, words in [("Forgot your password?", "Password reset"), ("Sign in using Facebook", "Facebook")]:
+        browser.find_element(By.LINK_TEXT, link).click()
+        toast = wait_text(browser, ".toast", words)
+        assert toast.text.strip(), f"{link}: an empty toast"
+    shot("login-failed-toast")

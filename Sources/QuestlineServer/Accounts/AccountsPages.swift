@@ -25,14 +25,9 @@ struct AccountsPages {
         }
         router.post("/signup") { request, context in try await self.signUp(request, context) }
         router.get("/login") { request, context in
-            self.pages.page(
-                "login", title: "Log in",
-                data: [
-                    "next": self.next(request), "signedOut": request.uri.queryParameters["signedOut"] != nil,
-                    "notice": Self.loginNotices[request.uri.queryParameters["notice"].map(String.init) ?? ""] ?? false,
-                    "toasts": Self.loginNotices,
-                ],
-                context: context, path: "/login", back: "/")
+            self.loginPage(
+                context, next: self.next(request), signedOut: request.uri.queryParameters["signedOut"] != nil,
+                notice: request.uri.queryParameters["notice"].map(String.init))
         }
         router.post("/login") { request, context in try await self.logIn(request, context) }
         router.post("/logout") { _, context in try await self.logOut(context) }
@@ -166,10 +161,24 @@ struct AccountsPages {
             try await adoptDevice(request, signedIn)
             return signedInRedirect(signedIn, to: safeNext(form["next"]))
         } catch let error as DomainError {
-            return formError(
-                "login", title: "Log in", error: error, values: ["login": form["login"]], next: form["next"],
-                context: context, path: "/login")
+            return loginPage(context, next: form["next"], error: error, values: ["login": form["login"]])
         }
+    }
+
+    /// The login page, first shown or after a refused login: the same data either way (the
+    /// secondary buttons' messages included).
+    private func loginPage(
+        _ context: AppRequestContext, next: String, signedOut: Bool = false, notice: String? = nil,
+        error: DomainError? = nil, values: [String: String] = [:]
+    ) -> Response {
+        pages.page(
+            "login", title: "Log in",
+            data: [
+                "next": safeNext(next), "signedOut": signedOut,
+                "notice": notice.flatMap { Self.loginNotices[$0] } ?? false, "toasts": Self.loginNotices,
+                "values": values, "errors": error.map(Self.fieldErrors) ?? [:],
+            ],
+            context: context, path: "/login", status: error.map { Problem.from($0).httpStatus } ?? .ok, back: "/")
     }
 
     private func logOut(_ context: AppRequestContext) async throws -> Response {

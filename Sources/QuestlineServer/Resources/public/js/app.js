@@ -47,6 +47,8 @@ function showToast(text) {
   toastTimer = setTimeout(() => { toast.hidden = true; }, 4000);
 }
 for (const element of document.querySelectorAll("[data-toast]")) {
+  // Without a message the link is followed (its address says it without JavaScript).
+  if (!element.dataset.toast.trim()) continue;
   element.addEventListener("click", (event) => { event.preventDefault(); showToast(element.dataset.toast); });
 }
 for (const element of document.querySelectorAll("[data-toast-after]")) {
