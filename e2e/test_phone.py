@@ -174,3 +174,34 @@ def test_after_a_failed_login_the_secondary_buttons_say_something(browser, serve
         toast = wait_text(browser, ".toast", words)
         assert toast.text.strip(), f"{link}: an empty toast"
     shot("login-failed-toast")
+
+
+def swipe(browser, element, dx):
+    """A finger's swipe across `element` (touch events, as a phone sends them)."""
+    box = browser.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2};",
+        element)
+    x, y = box["x"] - dx / 2, box["y"]
+    browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+    browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for step in range(1, 11):
+        browser.execute_cdp_cmd("Input.dispatchTouchEvent",
+                                {"type": "touchMove", "touchPoints": [{"x": x + dx * step / 10, "y": y}]})
+    browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def test_the_stories_welcome_swipes_on_touch(browser, server, shot):
+    email = f"swipe-{uuid.uuid4().hex[:8]}@example.com"
+    api(server, "POST", "/api/v1/auth/signup",
+        {"email": email, "password": "password123", "displayName": "Sam", "timeZone": "UTC"})
+    log_in(browser, server, email, "password123", "Sam")
+    browser.get(server.url("/stories/welcome"))
+    carousel = browser.find_element(By.CSS_SELECTOR, "[data-carousel]")
+    assert carousel.get_attribute("data-current") in (None, "0")
+    swipe(browser, carousel, -200)
+    WebDriverWait(browser, 3).until(lambda d: carousel.get_attribute("data-current") == "1",
+                                    "a swipe to the left did not show the next slide")
+    swipe(browser, carousel, 200)
+    WebDriverWait(browser, 3).until(lambda d: carousel.get_attribute("data-current") == "0",
+                                    "a swipe to the right did not go back")
+    shot("stories-welcome-swiped")

@@ -41,6 +41,7 @@ if (carousel) {
   dots.forEach((dot, i) => dot.addEventListener("click", () => show(i)));
   let startX = null;
   carousel.addEventListener("pointerdown", (event) => { startX = event.clientX; });
+  carousel.addEventListener("pointercancel", () => { startX = null; });
   carousel.addEventListener("pointerup", (event) => {
     if (startX === null) return;
     const dx = event.clientX - startX;
