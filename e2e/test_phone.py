@@ -205,3 +205,8 @@ def test_the_stories_welcome_swipes_on_touch(browser, server, shot):
     WebDriverWait(browser, 3).until(lambda d: carousel.get_attribute("data-current") == "0",
                                     "a swipe to the right did not go back")
     shot("stories-welcome-swiped")
+
+
+def test_the_reading_search_says_what_it_searches(browser, server):
+    browser.get(server.url("/reading"))
+    assert browser.find_element(By.ID, "q").get_attribute("placeholder") == "Search Wikipedia"

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import QuestlineCore
 import QuestlineFeatures
 import QuestlineStore
 import QuestlineTestSupport
@@ -162,6 +163,30 @@ import Testing
             }
         }
         #expect(forms > 40)
+    }
+
+    /// With no challenge to show, the reading page says so once: no challenge's title or rules
+    /// below "No reading challenge right now" (before, the May 2026 challenge's title and rules
+    /// followed it), and the search says what it searches.
+    @Test func theReadingPageHasOneTruthfulHeader() async throws {
+        try await Harness.run { app in
+            let (token, _) = try await app.signUp("reader@example.com", timeZone: "UTC")
+            for day in ["2026-09-01T10:00:00Z", "2027-02-01T10:00:00Z"] {  // after the May challenge is gone
+                app.clock.set(try Date(day, strategy: .iso8601))
+                let page = try await app.send(
+                    .get, "/reading", headers: [.cookie: "ql_session=\(token)", .accept: "text/html"])
+                #expect(page.text.contains("No reading challenge right now"), "\(day)")
+                #expect(!page.text.contains("reading challenge: read every day"), "\(day): a challenge's title too")
+                #expect(!page.text.contains("Open at least one article a day"), "\(day): a challenge's rules too")
+                #expect(page.text.contains(#"placeholder="Search Wikipedia""#))
+            }
+            // While the challenge runs, its title and rules show with its widget.
+            app.clock.set(try Date("2026-05-07T10:00:00Z", strategy: .iso8601))
+            let running = try await app.send(
+                .get, "/reading", headers: [.cookie: "ql_session=\(token)", .accept: "text/html"])
+            #expect(!running.text.contains("No reading challenge right now"))
+            #expect(running.text.contains("Open at least one article a day"))
+        }
     }
 
     @Test func profileNeedsSignInAndSavesChanges() async throws {

@@ -82,13 +82,16 @@ struct ReadingPages {
 
     private func overview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let (reader, newDevice) = reader(request, context)
+        let widget = try await widgetData(reader, surface: "web")
         var data: [String: Any] = [
-            "widget": try await widgetData(reader, surface: "web") ?? false,
+            "widget": widget ?? false,
             "signedIn": reader.member != nil,
             "admin": reader.member.map { AccessPolicy.allows($0.actor, .administer) } ?? false,
         ]
         let model = try await reading.widget(for: reader, impression: false)
-        if let model {
+        // The challenge is named only when its widget shows: one truthful header, never "No
+        // reading challenge right now" above a challenge's title.
+        if let model, widget != nil {
             data["campaign"] = ["title": try await reading.campaign(id: model.campaignId).title ?? "Reading challenge"]
             data["canShare"] = reader.member != nil && model.streak > 0
         }
