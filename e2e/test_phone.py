@@ -210,3 +210,66 @@ def test_the_stories_welcome_swipes_on_touch(browser, server, shot):
 def test_the_reading_search_says_what_it_searches(browser, server):
     browser.get(server.url("/reading"))
     assert browser.find_element(By.ID, "q").get_attribute("placeholder") == "Search Wikipedia"
+
+
+def visible_text(browser):
+    return browser.find_element(By.TAG_NAME, "main").text if browser.find_elements(By.TAG_NAME, "main") \
+        else browser.find_element(By.TAG_NAME, "body").text
+
+
+def test_copy_reads_right_and_nothing_is_offered_twice(browser, server, shot):
+    import datetime
+    import re
+    email = f"copy-{uuid.uuid4().hex[:8]}@example.com"
+    token = api(server, "POST", "/api/v1/auth/signup",
+                {"email": email, "password": "password123", "displayName": "Cora", "timeZone": "UTC"})["token"]
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    api(server, "POST", "/api/v1/reading/reads",
+        {"eventId": "copy-1", "articleId": "Octopus", "title": "Octopus", "language": "en",
+         "at": (now - datetime.timedelta(minutes=1)).isoformat().replace("+00:00", "Z"), "timeZone": "UTC"},
+        token=token)
+    log_in(browser, server, email, "password123", "Cora")
+    # Home: one Join, whatever offers it; every area's tile says what it is.
+    joins = [b for b in browser.find_elements(By.CSS_SELECTOR, "button, a") if b.text.strip() == "Join the challenge"]
+    assert len(joins) <= 1, f"{len(joins)} Join buttons on the home page"
+    for tile in browser.find_elements(By.CSS_SELECTOR, ".tile"):
+        assert tile.find_element(By.CSS_SELECTOR, ".tile__what").text.strip(), f"{tile.text!r} has no description"
+    iso = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+    assert not iso.search(visible_text(browser)), "an ISO date in a sentence on the home page"
+    # Reading: one Random; no ISO dates in sentences.
+    browser.get(server.url("/reading"))
+    randoms = [b for b in browser.find_elements(By.CSS_SELECTOR, "button, a") if b.text.strip() == "Random article"]
+    assert len(randoms) == 1, f"{len(randoms)} Random buttons on the reading page"
+    assert not iso.search(visible_text(browser)), "an ISO date in a sentence on the reading page"
+    # Activity: one day in a row, not "1 days".
+    browser.get(server.url("/activity"))
+    text = visible_text(browser)
+    assert "1 days" not in text and "day in a row" in text, text
+    # The card shop: a card beyond the balance says what is missing and offers no Buy.
+    browser.get(server.url("/stories/shop"))
+    if "/stories/welcome" in browser.current_url or "/stories/choose" in browser.current_url:
+        api(server, "POST", "/api/v1/stories/onboarding", None, token=token)
+        browser.get(server.url("/stories/shop"))
+    balance = int(browser.find_element(By.CSS_SELECTOR, "[data-balance]").text)
+    for card in browser.find_elements(By.CSS_SELECTOR, ".shop-card"):
+        price = int(re.search(r"(\d+) points", card.text).group(1))
+        buys = card.find_elements(By.CSS_SELECTOR, "form button")
+        if price > balance:
+            assert not buys and f"{price - balance} more points needed" in card.text, card.text
+    shot("stories-shop-short")
+
+
+def test_unlocked_time_reads_the_same_on_every_screen(browser, server, shot):
+    from test_family import api_family
+    zone, email, token, kid, username = api_family(server, "until", "Uma", "Ugo")
+    api(server, "POST", f"/api/v1/children/{kid['id']}/adjustments", {"points": 200, "reason": "Start"}, token=token)
+    log_in(browser, server, username, "kidpass123", "Ugo")
+    browser.get(server.url("/quests"))
+    click(browser, "form[action='/quests/redeem'] button[type=submit]")
+    wait_text(browser, ".grant-list", "min left")
+    board = browser.find_element(By.CSS_SELECTOR, ".grant-list").text
+    browser.get(server.url(f"/quests/children/{kid['id']}/device"))
+    device = browser.find_element(By.CSS_SELECTOR, "[data-live-part=policy]").text
+    for text in (board, device):
+        assert "until midnight" in text and "23:59" not in text and "00:00" not in text, text
+    shot("device-until-midnight")

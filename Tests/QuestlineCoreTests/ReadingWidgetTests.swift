@@ -312,7 +312,7 @@ private func model(
         #expect(next.variant == 3 % 3)
         #expect(next.copy.title != a.copy.title)
         #expect(a.copy.title == "Nice reading!")
-        #expect(a.copy.body == "3 days down, 22 to go.")
+        #expect(a.copy.body == "3 days down, 22 days to go.")
         #expect(a.color.family == "readToday")
     }
 

@@ -37,3 +37,29 @@ import Testing
         }
     }
 }
+
+/// `Wording`: counts, dates and times as sentences read them.
+@Suite struct WordingTests {
+    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    func at(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
+
+    @Test func countsAndDates() {
+        #expect(Wording.count(1, "day") == "1 day" && Wording.count(0, "day") == "0 days")
+        #expect(Wording.count(2, "child", "children") == "2 children")
+        let day = LocalDay(iso: "2026-12-14")!
+        #expect(Wording.date(day) == "14 December 2026" && Wording.longDate(day) == "Monday 14 December 2026")
+        #expect(Wording.shortDay(day) == "Mon 14" && Wording.month(day) == "December 2026")
+        #expect(Wording.year(-44) == "44 BC")
+    }
+
+    @Test func untilAndAtReadTheSameOnEveryScreen() {
+        let now = at("2026-05-07T10:00:00Z")  // 12:00 in Berlin
+        #expect(Wording.until(at("2026-05-07T22:00:00Z"), now: now, in: berlin) == "until midnight")
+        #expect(Wording.until(at("2026-05-07T19:00:00Z"), now: now, in: berlin) == "until 21:00")
+        #expect(Wording.until(at("2026-05-08T05:00:00Z"), now: now, in: berlin) == "until 07:00 tomorrow")
+        #expect(Wording.until(at("2026-05-10T05:00:00Z"), now: now, in: berlin) == "until 07:00 on 10 May 2026")
+        #expect(Wording.at(at("2026-05-06T19:05:00Z"), now: now, in: berlin) == "yesterday at 21:05")
+        #expect(Wording.at(at("2026-05-07T08:30:00Z"), now: now, in: berlin) == "10:30")
+        #expect(Wording.at(at("2026-05-07T22:00:00Z"), now: now, in: berlin) == "midnight")
+    }
+}

@@ -128,11 +128,12 @@ public enum ReadingWidget {
         let palette = WidgetContent.palette[state.family]!
         let colors = palette[((offset % palette.count) + palette.count) % palette.count]
         let values: [String: String] = [
+            // Counts and dates as sentences read them (`Wording`): "1 day", "14 December 2026".
             "streak": String(shown), "goal": String(campaign.goalDays),
-            "remaining": String(max(campaign.goalDays - shown, 0)),
-            "freezes": String(summary.freezesLeft), "start": campaign.startDay.iso, "end": campaign.endDay.iso,
-            "claimUntil": campaign.claimUntilDay.iso,
-            "daysToStart": String(max(today.days(until: campaign.startDay), 0)),
+            "remaining": Wording.count(max(campaign.goalDays - shown, 0), "day"),
+            "freezes": String(summary.freezesLeft), "start": Wording.date(campaign.startDay),
+            "end": Wording.date(campaign.endDay), "claimUntil": Wording.date(campaign.claimUntilDay),
+            "daysToStart": Wording.count(max(today.days(until: campaign.startDay), 0), "day"),
             "days": shown == 1 ? "day" : "days",
         ]
         return WidgetModel(
@@ -226,7 +227,7 @@ public enum WidgetContent {
                 title: "A reading challenge is coming",
                 body: "It starts on {start}: read every day, {goal} days in a row.", illustration: "globe-calendar"),
             Variant(
-                title: "Get ready to read", body: "{daysToStart} days until the challenge starts on {start}.",
+                title: "Get ready to read", body: "{daysToStart} until the challenge starts on {start}.",
                 illustration: "globe-book"),
         ],
         .completed: [
@@ -318,7 +319,7 @@ public enum WidgetContent {
                 title: "Don't break the chain", body: "{streak} {days} so far. Today's article is waiting.",
                 illustration: "globe-book"),
             Variant(
-                title: "Your streak: {streak}", body: "{remaining} days to go. Read something today.",
+                title: "Your streak: {streak}", body: "{remaining} to go. Read something today.",
                 illustration: "globe-wave"),
         ],
     ]

@@ -439,22 +439,13 @@ public struct QuestsFeature: Sendable {
         return result
     }
 
-    /// "Reward apps are blocked now: downtime until 07:00." (the child's local time).
+    /// "Reward apps are blocked now (downtime until 07:00 tomorrow)." (the child's local time).
     public static func restrictionMessage(_ reason: ShieldPolicy.Reason, until: Date?, zone: TimeZone, now: Date)
         -> String
     {
         let what = reason == .downtime ? "downtime" : "reward apps are off today"
         guard let until else { return "Reward apps are blocked now (\(what))." }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let parts = calendar.dateComponents([.hour, .minute], from: until)
-        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
-        let day =
-            LocalDay(until, in: zone) == LocalDay(now, in: zone)
-            ? ""
-            : LocalDay(until, in: zone).adding(days: -1) == LocalDay(now, in: zone)
-                ? " tomorrow" : " on \(LocalDay(until, in: zone).iso)"
-        return "Reward apps are blocked now (\(what) until \(time)\(day))."
+        return "Reward apps are blocked now (\(what) \(Wording.until(until, now: now, in: zone)))."
     }
 
     /// A guardian's correction, with a reason.

@@ -106,7 +106,7 @@ struct AccountsPages {
         "/game": "Which came first? The daily history game",
         "/reading": "Reading streaks and the reading challenge",
         "/activity": "What you read and saved: the Saved module, reading time, streak and badges",
-        "/quests/family": "Family quests: guardians set challenges, children earn points and unlock apps",
+        "/quests": "Family quests: guardians set challenges, children earn points and unlock apps",
         "/stories": "Track stories: chapters, selfies at the track, points and the card shop",
     ]
 
@@ -114,7 +114,12 @@ struct AccountsPages {
 
     private func home(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let (reader, newDevice) = reading.reader(request, context)
-        let widget: Any = try await reading.widgetData(reader, surface: "home") ?? false
+        var announcement: [String: Any]?
+        if let member = context.identity.member { announcement = try await reading.announcementData(member) }
+        // The announcement offers Join itself: the widget then shows without its buttons (one
+        // Join on the page, not two).
+        let widget: Any =
+            try await reading.widgetData(reader, surface: "home", interactive: announcement == nil) ?? false
         guard let member = context.identity.member else {
             return ReadingPages.withDevice(
                 pages.page("landing", title: "Questline", data: ["widget": widget], context: context, path: "/"),
@@ -125,10 +130,10 @@ struct AccountsPages {
         return pages.page(
             "home", title: "Questline",
             data: [
-                "today": Formatting.longDate(today, language: "en"),
+                "today": Wording.longDate(today),
                 "todayISO": today.iso,
                 "widget": widget,
-                "announcement": try await reading.announcementData(member),
+                "announcement": announcement ?? false as Any,
                 "areas": PageRenderer.areas.dropFirst().map { area in
                     [
                         "path": area.path, "title": area.title, "icon": area.icon,

@@ -37,14 +37,14 @@ struct ActivityPages {
                 ],
                 "articlesRead": view.insights.articlesRead30,
                 "timeSpent": Self.duration(view.insights.secondsRead7),
-                "streak": view.insights.currentStreak,
+                "streak": view.insights.currentStreak, "streakUnit": view.insights.currentStreak == 1 ? "day" : "days",
                 "badges": view.badges.map {
-                    ["title": $0.title, "day": Formatting.longDate(LocalDay($0.awardedAt, in: zone), language: "en")]
+                    ["title": $0.title, "day": Wording.longDate(LocalDay($0.awardedAt, in: zone))]
                 },
                 "noBadges": view.badges.isEmpty,
                 "timeline": view.insights.timeline.map { day in
                     [
-                        "label": Formatting.shortDay(day.day), "reads": day.reads, "saves": day.saves,
+                        "label": Wording.shortDay(day.day), "reads": day.reads, "saves": day.saves,
                         "maxReads": maxReads, "maxSaves": maxSaves,
                     ]
                 },

@@ -34,7 +34,7 @@ struct GamePages {
         let language = try language(request, member)
         let today = games.today(for: member)
         var data: [String: Any] = [
-            "today": Formatting.longDate(today, language: "en"), "todayISO": today.iso,
+            "today": Wording.longDate(today), "todayISO": today.iso,
             "language": language.code, "aboutURL": Self.aboutURL,
             "languages": GameLanguage.supported.compactMap { try? GameLanguage($0) }.map {
                 ["code": $0.code, "name": $0.name, "selected": $0 == language] as [String: Any]
@@ -45,7 +45,7 @@ struct GamePages {
         let unfinished = try await games.unfinished(member, language: language).filter { $0.date != today }
         data["continue"] = unfinished.map { record -> [String: Any] in
             [
-                "id": record.id, "label": Formatting.longDate(record.date, language: "en"),
+                "id": record.id, "label": Wording.longDate(record.date),
                 "question": (record.session.currentIndex ?? 0) + 1, "count": record.session.questions.count,
             ]
         }
@@ -64,7 +64,7 @@ struct GamePages {
                 data["unavailable"] = reason
                 // The days that can be played now, offered at once (never one it cannot serve).
                 let playable = try await games.playableDays(member, language: language, limit: 6)
-                data["playable"] = playable.map { ["date": $0.iso, "label": Formatting.longDate($0, language: "en")] }
+                data["playable"] = playable.map { ["date": $0.iso, "label": Wording.longDate($0)] }
                 data["hasPlayable"] = !playable.isEmpty
             }
         }
@@ -110,7 +110,7 @@ struct GamePages {
         var data: [String: Any] = [
             "id": record.id, "language": record.language, "count": session.questions.count,
             "bubbles": bubbles(session, current: session.currentIndex),
-            "dateLong": Formatting.longDate(record.date, language: "en"), "fromArchive": record.fromArchive,
+            "dateLong": Wording.longDate(record.date), "fromArchive": record.fromArchive,
         ]
         if let reveal = request.uri.queryParameters["reveal"].flatMap({ Int($0) }),
             let result = session.result(for: reveal)
@@ -180,7 +180,7 @@ struct GamePages {
         ]
         if let result {
             let isAnswer = result.correctChoice == side
-            card["year"] = Formatting.year(event.year)
+            card["year"] = Wording.year(event.year)
             card["chosen"] = result.choice == side
             card["isAnswer"] = isAnswer
             card["verdict"] = isAnswer ? "Came first" : "Came later"
@@ -221,14 +221,14 @@ struct GamePages {
             + days.map { day in
                 var cell: [String: Any] = [
                     "day": day.date.day, "date": day.date.iso, day.status.rawValue: true,
-                    "label": Formatting.longDate(day.date, language: "en"),
+                    "label": Wording.longDate(day.date),
                 ]
                 if let score = day.score { cell["score"] = score }
                 if let id = day.sessionID { cell["id"] = id }
                 return cell
             }
         var data: [String: Any] = [
-            "month": Formatting.monthTitle(first), "language": language.code, "cells": cells,
+            "month": Wording.month(first), "language": language.code, "cells": cells,
             "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
             "offline": days.contains { $0.status == .unavailable },
         ]
@@ -244,28 +244,4 @@ struct GamePages {
 struct Redirect: Error {
     let location: String
     init(to location: String) { self.location = location }
-}
-
-/// Dates and years as the pages show them.
-enum Formatting {
-    /// A calendar day in a fixed English pattern (the day itself, no time zone involved).
-    private static func format(_ day: LocalDay, _ pattern: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = .gmt
-        formatter.dateFormat = pattern
-        return formatter.string(from: day.start(in: .gmt).addingTimeInterval(12 * 3600))
-    }
-
-    /// "Sunday 22 November 2026".
-    static func longDate(_ day: LocalDay, language: String) -> String { format(day, "EEEE d MMMM yyyy") }
-
-    /// "November 2026".
-    static func monthTitle(_ day: LocalDay) -> String { format(day, "MMMM yyyy") }
-
-    /// "Mon 4" for the timeline.
-    static func shortDay(_ day: LocalDay) -> String { format(day, "EEE d") }
-
-    /// Years as readers know them: "1944", "44 BC".
-    static func year(_ year: Int) -> String { year > 0 ? String(year) : "\(-year) BC" }
 }

@@ -190,11 +190,7 @@ struct QuestsPages {
         let rules = try await quests.shieldRules(id, as: me)
         let zone = board.child.zone
         let names = Dictionary(board.apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
-        func time(_ date: Date) -> String {
-            let (h, m) = Calendar.hm(date, zone)
-            let day = LocalDay(date, in: zone) == LocalDay(quests.clock.now(), in: zone) ? "" : " tomorrow"
-            return String(format: "%02d:%02d", h, m) + day
-        }
+        let now = quests.clock.now()
         let reasons: [ShieldPolicy.Reason: String] = [
             .noGrant: "Blocked: complete a quest or redeem points to unlock it",
             .downtime: "Blocked: downtime", .notToday: "Blocked: reward apps are off today",
@@ -215,7 +211,8 @@ struct QuestsPages {
                         "blocked": app.blocked,
                         "state": app.blocked
                             ? reasons[app.reason] ?? "Blocked"
-                            : "Unlocked until \(app.unlockedUntil.map(time) ?? "") · \(app.minutesLeft) min left",
+                            : "Unlocked \(app.unlockedUntil.map { Wording.until($0, now: now, in: zone) } ?? "") · \(app.minutesLeft) min left"
+                            ,
                     ]
                 },
                 "noRewardApps": policy.apps.isEmpty,
@@ -228,11 +225,11 @@ struct QuestsPages {
                         "id": request.id, "minutes": request.minutes, "note": request.note,
                         "app": names[request.appToken].map { "\($0.icon) \($0.name)" } ?? request.appToken,
                         "state": stateWords[request.state] ?? "", "pending": request.state == .pending,
-                        "when": time(request.createdAt),
+                        "when": Wording.at(request.createdAt, now: now, in: zone),
                     ]
                 },
                 "hasRequests": !requests.isEmpty,
-                "nextChange": policy.nextChange.map(time) ?? false,
+                "nextChange": policy.nextChange.map { Wording.at($0, now: now, in: zone) } ?? false,
                 "usageApps": board.apps.map { ["token": $0.token, "name": $0.name, "icon": $0.icon] },
                 "days": (1...7).map {
                     ["value": $0, "name": weekdayNames[$0 - 1], "checked": rules.rewardDays.contains($0)]
@@ -270,7 +267,7 @@ struct QuestsPages {
         let child = try await quests.child(id, as: me)
         let report = try await quests.weeklyReport(id, as: me, last: asked)
         let today = LocalDay(quests.clock.now(), in: child.zone)
-        let labels = report.days.map { Formatting.shortDay($0.day) }
+        let labels = report.days.map { Wording.shortDay($0.day) }
         let charts = [
             BarChart(
                 title: "Learning minutes", labels: labels,
@@ -289,7 +286,7 @@ struct QuestsPages {
             "quests-report", title: "\(child.displayName)'s week",
             data: [
                 "child": ["id": id.rawValue, "name": child.displayName],
-                "range": "\(Formatting.shortDay(report.first)) – \(Formatting.shortDay(report.last))",
+                "range": "\(Wording.shortDay(report.first)) – \(Wording.shortDay(report.last))",
                 "charts": charts.map { ["svg": $0.svg, "title": $0.title] },
                 "totals": [
                     "\(report.learningMinutes) minute\(report.learningMinutes == 1 ? "" : "s") learned",
@@ -751,15 +748,11 @@ struct QuestsPages {
     static func shield(_ board: QuestBoard, now: Date) -> [String: Any] {
         let names = Dictionary(board.apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
         let zone = board.child.zone
-        func time(_ date: Date) -> String {
-            let (h, m) = Calendar.hm(date, zone)
-            return String(format: "%02d:%02d", h, m)
-        }
         let unlocked = board.policy.apps.filter { !$0.blocked }.map { app -> [String: Any] in
             [
                 "name": names[app.token]?.name ?? app.token, "icon": names[app.token]?.icon ?? "🎮",
                 "minutesLeft": app.minutesLeft,
-                "until": app.unlockedUntil.map { time($0.addingTimeInterval(-1)) } ?? "",
+                "until": app.unlockedUntil.map { Wording.until($0, now: now, in: zone) } ?? "",
             ]
         }
         let blockedTokens = Set(board.policy.apps.filter(\.blocked).map(\.token))
@@ -770,7 +763,7 @@ struct QuestsPages {
             [
                 "name": names[grant.grant.token]?.name ?? grant.grant.token,
                 "icon": names[grant.grant.token]?.icon ?? "🎮", "minutesLeft": grant.minutesLeft,
-                "until": time(grant.grant.expiresAt.addingTimeInterval(-1)),
+                "until": Wording.until(grant.grant.expiresAt, now: now, in: zone),
             ]
         }
         let reasons: [ShieldPolicy.Reason: String] = [
@@ -779,22 +772,13 @@ struct QuestsPages {
         let blocked = board.blockedToday.map { use -> [String: Any] in
             [
                 "name": names[use.token]?.name ?? use.token, "icon": names[use.token]?.icon ?? "🎮",
-                "minutes": use.minutes, "at": time(use.at), "reason": reasons[use.reason] ?? "blocked",
+                "minutes": use.minutes, "at": Wording.at(use.at, now: now, in: zone),
+                "reason": reasons[use.reason] ?? "blocked",
             ]
         }
         return [
             "unlocked": unlocked, "hasUnlocked": !unlocked.isEmpty, "waiting": waiting, "hasWaiting": !waiting.isEmpty,
             "restriction": restriction ?? false, "blockedUse": blocked, "hasBlockedUse": !blocked.isEmpty,
         ]
-    }
-}
-
-extension Calendar {
-    /// Hour and minute of `date` in `zone`.
-    static func hm(_ date: Date, _ zone: TimeZone) -> (Int, Int) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let parts = calendar.dateComponents([.hour, .minute], from: date)
-        return (parts.hour ?? 0, parts.minute ?? 0)
     }
 }

@@ -61,21 +61,23 @@ struct ReadingPages {
     /// The widget's template values for the home page and /reading: nil without a campaign,
     /// and nil once the campaign is removed (the widget is gone; the badge stays in Activity).
     /// The one-time join announcement's data, or false.
-    func announcementData(_ member: MemberRecord) async throws -> Any {
-        guard let campaign = try await reading.joinAnnouncement(for: member) else { return false }
+    func announcementData(_ member: MemberRecord) async throws -> [String: Any]? {
+        guard let campaign = try await reading.joinAnnouncement(for: member) else { return nil }
         return [
             "title": campaign.title ?? "The reading challenge",
-            "goal": campaign.goalDays, "end": Formatting.longDate(campaign.endDay, language: "en"),
+            "goal": campaign.goalDays, "end": Wording.longDate(campaign.endDay),
         ]
     }
 
-    func widgetData(_ reader: ReaderIdentity, surface: String) async throws -> [String: Any]? {
+    func widgetData(_ reader: ReaderIdentity, surface: String, interactive: Bool = true) async throws
+        -> [String: Any]?
+    {
         guard let model = try await reading.widget(for: reader, impression: true, surface: surface),
             model.state != .removed
         else {
             return nil
         }
-        return WidgetView.data(model)
+        return WidgetView.data(model, interactive: interactive)
     }
 
     // MARK: Pages
@@ -91,6 +93,8 @@ struct ReadingPages {
         let model = try await reading.widget(for: reader, impression: false)
         // The challenge is named only when its widget shows: one truthful header, never "No
         // reading challenge right now" above a challenge's title.
+        // The widget's own buttons are not repeated below it (one Random, not two).
+        data["widgetOffersRandom"] = widget != nil && (model?.ctas.contains { $0.kind == .random } ?? false)
         if let model, widget != nil {
             data["campaign"] = ["title": try await reading.campaign(id: model.campaignId).title ?? "Reading challenge"]
             data["canShare"] = reader.member != nil && model.streak > 0

@@ -328,7 +328,7 @@ struct StoriesPages {
                 "comments": comments.map {
                     [
                         "id": $0.id, "author": $0.authorName, "text": $0.body, "mine": $0.memberID == me.id,
-                        "when": Formatting.longDate(LocalDay($0.createdAt, in: me.zone), language: "en"),
+                        "when": Wording.longDate(LocalDay($0.createdAt, in: me.zone)),
                     ] as [String: Any]
                 },
                 "commentCount": comments.count, "commentsOpen": request.uri.queryParameters["comments"] != nil,
@@ -503,7 +503,7 @@ struct StoriesPages {
                     [
                         "reason": $0.reason, "points": $0.points > 0 ? "+\($0.points)" : "\($0.points)",
                         "plus": $0.points > 0,
-                        "when": Formatting.longDate(LocalDay($0.createdAt, in: zone), language: "en"),
+                        "when": Wording.longDate(LocalDay($0.createdAt, in: zone)),
                     ] as [String: Any]
                 },
                 "noEntries": entries.isEmpty,
@@ -539,7 +539,9 @@ struct StoriesPages {
                     [
                         "id": $0.id, "name": $0.name, "image": Self.asset($0.image), "rarity": $0.rarity.rawValue,
                         "price": $0.price,
-                        "affordable": $0.price <= balance, "owned": owned[$0.id] ?? false,
+                        // Known before asking: a card beyond the balance offers no Buy.
+                        "affordable": $0.price <= balance, "short": max($0.price - balance, 0),
+                        "owned": owned[$0.id] ?? false,
                     ] as [String: Any]
                 },
                 "notice": flash.text(of: .notice, in: request) ?? false,
