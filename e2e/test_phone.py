@@ -273,3 +273,47 @@ def test_unlocked_time_reads_the_same_on_every_screen(browser, server, shot):
     for text in (board, device):
         assert "until midnight" in text and "23:59" not in text and "00:00" not in text, text
     shot("device-until-midnight")
+
+
+def test_forms_say_what_they_refuse_keep_what_was_typed_and_confirm(browser, server, shot):
+    from test_family import api_family
+    zone, email, token, kid, username = api_family(server, "forms", "Gwen", "Gus")
+    log_in(browser, server, email, "password123", "Gwen")
+    # A name over 50 characters is not cut without a word: it is refused, saying why, and the
+    # add-child form keeps what was typed.
+    browser.get(server.url("/profile"))
+    too_long = "Maximilianus" * 5  # 60 characters
+    fill(browser, "child-displayName", too_long)
+    fill(browser, "child-username", "g")
+    fill(browser, "child-password", "kidpass123")
+    click(browser, "form[action='/household/children'] button[type=submit]")
+    wait_text(browser, "#child-displayName-error", "at most 50")
+    assert browser.find_element(By.ID, "child-displayName").get_attribute("value") == too_long
+    assert browser.find_element(By.ID, "child-username").get_attribute("value") == "g"
+    assert not browser.find_elements(By.ID, "displayName-error"), "the error also showed on the profile form"
+    shot("profile-add-child-error")
+    # Then it is added, and the page says so.
+    fill(browser, "child-displayName", "Gemma")
+    fill(browser, "child-username", f"gemma{uuid.uuid4().hex[:5]}")
+    fill(browser, "child-password", "kidpass123")
+    click(browser, "form[action='/household/children'] button[type=submit]")
+    wait_text(browser, ".notice", "Gemma is added")
+    # Quiet hours from 21:00 to 21:00 are refused, not saved as none.
+    browser.execute_script("document.querySelector('input[name=quiet]').checked = true;"
+                           "document.querySelector('select[name=quietStart]').value = '21';"
+                           "document.querySelector('select[name=quietEnd]').value = '21';")
+    click(browser, "form[action='/profile/notifications'] button[type=submit]")
+    wait_text(browser, "form[action='/profile/notifications'] .form__error", "two different hours")
+    # An app added by hand is confirmed.
+    browser.get(server.url(f"/quests/children/{kid['id']}"))
+    fill(browser, "app-name", "Chess Kids")
+    fill(browser, "app-token", "chess.kids")
+    click(browser, "form[action$='/apps'] button[type=submit]")
+    wait_text(browser, ".notice", "Chess Kids is added as a learning app")
+    # The comment box is in the page's type, not monospace.
+    browser.get(server.url("/stories/read/daytona/0/0?comments=1"))
+    if "/stories/welcome" in browser.current_url or "/stories/choose" in browser.current_url:
+        api(server, "POST", "/api/v1/stories/onboarding", None, token=token)
+        browser.get(server.url("/stories/read/daytona/0/0?comments=1"))
+    family = browser.execute_script("return getComputedStyle(document.getElementById('comment-text')).fontFamily")
+    assert "monospace" not in family, family

@@ -202,8 +202,10 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     assert alert.text == "Spend 100 points on Pit Crew?"
     alert.accept()
     wait_text(browser, ".notice", "You bought Pit Crew!")
-    wait_text(browser, "form[action='/stories/shop/pit-crew']", "Buy another")
     wait_text(browser, "[data-owned]", "Owned ×1")
+    # 70 points left: another Pit Crew is out of reach, and the card says so rather than asking.
+    wait_text(browser, ".shop-card", "30 more points needed")
+    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/stories/shop/pit-crew']")
     # Messages never come from the address: a link cannot make the page say anything.
     browser.get(server.url("/stories/shop?notice=Your+account+is+locked"))
     assert not browser.find_elements(By.CSS_SELECTOR, ".notice")

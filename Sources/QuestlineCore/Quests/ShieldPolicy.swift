@@ -47,18 +47,14 @@ public struct ShieldRules: Sendable, Equatable, Codable {
         if !rewardDays.allSatisfy({ (1...7).contains($0) }) {
             issues.append(FieldIssue(field: "rewardDays", message: "Weekdays are 1 (Monday) to 7 (Sunday)."))
         }
-        for (field, hour) in [("downtime.start", downtimeStart), ("downtime.end", downtimeEnd)] {
-            if let hour, !(0...23).contains(hour) {
-                issues.append(FieldIssue(field: field, message: "Use an hour from 0 to 23."))
-            }
-        }
-        if (downtimeStart == nil) != (downtimeEnd == nil) {
-            issues.append(FieldIssue(field: "downtime", message: "Give both the start and the end, or neither."))
+        var downtime: LocalHours?
+        do {
+            downtime = try LocalHours.validated(start: downtimeStart, end: downtimeEnd, field: "downtime")
+        } catch {
+            if case .invalid(let found) = error { issues += found }
         }
         if !issues.isEmpty { throw .invalid(issues) }
-        return ShieldRules(
-            rewardDays: Set(rewardDays),
-            downtime: downtimeStart.flatMap { start in downtimeEnd.map { LocalHours(start: start, end: $0) } })
+        return ShieldRules(rewardDays: Set(rewardDays), downtime: downtime)
     }
 }
 

@@ -15,6 +15,28 @@ public struct LocalHours: Sendable, Equatable, Codable {
     /// Children's default: 20:00 to 07:00.
     public static let children = LocalHours(start: 20, end: 7)
 
+    /// Hours a member chose (quiet hours, downtime), or none: each an hour from 0 to 23, both or
+    /// neither, and two different hours (from 21:00 to 21:00 would be none at all, and
+    /// accepting it would let a member believe it is set). Issues name `field.start`,
+    /// `field.end` or `field`.
+    public static func validated(start: Int?, end: Int?, field: String) throws(DomainError) -> LocalHours? {
+        var issues: [FieldIssue] = []
+        for (name, hour) in [("\(field).start", start), ("\(field).end", end)] {
+            if let hour, !(0...23).contains(hour) {
+                issues.append(FieldIssue(field: name, message: "Use an hour from 0 to 23."))
+            }
+        }
+        if (start == nil) != (end == nil) {
+            issues.append(FieldIssue(field: field, message: "Give both the start and the end, or neither."))
+        }
+        if let start, let end, start == end {
+            issues.append(
+                FieldIssue(field: field, message: "Choose two different hours, or turn them off."))
+        }
+        if !issues.isEmpty { throw .invalid(issues) }
+        return start.flatMap { start in end.map { LocalHours(start: start, end: $0) } }
+    }
+
     public func contains(hour: Int) -> Bool {
         start == end ? false : start < end ? (start..<end).contains(hour) : hour >= start || hour < end
     }

@@ -31,21 +31,9 @@ public struct NotificationsFeature: Sendable {
     public func setPreferences(
         _ actor: MemberRecord, streakReminders: Bool, questUpdates: Bool, quietStart: Int?, quietEnd: Int?
     ) async throws -> NotificationPreferences {
-        var v = FieldValidation()
-        for (field, hour) in [("quietHours.start", quietStart), ("quietHours.end", quietEnd)] {
-            v.check { () throws(DomainError) in
-                if let hour, !(0...23).contains(hour) { throw .invalid(field: field, "Use an hour from 0 to 23.") }
-            }
-        }
-        v.check { () throws(DomainError) in
-            if (quietStart == nil) != (quietEnd == nil) {
-                throw .invalid(field: "quietHours", "Give both the start and the end, or neither.")
-            }
-        }
-        try v.finish()
+        let quiet = try LocalHours.validated(start: quietStart, end: quietEnd, field: "quietHours")
         let preferences = NotificationPreferences(
-            streakReminders: streakReminders, questUpdates: questUpdates,
-            quietHours: quietStart.flatMap { start in quietEnd.map { LocalHours(start: start, end: $0) } })
+            streakReminders: streakReminders, questUpdates: questUpdates, quietHours: quiet)
         try await store.notifications.setPreferences(actor.id, preferences)
         return preferences
     }

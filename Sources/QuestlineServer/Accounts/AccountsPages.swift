@@ -12,6 +12,8 @@ struct AccountsPages {
     let notifications: NotificationsFeature
     let reading: ReadingPages
     let pages: PageRenderer
+    /// Confirmations after a redirect ("Kit is added").
+    let flash: Flash
     let secureCookies: Bool
     let sessionLifetime: TimeInterval
 
@@ -195,7 +197,8 @@ struct AccountsPages {
 
     private func profile(
         _ request: Request, _ context: AppRequestContext, error: DomainError? = nil,
-        values: [String: String]? = nil, notificationValues: Form? = nil, notice: String? = nil
+        values: [String: String]? = nil, notificationValues: Form? = nil, notice: String? = nil,
+        childValues: [String: String]? = nil
     ) async throws -> Response {
         guard let member = context.identity.member else {
             return Response.redirect(to: "/login?next=/profile", type: .normal)
@@ -243,7 +246,14 @@ struct AccountsPages {
         } else {
             data["noHousehold"] = true
         }
-        if let error, notificationValues == nil { data["errors"] = Self.fieldErrors(error) }
+        if let childValues {
+            // The add-child form keeps what was typed (not the password) and its own errors.
+            data["childValues"] = childValues
+            data["childErrors"] = error.map(Self.fieldErrors) ?? [:]
+        } else if let error, notificationValues == nil {
+            data["errors"] = Self.fieldErrors(error)
+        }
+        if let confirmation = flash.text(of: .notice, in: request) { data["notice"] = confirmation }
         return pages.page(
             "profile", title: "Profile", data: data, context: context, path: "/profile",
             status: error.map { Problem.from($0).httpStatus } ?? .ok, back: "/")
@@ -333,15 +343,20 @@ struct AccountsPages {
         guard let household = member.householdID else { throw DomainError.notFound("You have no household yet.") }
         let form = try await Form(request)
         do {
-            _ = try await accounts.createChild(
+            let child = try await accounts.createChild(
                 in: household, as: member, username: form["username"], password: form["password"],
                 displayName: form["displayName"], timeZone: nil)
-            return Response.redirect(to: "/profile", type: .normal)
+            return flash.redirect(
+                to: "/profile", .notice,
+                "\(child.displayName) is added: they log in with the username \(child.username ?? "") and the password you chose."
+            )
         } catch let error as DomainError {
             var context = context
             context.identity = Identity(
                 member: try await accounts.refreshed(member), tokenHash: context.identity.tokenHash, failure: nil)
-            return try await profile(request, context, error: error)
+            return try await profile(
+                request, context, error: error,
+                childValues: ["displayName": form["displayName"], "username": form["username"]])
         }
     }
 

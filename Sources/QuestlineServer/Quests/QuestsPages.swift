@@ -170,8 +170,10 @@ struct QuestsPages {
                 "quests": board.quests.map { Self.card($0, apps: board.apps) }, "noQuests": board.quests.isEmpty,
                 "shield": Self.shield(board, now: quests.clock.now()),
                 "errors": errors, "values": values,
-                "notice": request.uri.queryParameters["deleted"] != nil
-                    ? "The quest is deleted. Points and unlocks it paid stay." : false,
+                "notice": flash.text(of: .notice, in: request)
+                    ?? (request.uri.queryParameters["deleted"] != nil
+                        ? "The quest is deleted. Points and unlocks it paid stay." : false as Any)
+                    ,
             ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/quests/family")
     }
 
@@ -397,10 +399,12 @@ struct QuestsPages {
         let id = try childID(context)
         let form = try await Form(request)
         do {
-            _ = try await quests.putApp(
+            let app = try await quests.putApp(
                 id, as: me, token: form["token"], name: form["name"], icon: form["icon"], role: form["role"],
                 pointsPerMinute: form["pointsPerMinute"].isEmpty ? nil : Int(form["pointsPerMinute"]) ?? 0)
-            return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
+            return flash.redirect(
+                to: "/quests/children/\(id.rawValue)", .notice,
+                "\(app.name) is added as a \(app.role == .learning ? "learning" : "reward") app.")
         } catch let error as DomainError where error.isFormProblem {
             return try await childPage(
                 request, context, errors: AccountsPages.fieldErrors(error),
