@@ -317,3 +317,25 @@ def test_forms_say_what_they_refuse_keep_what_was_typed_and_confirm(browser, ser
         browser.get(server.url("/stories/read/daytona/0/0?comments=1"))
     family = browser.execute_script("return getComputedStyle(document.getElementById('comment-text')).fontFamily")
     assert "monospace" not in family, family
+
+
+def test_map_pins_never_cover_each_other(browser, server, shot):
+    email = f"map-{uuid.uuid4().hex[:8]}@example.com"
+    token = api(server, "POST", "/api/v1/auth/signup",
+                {"email": email, "password": "password123", "displayName": "Mo", "timeZone": "UTC"})["token"]
+    api(server, "POST", "/api/v1/stories/onboarding", None, token=token)
+    api(server, "PUT", "/api/v1/stories/preferences", {"skip": True}, token=token)
+    log_in(browser, server, email, "password123", "Mo")
+    browser.get(server.url("/stories?view=map"))
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "[data-story-map]").get_attribute("data-map") == "leaflet")
+    overlaps = browser.execute_script("""
+        const boxes = [...document.querySelectorAll('.map-pin__count')].map((b) => [b.closest('[data-pin]').dataset.pin, b.getBoundingClientRect()]);
+        const found = [];
+        for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+          const [a, p] = boxes[i], [b, q] = boxes[j];
+          if (p.left < q.right - 2 && q.left < p.right - 2 && p.top < q.bottom - 2 && q.top < p.bottom - 2) found.push(a + '/' + b);
+        }
+        return found;""")
+    assert not overlaps, f"pins cover each other: {overlaps}"
+    shot("stories-map-pins")

@@ -268,6 +268,26 @@ import Testing
                 #expect(map.text.contains(#"data-geography="/static/geo/us-states.json""#))
                 #expect(map.text.contains(#"data-pin="daytona""#) && map.text.contains(#"data-lat="29.1852""#))
                 #expect(map.text.contains("story-map__svg"))  // the picture stays until the script replaces it
+                // Without Leaflet the picture has the geography too (the states, projected on the
+                // server), and no two pins cover each other (Sonoma and Laguna Seca moved apart).
+                let everywhere = try await app.send(
+                    .post, "/stories/choose", headers: headers, bodyText: "skip=1")
+                #expect(everywhere.status == .seeOther)
+                let all = try await app.send(.get, "/stories?view=map", headers: headers)
+                #expect(all.text.components(separatedBy: #"class="story-map__state""#).count > 40)
+                let pins = try Regex(#"<circle cx="(\d+)" cy="(\d+)" r="9" class="pin__dot""#)
+                let points = all.text.matches(of: pins).compactMap { match -> (Double, Double)? in
+                    guard let x = Double(match.output[1].substring ?? ""),
+                        let y = Double(match.output[2].substring ?? "")
+                    else { return nil }
+                    return (x, y)
+                }
+                #expect(points.count == 8, "\(points)")
+                for (i, a) in points.enumerated() {
+                    for b in points[(i + 1)...] {
+                        #expect(((a.0 - b.0) * (a.0 - b.0) + (a.1 - b.1) * (a.1 - b.1)).squareRoot() >= 18, "\(a) \(b)")
+                    }
+                }
                 let script = try await app.send(.get, "/static/vendor/leaflet/leaflet.js")
                 #expect(script.status == (installed ? .ok : .notFound))
                 if installed { #expect(script.text == "/* Leaflet stand-in */") }

@@ -111,11 +111,13 @@ if (map) {
       else world.fitBounds(L.latLngBounds(points), { padding: [28, 28], maxZoom: 7 });
     };
     fit();
+    const markers = [];
     pins = pins.map((old, i) => {
       const marker = L.marker(points[i], {
         title: old.dataset.name, alt: old.dataset.name, keyboard: true,
-        icon: L.divIcon({ className: "map-pin", html: old.dataset.count, iconSize: [26, 26] }),
+        icon: L.divIcon({ className: "map-pin", html: `<span class="map-pin__count">${old.dataset.count}</span>`, iconSize: [26, 26] }),
       }).addTo(world);
+      markers.push(marker);
       const pin = marker.getElement();
       pin.dataset.pin = old.dataset.pin;
       pin.setAttribute("role", "button");
@@ -124,6 +126,30 @@ if (map) {
       pin.addEventListener("keydown", (event) => { if (event.key === " ") { event.preventDefault(); select(pin); } });
       return pin;
     });
+    // Pins of nearby tracks (Sonoma and Laguna Seca) would sit on each other at the zooms that
+    // show the whole country: at each zoom, a bubble within 28 px of one placed before it moves
+    // aside (the dot stays at the track), so every pin can be seen and tapped.
+    const declutter = () => {
+      const placed = [];
+      for (const marker of markers) {
+        const at = world.latLngToLayerPoint(marker.getLatLng());
+        let dx = 0;
+        let dy = 0;
+        for (let tries = 0; tries < 8; tries++) {
+          const clash = placed.find((p) => Math.hypot(p.x - (at.x + dx), p.y - (at.y + dy)) < 28);
+          if (!clash) break;
+          const angle = (tries * Math.PI) / 4;
+          dx = Math.round(Math.cos(angle) * 30);
+          dy = Math.round(Math.sin(angle) * 30);
+        }
+        placed.push({ x: at.x + dx, y: at.y + dy });
+        const element = marker.getElement();
+        element.style.setProperty("--dx", `${dx}px`);
+        element.style.setProperty("--dy", `${dy}px`);
+      }
+    };
+    world.on("zoomend viewreset", declutter);
+    declutter();
     drawn.remove();
     fetch(map.dataset.geography).then((response) => response.ok ? response.json() : Promise.reject(response.status)).then((states) => {
       L.geoJSON(states, {
