@@ -70,6 +70,26 @@ private let us = Locale(identifier: "en_US")
                 == "15:42")
     }
 
+    /// The circles are the module's articles: a save older than the 30 days shows no picture
+    /// (before, the newest pictures of all time were shown). In the timeline, an article saved to
+    /// two lists counts once on its day, whether or not the two saves share an instant.
+    @Test func picturesAreTheWindowsArticlesAndTwoListsCountOnceADay() {
+        let now = at("2026-05-10T13:00:00Z")
+        let entries = [
+            SavedEntry(
+                articleKey: "en/Whale", savedAt: at("2026-03-01T10:00:00Z"), thumbnailURL: "https://img/whale.jpg"),
+            SavedEntry(
+                articleKey: "en/Octopus", savedAt: at("2026-05-09T10:00:00Z"), thumbnailURL: "https://img/octo.jpg"),
+            SavedEntry(
+                articleKey: "en/Octopus", savedAt: at("2026-05-09T10:05:00Z"), thumbnailURL: "https://img/octo.jpg"),
+        ]
+        let module = SavedModule(entries: entries, now: now, timeZone: zone("UTC"), locale: us)
+        #expect(module.count == 1 && module.thumbnails == ["https://img/octo.jpg"])
+        let insights = ReadingInsights(
+            reads: [], intervals: [], saves: entries, today: day("2026-05-10"), timeZone: zone("UTC"))
+        #expect(insights.timeline.first { $0.day == day("2026-05-09") }?.saves == 1)
+    }
+
     @Test func nothingSavedKeepsTheModuleAtZero() {
         let module = SavedModule(entries: [], now: at("2026-05-10T20:00:00Z"), timeZone: zone("UTC"), locale: us)
         #expect(module.count == 0)
@@ -92,7 +112,10 @@ private let us = Locale(identifier: "en_US")
             ReadingInterval(localDay: day("2026-05-03"), seconds: 900),
             ReadingInterval(localDay: day("2026-05-09"), seconds: -20),
         ]
-        let saves = [at("2026-05-10T08:00:00Z"), at("2026-05-06T08:00:00Z")]
+        let saves = [
+            SavedEntry(articleKey: "en/A", savedAt: at("2026-05-10T08:00:00Z"), thumbnailURL: nil),
+            SavedEntry(articleKey: "en/B", savedAt: at("2026-05-06T08:00:00Z"), thumbnailURL: nil),
+        ]
         let insights = ReadingInsights(
             reads: reads, intervals: intervals, saves: saves, today: today, timeZone: zone("UTC"))
         #expect(insights.articlesRead30 == 4)

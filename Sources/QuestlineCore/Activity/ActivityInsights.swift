@@ -40,8 +40,9 @@ public struct SavedModule: Sendable, Equatable {
         let newest = entries.max { $0.savedAt < $1.savedAt }
         lastSavedAt = newest?.savedAt
         lastSavedText = newest.map { Self.format($0.savedAt, now: now, timeZone: timeZone, locale: locale) }
+        // The circles are the module's articles: saves inside the window only (seed 001).
         var seen = Set<String>()
-        thumbnails = entries.sorted { $0.savedAt > $1.savedAt }.compactMap { entry -> String? in
+        thumbnails = inWindow.sorted { $0.savedAt > $1.savedAt }.compactMap { entry -> String? in
             guard let thumbnail = entry.thumbnailURL, seen.insert(entry.articleKey).inserted else { return nil }
             return thumbnail
         }.prefix(Self.maxThumbnails).map { $0 }
@@ -112,10 +113,11 @@ public struct ReadingInsights: Sendable, Equatable {
 
     /// - Parameters:
     ///   - reads: (article, local day of the read) pairs; a read keeps the day of where it happened.
-    ///   - saves: save instants, bucketed in the viewer's zone like the Saved module.
+    ///   - saves: saved articles with their instants, bucketed in the viewer's zone like the Saved
+    ///     module; an article saved twice on one day (to two lists) counts once that day.
     ///   - streakDays: more read days for the streak, which can be longer than the 30-day window.
     public init(
-        reads: [(article: String, day: LocalDay)], intervals: [ReadingInterval], saves: [Date],
+        reads: [(article: String, day: LocalDay)], intervals: [ReadingInterval], saves: [SavedEntry],
         streakDays: [LocalDay] = [],
         today: LocalDay, timeZone: TimeZone
     ) {
@@ -135,11 +137,12 @@ public struct ReadingInsights: Sendable, Equatable {
         currentStreak = streak
         var articlesPerDay: [LocalDay: Set<String>] = [:]
         for read in reads { articlesPerDay[read.day, default: []].insert(read.article) }
-        var savesPerDay: [LocalDay: Int] = [:]
-        for save in saves { savesPerDay[LocalDay(save, in: timeZone), default: 0] += 1 }
+        var savedPerDay: [LocalDay: Set<String>] = [:]
+        for save in saves { savedPerDay[LocalDay(save.savedAt, in: timeZone), default: []].insert(save.articleKey) }
         timeline = (0..<Self.timelineDays).map { offset in
             let day = first7.adding(days: offset)
-            return ActivityDay(day: day, reads: articlesPerDay[day]?.count ?? 0, saves: savesPerDay[day] ?? 0)
+            return ActivityDay(
+                day: day, reads: articlesPerDay[day]?.count ?? 0, saves: savedPerDay[day]?.count ?? 0)
         }
     }
 }

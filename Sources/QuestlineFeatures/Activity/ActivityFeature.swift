@@ -110,7 +110,7 @@ public struct ActivityFeature: Sendable {
         return ActivityView(
             saved: SavedModule(entries: entries, now: now, timeZone: zone, locale: locale),
             insights: ReadingInsights(
-                reads: reads, intervals: intervals, saves: entries.map(\.savedAt), streakDays: streakDays,
+                reads: reads, intervals: intervals, saves: entries, streakDays: streakDays,
                 today: today, timeZone: zone),
             badges: try await store.reading.badges(member.id))
     }
