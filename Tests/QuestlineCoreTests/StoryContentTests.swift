@@ -32,6 +32,26 @@ private func load(_ files: [String: Data]) -> [ContentIssue] {
         #expect(content.stories.contains { $0.chapters[0].pages[0].video != nil })
     }
 
+    /// Every page tells its own part of its story: no sentence appears on two pages (before,
+    /// every page repeated one filler sentence about its story).
+    @Test func everyPageOfTheShippedStoriesSaysSomethingOfItsOwn() throws {
+        let content = try StoryContent.load(files: try shippedFiles(), assetExists: assetExists).get()
+        var seen: [String: String] = [:]
+        for story in content.stories {
+            for chapter in story.chapters {
+                for (index, page) in chapter.pages.enumerated() {
+                    let place = "\(chapter.id) page \(index + 1)"
+                    for sentence in page.text.split(separator: ".").map({ $0.trimmingCharacters(in: .whitespaces) })
+                    where sentence.count > 20 {
+                        #expect(seen[sentence] == nil, "\(place) repeats \(seen[sentence] ?? ""): \(sentence)")
+                        seen[sentence] = place
+                    }
+                }
+            }
+        }
+        #expect(seen.count > 60)
+    }
+
     @Test func everyKindOfProblemIsReportedWithItsFileAndPath() throws {
         var files = try shippedFiles()
         files["help.json"] = nil

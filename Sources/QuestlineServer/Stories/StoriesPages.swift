@@ -321,7 +321,7 @@ struct StoriesPages {
             "story-page", chapter.title,
             [
                 "storyId": id, "storyTitle": story.title, "chapterIndex": chapterIndex,
-                "chapterNumber": chapterIndex + 1,
+                "chapterNumber": chapterIndex + 1, "chapterTitle": chapter.title,
                 "text": page.text, "image": Self.asset(page.image), "video": page.video.map(Self.asset) ?? false,
                 "dots": chapter.pages.indices.map {
                     ["href": "\(base)/\($0)", "number": $0 + 1, "current": $0 == pageIndex] as [String: Any]
