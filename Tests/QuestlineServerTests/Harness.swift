@@ -28,10 +28,15 @@ struct Harness {
         wikiFetcher: (any WikiFetching)? = nil, sessionLifetime: TimeInterval = 3600,
         rateLimits: RateLimits = .standard
     ) -> AppConfiguration {
-        AppConfiguration(
+        var configuration = AppConfiguration(
             store: .sqlite(path: ":unused:"), clock: clock, bcryptCost: 4, sessionLifetime: sessionLifetime,
             maxBodyBytes: maxBodyBytes, logLevel: .warning, feedFetcher: feedFetcher, wikiFetcher: wikiFetcher,
             rateLimits: rateLimits)
+        // Tests run webhook passes and reminder checks themselves, on a pinned clock; a
+        // background sender would race them for the same deliveries (it claimed one under load).
+        configuration.deliverWebhooks = false
+        configuration.reminders = false
+        return configuration
     }
 
     /// Runs `body` against a fresh server on each database the run has (SQLite always,

@@ -26,13 +26,22 @@ struct PageRenderer: Sendable {
         ("/stories", "Stories", Icons.svg("stories")),
     ]
 
-    /// A full page. `data` fills the page's own template; the layout gets title, navigation
-    /// and the signed-in member.
+    /// A full page. `data` fills the page's own template: a typed page model (a struct, read by
+    /// its properties) or, for pages not yet typed, a dictionary; the layout gets title,
+    /// navigation and the signed-in member.
     func page(
         _ template: String, title: String, data: [String: Any] = [:], context: AppRequestContext,
         path: String, status: HTTPResponse.Status = .ok, back: String? = nil
     ) -> Response {
-        var values = data
+        page(template, title: title, model: data, context: context, path: path, status: status, back: back)
+    }
+
+    /// A full page from a typed page model.
+    func page(
+        _ template: String, title: String, model data: Any, context: AppRequestContext,
+        path: String, status: HTTPResponse.Status = .ok, back: String? = nil
+    ) -> Response {
+        var values: [String: Any] = [:]
         values["title"] = title
         // The browser tab names the page, then the product once ("Questline", not "Questline · Questline").
         values["documentTitle"] = title == "Questline" ? title : "\(title) · Questline"
@@ -57,7 +66,7 @@ struct PageRenderer: Sendable {
             values["member"] = false
         }
         let html =
-            library.render(values, withTemplate: template)
+            library.render(PageContext(layout: values, page: data), withTemplate: template)
             ?? "<!doctype html><title>Error</title><p>Template \(template) is missing."
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
@@ -74,5 +83,31 @@ struct PageRenderer: Sendable {
                 "requestId": context.requestID,
                 "signIn": problem.status == 401,
             ], context: context, path: "", status: problem.httpStatus)
+    }
+}
+
+/// What a template reads: the page's own model first, then the layout's values (title,
+/// navigation, the member, the form token).
+struct PageContext: MustacheParent {
+    let layout: [String: Any]
+    let page: Any
+
+    func child(named name: String) -> Any? {
+        if let dictionary = page as? [String: Any] {
+            if let value = dictionary[name] { return value }
+        } else if let value = Self.property(name, of: page) {
+            return value
+        }
+        return layout[name]
+    }
+
+    /// A stored property of a model by name, an optional one unwrapped (nil when empty).
+    static func property(_ name: String, of object: Any) -> Any? {
+        guard let value = Mirror(reflecting: object).children.first(where: { $0.label == name })?.value else {
+            return nil
+        }
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return mirror.children.first?.value
     }
 }

@@ -1,0 +1,33 @@
+import Foundation
+import Hummingbird
+import QuestlineCore
+import QuestlineFeatures
+import QuestlineStore
+
+/// The child's quest board and redemption.
+extension QuestsPages {
+    // MARK: The child's board
+
+    func board(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests")
+        guard me.role == .child else { return Response.redirect(to: "/quests/family", type: .normal) }
+        let board = try await quests.board(me.id, as: me)
+        // A redemption's answer comes from the redirect's flash message.
+        let model = BoardPage(board: board, message: flash.message(in: request), now: quests.clock.now())
+        return pages.page(
+            "quests", title: "Your quests", model: model, context: context, path: "/quests",
+            status: model.errors.isEmpty ? .ok : .badRequest, back: "/")
+    }
+
+    func redeem(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests")
+        let form = try await Form(request)
+        do {
+            _ = try await quests.redeem(me.id, token: form["appToken"], minutes: Int(form["minutes"]) ?? 0, as: me)
+            return flash.redirect(to: "/quests", .notice, "Unlocked! Enjoy your reward time.")
+        } catch let error as DomainError where error.isFormProblem {
+            // Post, redirect, get: Back and reload never send the redemption again.
+            return flash.redirect(to: "/quests", refused: error)
+        }
+    }
+}
