@@ -155,7 +155,7 @@ def test_the_device_pages_two_forms_keep_their_errors_apart(browser, server, sho
     browser.get(server.url(f"/quests/children/{kid['id']}/device"))
     fill(browser, "use-minutes", "0")
     click(browser, "form[action$='/device/usage'] button[type=submit]")
-    wait_text(browser, "#use-minutes-error", "Use 1 to 240 minutes")
+    wait_text(browser, "#use-minutes-error", "Use 1 to 720 minutes")
     ask = browser.find_element(By.ID, "ask-minutes")
     assert ask.get_attribute("aria-invalid") is None, "the report's error marked the ask form's field"
     errors = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "form[action$='/time-requests'] .field__error")]

@@ -2,6 +2,7 @@
 import uuid
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from test_accounts import click, fill, wait_text
 
@@ -30,6 +31,10 @@ def test_logged_out_join_sign_up_and_read(browser, server, shot):
     shot("widget-enrolled-not-started")
     click(browser, ".widget [data-cta=random]")
     wait_text(browser, "article", "counts as today's read")
+    # The page reported the read by POST and redrew its widget in place, without a reload.
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "form[data-beacon][data-sent=done]"))
+    assert widget_state(browser) == "streakReadToday"
     browser.get(server.url("/"))
     assert widget_state(browser) == "streakReadToday"
     wait_text(browser, ".widget", "Today's read is done")

@@ -46,6 +46,24 @@ import Testing
         #expect(stored[0].record.seconds == 600)
     }
 
+    /// A session a person reports ("20 minutes, ending now") meets the device's limit, in minutes,
+    /// on the field they filled in, and ends at the given instant in the given zone.
+    @Test func aReportedSessionEndsNowWithinTheDevicesLimit() throws {
+        let session = try UsageReports.session(
+            id: "s1", appToken: "khan", minutes: 20, endingAt: now, timeZone: "America/New_York")
+        #expect(session.startedAt == now - 1200 && session.durationSeconds == 1200)
+        #expect(session.timeZone == "America/New_York")
+        #expect(refusedField([session]) == nil)
+        let longest = try UsageReports.session(
+            id: "s2", appToken: "khan", minutes: 720, endingAt: now, timeZone: "UTC")
+        #expect(refusedField([longest]) == nil)
+        for minutes in [nil, 0, -5, 721] {
+            #expect(throws: DomainError.invalid(field: "minutes", "Use 1 to 720 minutes (12 hours).")) {
+                try UsageReports.session(id: "s", appToken: "khan", minutes: minutes, endingAt: now, timeZone: "UTC")
+            }
+        }
+    }
+
     private func read(at: Date, zone: String = "Europe/Berlin", id: String = "e1") -> ReadInput {
         ReadInput(eventId: id, articleId: "Octopus", title: "Octopus", language: "en", at: at, timeZone: zone)
     }

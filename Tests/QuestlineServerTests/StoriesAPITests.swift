@@ -180,6 +180,37 @@ private struct Tasks: Decodable {
         }
     }
 
+    /// Opening the stories is the day's check-in, reported by the list page's script by POST:
+    /// loading the page (a GET) writes nothing.
+    @Test func theStoriesPageChecksInByPostNotByLoading() async throws {
+        try await withContent { app, token in
+            let web: HTTPFields = [
+                .cookie: "ql_session=\(token)", .accept: "text/html", .contentType: "application/x-www-form-urlencoded",
+            ]
+            #expect(try await app.send(.post, "/stories/welcome", headers: web, bodyText: "").status == .seeOther)
+            #expect(
+                try await app.send(.post, "/stories/choose", headers: web, bodyText: "states=TX&tracks=texas").status
+                    == .seeOther)
+            func checkedIn() async throws -> Bool? {
+                try await app.send(.get, "/api/v1/points/tasks", token: token).decode(Tasks.self).tasks
+                    .first { $0.id == "check-in" }?.done
+            }
+            for _ in 0..<2 {
+                let list = try await app.send(.get, "/stories", headers: web)
+                #expect(
+                    list.status == .ok && list.text.contains(#"action="/stories/check-in" data-beacon"#),
+                    "\(list.status) \(list.headers[.location] ?? "")")
+            }
+            #expect(try await checkedIn() == false)
+            var beacon = web
+            beacon[HTTPField.Name("X-Questline-Beacon")!] = "1"
+            #expect(try await app.send(.post, "/stories/check-in", headers: beacon, bodyText: "").status == .noContent)
+            #expect(try await checkedIn() == true)
+            // Sent again (another tab), it changes nothing and is not an error.
+            #expect(try await app.send(.post, "/stories/check-in", headers: beacon, bodyText: "").status == .noContent)
+        }
+    }
+
     @Test func dailyTasksCountOncePerLocalDay() async throws {
         try await withContent { app, token in
             #expect(

@@ -72,7 +72,12 @@ let webMatrix: [WebRow] = [
     get("/reading/search", web(200, 200, 200, 200, 200, 200)) { _ in "/reading/search?q=Octopus" },
     get("/reading/random", web(303, 303, 303, 303, 303, 303)),
     get("/reading/article", web(200, 200, 200, 200, 200, 200)) { _ in "/reading/article?title=Octopus&language=en" },
-    get("/reading/go/{kind}", web(303, 303, 303, 303, 303, 303)) { _ in "/reading/go/random" },
+    post(
+        "/reading/article/read", web(303, 303, 303, 303, 303, 303),
+        form: "title=Octopus&language=en&eventId=matrix-read"),
+    post("/reading/go/{kind}", web(303, 303, 303, 303, 303, 303), form: "state=enrolledNotStarted") { _ in
+        "/reading/go/random"
+    },
     get("/reading/preview", web(200, 200, 200, 200, 200, 200)),
     get("/reading/share.svg", web(303, 200, 200, 200, 200, 200)),
     get("/game", web(303, 200, 200, 200, 200, 200)),
@@ -182,6 +187,7 @@ let webMatrix: [WebRow] = [
     post("/profile/delete", web(303, 303, 303, 409, 403, 303)),
     // Track stories.
     get("/stories", web(303, 303, 303, 303, 303, 303), stories: true),
+    post("/stories/check-in", web(303, 303, 303, 303, 303, 303), stories: true),
     get("/stories/welcome", web(303, 200, 200, 200, 200, 200), stories: true),
     get("/stories/choose", web(303, 200, 200, 200, 200, 200), stories: true),
     get("/stories/help", web(303, 200, 200, 200, 200, 200), stories: true),

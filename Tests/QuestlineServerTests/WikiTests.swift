@@ -10,6 +10,7 @@ import QuestlineFeatures
 import QuestlineServer
 import QuestlineStore
 import QuestlineTestSupport
+import SQLKit
 import Testing
 
 /// A local stand-in for Wikipedia's APIs: the paths the client uses, answering with responses
@@ -293,7 +294,8 @@ struct WikipediaStandIn {
             #expect(random.status == .ok)
             #expect(try random.decode(Components.Schemas.Article.self).extract?.isEmpty == false)
 
-            // The article page shows the summary, its image and a link to Wikipedia, and counts the read.
+            // The article page shows the summary, its image and a link to Wikipedia; it records
+            // nothing (a GET never writes) but gives its script the read to report, by POST.
             let (token, _) = try await app.signUp("reader@example.com")
             let page = try await app.send(
                 .get, "/reading/article?language=en&title=Indian%20Army", token: token,
@@ -303,10 +305,29 @@ struct WikipediaStandIn {
             #expect(
                 page.text.contains(#"class="article__image""#)
                     && page.text.contains("https://en.wikipedia.org/wiki/Indian_Army"))
-            let recent = try await app.send(.get, "/api/v1/reading/articles", token: token)
-                .decode(Components.Schemas.ArticleList.self)
-            #expect(recent.source == .history && recent.articles.first?.title == "Indian Army")
+            func history() async throws -> Components.Schemas.ArticleList {
+                try await app.send(.get, "/api/v1/reading/articles", token: token)
+                    .decode(Components.Schemas.ArticleList.self)
+            }
+            #expect(try await history().source == .pack)
+            let event = try #require(page.text.firstMatch(of: /name="eventId" value="([0-9a-f-]+)"/)?.1)
+            for _ in 0..<2 {  // the report sent again counts once
+                let sent = try await app.send(
+                    .post, "/reading/article/read",
+                    headers: [
+                        .cookie: "ql_session=\(token)", .contentType: "application/x-www-form-urlencoded",
+                        .init("X-Questline-Beacon")!: "1",
+                    ],
+                    bodyText: "eventId=\(event)&language=en&title=Indian+Army")
+                #expect(sent.status == .ok && sent.text.contains(#"class="widget"#), "\(sent.status) \(sent.text)")
+            }
+            let recent = try await history()
+            #expect(recent.source == .history && recent.articles.map(\.title) == ["Indian Army"])
             #expect(recent.articles.first?.thumbnailUrl != nil)
+            let reads = try await app.store.database.withConnection { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM reading_events").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(reads == 1)
         }
     }
 

@@ -35,6 +35,22 @@ public struct StoredUsageReport: Sendable, Equatable {
 public enum UsageReports {
     /// How far back a report may start.
     public static let lateLimitDays = 30
+    /// The longest report: 12 hours.
+    public static let maxSeconds = 43_200
+
+    /// A session of `minutes` that ends at `end`, as a person reports it ("I used Duolingo for
+    /// 20 minutes"), in the child's zone: the same limit as a device's report, in minutes, on
+    /// the field the person filled in.
+    public static func session(
+        id: String, appToken: String, minutes: Int?, endingAt end: Date, timeZone: String
+    ) throws(DomainError) -> UsageReportInput {
+        guard let minutes, (1...maxSeconds / 60).contains(minutes) else {
+            throw .invalid(field: "minutes", "Use 1 to \(maxSeconds / 60) minutes (12 hours).")
+        }
+        return UsageReportInput(
+            id: id, appToken: appToken, startedAt: end.addingTimeInterval(-Double(minutes * 60)),
+            durationSeconds: minutes * 60, timeZone: timeZone)
+    }
 
     public static func validate(_ reports: [UsageReportInput], catalog: [QuestApp], now: Date) throws(DomainError)
         -> [StoredUsageReport]
@@ -58,8 +74,8 @@ public enum UsageReports {
                 }
             }
             v.check { () throws(DomainError) in
-                guard (1...43_200).contains(report.durationSeconds) else {
-                    throw .invalid(field: "\(field).durationSeconds", "Use 1 to 43200 seconds (12 hours).")
+                guard (1...maxSeconds).contains(report.durationSeconds) else {
+                    throw .invalid(field: "\(field).durationSeconds", "Use 1 to \(maxSeconds) seconds (12 hours).")
                 }
             }
             let zone = v.check { () throws(DomainError) -> TimeZoneID in

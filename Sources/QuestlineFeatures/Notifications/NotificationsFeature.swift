@@ -1,6 +1,6 @@
 import Foundation
 public import Logging
-import QuestlineCore
+public import QuestlineCore
 public import QuestlineStore
 public import ServiceLifecycle
 

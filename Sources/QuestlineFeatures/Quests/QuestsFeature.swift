@@ -265,6 +265,19 @@ public struct QuestsFeature: Sendable {
 
     // MARK: Usage
 
+    /// A session of one app that ends now, as a person reports it on the child's device page
+    /// (`UsageReports.session`): the child's zone, whoever reports it, since the device is the
+    /// child's.
+    public func reportSession(_ childID: MemberID, appToken: String, minutes: Int?, as actor: MemberRecord)
+        async throws -> UsageOutcome
+    {
+        let child = try await child(childID, as: actor)
+        let report = try UsageReports.session(
+            id: UUID.random().uuidString.lowercased(), appToken: appToken, minutes: minutes, endingAt: clock.now(),
+            timeZone: child.timeZone)
+        return try await reportUsage(childID, reports: [report], as: actor)
+    }
+
     /// Records usage reports and settles what they change. Reports are validated first (all
     /// or nothing); a report id seen before is a duplicate and changes nothing.
     public func reportUsage(_ childID: MemberID, reports: [UsageReportInput], as actor: MemberRecord) async throws

@@ -22,6 +22,26 @@ public struct ReaderIdentity: Sendable {
     }
 
     public var subject: String? { owner?.key }
+
+    /// A signed-in member reads in their own zone.
+    public init(_ member: MemberRecord) {
+        self.init(member: member, deviceID: nil, timeZone: member.zoneID)
+    }
+
+    /// Who reads, for the API and the pages alike: the signed-in member in their own zone,
+    /// whatever the request says; else the device it names (`validDeviceID`), in the zone it
+    /// gives (UTC when none). `deviceField` and `zoneField` name what the caller read them from.
+    public static func resolve(
+        member: MemberRecord?, device: String?, timeZone: String?, deviceField: String, zoneField: String
+    ) throws(DomainError) -> ReaderIdentity {
+        if let member { return ReaderIdentity(member) }
+        if let device, !ReadingFeature.validDeviceID(device) {
+            throw DomainError.invalid(field: deviceField, "Use 8 to 64 letters, digits, dashes or underscores.")
+        }
+        let zone =
+            try timeZone.map { zone throws(DomainError) in try AccountRules.timeZone(zone, field: zoneField) } ?? .utc
+        return ReaderIdentity(member: nil, deviceID: device, timeZone: zone)
+    }
 }
 
 /// Campaigns held in memory for a few seconds. A lock, not an actor: every widget asks, and
@@ -258,19 +278,18 @@ public struct ReadingFeature: Sendable {
         return (status, nil)
     }
 
-    /// After the member's history changed (reads, a join, a device handed over): records the
-    /// first read after joining, a 7-day streak, and completion with its badge, each once.
     /// The badge a completed campaign awards.
     static func badgeTitle(_ campaign: Campaign) -> String {
         campaign.title.map { "Completed: \($0)" } ?? "Reading challenge completed"
     }
 
-    /// Milestones (first read, 7-day streak) and, for a member who joined after reading enough,
-    /// completion: what the history shows now.
+    /// After the member's history changed (reads, a join, a device handed over): records the
+    /// first read after joining, a 7-day streak, and (for a member who joined after reading
+    /// enough) completion with its badge, each once: what the history shows now.
     func updateProgress(_ member: MemberRecord) async throws {
         let today = clock.today(in: member.zone)
         guard let campaign = try await campaign(for: today) else { return }
-        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
+        let reader = ReaderIdentity(member)
         let (status, enrollment) = try await readerStatus(reader, campaign: campaign, today: today)
         guard let enrollment else { return }
         let model = ReadingWidget.model(campaign: campaign, status: status, today: today)
@@ -330,7 +349,7 @@ public struct ReadingFeature: Sendable {
     }
 
     public func claim(_ member: MemberRecord) async throws -> Date {
-        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
+        let reader = ReaderIdentity(member)
         let today = clock.today(in: reader.timeZone.timeZone)
         guard let campaign = try await campaign(for: today),
             let model = try await widget(for: reader, impression: false),
@@ -359,7 +378,7 @@ public struct ReadingFeature: Sendable {
     public func adoptDevice(_ deviceID: String, member: MemberRecord) async throws {
         guard Self.validDeviceID(deviceID) else { return }
         let pending = try await store.reading.adoptDevice(deviceID, member: member.id)
-        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
+        let reader = ReaderIdentity(member)
         if !pending.isEmpty {
             _ = try? await join(reader, source: "login")
         }
@@ -422,6 +441,23 @@ public struct ReadingFeature: Sendable {
     }
 
     /// An article's summary for its page: cache, pack or Wikipedia (see `WikiContent.summary`).
+    /// An article opened now in the reader's zone (the web app's article page reports it): the
+    /// read the challenge counts, under the event id the page was given, so that a report sent
+    /// twice counts once. Returns whether it was newly recorded.
+    @discardableResult
+    public func opened(_ title: String, language: String, eventID: String, for reader: ReaderIdentity) async throws
+        -> Bool
+    {
+        let summary = await wiki.summary(title, language: language)
+        let read = try validate([
+            ReadInput(
+                eventId: eventID, articleId: WikiSummary.key(summary?.title ?? title),
+                title: summary?.title ?? title, language: language, at: clock.now(),
+                timeZone: reader.timeZone.identifier, thumbnailUrl: summary?.thumbnail?.source)
+        ]) { _ in "" }
+        return try await !record(read, for: reader).isEmpty
+    }
+
     public func summary(_ title: String, language: String) async -> WikiSummary? {
         await wiki.summary(title, language: language)
     }
@@ -429,6 +465,18 @@ public struct ReadingFeature: Sendable {
     // MARK: Badges, analytics
 
     public func badges(_ member: MemberRecord) async throws -> [Badge] { try await store.reading.badges(member.id) }
+
+    /// A tap on one of the widget's actions (`onWidget`), or a share from elsewhere, for the
+    /// funnel: under the campaign of the reader's today, with the state the widget showed.
+    public func tapped(_ kind: WidgetCTA.Kind, state: String, by reader: ReaderIdentity, onWidget: Bool) async throws {
+        guard let subject = reader.subject else { return }
+        let campaign = try await campaign(for: clock.today(in: reader.timeZone.timeZone))
+        let state = String(state.prefix(40))
+        if onWidget {
+            try await track(.ctaTap, subject: subject, campaign: campaign?.id, ["cta": kind.rawValue, "state": state])
+        }
+        if kind == .share { try await track(.share, subject: subject, campaign: campaign?.id, ["state": state]) }
+    }
 
     public func track(_ event: Event, subject: String, campaign: String?, _ properties: [String: String]) async throws {
         try await analytics.add(

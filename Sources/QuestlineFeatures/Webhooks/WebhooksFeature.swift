@@ -5,7 +5,7 @@ public import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import QuestlineCore
+public import QuestlineCore
 public import QuestlineStore
 public import ServiceLifecycle
 

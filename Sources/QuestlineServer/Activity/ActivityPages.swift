@@ -26,7 +26,7 @@ struct ActivityPages {
         let maxReads = max(view.insights.timeline.map(\.reads).max() ?? 0, 1)
         let maxSaves = max(view.insights.timeline.map(\.saves).max() ?? 0, 1)
         let calendar = try await reading.streakCalendar(
-            for: ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID),
+            for: ReaderIdentity(member),
             month: try StreakCalendarView.month(request.uri.queryParameters["month"]))
         return pages.page(
             "activity", title: "Activity",

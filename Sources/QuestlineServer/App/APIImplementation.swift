@@ -3,7 +3,6 @@ import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 /// The JSON API, generated from openapi.yaml: each handler decodes (done by the generated
 /// code), asks the use case, and encodes. Errors are thrown and rendered as problem+json by

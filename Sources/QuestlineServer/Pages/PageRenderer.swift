@@ -4,7 +4,6 @@ import Hummingbird
 import Mustache
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 /// Renders the web app's pages from the Mustache templates in `Resources/templates`: one layout
 /// (app bar, content, bottom navigation) that every page fills.
@@ -41,6 +40,33 @@ struct PageRenderer: Sendable {
         _ template: String, title: String, model data: Any, context: AppRequestContext,
         path: String, status: HTTPResponse.Status = .ok, back: String? = nil
     ) -> Response {
+        html(
+            render(template, model: data, layout: layout(title: title, context: context, path: path, back: back)),
+            status: status)
+    }
+
+    /// A part of a page (a partial's template), for a script that replaces that part in place:
+    /// it reads the same layout values a page does (the form token, the icons).
+    func fragment(_ template: String, model data: Any, context: AppRequestContext) -> Response {
+        html(
+            render(template, model: data, layout: layout(title: "", context: context, path: "", back: nil)), status: .ok
+        )
+    }
+
+    private func render(_ template: String, model data: Any, layout values: [String: Any]) -> String {
+        library.render(PageContext(layout: values, page: data), withTemplate: template)
+            ?? "<!doctype html><title>Error</title><p>Template \(template) is missing."
+    }
+
+    private func html(_ text: String, status: HTTPResponse.Status) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// What the layout reads: title, navigation, the signed-in member, the form token, icons.
+    private func layout(title: String, context: AppRequestContext, path: String, back: String?) -> [String: Any] {
         var values: [String: Any] = [:]
         values["title"] = title
         // The browser tab names the page, then the product once ("Questline", not "Questline · Questline").
@@ -65,13 +91,7 @@ struct PageRenderer: Sendable {
         } else {
             values["member"] = false
         }
-        let html =
-            library.render(PageContext(layout: values, page: data), withTemplate: template)
-            ?? "<!doctype html><title>Error</title><p>Template \(template) is missing."
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+        return values
     }
 
     func errorPage(_ problem: Problem, context: AppRequestContext) -> Response {

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 /// The child's quest board and redemption.
 extension QuestsPages {

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 /// The quest builder (new and edit) and a quest's page.
 extension QuestsPages {

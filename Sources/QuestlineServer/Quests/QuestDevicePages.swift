@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 /// The child's device in the browser (the stand-in for the phone): what it enforces, reported
 /// use, requests for more time, and the guardian's screen-time rules and time zone.
@@ -135,21 +134,8 @@ extension QuestsPages {
         let me = try context.requireWebMember(next: "/quests")
         let id = try childID(context)
         let form = try await Form(request)
-        let now = quests.clock.now()
-        // The device is the child's: its clock is in the child's zone, not the viewer's.
-        let child = try await quests.child(id, as: me)
         do {
-            guard let minutes = Int(form["minutes"]), (1...240).contains(minutes) else {
-                throw DomainError.invalid(field: "minutes", "Use 1 to 240 minutes.")
-            }
-            _ = try await quests.reportUsage(
-                id,
-                reports: [
-                    UsageReportInput(
-                        id: UUID.random().uuidString.lowercased(), appToken: form["appToken"],
-                        startedAt: now.addingTimeInterval(-Double(minutes * 60)), durationSeconds: minutes * 60,
-                        timeZone: child.timeZone)
-                ], as: me)
+            _ = try await quests.reportSession(id, appToken: form["appToken"], minutes: Int(form["minutes"]), as: me)
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?reported=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await device(

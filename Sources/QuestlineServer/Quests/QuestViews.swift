@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 /// What the family pages show, built from what the use cases return.
 extension QuestsPages {

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 /// Family quests in the web app: the guardian's console (children, app catalogs, the
 /// challenge builder, quest detail) and the child's quest board. Pages listen to the

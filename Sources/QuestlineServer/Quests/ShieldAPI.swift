@@ -4,7 +4,6 @@ import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 /// The device's side of family quests: the shield policy it enforces and the rules behind it.
 extension APIImplementation {

@@ -9,22 +9,11 @@ import QuestlineStore
 extension APIImplementation {
     /// The reader: the signed-in member, else the device named by `X-Device-Id`.
     func reader(deviceId: String?, timeZone: String?) throws -> ReaderIdentity {
-        if let member = identity.member {
-            return ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
-        }
         // a bad token is a 401, not an anonymous device
-        if identity.failure != nil { _ = try identity.requireMember() }
-        var device: String?
-        if let deviceId {
-            guard ReadingFeature.validDeviceID(deviceId) else {
-                throw DomainError.invalid(field: "X-Device-Id", "Use 8 to 64 letters, digits, dashes or underscores.")
-            }
-            device = deviceId
-        }
-        let zone =
-            try timeZone.map { zone throws(DomainError) in try AccountRules.timeZone(zone, field: "X-Time-Zone") }
-            ?? .utc
-        return ReaderIdentity(member: nil, deviceID: device, timeZone: zone)
+        if identity.member == nil, identity.failure != nil { _ = try identity.requireMember() }
+        return try ReaderIdentity.resolve(
+            member: identity.member, device: deviceId, timeZone: timeZone, deviceField: "X-Device-Id",
+            zoneField: "X-Time-Zone")
     }
 
     private func input(_ read: Components.Schemas.ReadInput) -> ReadInput {
@@ -98,7 +87,7 @@ extension APIImplementation {
 
     func getShareCard(_ input: Operations.getShareCard.Input) async throws -> Operations.getShareCard.Output {
         let me = try identity.requireMember()
-        let reader = ReaderIdentity(member: me, deviceID: nil, timeZone: me.zoneID)
+        let reader = ReaderIdentity(me)
         guard let model = try await reading.widget(for: reader, impression: false) else {
             throw DomainError.notFound("There is no reading challenge.")
         }

@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 /// The reading challenge in the web app: the widget (also on the home page), join, claim,
 /// share, search and random over the reader's articles, an article page that records a read,
@@ -15,16 +14,22 @@ struct ReadingPages {
     let pages: PageRenderer
 
     static let deviceCookie = "ql_device"
+    /// Sent by `app.js` with a report a page makes by itself (`form[data-beacon]`): the answer is
+    /// the part of the page to redraw, not a redirect.
+    static let beaconHeader = HTTPField.Name("X-Questline-Beacon")!
+    /// The browser's IANA zone, kept by `app.js` for the pages of a reader who is not signed in.
+    static let zoneCookie = "ql_zone"
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/reading") { request, context in try await self.overview(request, context) }
         router.post("/reading/join") { request, context in try await self.join(request, context) }
         router.get("/reading/join") { _, _ in Response.redirect(to: "/reading", type: .normal) }
         router.post("/reading/claim") { request, context in try await self.claim(request, context) }
-        router.get("/reading/go/:kind") { request, context in try await self.go(request, context) }
+        router.post("/reading/go/:kind") { request, context in try await self.go(request, context) }
         router.get("/reading/search") { request, context in try await self.search(request, context) }
         router.get("/reading/random") { request, context in try await self.random(request, context) }
         router.get("/reading/article") { request, context in try await self.article(request, context) }
+        router.post("/reading/article/read") { request, context in try await self.read(request, context) }
         router.get("/reading/share.svg") { request, context in try await self.share(request, context) }
         router.get("/reading/preview") { request, context in try await self.preview(request, context) }
         router.get("/admin/funnel") { request, context in try await self.funnel(request, context) }
@@ -37,16 +42,21 @@ struct ReadingPages {
 
     // MARK: Identity
 
-    /// The reader of a page: the member, else this browser's device id (made on first visit).
+    /// The reader of a page (`ReaderIdentity.resolve`, as the API): the member, else this
+    /// browser's device id (made on first visit) in the zone its script keeps in `ql_zone`. A
+    /// cookie nobody can correct is not an error: an unknown device id is replaced, an unknown
+    /// zone is UTC.
     func reader(_ request: Request, _ context: AppRequestContext) -> (ReaderIdentity, newDevice: String?) {
-        if let member = context.identity.member {
-            return (ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID), nil)
-        }
-        if let id = request.cookies[Self.deviceCookie]?.value, ReadingFeature.validDeviceID(id) {
-            return (ReaderIdentity(member: nil, deviceID: id, timeZone: .utc), nil)
-        }
-        let id = UUID.random().uuidString.lowercased()
-        return (ReaderIdentity(member: nil, deviceID: id, timeZone: .utc), id)
+        if let member = context.identity.member { return (ReaderIdentity(member), nil) }
+        let held = request.cookies[Self.deviceCookie]?.value
+        let valid = held.flatMap { ReadingFeature.validDeviceID($0) ? $0 : nil } as String?
+        let device = valid ?? UUID.random().uuidString.lowercased()
+        let zone = request.cookies[Self.zoneCookie].flatMap { TimeZoneID($0.value)?.identifier }
+        let reader =
+            (try? ReaderIdentity.resolve(
+                member: nil, device: device, timeZone: zone, deviceField: Self.deviceCookie,
+                zoneField: Self.zoneCookie)) ?? ReaderIdentity(member: nil, deviceID: device, timeZone: .utc)
+        return (reader, valid == nil ? device : nil)
     }
 
     static func withDevice(_ response: Response, _ newDevice: String?) -> Response {
@@ -69,10 +79,10 @@ struct ReadingPages {
         ]
     }
 
-    func widgetData(_ reader: ReaderIdentity, surface: String, interactive: Bool = true) async throws
-        -> [String: Any]?
+    func widgetData(_ reader: ReaderIdentity, surface: String, interactive: Bool = true, impression: Bool = true)
+        async throws -> [String: Any]?
     {
-        guard let model = try await reading.widget(for: reader, impression: true, surface: surface),
+        guard let model = try await reading.widget(for: reader, impression: impression, surface: surface),
             model.state != .removed
         else {
             return nil
@@ -98,6 +108,7 @@ struct ReadingPages {
         if let model, widget != nil {
             data["campaign"] = ["title": try await reading.campaign(id: model.campaignId).title ?? "Reading challenge"]
             data["canShare"] = reader.member != nil && model.streak > 0
+            data["shareState"] = model.state.rawValue
         }
         if reader.member != nil {
             let calendar = try await reading.streakCalendar(
@@ -139,17 +150,18 @@ struct ReadingPages {
 
     /// A widget CTA: recorded for the funnel, then followed.
     private func go(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let kind = try context.parameters.require("kind")
-        let targets = ["search": "/reading/search", "random": "/reading/random", "share": "/reading/share.svg"]
-        guard let target = targets[kind] else { throw DomainError.notFound("No such action.") }
+        let targets: [WidgetCTA.Kind: String] = [
+            .search: "/reading/search", .random: "/reading/random", .share: "/reading/share.svg",
+        ]
+        guard let kind = WidgetCTA.Kind(rawValue: try context.parameters.require("kind")), let target = targets[kind]
+        else { throw DomainError.notFound("No such action.") }
         let (reader, newDevice) = reader(request, context)
-        if let subject = reader.subject {
-            let today = LocalDay(reading.clock.now(), in: reader.timeZone.timeZone)
-            let campaign = try await reading.campaign(for: today)
-            let state = String((request.uri.queryParameters["state"] ?? "").prefix(40))
-            try await reading.track(.ctaTap, subject: subject, campaign: campaign?.id, ["cta": kind, "state": state])
-        }
-        return Self.withDevice(Response.redirect(to: target, type: .normal), newDevice)
+        let form = try await Form(request)
+        // The reading page's "Share your streak" downloads the picture; the widget's shows it.
+        let download = kind == .share && form["download"] == "1"
+        try await reading.tapped(kind, state: form["state"], by: reader, onWidget: !download)
+        return Self.withDevice(
+            Response.redirect(to: download ? target + "?download=1" : target, type: .normal), newDevice)
     }
 
     private func search(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -178,23 +190,16 @@ struct ReadingPages {
         return Self.withDevice(Response.redirect(to: Self.articlePath(article), type: .normal), newDevice)
     }
 
-    /// Opening an article: records the read (an article open is the event the challenge
-    /// counts) and shows its summary: title, description, extract and image, and a link to the
-    /// whole article on Wikipedia.
+    /// An article's page: its summary (title, description, extract, image) and a link to the
+    /// whole article on Wikipedia. It records nothing (a GET never writes): its script reports
+    /// the read by POST (`read`), under the event id given here, then redraws the widget.
     private func article(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let (reader, newDevice) = reader(request, context)
         let title = try WikiLanguage.title(request.uri.queryParameters["title"].map { String($0.prefix(300)) })
         let language = try WikiLanguage.check(request.uri.queryParameters["language"].map(String.init))
-        let summary = await reading.summary(title, language: language)
         let shown =
-            summary ?? WikiSummary(language: language, title: title, description: nil, extract: "", thumbnail: nil)
-        let read = try reading.validate([
-            ReadInput(
-                eventId: UUID.random().uuidString.lowercased(), articleId: shown.key, title: shown.title,
-                language: language, at: reading.clock.now(), timeZone: reader.timeZone.identifier,
-                thumbnailUrl: shown.thumbnail?.source)
-        ]) { _ in "" }
-        _ = try await reading.record(read, for: reader)
+            await reading.summary(title, language: language)
+            ?? WikiSummary(language: language, title: title, description: nil, extract: "", thumbnail: nil)
         var saved = false
         if let member = reader.member {
             saved = try await activity.isSaved(member, language: language, title: shown.title)
@@ -210,23 +215,44 @@ struct ReadingPages {
                     "signedIn": reader.member != nil,
                     "justSaved": request.uri.queryParameters["saved"] != nil,
                     "saved": saved,
+                    "readEvent": UUID.random().uuidString.lowercased(),
                     "widget": try await widgetData(reader, surface: "web") ?? false,
                 ], context: context, path: "/reading", back: "/reading/search"), newDevice)
+    }
+
+    /// The article page's report that it was opened: the read counts (once per event id), and
+    /// the script gets the widget as it is now to put in place of the old one (nothing when
+    /// there is no widget). Without the script, the button posts it and returns to the article.
+    private func read(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let (reader, newDevice) = reader(request, context)
+        let form = try await Form(request)
+        let title = try WikiLanguage.title(String(form["title"].prefix(300)))
+        let language = try WikiLanguage.check(form["language"])
+        try await reading.opened(title, language: language, eventID: form["eventId"], for: reader)
+        guard request.headers[Self.beaconHeader] != nil else {
+            return Self.withDevice(
+                Response.redirect(to: Self.articlePath(title: title, language: language), type: .normal), newDevice)
+        }
+        guard let widget = try await widgetData(reader, surface: "web", impression: false) else {
+            return Self.withDevice(Response(status: .noContent), newDevice)
+        }
+        return Self.withDevice(pages.fragment("widget", model: widget, context: context), newDevice)
     }
 
     private func share(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         guard let member = context.identity.member else {
             return Response.redirect(to: "/login?next=/reading", type: .normal)
         }
-        let reader = ReaderIdentity(member: member, deviceID: nil, timeZone: member.zoneID)
+        let reader = ReaderIdentity(member)
         guard let model = try await reading.widget(for: reader, impression: false) else {
             throw DomainError.notFound("There is no reading challenge.")
         }
-        try await reading.track(
-            .share, subject: ReadOwner.member(member.id).key, campaign: model.campaignId,
-            ["state": model.state.rawValue])
+        var headers: HTTPFields = [.contentType: "image/svg+xml; charset=utf-8"]
+        if request.uri.queryParameters["download"] == "1" {
+            headers[.contentDisposition] = #"attachment; filename="reading-streak.svg""#
+        }
         return Response(
-            status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8"],
+            status: .ok, headers: headers,
             body: .init(byteBuffer: ByteBuffer(string: ShareCard.svg(model, name: member.displayName))))
     }
 

@@ -33,7 +33,9 @@ enum WidgetView {
                 case .join, .login: item["post"] = "/reading/join"
                 case .claim: item["post"] = "/reading/claim"
                 case .search, .random, .share:
-                    item["href"] = "/reading/go/\(cta.kind.rawValue)?state=\(model.state.rawValue)"
+                    // A tap is recorded for the funnel: a post, since a GET never writes.
+                    item["post"] = "/reading/go/\(cta.kind.rawValue)"
+                    item["state"] = model.state.rawValue
                 }
                 item["primary"] = cta.kind != .share && cta.kind != .random
                 return item

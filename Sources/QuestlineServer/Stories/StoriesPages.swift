@@ -21,6 +21,7 @@ struct StoriesPages {
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/stories") { request, context in try await self.list(request, context) }
+        router.post("/stories/check-in") { request, context in try await self.checkIn(request, context) }
         router.get("/stories/welcome") { request, context in try await self.welcome(request, context) }
         router.post("/stories/welcome") { request, context in try await self.finishWelcome(request, context) }
         router.get("/stories/choose") { request, context in try await self.choose(request, context) }
@@ -189,6 +190,15 @@ struct StoriesPages {
 
     // MARK: List, map, bookmarks
 
+    /// "Open the app today" is done by opening the stories: the list's script reports it by
+    /// POST (a GET never writes), as an app's check-in does.
+    private func checkIn(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try member(context, request)
+        try await stories.checkIn(me)
+        return request.headers[ReadingPages.beaconHeader] != nil
+            ? Response(status: .noContent) : Response.redirect(to: "/stories", type: .normal)
+    }
+
     private func list(_ request: Request, _ context: AppRequestContext, bookmarks: Bool = false) async throws
         -> Response
     {
@@ -196,7 +206,6 @@ struct StoriesPages {
         let preferences = try await stories.preferences(me)
         if !bookmarks, !preferences.onboarded { return Response.redirect(to: "/stories/welcome", type: .normal) }
         if !bookmarks, !preferences.chosen { return Response.redirect(to: "/stories/choose", type: .normal) }
-        if !bookmarks { try await stories.checkIn(me) }  // "Open the app today" is done by opening the stories
         let query = String((request.uri.queryParameters["q"] ?? "").prefix(100))
         let content = try await stories.content()
         // The race-track dropdown (01_Story0): one or more tracks narrow the list and the map.

@@ -3,7 +3,6 @@ import Hummingbird
 import NIOCore
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 extension AppRequestContext {
     /// The signed-in member of a web page, or a redirect to the login page that comes back to `next`.

@@ -86,33 +86,6 @@ enum AccountsSchema {
     ]
 }
 
-/// A member as stored, joined with their household membership.
-public struct MemberRecord: Sendable, Equatable {
-    public let id: MemberID
-    public let email: String?
-    public let username: String?
-    public let displayName: String
-    public let timeZone: String
-    public let householdID: HouseholdID?
-    public let role: HouseholdRole?
-    public let createdAt: Date
-    /// The primary language the member chose (a wiki language code); nil until they do.
-    public var language: String? = nil
-    /// Holds the administrator role (`questline admin grant`).
-    public var isAdministrator = false
-
-    public var scope: MemberScope { MemberScope(memberID: id, householdID: householdID, role: role) }
-    public var actor: Actor {
-        Actor(memberID: id, householdID: householdID, role: role, isAdministrator: isAdministrator)
-    }
-}
-
-public struct HouseholdRecord: Sendable, Equatable {
-    public let id: HouseholdID
-    public let name: String
-    public let members: [MemberRecord]
-}
-
 public struct NewMember: Sendable {
     public let id: MemberID
     public let email: String?

@@ -10,6 +10,32 @@ for (const input of document.querySelectorAll("[data-detect-time-zone]")) {
   }
 }
 
+// The browser's zone, for the pages of a reader who is not signed in (a member's days follow
+// the zone of their profile): the server reads it from this cookie, as the API reads
+// X-Time-Zone.
+try {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (zone && /^[A-Za-z0-9_+\/-]+$/.test(zone)) document.cookie = `ql_zone=${zone}; path=/; max-age=34560000; samesite=lax`;
+} catch (_) { /* UTC */ }
+
+// Reports a page makes by itself (a GET never writes): `form[data-beacon]` is posted once the
+// page is shown, with its hidden fields and form token; the answer, when there is one, replaces
+// the element `data-beacon` names (the widget after an article's read). Without this file the
+// form's own button sends it.
+for (const form of document.querySelectorAll("form[data-beacon]")) {
+  fetch(form.action, {
+    method: "POST", credentials: "same-origin", keepalive: true,
+    headers: { "X-Questline-Beacon": "1" },
+    body: new URLSearchParams(new FormData(form)),
+  }).then(async (response) => {
+    if (response.ok && response.status !== 204 && form.dataset.beacon) {
+      const target = document.querySelector(form.dataset.beacon);
+      if (target) target.outerHTML = await response.text();
+    }
+    form.dataset.sent = response.ok ? "done" : "failed";
+  }).catch(() => { form.dataset.sent = "failed"; });
+}
+
 // Move focus to the first invalid field so keyboard and screen-reader users land on it.
 const invalid = document.querySelector("[aria-invalid='true']");
 if (invalid) invalid.focus();
