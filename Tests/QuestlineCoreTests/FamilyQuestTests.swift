@@ -197,7 +197,7 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
     }
 
     @Test func periodsAreClippedToTheChallengeDates() {
-        let quest = spec(.pointsTarget, target: 50, period: .challenge, start: "2026-03-10", end: "2026-03-12")
+        let quest = spec(.pointsTarget, target: 50, period: .whole, start: "2026-03-10", end: "2026-03-12")
         #expect(quest.period(containing: day("2026-03-09")) == nil)
         #expect(quest.period(containing: day("2026-03-13")) == nil)
         #expect(
@@ -283,7 +283,7 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
         #expect(throws: DomainError.self) { try spec(.efficiency, target: 30).validate(catalog: catalog, today: nil) }
         #expect(throws: DomainError.self) { try spec(.appDiversity, target: 4).validate(catalog: catalog, today: nil) }
         #expect(throws: DomainError.self) {
-            try spec(.pointsTarget, target: 30, period: .challenge).validate(catalog: catalog, today: nil)
+            try spec(.pointsTarget, target: 30, period: .whole).validate(catalog: catalog, today: nil)
         }
         #expect(throws: DomainError.self) {
             try spec(.weeklyMinutes, target: 30, weekdays: []).validate(catalog: catalog, today: nil)
@@ -313,8 +313,8 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
         let expiry = UnlockGrant.expiry(now: now, zone: zone)
         #expect(expiry == at("2026-03-10T23:00:00Z"))
         let grants = [
-            UnlockGrant(id: "a", token: "game", minutes: 30, startsAt: now, expiresAt: expiry, challengeID: nil),
-            UnlockGrant(id: "b", token: "game", minutes: 20, startsAt: now + 600, expiresAt: expiry, challengeID: nil),
+            UnlockGrant(id: "a", token: "game", minutes: 30, startsAt: now, expiresAt: expiry, questID: nil),
+            UnlockGrant(id: "b", token: "game", minutes: 20, startsAt: now + 600, expiresAt: expiry, questID: nil),
         ]
         let usage = [
             // before the grants: not charged to them (use while blocked)
@@ -340,10 +340,10 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
 
     @Test func badgesFollowTheTotals() {
         let stats = QuestStats(
-            challengesCompleted: 1, bestStreak: 3, currentStreak: 1, learningMinutes: 75, pointsEarned: 120)
+            questsCompleted: 1, bestStreak: 3, currentStreak: 1, learningMinutes: 75, pointsEarned: 120)
         #expect(stats.deserved.map(\.id) == ["first-quest", "on-a-roll", "hour-of-learning"])
         #expect(
-            QuestStats(challengesCompleted: 0, bestStreak: 2, currentStreak: 0, learningMinutes: 59, pointsEarned: 0)
+            QuestStats(questsCompleted: 0, bestStreak: 2, currentStreak: 0, learningMinutes: 59, pointsEarned: 0)
                 .deserved.isEmpty)
     }
 

@@ -55,11 +55,11 @@ struct Settled {
         runs.formUnion(plan.addedRuns)
         let best = plan.changesTotals ? plan.bestStreak : summary.bestStreak
         for rekey in plan.rekeyed {
-            paid[CompletedPeriod(challenge: rekey.quest, periodKey: rekey.to)] = paid.removeValue(
-                forKey: CompletedPeriod(challenge: rekey.quest, periodKey: rekey.from))
+            paid[CompletedPeriod(quest: rekey.quest, periodKey: rekey.to)] = paid.removeValue(
+                forKey: CompletedPeriod(quest: rekey.quest, periodKey: rekey.from))
         }
         for completion in plan.completions + plan.raisedBonuses {
-            paid[CompletedPeriod(challenge: completion.quest, periodKey: completion.periodKey)] = completion.bonus
+            paid[CompletedPeriod(quest: completion.quest, periodKey: completion.periodKey)] = completion.bonus
         }
         credits += plan.credits
         grants += plan.grants
@@ -93,7 +93,7 @@ struct Settled {
         #expect(plan.grants.map(\.expiresAt) == [at("2026-03-11T00:00:00Z")])
         #expect(plan.addedRuns == [DayRun(first: day("2026-03-10"), last: day("2026-03-10"))])
         #expect(plan.badges == ["first-quest"])
-        #expect(plan.stats?.pointsEarned == 88 && plan.stats?.challengesCompleted == 1)
+        #expect(plan.stats?.pointsEarned == 88 && plan.stats?.questsCompleted == 1)
     }
 
     @Test func lateUsageOfACompletedPeriodEarnsTheDifferenceAndTopsUpTheBonusOnce() {

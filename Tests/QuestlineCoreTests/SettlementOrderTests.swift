@@ -85,8 +85,8 @@ extension Settled {
         let names = Dictionary(quests.enumerated().map { ($1.id, "q\($0)") }, uniquingKeysWith: { a, _ in a })
         let streaks = Set(quests.filter { $0.spec.goal == .streak }.map(\.id))
         for (period, bonus) in paid {
-            let key = "\(names[period.challenge]!) \(period.periodKey)"
-            if streaks.contains(period.challenge) {
+            let key = "\(names[period.quest]!) \(period.periodKey)"
+            if streaks.contains(period.quest) {
                 outcome.streakCompletions[key] = bonus
             } else {
                 outcome.completions[key] = bonus
@@ -105,7 +105,7 @@ extension Settled {
                 spec.goal == .streak
                 ? evaluator.streakRuns(spec, through: today).current : evaluator.progress(spec, in: window)
             let key = spec.goal == .streak ? today.iso : window.key
-            let done = paid[CompletedPeriod(challenge: quest.id, periodKey: key)] != nil
+            let done = paid[CompletedPeriod(quest: quest.id, periodKey: key)] != nil
             let card = QuestCard(
                 spec: spec, status: quest.status, progress: progress, completedThisPeriod: done, today: today,
                 appNames: [:])

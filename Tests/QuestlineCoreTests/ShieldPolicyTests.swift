@@ -14,7 +14,7 @@ import Testing
     ) -> GrantBalance {
         GrantBalance(
             grant: UnlockGrant(
-                id: id, token: token, minutes: minutes, startsAt: at(start), expiresAt: at(end), challengeID: nil),
+                id: id, token: token, minutes: minutes, startsAt: at(start), expiresAt: at(end), questID: nil),
             secondsLeft: left ?? minutes * 60)
     }
 
@@ -193,7 +193,7 @@ import Testing
     var grant: UnlockGrant {
         UnlockGrant(
             id: "g", token: "game", minutes: 30, startsAt: at("2026-05-07T10:00:00Z"),
-            expiresAt: at("2026-05-07T22:00:00Z"), challengeID: nil)
+            expiresAt: at("2026-05-07T22:00:00Z"), questID: nil)
     }
 
     @Test func reportedUseIsChargedMinuteForMinute() {
@@ -239,7 +239,7 @@ import Testing
         // Saturday 9 May: not a reward day.
         let saturday = UnlockGrant(
             id: "s", token: "game", minutes: 30, startsAt: at("2026-05-09T08:00:00Z"),
-            expiresAt: at("2026-05-09T22:00:00Z"), challengeID: nil)
+            expiresAt: at("2026-05-09T22:00:00Z"), questID: nil)
         let weekend = RewardUse.account(
             grants: [saturday], reports: [use("2026-05-09T09:00:00Z", minutes: 10)], rewardApps: ["game"],
             rules: rules, zone: berlin)

@@ -114,7 +114,7 @@ import Testing
 
     static func routes() async throws -> [Route] {
         try await TestDatabase.sqlite.withStore { store in
-            let router = try await buildRouter(
+            let (router, _) = try await buildRouterAndServices(
                 configuration: Harness.configuration(clock: ManualClock(Harness.start)), store: store,
                 logger: Logger(label: "test"))
             return router.routes.map { Route(method: $0.method, path: $0.path.description) }

@@ -41,7 +41,7 @@ private func settle(
         let (new, _) = try await q.insertReports(kid, reports, now: now)
         let days = Set(reports.filter { new.contains($0.id) }.map { LocalDay($0.record.start, in: .gmt) })
         try await q.points.lock(kid)
-        let quests = try await q.challenges(assignee: kid).filter { $0.status == .active }
+        let quests = try await q.quests(assignee: kid).filter { $0.status == .active }
         let scope = SettlementScope(quests: quests, touching: days, now: now, zone: .gmt)
         var plan = QuestSettlement.plan(
             try await q.settlementInput(kid, zone: .gmt, quests: quests, scope: scope, now: now))
@@ -136,10 +136,10 @@ private func settle(
                 rewardApps: [RewardUnlock(token: "game", minutes: 15)], bonusPercent: 15, weekdays: [1, 3, 5],
                 window: DailyWindow(startMinute: 960, endMinute: 1080), startDay: LocalDay(iso: "2026-05-10")!,
                 endDay: LocalDay(iso: "2026-06-01")!, assignee: kid)
-            let challenge = Quest(
+            let quest = Quest(
                 id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
-            try await store.quests.write { try await $0.insertQuest(challenge) }
-            #expect(try await store.quests.read { try await $0.challenge(challenge.id) } == challenge)
+            try await store.quests.write { try await $0.insertQuest(quest) }
+            #expect(try await store.quests.read { try await $0.quest(quest.id) } == quest)
             // Monday 2026-05-11, 16:00 to 16:40 UTC: 40 minutes in the window.
             let monday = Date(timeIntervalSince1970: 1_778_515_200)
             let first = try await settle(store, kid, usage: [("a", monday, 40 * 60)], now: monday + 3_600)
@@ -155,8 +155,8 @@ private func settle(
             #expect(balance == sum && balance == first.credits.reduce(0) { $0 + $1.points })
             #expect(try await store.quests.read { try await $0.badges(kid) }.map(\.id).contains("first-quest"))
             #expect(try await store.quests.read { try await $0.grants(kid, unexpiredAt: monday + 3_600) }.count == 1)
-            #expect(try await store.quests.write { try await $0.deleteQuest(challenge.id, now: t0) })
-            #expect(try await store.quests.read { try await $0.challenge(challenge.id) } == nil)
+            #expect(try await store.quests.write { try await $0.deleteQuest(quest.id, now: t0) })
+            #expect(try await store.quests.read { try await $0.quest(quest.id) } == nil)
             #expect(
                 try await store.quests.read {
                     try await $0.learningSummary(kid, today: LocalDay(t0, in: .gmt)).completions
@@ -170,21 +170,21 @@ private func settle(
             let (kid, household) = try await child(store)
             let spec = QuestSpec(
                 title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-10")!, assignee: kid)
-            let challenge = Quest(
+            let quest = Quest(
                 id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
-            try await store.quests.write { try await $0.insertQuest(challenge) }
+            try await store.quests.write { try await $0.insertQuest(quest) }
             let days = [0, 1, 1, 3].map { t0 + Double($0) * 86_400 + 3_600 }
             for (index, start) in days.enumerated() {
                 _ = try await settle(store, kid, usage: [("r\(index)", start, 12 * 60)], now: t0 + 4 * 86_400)
             }
-            #expect(try await store.quests.read { try await $0.challenge(challenge.id) }?.completions == 3)
-            #expect(try await store.quests.read { try await $0.challenges(assignee: kid) }.map(\.completions) == [3])
-            let asked: [(challenge: QuestID, periodKey: String)] = [
-                (challenge.id, "2026-05-11"), (challenge.id, "2026-05-12"),
+            #expect(try await store.quests.read { try await $0.quest(quest.id) }?.completions == 3)
+            #expect(try await store.quests.read { try await $0.quests(assignee: kid) }.map(\.completions) == [3])
+            let asked: [(quest: QuestID, periodKey: String)] = [
+                (quest.id, "2026-05-11"), (quest.id, "2026-05-12"),
             ]
             #expect(
                 try await store.quests.read { try await $0.completedPeriods(asked) } == [
-                    CompletedPeriod(challenge: challenge.id, periodKey: "2026-05-11")
+                    CompletedPeriod(quest: quest.id, periodKey: "2026-05-11")
                 ])
             #expect(
                 try await store.quests.read { try await $0.learningSummary(kid, today: LocalDay(iso: "2026-05-13")!) }
@@ -233,12 +233,12 @@ private func settle(
             let (kid, household) = try await child(store)
             let spec = QuestSpec(
                 title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-01")!, assignee: kid)
-            let challenge = Quest(
+            let quest = Quest(
                 id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
             let days = ["2026-05-01", "2026-05-02", "2026-05-03", "2026-05-05", "2026-05-06", "2026-05-09"].map {
                 LocalDay(iso: $0)!
             }
-            try await store.quests.write { try await $0.insertQuest(challenge) }
+            try await store.quests.write { try await $0.insertQuest(quest) }
             try await store.database.withConnection { db in
                 let earnings = days.enumerated().map { ($1, 10 + $0) } + [(LocalDay(iso: "2026-05-04")!, 0)]
                 for (day, minutes) in earnings {
@@ -253,7 +253,7 @@ private func settle(
                     try await db.raw(
                         """
                         INSERT INTO quest_completions (challenge_id, period_key, child_id, value, bonus, completed_at)
-                        VALUES (\(bind: challenge.id.rawValue), \(bind: key), \(bind: kid.rawValue), 10, 1, 0)
+                        VALUES (\(bind: quest.id.rawValue), \(bind: key), \(bind: kid.rawValue), 10, 1, 0)
                         """
                     ).run()
                 }
@@ -267,7 +267,7 @@ private func settle(
                     == LearningSummary(
                         learningMinutes: 75, completions: 2, bestStreak: 3,
                         latestRun: DayRun(first: LocalDay(iso: "2026-05-05")!, last: LocalDay(iso: "2026-05-06")!)))
-            #expect(try await store.quests.read { try await $0.challenge(challenge.id) }?.completions == 2)
+            #expect(try await store.quests.read { try await $0.quest(quest.id) }?.completions == 2)
         }
     }
 }

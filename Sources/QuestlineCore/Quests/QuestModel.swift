@@ -74,7 +74,7 @@ public struct QuestApp: Sendable, Equatable, Hashable, Codable {
     }
 }
 
-/// What a challenge asks for (spec "Challenges").
+/// What a quest asks for (spec "Challenges").
 public enum GoalType: String, Sendable, CaseIterable, Codable {
     case dailyMinutes, weeklyMinutes, specificApps, streak, pointsTarget
     case appDiversity, dailyConsistency, timeWindow, efficiency
@@ -99,7 +99,7 @@ public enum GoalType: String, Sendable, CaseIterable, Codable {
         case .weeklyMinutes, .dailyConsistency: return [.week]
         case .specificApps, .appDiversity: return [.day, .week]
         case .streak: return [.run]
-        case .pointsTarget: return [.week, .challenge]
+        case .pointsTarget: return [.week, .whole]
         case .milestones: return [.chain]
         }
     }
@@ -124,14 +124,15 @@ public enum QuestUnit: String, Sendable {
     case minutes, days, points, apps, steps
 }
 
-/// How often a challenge can complete.
+/// How often a quest can complete.
 public enum QuestPeriod: String, Sendable, CaseIterable, Codable {
     /// Each local day.
     case day
     /// Each local week, Monday to Sunday.
     case week
-    /// Once, from the start date to the end date.
-    case challenge
+    /// Once, from the start date to the end date: the quest's whole run (`challenge` on the
+    /// wire and in stored specs, as decisions.md keeps the old names).
+    case whole = "challenge"
     /// A streak: each run of consecutive days that reaches the target completes once; the count then starts again.
     case run
     /// A milestone chain: one step on each of the next active days from the start date, as many
@@ -166,7 +167,7 @@ public struct DailyWindow: Sendable, Equatable, Hashable, Codable {
     public var description: String { "\(Self.text(startMinute))–\(Self.text(endMinute))" }
 }
 
-/// A reward app a challenge unlocks, and for how long.
+/// A reward app a quest unlocks, and for how long.
 public struct RewardUnlock: Sendable, Equatable, Hashable, Codable {
     public let token: String
     public let minutes: Int
@@ -177,7 +178,7 @@ public struct RewardUnlock: Sendable, Equatable, Hashable, Codable {
     }
 }
 
-/// Everything a guardian sets in the challenge builder.
+/// Everything a guardian sets in the quest builder.
 public struct QuestSpec: Sendable, Equatable, Codable {
     public var title: String
     public var description: String?
@@ -245,7 +246,7 @@ public struct QuestSpec: Sendable, Equatable, Codable {
     }
 
     /// Checks every field against the child's catalog; all problems are reported at once,
-    /// named as the API names them. `today` is the child's local day (a new challenge may not
+    /// named as the API names them. `today` is the child's local day (a new quest may not
     /// end before it).
     public func validate(catalog: [QuestApp], today: LocalDay?) throws(DomainError) {
         var v = FieldValidation()
@@ -266,7 +267,7 @@ public struct QuestSpec: Sendable, Equatable, Codable {
                     field: "period", "\(goal.title) runs per \(goal.periods.map(\.rawValue).joined(separator: " or "))."
                 )
             }
-            if period == .challenge, endDay == nil {
+            if period == .whole, endDay == nil {
                 throw .invalid(field: "endDate", "A quest that runs until its end date needs an end date.")
             }
         }
@@ -397,7 +398,7 @@ public enum QuestStatus: String, Sendable, Codable {
     case active, paused
 }
 
-/// A stored challenge.
+/// A stored quest.
 public struct Quest: Sendable, Equatable {
     public let id: QuestID
     public let householdID: HouseholdID
@@ -405,7 +406,7 @@ public struct Quest: Sendable, Equatable {
     public var status: QuestStatus
     public let createdBy: MemberID
     public let createdAt: Date
-    /// The periods completed so far (kept with the challenge, so a board need not count them).
+    /// The periods completed so far (kept with the quest, so a board need not count them).
     public let completions: Int
 
     public init(

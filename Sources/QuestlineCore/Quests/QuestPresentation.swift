@@ -67,7 +67,7 @@ public struct QuestCard: Sendable, Equatable {
         let apps =
             spec.learningApps.isEmpty
             ? "learning apps" : spec.learningApps.map { appNames[$0] ?? $0 }.joined(separator: ", ")
-        let per = spec.period == .week ? "this week" : spec.period == .challenge ? "by the end date" : "today"
+        let per = spec.period == .week ? "this week" : spec.period == .whole ? "by the end date" : "today"
         var text: String
         switch spec.goal {
         case .dailyMinutes: text = "Use \(apps) for \(spec.target) minutes a day"
@@ -119,7 +119,7 @@ public struct QuestCard: Sendable, Equatable {
         switch spec.period {
         case .day: return "Today"
         case .week: return "This week, until Sunday"
-        case .challenge: return "Until \(window.last.iso)"
+        case .whole: return "Until \(window.last.iso)"
         case .run: return "Current streak"
         case .chain: return "This chain, until \(window.last.iso)"
         }

@@ -172,7 +172,7 @@ public struct DayEarning: Sendable, Equatable, Hashable {
     }
 }
 
-/// The days one period of a challenge covers, and its key (the first day).
+/// The days one period of a quest covers, and its key (the first day).
 public struct PeriodWindow: Sendable, Equatable, Hashable {
     public let first: LocalDay
     public let last: LocalDay
@@ -187,13 +187,13 @@ public struct PeriodWindow: Sendable, Equatable, Hashable {
     public func contains(_ day: LocalDay) -> Bool { first <= day && day <= last }
 }
 
-/// A challenge's progress in one period.
+/// A quest's progress in one period.
 public struct QuestProgress: Sendable, Equatable {
     public let period: PeriodWindow
     public let value: Int
     public let target: Int
     public let unit: QuestUnit
-    /// Points earned toward this challenge in the period: what the bonus is a percentage of.
+    /// Points earned toward this quest in the period: what the bonus is a percentage of.
     public let points: Int
     /// A streak quest's whole run of days in a row, across the cycles it has paid (nil for
     /// other goals).
@@ -207,7 +207,7 @@ public struct QuestProgress: Sendable, Equatable {
 }
 
 extension QuestSpec {
-    /// The period that contains `day`, clipped to the challenge's dates; nil outside them.
+    /// The period that contains `day`, clipped to the quest's dates; nil outside them.
     /// Streaks have no fixed periods (see `streakRuns`).
     public func period(containing day: LocalDay) -> PeriodWindow? {
         guard day >= startDay, endDay.map({ day <= $0 }) ?? true else { return nil }
@@ -218,7 +218,7 @@ extension QuestSpec {
         case .week:
             let monday = day.adding(days: 1 - day.isoWeekday)
             (first, last) = (monday, monday.adding(days: 6))
-        case .challenge: (first, last) = (startDay, endDay ?? day)
+        case .whole: (first, last) = (startDay, endDay ?? day)
         case .chain:
             let cycle = chainCycle(containing: day)
             (first, last) = (cycle.first, cycle.last)
@@ -287,11 +287,11 @@ extension QuestSpec {
         return period(containing: day) ?? PeriodWindow(first: day, last: day)
     }
 
-    /// The bonus a completion pays: `bonusPercent` of the points earned toward the challenge in
+    /// The bonus a completion pays: `bonusPercent` of the points earned toward the quest in
     /// the period, rounded down, at least 1.
     public func bonus(forPoints points: Int) -> Int { max(1, points * bonusPercent / 100) }
 
-    /// Whether usage of `app` can count toward this challenge.
+    /// Whether usage of `app` can count toward this quest.
     func counts(_ app: QuestApp?) -> Bool {
         guard let app, app.role == .learning else { return false }
         return learningApps.isEmpty || learningApps.contains(app.token)
@@ -333,7 +333,7 @@ public struct StreakHistory: Sendable, Equatable {
     public let runs: [DayRun]
 }
 
-/// Computes challenge progress from a usage timeline. Pure; the same inputs always give the
+/// Computes quest progress from a usage timeline. Pure; the same inputs always give the
 /// same figures, for the guardian and the child alike.
 public struct QuestEvaluator: Sendable {
     public let catalog: [String: QuestApp]
@@ -418,7 +418,7 @@ public struct QuestEvaluator: Sendable {
         return best
     }
 
-    /// Progress of a non-streak challenge in `window`.
+    /// Progress of a non-streak quest in `window`.
     public func progress(_ spec: QuestSpec, in window: PeriodWindow) -> QuestProgress {
         let pieces = counted(spec, first: window.first, last: window.last)
         let byAppDay = secondsByAppDay(pieces)
@@ -457,7 +457,7 @@ public struct QuestEvaluator: Sendable {
         return QuestProgress(period: window, value: value, target: spec.target, unit: spec.goal.unit, points: points)
     }
 
-    /// A streak challenge from its start to `today`: days meeting the daily minimum in a row
+    /// A streak quest from its start to `today`: days meeting the daily minimum in a row
     /// (inactive weekdays neither count nor break it; today not yet met does not break it).
     /// The run pays at each full cycle of `target` days, on the day the cycle completes; the
     /// next day a new cycle starts while the run goes on. Returns the completed cycles and the

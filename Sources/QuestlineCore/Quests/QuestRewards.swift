@@ -69,16 +69,16 @@ public struct UnlockGrant: Sendable, Equatable {
     public let minutes: Int
     public let startsAt: Date
     public let expiresAt: Date
-    /// The challenge that paid it, or nil for a redemption.
-    public let challengeID: QuestID?
+    /// The quest that paid it, or nil for a redemption.
+    public let questID: QuestID?
 
-    public init(id: String, token: String, minutes: Int, startsAt: Date, expiresAt: Date, challengeID: QuestID?) {
+    public init(id: String, token: String, minutes: Int, startsAt: Date, expiresAt: Date, questID: QuestID?) {
         self.id = id
         self.token = token
         self.minutes = minutes
         self.startsAt = startsAt
         self.expiresAt = expiresAt
-        self.challengeID = challengeID
+        self.questID = questID
     }
 
     /// A grant made at `now` lasts until the end of the child's local day.
@@ -113,7 +113,7 @@ extension UnlockLedger {
             let merged = UnlockGrant(
                 id: first.grant.id, token: first.grant.token, minutes: group.reduce(0) { $0 + $1.grant.minutes },
                 startsAt: first.grant.startsAt, expiresAt: group.map(\.grant.expiresAt).max()!,
-                challengeID: group.count == 1 ? first.grant.challengeID : nil)
+                questID: group.count == 1 ? first.grant.questID : nil)
             return GrantBalance(grant: merged, secondsLeft: group.reduce(0) { $0 + $1.secondsLeft })
         }.sorted { ($0.grant.startsAt, $0.grant.token) < ($1.grant.startsAt, $1.grant.token) }
     }
@@ -121,7 +121,8 @@ extension UnlockLedger {
 
 /// What a badge is awarded for.
 public enum BadgeCriterion: String, Sendable, CaseIterable, Codable {
-    case challengesCompleted, streakDays, learningMinutes, pointsEarned
+    case streakDays, learningMinutes, pointsEarned
+    case questsCompleted = "challengesCompleted"
 }
 
 public struct QuestBadge: Sendable, Equatable {
@@ -133,7 +134,7 @@ public struct QuestBadge: Sendable, Equatable {
 
     public var description: String {
         switch criterion {
-        case .challengesCompleted: return threshold == 1 ? "Complete your first quest" : "Complete \(threshold) quests"
+        case .questsCompleted: return threshold == 1 ? "Complete your first quest" : "Complete \(threshold) quests"
         case .streakDays: return "Learn \(threshold) days in a row"
         case .learningMinutes: return "Learn for \(threshold) minutes in all"
         case .pointsEarned: return "Earn \(threshold) points in all"
@@ -142,9 +143,9 @@ public struct QuestBadge: Sendable, Equatable {
 
     /// The six starter badges.
     public static let all: [QuestBadge] = [
-        QuestBadge(id: "first-quest", title: "First Quest", icon: "🏁", criterion: .challengesCompleted, threshold: 1),
+        QuestBadge(id: "first-quest", title: "First Quest", icon: "🏁", criterion: .questsCompleted, threshold: 1),
         QuestBadge(
-            id: "quest-master", title: "Quest Master", icon: "👑", criterion: .challengesCompleted, threshold: 10),
+            id: "quest-master", title: "Quest Master", icon: "👑", criterion: .questsCompleted, threshold: 10),
         QuestBadge(id: "on-a-roll", title: "On a Roll", icon: "🔥", criterion: .streakDays, threshold: 3),
         QuestBadge(id: "week-warrior", title: "Week Warrior", icon: "🗓️", criterion: .streakDays, threshold: 7),
         QuestBadge(
@@ -156,7 +157,7 @@ public struct QuestBadge: Sendable, Equatable {
 
 /// A child's totals that badges are judged on.
 public struct QuestStats: Sendable, Equatable {
-    public let challengesCompleted: Int
+    public let questsCompleted: Int
     /// The longest run of consecutive local days with at least one learning minute.
     public let bestStreak: Int
     /// The current run (ending today or yesterday).
@@ -165,9 +166,8 @@ public struct QuestStats: Sendable, Equatable {
     /// Earned and bonus points, all time (redemptions and adjustments do not count).
     public let pointsEarned: Int
 
-    public init(challengesCompleted: Int, bestStreak: Int, currentStreak: Int, learningMinutes: Int, pointsEarned: Int)
-    {
-        self.challengesCompleted = challengesCompleted
+    public init(questsCompleted: Int, bestStreak: Int, currentStreak: Int, learningMinutes: Int, pointsEarned: Int) {
+        self.questsCompleted = questsCompleted
         self.bestStreak = bestStreak
         self.currentStreak = currentStreak
         self.learningMinutes = learningMinutes
@@ -176,7 +176,7 @@ public struct QuestStats: Sendable, Equatable {
 
     public func value(_ criterion: BadgeCriterion) -> Int {
         switch criterion {
-        case .challengesCompleted: return challengesCompleted
+        case .questsCompleted: return questsCompleted
         case .streakDays: return bestStreak
         case .learningMinutes: return learningMinutes
         case .pointsEarned: return pointsEarned

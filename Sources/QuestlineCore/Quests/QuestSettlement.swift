@@ -2,11 +2,11 @@ public import Foundation
 
 /// A quest period that has completed: the quest and the period's key (its first day).
 public struct CompletedPeriod: Sendable, Hashable {
-    public let challenge: QuestID
+    public let quest: QuestID
     public let periodKey: String
 
-    public init(challenge: QuestID, periodKey: String) {
-        self.challenge = challenge
+    public init(quest: QuestID, periodKey: String) {
+        self.quest = quest
         self.periodKey = periodKey
     }
 }
@@ -234,7 +234,7 @@ public enum QuestSettlement {
                 let bonus = quest.spec.bonus(forPoints: progress.points)
                 let completion = SettlementPlan.Completion(
                     quest: quest.id, periodKey: progress.period.key, value: progress.value, bonus: bonus)
-                if let paid = input.paid[CompletedPeriod(challenge: quest.id, periodKey: progress.period.key)] {
+                if let paid = input.paid[CompletedPeriod(quest: quest.id, periodKey: progress.period.key)] {
                     topUp(quest, completion, paid: paid, into: &plan)
                     continue
                 }
@@ -286,7 +286,7 @@ public enum QuestSettlement {
     private static func settleStreak(
         _ quest: Quest, _ history: StreakHistory, input: SettlementInput, into plan: inout SettlementPlan
     ) {
-        let paid = input.paid.filter { $0.key.challenge == quest.id }
+        let paid = input.paid.filter { $0.key.quest == quest.id }
         for run in history.runs {
             let cycles = history.completed.filter { run.contains($0.period.last) }
             let keys = Set(cycles.map(\.period.key))
@@ -298,7 +298,7 @@ public enum QuestSettlement {
                 let bonus = quest.spec.bonus(forPoints: cycle.points)
                 let completion = SettlementPlan.Completion(
                     quest: quest.id, periodKey: cycle.period.key, value: cycle.value, bonus: bonus)
-                var paidBonus = paid[CompletedPeriod(challenge: quest.id, periodKey: cycle.period.key)]
+                var paidBonus = paid[CompletedPeriod(quest: quest.id, periodKey: cycle.period.key)]
                 if paidBonus == nil, !moving.isEmpty {
                     let moved = moving.removeFirst()
                     plan.rekeyed.append(.init(quest: quest.id, from: moved.key.periodKey, to: cycle.period.key))
@@ -326,7 +326,7 @@ public enum QuestSettlement {
         plan.bestStreak = max(totals.summary.bestStreak, plan.addedRuns.map(\.length).max() ?? 0)
         let runsAfter = known.subtracting(plan.removedRuns).union(plan.addedRuns)
         let stats = QuestStats(
-            challengesCompleted: totals.summary.completions + plan.completions.count, bestStreak: plan.bestStreak,
+            questsCompleted: totals.summary.completions + plan.completions.count, bestStreak: plan.bestStreak,
             currentStreak: DayRun.current(in: Array(runsAfter), today: today),
             learningMinutes: totals.summary.learningMinutes + plan.learningMinutes,
             pointsEarned: totals.pointsEarned + plan.credits.reduce(0) { $0 + $1.points })

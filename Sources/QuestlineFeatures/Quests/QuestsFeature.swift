@@ -4,7 +4,7 @@ public import QuestlineStore
 
 /// One quest with today's figures.
 public struct QuestView: Sendable {
-    public let challenge: Quest
+    public let quest: Quest
     public let progress: QuestProgress
     public let completedThisPeriod: Bool
     public let card: QuestCard
@@ -37,13 +37,13 @@ public struct UsageOutcome: Sendable {
     public let accepted: Int
     public let duplicates: Int
     public let pointsEarned: Int
-    public let completed: [(challenge: QuestID, periodKey: String, bonus: Int)]
+    public let completed: [(quest: QuestID, periodKey: String, bonus: Int)]
     public let badges: [String]
     /// Use in these reports of a reward app while it was shielded (`RewardUse`).
     public let blocked: [BlockedUse]
 }
 
-/// Family quests: catalogs, challenges, usage, progress and completion, the ledger, unlocks,
+/// Family quests: catalogs, quests, usage, progress and completion, the ledger, unlocks,
 /// badges, and the live events that keep a family's devices in step.
 ///
 /// Flow of a write: load what the rule needs and decide (core) and write, in one transaction;
@@ -79,15 +79,15 @@ public struct QuestsFeature: Sendable {
         return target
     }
 
-    private func challengeAndChild(_ id: QuestID, as actor: MemberRecord, manage: Bool) async throws -> (
+    private func questAndChild(_ id: QuestID, as actor: MemberRecord, manage: Bool) async throws -> (
         Quest, MemberRecord
     ) {
-        guard let challenge = try await store.quests.read({ try await $0.challenge(id) }) else {
+        guard let quest = try await store.quests.read({ try await $0.quest(id) }) else {
             throw DomainError.notFound("No such quest.")
         }
-        guard actor.householdID == challenge.householdID else { throw DomainError.notFound("No such quest.") }
-        let child = try await self.child(challenge.spec.assignee, as: actor, manage: manage)
-        return (challenge, child)
+        guard actor.householdID == quest.householdID else { throw DomainError.notFound("No such quest.") }
+        let child = try await self.child(quest.spec.assignee, as: actor, manage: manage)
+        return (quest, child)
     }
 
     /// Tells the household's devices, with the write (see `LiveAnnouncer`).
@@ -119,7 +119,7 @@ public struct QuestsFeature: Sendable {
                     field: "token", message: "A child can have at most \(Self.maxApps) apps; remove one first.")
             }
             if let existing = apps.first(where: { $0.token == app.token }), existing.role != app.role,
-                try await q.challenges(assignee: child.id).contains(where: { Self.uses($0.spec, app.token) })
+                try await q.quests(assignee: child.id).contains(where: { Self.uses($0.spec, app.token) })
             {
                 throw DomainError.conflict(
                     field: "role",
@@ -135,7 +135,7 @@ public struct QuestsFeature: Sendable {
     public func deleteApp(_ childID: MemberID, token: String, as actor: MemberRecord) async throws {
         let child = try await child(childID, as: actor, manage: true)
         try await store.quests.write { q in
-            if let quest = try await q.challenges(assignee: child.id).first(where: { Self.uses($0.spec, token) }) {
+            if let quest = try await q.quests(assignee: child.id).first(where: { Self.uses($0.spec, token) }) {
                 throw DomainError.conflict(
                     field: "token",
                     message: "The quest \"\(quest.spec.title)\" uses this app; change or delete it first.")
@@ -171,34 +171,34 @@ public struct QuestsFeature: Sendable {
         return rules
     }
 
-    // MARK: Challenges
+    // MARK: Quests
 
     public func createQuest(for childID: MemberID, draft: QuestDraft, as actor: MemberRecord) async throws -> Quest {
         let child = try await child(childID, as: actor, manage: true)
         let now = clock.now()
         let today = LocalDay(now, in: child.zone)
-        let challenge = try await store.quests.write { q in
+        let quest = try await store.quests.write { q in
             let spec = try draft.spec(assignee: child.id, catalog: try await q.apps(child.id), today: today)
             if spec.startDay < today { throw DomainError.invalid(field: "startDate", "Start today or later.") }
-            if try await q.challenges(assignee: child.id).count >= Self.maxQuests {
+            if try await q.quests(assignee: child.id).count >= Self.maxQuests {
                 throw DomainError.conflict(
                     field: nil, message: "A child can have at most \(Self.maxQuests) quests; delete one first.")
             }
-            let challenge = Quest(
+            let quest = Quest(
                 id: ids.make(), householdID: child.householdID!, spec: spec, status: .active, createdBy: actor.id,
                 createdAt: now)
-            try await q.insertQuest(challenge)
+            try await q.insertQuest(quest)
             _ = try await settle(q, child: child, touching: [], now: now)
-            try await announce(q, .challenge, child: child, quest: challenge.id, now: now)
-            return challenge
+            try await announce(q, .quest, child: child, quest: quest.id, now: now)
+            return quest
         }
-        return challenge
+        return quest
     }
 
     /// Replaces a quest's fields. Progress is recomputed under the new rules from the same
     /// usage; periods already completed stay completed and are not paid again.
     public func updateQuest(_ id: QuestID, draft: QuestDraft, as actor: MemberRecord) async throws -> Quest {
-        let (existing, child) = try await challengeAndChild(id, as: actor, manage: true)
+        let (existing, child) = try await questAndChild(id, as: actor, manage: true)
         let now = clock.now()
         let today = LocalDay(now, in: child.zone)
         let updated = try await store.quests.write { q in
@@ -210,7 +210,7 @@ public struct QuestsFeature: Sendable {
             updated.spec = spec
             try await q.updateQuest(updated, now: now)
             _ = try await settle(q, child: child, touching: [], now: now)
-            try await announce(q, .challenge, child: child, quest: id, now: now)
+            try await announce(q, .quest, child: child, quest: id, now: now)
             return updated
         }
         return updated
@@ -219,14 +219,14 @@ public struct QuestsFeature: Sendable {
     /// Pauses or resumes. A paused quest does not complete; usage keeps being recorded, and on
     /// resume the current period counts all of its usage (progress is recomputed from usage).
     public func setStatus(_ id: QuestID, _ status: QuestStatus, as actor: MemberRecord) async throws -> Quest {
-        let (existing, child) = try await challengeAndChild(id, as: actor, manage: true)
+        let (existing, child) = try await questAndChild(id, as: actor, manage: true)
         let now = clock.now()
         let updated = try await store.quests.write { q in
             var updated = existing
             updated.status = status
             try await q.updateQuest(updated, now: now)
             if status == .active { _ = try await settle(q, child: child, touching: [], now: now) }
-            try await announce(q, .challenge, child: child, quest: id, now: now)
+            try await announce(q, .quest, child: child, quest: id, now: now)
             return updated
         }
         return updated
@@ -235,18 +235,18 @@ public struct QuestsFeature: Sendable {
     /// Deletes a quest: it leaves both screens and stops counting. Points and unlocks it already
     /// paid stay (the ledger is append-only), and so do badges.
     public func deleteQuest(_ id: QuestID, as actor: MemberRecord) async throws {
-        let (_, child) = try await challengeAndChild(id, as: actor, manage: true)
+        let (_, child) = try await questAndChild(id, as: actor, manage: true)
         let now = clock.now()
         try await store.quests.write { q in
             _ = try await q.deleteQuest(id, now: now)
-            try await announce(q, .challenge, child: child, quest: id, now: now)
+            try await announce(q, .quest, child: child, quest: id, now: now)
         }
     }
 
-    public func challenge(_ id: QuestID, as actor: MemberRecord) async throws -> (QuestView, MemberRecord, [QuestApp]) {
-        let (_, child) = try await challengeAndChild(id, as: actor, manage: false)
+    public func quest(_ id: QuestID, as actor: MemberRecord) async throws -> (QuestView, MemberRecord, [QuestApp]) {
+        let (_, child) = try await questAndChild(id, as: actor, manage: false)
         let board = try await board(child.id, as: actor)
-        guard let view = board.quests.first(where: { $0.challenge.id == id }) else {
+        guard let view = board.quests.first(where: { $0.quest.id == id }) else {
             throw DomainError.notFound("No such quest.")
         }
         return (view, child, board.apps)
@@ -337,7 +337,7 @@ public struct QuestsFeature: Sendable {
         _ q: QuestQueries, child: MemberRecord, touching days: Set<LocalDay>, now: Date, catalog: [QuestApp]? = nil
     ) async throws -> SettlementPlan {
         try await q.points.lock(child.id)
-        let quests = try await q.challenges(assignee: child.id).filter { $0.status == .active }
+        let quests = try await q.quests(assignee: child.id).filter { $0.status == .active }
         let scope = SettlementScope(quests: quests, touching: days, now: now, zone: child.zone)
         let input = try await q.settlementInput(
             child.id, zone: child.zone, quests: quests, scope: scope, now: now, catalog: catalog)
@@ -394,7 +394,7 @@ public struct QuestsFeature: Sendable {
     private func stats(_ q: QuestQueries, child: MemberRecord, today: LocalDay) async throws -> QuestStats {
         let summary = try await q.learningSummary(child.id, today: today)
         return QuestStats(
-            challengesCompleted: summary.completions, bestStreak: summary.bestStreak,
+            questsCompleted: summary.completions, bestStreak: summary.bestStreak,
             currentStreak: DayRun.current(latest: summary.latestRun, today: today),
             learningMinutes: summary.learningMinutes, pointsEarned: try await q.points.balance(child.id).earned)
     }
@@ -437,7 +437,7 @@ public struct QuestsFeature: Sendable {
             }
             let grant = UnlockGrant(
                 id: ids.makeUUID().uuidString.lowercased(), token: token, minutes: minutes, startsAt: now,
-                expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), challengeID: nil)
+                expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), questID: nil)
             try await q.insertGrant(child.id, grant, now: now)
             try await q.live?.record(
                 .rewardUnlocked, member: child.id,
@@ -636,7 +636,7 @@ public struct QuestsFeature: Sendable {
             if approve {
                 let grant = UnlockGrant(
                     id: ids.makeUUID().uuidString.lowercased(), token: found.appToken, minutes: found.minutes,
-                    startsAt: now, expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), challengeID: nil)
+                    startsAt: now, expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), questID: nil)
                 grantID = grant.id
                 try await q.insertGrant(child.id, grant, now: now)
             }
@@ -706,7 +706,7 @@ public struct QuestsFeature: Sendable {
         let today = LocalDay(now, in: zone)
         return try await store.quests.read { q in
             let apps = try await q.apps(child.id)
-            let quests = try await q.challenges(assignee: child.id)
+            let quests = try await q.quests(assignee: child.id)
             let scope = SettlementScope(quests: quests, touching: [], now: now, zone: zone)
             let records = try await q.reports(child.id, from: scope.usageFrom, to: scope.usageTo)
             let evaluator = QuestEvaluator(catalog: apps, timeline: UsageTimeline(records).through(today))
@@ -722,9 +722,9 @@ public struct QuestsFeature: Sendable {
                 let progress =
                     spec.goal == .streak
                     ? evaluator.streakRuns(spec, through: today).current : evaluator.progress(spec, in: period.window)
-                let done = completed.contains(CompletedPeriod(challenge: quest.id, periodKey: period.key))
+                let done = completed.contains(CompletedPeriod(quest: quest.id, periodKey: period.key))
                 return QuestView(
-                    challenge: quest, progress: progress, completedThisPeriod: done,
+                    quest: quest, progress: progress, completedThisPeriod: done,
                     card: QuestCard(
                         spec: spec, status: quest.status, progress: progress, completedThisPeriod: done, today: today,
                         appNames: names),

@@ -50,16 +50,9 @@ public func buildApplication(
     return app
 }
 
-/// The router with every route and middleware: API (from openapi.yaml), web pages, static
-/// files, health and metrics.
-public func buildRouter(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> Router<
-    AppRequestContext
-> {
-    try await buildRouterAndServices(configuration: configuration, store: store, logger: logger).0
-}
-
-/// The router and the background services its routes need (the analytics flusher, and the
-/// WAL checkpointer when the store was opened with `.background` checkpoints).
+/// The router with every route and middleware (API from openapi.yaml, web pages, static files,
+/// health and metrics) and the background services its routes need (the analytics flusher,
+/// and the WAL checkpointer when the store was opened with `.background` checkpoints).
 func buildRouterAndServices(configuration: AppConfiguration, store: Store, logger: Logger) async throws -> (
     Router<AppRequestContext>, [any Service]
 ) {

@@ -19,11 +19,11 @@ extension QuestsPages {
 
     func editor(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: request.uri.path)
-        let (view, child, _) = try await quests.challenge(try questID(context), as: me)
+        let (view, child, _) = try await quests.quest(try questID(context), as: me)
         _ = try await quests.child(child.id, as: me, manage: true)
         return try await builderPage(
-            context, child: child, draft: QuestDraft(view.challenge.spec),
-            action: "/quests/\(view.challenge.id.rawValue)", editing: true)
+            context, child: child, draft: QuestDraft(view.quest.spec),
+            action: "/quests/\(view.quest.id.rawValue)", editing: true)
     }
 
     func builderPage(
@@ -121,8 +121,8 @@ extension QuestsPages {
         let form = try await Form(request)
         let draft = Self.draft(form)
         do {
-            let challenge = try await quests.createQuest(for: child.id, draft: draft, as: me)
-            return Response.redirect(to: "/quests/\(challenge.id.rawValue)?created=1", type: .normal)
+            let quest = try await quests.createQuest(for: child.id, draft: draft, as: me)
+            return Response.redirect(to: "/quests/\(quest.id.rawValue)?created=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await builderPage(
                 context, child: child, draft: draft, action: "/quests/children/\(child.id.rawValue)/quests",
@@ -140,7 +140,7 @@ extension QuestsPages {
             _ = try await quests.updateQuest(id, draft: draft, as: me)
             return Response.redirect(to: "/quests/\(id.rawValue)?saved=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            let (_, child, _) = try await quests.challenge(id, as: me)
+            let (_, child, _) = try await quests.quest(id, as: me)
             return try await builderPage(
                 context, child: child, draft: draft, action: "/quests/\(id.rawValue)", editing: true,
                 errors: AccountsPages.fieldErrors(error))
@@ -151,8 +151,8 @@ extension QuestsPages {
 
     func detail(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: request.uri.path)
-        let (view, child, apps) = try await quests.challenge(try questID(context), as: me)
-        let spec = view.challenge.spec
+        let (view, child, apps) = try await quests.quest(try questID(context), as: me)
+        let spec = view.quest.spec
         let byToken = Dictionary(apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
         let notice =
             request.uri.queryParameters["created"] != nil
@@ -163,7 +163,7 @@ extension QuestsPages {
             data: [
                 "live": live(me), "quest": Self.card(view, apps: apps),
                 "child": ["id": child.id.rawValue, "name": child.displayName],
-                "guardian": Self.manages(me, child), "paused": view.challenge.status == .paused,
+                "guardian": Self.manages(me, child), "paused": view.quest.status == .paused,
                 "description": spec.description ?? false,
                 "rewards": spec.rewardApps.map {
                     [
@@ -196,7 +196,7 @@ extension QuestsPages {
     func delete(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family")
         let id = try questID(context)
-        let (_, child, _) = try await quests.challenge(id, as: me)
+        let (_, child, _) = try await quests.quest(id, as: me)
         try await quests.deleteQuest(id, as: me)
         return Response.redirect(to: "/quests/children/\(child.id.rawValue)?deleted=1", type: .normal)
     }

@@ -82,8 +82,8 @@ struct QuestCardView: Equatable {
 
     init(_ view: QuestView, apps: [QuestApp]) {
         let names = Dictionary(apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
-        let spec = view.challenge.spec
-        id = view.challenge.id.rawValue
+        let spec = view.quest.spec
+        id = view.quest.id.rawValue
         title = spec.title
         summary = view.card.summary
         progress = view.card.progressText
@@ -224,7 +224,7 @@ struct BoardPage {
         balance = board.balance
         streak = board.stats.currentStreak
         minutes = board.stats.learningMinutes
-        let active = board.quests.filter { $0.challenge.status == .active }
+        let active = board.quests.filter { $0.quest.status == .active }
         quests = active.map { QuestCardView($0, apps: board.apps) }
         noQuests = active.isEmpty
         badges = board.badges.map {

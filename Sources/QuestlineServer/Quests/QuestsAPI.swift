@@ -152,7 +152,7 @@ extension APIImplementation {
                     .init(
                         accepted: outcome.accepted, duplicates: outcome.duplicates, pointsEarned: outcome.pointsEarned,
                         completed: outcome.completed.map {
-                            .init(challengeId: $0.challenge.rawValue, period: $0.periodKey, bonus: $0.bonus)
+                            .init(challengeId: $0.quest.rawValue, period: $0.periodKey, bonus: $0.bonus)
                         },
                         badges: outcome.badges, blocked: outcome.blocked.map(Components.Schemas.BlockedUse.init)))))
     }
@@ -195,7 +195,7 @@ extension APIImplementation {
     // MARK: Helpers
 
     private func quest(_ id: QuestID, as me: MemberRecord) async throws -> Components.Schemas.Quest {
-        let (view, child, _) = try await quests.challenge(id, as: me)
+        let (view, child, _) = try await quests.quest(id, as: me)
         return .init(view, childID: child.id)
     }
 
@@ -270,17 +270,17 @@ extension Components.Schemas.Grant {
             id: balance.grant.id, appToken: balance.grant.token, appName: names[balance.grant.token],
             minutes: balance.grant.minutes,
             minutesLeft: balance.minutesLeft, startsAt: balance.grant.startsAt, expiresAt: balance.grant.expiresAt,
-            challengeId: balance.grant.challengeID?.rawValue)
+            challengeId: balance.grant.questID?.rawValue)
     }
 }
 
 extension Components.Schemas.Quest {
     init(_ view: QuestView, childID: MemberID) {
-        let spec = view.challenge.spec
+        let spec = view.quest.spec
         let draft = QuestDraft(spec)
         self.init(
-            id: view.challenge.id.rawValue, childId: childID.rawValue,
-            status: view.challenge.status == .paused ? .paused : .active,
+            id: view.quest.id.rawValue, childId: childID.rawValue,
+            status: view.quest.status == .paused ? .paused : .active,
             state: .init(rawValue: view.card.state.rawValue) ?? .inProgress, summary: view.card.summary,
             challenge: .init(
                 title: draft.title, description: draft.description, goalType: draft.goalType, target: spec.target,

@@ -4,7 +4,7 @@ import QuestlineCore
 import QuestlineFeatures
 
 /// Family quests in the web app: the guardian's console (children, app catalogs, the
-/// challenge builder, quest detail) and the child's quest board. Pages listen to the
+/// quest builder, quest detail) and the child's quest board. Pages listen to the
 /// household's live events and refresh themselves when something changes.
 struct QuestsPages {
     let quests: QuestsFeature

@@ -309,6 +309,6 @@ extension Components.Schemas.LedgerEntry {
         self.init(
             id: entry.id, kind: .init(rawValue: entry.kind.rawValue) ?? .adjust, points: entry.points,
             balanceAfter: entry.balanceAfter,
-            reason: entry.reason, challengeId: entry.challengeID?.rawValue, createdAt: entry.createdAt)
+            reason: entry.reason, challengeId: entry.questID?.rawValue, createdAt: entry.createdAt)
     }
 }

@@ -8,7 +8,7 @@ public struct LedgerEntry: Sendable, Equatable {
     public let points: Int
     public let balanceAfter: Int
     public let reason: String
-    public let challengeID: QuestID?
+    public let questID: QuestID?
     public let createdAt: Date
 }
 
@@ -18,18 +18,18 @@ public struct NewLedgerEntry: Sendable, Equatable {
     public let kind: LedgerKind
     public let points: Int
     public let reason: String
-    public let challenge: QuestID?
+    public let quest: QuestID?
     public let creator: MemberID?
 
     public init(
-        id: String, kind: LedgerKind, points: Int, reason: String, challenge: QuestID? = nil,
+        id: String, kind: LedgerKind, points: Int, reason: String, quest: QuestID? = nil,
         by creator: MemberID? = nil
     ) {
         self.id = id
         self.kind = kind
         self.points = points
         self.reason = reason
-        self.challenge = challenge
+        self.quest = quest
         self.creator = creator
     }
 }
@@ -91,12 +91,12 @@ public struct PointsLedger: Sendable {
     /// spends on PostgreSQL), otherwise `PointsError.insufficientPoints`.
     @discardableResult
     public func append(
-        _ member: MemberID, kind: LedgerKind, points: Int, reason: String, challenge: QuestID? = nil,
+        _ member: MemberID, kind: LedgerKind, points: Int, reason: String, quest: QuestID? = nil,
         by creator: MemberID? = nil, id: String, now: Date
     ) async throws -> Int {
         try await append(
             member,
-            [NewLedgerEntry(id: id, kind: kind, points: points, reason: reason, challenge: challenge, by: creator)],
+            [NewLedgerEntry(id: id, kind: kind, points: points, reason: reason, quest: quest, by: creator)],
             now: now)
     }
 
@@ -133,7 +133,7 @@ public struct PointsLedger: Sendable {
                 SQLGroupExpression([
                     SQLBind(entry.id), SQLBind(member.rawValue), SQLBind(entry.kind.rawValue),
                     SQLBind(Int64(entry.points)), SQLBind(Int64(running)), SQLBind(entry.reason),
-                    SQLBind(entry.challenge?.rawValue), SQLBind(entry.creator?.rawValue), SQLBind(now.storedMillis),
+                    SQLBind(entry.quest?.rawValue), SQLBind(entry.creator?.rawValue), SQLBind(now.storedMillis),
                     SQLBind(next + Int64(offset)),
                 ]))
         }
@@ -186,6 +186,6 @@ private struct LedgerRow: Decodable {
     var entry: LedgerEntry {
         LedgerEntry(
             id: id, kind: LedgerKind(rawValue: kind) ?? .adjust, points: Int(points), balanceAfter: Int(balanceAfter),
-            reason: reason, challengeID: challengeId.flatMap { QuestID($0) }, createdAt: Date(storedMillis: createdAt))
+            reason: reason, questID: challengeId.flatMap { QuestID($0) }, createdAt: Date(storedMillis: createdAt))
     }
 }

@@ -50,7 +50,9 @@ public struct LiveEvent: Sendable, Equatable, Codable {
 }
 
 public enum LiveEventKind: String, Sendable, Codable, CaseIterable {
-    case progress, challenge, points, catalog, rules, policy, request
+    case progress, points, catalog, rules, policy, request
+    /// A quest was set, changed, paused or deleted (`challenge` on the wire).
+    case quest = "challenge"
 }
 
 /// Collects the events of one write transaction (see `LiveEventLog.write`).

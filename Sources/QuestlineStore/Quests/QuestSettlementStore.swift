@@ -44,7 +44,7 @@ extension QuestQueries {
         var paid: [CompletedPeriod: Int] = [:]
         for row in rows {
             let period = CompletedPeriod(
-                challenge: QuestID(try row.decode(column: "challenge_id", as: String.self))!,
+                quest: QuestID(try row.decode(column: "challenge_id", as: String.self))!,
                 periodKey: try row.decode(column: "period_key", as: String.self))
             paid[period] = Int(try row.decode(column: "bonus", as: Int64.self))
         }
@@ -136,7 +136,7 @@ extension QuestQueries {
                 child,
                 plan.credits.map {
                     NewLedgerEntry(
-                        id: makeID(), kind: $0.kind, points: $0.points, reason: $0.reason, challenge: $0.quest)
+                        id: makeID(), kind: $0.kind, points: $0.points, reason: $0.reason, quest: $0.quest)
                 }, now: now)
         }
         if !plan.grants.isEmpty {

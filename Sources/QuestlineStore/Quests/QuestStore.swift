@@ -221,7 +221,7 @@ enum QuestSchema {
     ]
 }
 
-/// Family quests: catalogs, challenges, usage reports, the points ledger, completions,
+/// Family quests: catalogs, quests, usage reports, the points ledger, completions,
 /// unlock grants and badges. Writes go through `write`, one transaction per use case.
 public struct QuestStore: Sendable {
     let database: Database
@@ -498,7 +498,7 @@ public struct QuestQueries: Sendable {
         ).run()
     }
 
-    // MARK: Challenges
+    // MARK: Quests
 
     static let specEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -506,31 +506,31 @@ public struct QuestQueries: Sendable {
         return encoder
     }()
 
-    public func insertQuest(_ challenge: Quest) async throws {
-        let spec = String(decoding: try Self.specEncoder.encode(challenge.spec), as: UTF8.self)
+    public func insertQuest(_ quest: Quest) async throws {
+        let spec = String(decoding: try Self.specEncoder.encode(quest.spec), as: UTF8.self)
         try await db.raw(
             """
             INSERT INTO challenges (id, household_id, assignee_id, spec, status, created_by, created_at, updated_at, position)
-            VALUES (\(bind: challenge.id.rawValue), \(bind: challenge.householdID.rawValue), \(bind: challenge.spec.assignee.rawValue),
-                    \(bind: spec), \(bind: challenge.status.rawValue), \(bind: challenge.createdBy.rawValue),
-                    \(bind: challenge.createdAt.storedMillis), \(bind: challenge.createdAt.storedMillis),
-                    (SELECT COALESCE(MAX(position), 0) + 1 FROM challenges WHERE household_id = \(bind: challenge.householdID.rawValue)))
+            VALUES (\(bind: quest.id.rawValue), \(bind: quest.householdID.rawValue), \(bind: quest.spec.assignee.rawValue),
+                    \(bind: spec), \(bind: quest.status.rawValue), \(bind: quest.createdBy.rawValue),
+                    \(bind: quest.createdAt.storedMillis), \(bind: quest.createdAt.storedMillis),
+                    (SELECT COALESCE(MAX(position), 0) + 1 FROM challenges WHERE household_id = \(bind: quest.householdID.rawValue)))
             """
         ).run()
     }
 
-    public func updateQuest(_ challenge: Quest, now: Date) async throws {
-        let spec = String(decoding: try Self.specEncoder.encode(challenge.spec), as: UTF8.self)
+    public func updateQuest(_ quest: Quest, now: Date) async throws {
+        let spec = String(decoding: try Self.specEncoder.encode(quest.spec), as: UTF8.self)
         try await db.raw(
             """
-            UPDATE challenges SET spec = \(bind: spec), status = \(bind: challenge.status.rawValue),
-                assignee_id = \(bind: challenge.spec.assignee.rawValue), updated_at = \(bind: now.storedMillis)
-            WHERE id = \(bind: challenge.id.rawValue) AND deleted_at IS NULL
+            UPDATE challenges SET spec = \(bind: spec), status = \(bind: quest.status.rawValue),
+                assignee_id = \(bind: quest.spec.assignee.rawValue), updated_at = \(bind: now.storedMillis)
+            WHERE id = \(bind: quest.id.rawValue) AND deleted_at IS NULL
             """
         ).run()
     }
 
-    /// Marks a challenge deleted: it leaves every list and stops counting; its completions,
+    /// Marks a quest deleted: it leaves every list and stops counting; its completions,
     /// ledger entries and grants stay (the ledger is append-only).
     public func deleteQuest(_ id: QuestID, now: Date) async throws -> Bool {
         try await db.raw(
@@ -540,7 +540,7 @@ public struct QuestQueries: Sendable {
         ).first() != nil
     }
 
-    private static let challengeColumns = "id, household_id, spec, status, created_by, created_at, completions"
+    private static let questColumns = "id, household_id, spec, status, created_by, created_at, completions"
 
     private func decodeQuest(_ row: any SQLRow) throws -> Quest {
         let spec = try JSONDecoder().decode(
@@ -554,28 +554,19 @@ public struct QuestQueries: Sendable {
             completions: Int(try row.decode(column: "completions", as: Int64.self)))
     }
 
-    public func challenge(_ id: QuestID) async throws -> Quest? {
+    public func quest(_ id: QuestID) async throws -> Quest? {
         try await db.raw(
             """
-            SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE id = \(bind: id.rawValue) AND deleted_at IS NULL
+            SELECT \(unsafeRaw: Self.questColumns) FROM challenges WHERE id = \(bind: id.rawValue) AND deleted_at IS NULL
             """
         ).first().map(decodeQuest)
     }
 
-    /// A child's live challenges (active and paused), oldest first.
-    public func challenges(assignee: MemberID) async throws -> [Quest] {
+    /// A child's live quests (active and paused), oldest first.
+    public func quests(assignee: MemberID) async throws -> [Quest] {
         try await db.raw(
             """
-            SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE assignee_id = \(bind: assignee.rawValue) AND deleted_at IS NULL
-            ORDER BY position
-            """
-        ).all().map(decodeQuest)
-    }
-
-    public func challenges(household: HouseholdID) async throws -> [Quest] {
-        try await db.raw(
-            """
-            SELECT \(unsafeRaw: Self.challengeColumns) FROM challenges WHERE household_id = \(bind: household.rawValue) AND deleted_at IS NULL
+            SELECT \(unsafeRaw: Self.questColumns) FROM challenges WHERE assignee_id = \(bind: assignee.rawValue) AND deleted_at IS NULL
             ORDER BY position
             """
         ).all().map(decodeQuest)
@@ -717,24 +708,24 @@ public struct QuestQueries: Sendable {
 
     // MARK: Completions, grants, badges
 
-    /// Which of the given periods have completed, as (challenge, period key) pairs: a point
+    /// Which of the given periods have completed, as (quest, period key) pairs: a point
     /// lookup per pair on the primary key.
-    public func completedPeriods(_ periods: [(challenge: QuestID, periodKey: String)]) async throws -> Set<
+    public func completedPeriods(_ periods: [(quest: QuestID, periodKey: String)]) async throws -> Set<
         CompletedPeriod
     > {
         guard !periods.isEmpty else { return [] }
-        let challenges = SQLList(Set(periods.map(\.challenge.rawValue)).sorted().map { SQLBind($0) })
+        let quests = SQLList(Set(periods.map(\.quest.rawValue)).sorted().map { SQLBind($0) })
         let keys = SQLList(Set(periods.map(\.periodKey)).sorted().map { SQLBind($0) })
         let found = try await db.raw(
             """
-            SELECT challenge_id, period_key FROM quest_completions WHERE challenge_id IN (\(challenges)) AND period_key IN (\(keys))
+            SELECT challenge_id, period_key FROM quest_completions WHERE challenge_id IN (\(quests)) AND period_key IN (\(keys))
             """
         ).all().map { row in
             CompletedPeriod(
-                challenge: QuestID(try row.decode(column: "challenge_id", as: String.self))!,
+                quest: QuestID(try row.decode(column: "challenge_id", as: String.self))!,
                 periodKey: try row.decode(column: "period_key", as: String.self))
         }
-        let asked = Set(periods.map { CompletedPeriod(challenge: $0.challenge, periodKey: $0.periodKey) })
+        let asked = Set(periods.map { CompletedPeriod(quest: $0.quest, periodKey: $0.periodKey) })
         return Set(found).intersection(asked)
     }
 
@@ -743,7 +734,7 @@ public struct QuestQueries: Sendable {
             """
             INSERT INTO unlock_grants (id, child_id, token, minutes, starts_at, expires_at, challenge_id, created_at)
             VALUES (\(bind: grant.id), \(bind: child.rawValue), \(bind: grant.token), \(bind: Int64(grant.minutes)), \(bind: grant.startsAt.storedMillis),
-                    \(bind: grant.expiresAt.storedMillis), \(bind: grant.challengeID?.rawValue), \(bind: now.storedMillis))
+                    \(bind: grant.expiresAt.storedMillis), \(bind: grant.questID?.rawValue), \(bind: now.storedMillis))
             """
         ).run()
     }
@@ -775,6 +766,6 @@ private struct GrantRow: Decodable {
     var grant: UnlockGrant {
         UnlockGrant(
             id: id, token: token, minutes: Int(minutes), startsAt: Date(storedMillis: startsAt),
-            expiresAt: Date(storedMillis: expiresAt), challengeID: challengeId.flatMap { QuestID($0) })
+            expiresAt: Date(storedMillis: expiresAt), questID: challengeId.flatMap { QuestID($0) })
     }
 }
