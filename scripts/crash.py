@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+import http.client
 import urllib.error
 import urllib.request
 from datetime import datetime, timedelta, timezone
@@ -144,8 +145,10 @@ def main():
                 if 200 <= status < 300:
                     with lock:
                         acked[kind].add(f"crash-{n}")
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                time.sleep(0.02)  # the server is down: try again with a new write
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError, http.client.HTTPException, ValueError):
+                # The server is down, or its answer was cut off by the kill (IncompleteRead,
+                # RemoteDisconnected, a body cut short): unacknowledged, so try again with a new write.
+                time.sleep(0.02)
 
     kinds = ["read", "usage", "adjust"]
     threads = [threading.Thread(target=writer, args=(kinds[i % 3],), daemon=True) for i in range(options.writers)]
@@ -155,7 +158,12 @@ def main():
     for kill in range(options.kills):
         time.sleep(rng.uniform(0.3, 1.5))
         server.kill()
-        print(f"kill {kill + 1}/{options.kills}: acknowledged so far {sum(len(v) for v in acked.values())}", flush=True)
+        alive = sum(thread.is_alive() for thread in threads)
+        print(f"kill {kill + 1}/{options.kills}: acknowledged so far {sum(len(v) for v in acked.values())}, "
+              f"writers alive {alive}/{len(threads)}", flush=True)
+        if alive < len(threads):
+            # A writer that died would leave the later kills with less load than they claim.
+            sys.exit(f"FAIL: {len(threads) - alive} writer(s) died before kill {kill + 1}")
         time.sleep(rng.uniform(0.0, 0.3))
         server.start()
     time.sleep(0.5)

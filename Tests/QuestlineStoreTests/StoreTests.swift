@@ -38,11 +38,17 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
                         ])
                 ])
             await #expect(throws: StoreError.self) { try await broken.migrate(store.database) }
-            // The whole run rolled back: no table of it exists, not even schema_migrations.
-            let leftovers = try? await store.database.withConnection { sql in
-                try await sql.raw("SELECT COUNT(*) AS n FROM members").first()?.decode(column: "n", as: Int.self)
+            // The whole run rolled back: no table of it exists, not even schema_migrations (asked
+            // of the catalogue, so that a failing query cannot pass for an absent table).
+            let tables = try await store.database.withConnection { sql in
+                store.database.flavor == .sqlite
+                    ? try await sql.raw("SELECT name FROM sqlite_master WHERE type = 'table'").all()
+                        .map { try $0.decode(column: "name", as: String.self) }
+                    : try await sql.raw("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()")
+                        .all().map { try $0.decode(column: "name", as: String.self) }
             }
-            #expect(leftovers == nil)
+            #expect(tables.filter { !$0.hasPrefix("sqlite_") } == [], "\(tables)")
+            #expect(try await Migrator().appliedVersions(store.database) == [])
             // And the good migrations still apply afterwards.
             let reapplied = try await Migrator().migrate(store.database)
             #expect(reapplied.count == Migrations.all.count)
