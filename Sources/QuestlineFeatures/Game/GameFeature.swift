@@ -10,7 +10,6 @@ public enum GameAvailability: Sendable, Equatable {
     case feedUnavailable(String)
 }
 
-/// One day in the archive calendar.
 /// A month of the archive, with the months before and after it that the archive holds.
 public struct ArchiveMonth: Sendable, Equatable {
     public let first: LocalDay
@@ -19,6 +18,7 @@ public struct ArchiveMonth: Sendable, Equatable {
     public let next: LocalDay?
 }
 
+/// One day in the archive calendar.
 public struct ArchiveDay: Sendable, Equatable {
     /// `unavailable`: Wikipedia cannot be reached and no feed of that day is kept.
     public enum Status: String, Sendable { case played, inProgress, open, today, future, tooOld, unavailable }
@@ -27,6 +27,20 @@ public struct ArchiveDay: Sendable, Equatable {
     public let score: Int?
     /// The member's game of that day, when there is one.
     public var sessionID: String? = nil
+}
+
+/// What the game's first screen shows a member: today, their statistics, games left mid-play
+/// on other days, today's game if started, else whether it can be played (and, when the feed
+/// cannot be reached, the days that can).
+public struct GameSplash: Sendable {
+    public let today: LocalDay
+    public let language: GameLanguage
+    public let stats: GameStats
+    public let unfinished: [GameSessionRecord]
+    public let todays: GameSessionRecord?
+    /// Nil when today's game is started.
+    public let availability: GameAvailability?
+    public let playable: [LocalDay]
 }
 
 /// "Which came first?" use cases: the day's game for a member's local date and language,
@@ -264,6 +278,21 @@ public struct GameFeature: Sendable {
             throw DomainError.notFound("No such game.")
         }
         return answered
+    }
+
+    /// The splash screen's facts for `member` in `language` (`GameSplash`).
+    public func splash(_ member: MemberRecord, language: GameLanguage) async throws -> GameSplash {
+        let today = today(for: member)
+        let todays = try await session(of: member, language: language, date: today)
+        let availability = todays == nil ? try await self.availability(language: language, date: today) : nil
+        var playable: [LocalDay] = []
+        if case .feedUnavailable = availability {
+            playable = try await playableDays(member, language: language, limit: 6)
+        }
+        return GameSplash(
+            today: today, language: language, stats: try await stats(member, language: language),
+            unfinished: try await unfinished(member, language: language).filter { $0.date != today },
+            todays: todays, availability: availability, playable: playable)
     }
 
     public func stats(_ member: MemberRecord, language: GameLanguage) async throws -> GameStats {

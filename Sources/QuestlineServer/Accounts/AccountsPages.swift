@@ -22,7 +22,7 @@ struct AccountsPages {
         router.get("/signup") { request, context in
             self.pages.page(
                 "signup", title: "Create your account",
-                data: ["values": ["timeZone": "UTC"], "next": self.next(request), "timeZones": Self.timeZoneNames],
+                data: ["values": ["timeZone": "UTC"], "next": self.next(request), "timeZones": TimeZoneNames.all],
                 context: context, path: "/signup", back: "/")
         }
         router.post("/signup") { request, context in try await self.signUp(request, context) }
@@ -183,7 +183,7 @@ struct AccountsPages {
             data: [
                 "next": safeNext(next), "signedOut": signedOut,
                 "notice": notice.flatMap { Self.loginNotices[$0] } ?? false, "toasts": Self.loginNotices,
-                "values": values, "errors": error.map(Self.fieldErrors) ?? [:],
+                "values": values, "errors": error.map(FieldErrors.of) ?? [:],
             ],
             context: context, path: "/login", status: error.map { Problem.from($0).httpStatus } ?? .ok, back: "/")
     }
@@ -222,7 +222,7 @@ struct AccountsPages {
                 ? "Your profile is saved."
                 : request.uri.queryParameters["childDeleted"] != nil
                     ? "The child's account is deleted." : false) as Any,
-            "timeZones": Self.timeZoneNames,
+            "timeZones": TimeZoneNames.all,
             "notifications": Self.notificationData(
                 try await notifications.preferences(member), values: notificationValues,
                 error: notificationValues == nil ? nil : error,
@@ -249,9 +249,9 @@ struct AccountsPages {
         if let childValues {
             // The add-child form keeps what was typed (not the password) and its own errors.
             data["childValues"] = childValues
-            data["childErrors"] = error.map(Self.fieldErrors) ?? [:]
+            data["childErrors"] = error.map(FieldErrors.of) ?? [:]
         } else if let error, notificationValues == nil {
-            data["errors"] = Self.fieldErrors(error)
+            data["errors"] = FieldErrors.of(error)
         }
         if let confirmation = flash.text(of: .notice, in: request) { data["notice"] = confirmation }
         return pages.page(
@@ -317,8 +317,8 @@ struct AccountsPages {
         let end = form.flatMap { Int($0["quietEnd"]) } ?? saved.quietHours?.end ?? 7
         return [
             "streakReminders": streak, "questUpdates": quest, "quiet": quiet,
-            "startHours": hourOptions(start), "endHours": hourOptions(end),
-            "error": error.map { fieldErrors($0).values.sorted().joined(separator: " ") } ?? false,
+            "startHours": HourOption.day(selecting: start), "endHours": HourOption.day(selecting: end),
+            "error": error.map { FieldErrors.of($0).values.sorted().joined(separator: " ") } ?? false,
             "saved": justSaved && error == nil,
         ]
     }
@@ -369,15 +369,6 @@ struct AccountsPages {
         }
     }
 
-    /// The 24 hours of a day as a select's options ("07:00"), `selected` marked.
-    static func hourOptions(_ selected: Int) -> [[String: Any]] {
-        (0..<24).map { ["value": $0, "label": String(format: "%02d:00", $0), "selected": $0 == selected] }
-    }
-
-    /// IANA names offered by the time-zone field.
-    static let timeZoneNames: [String] = (TimeZone.knownTimeZoneIdentifiers + ["UTC"]).filter { TimeZoneID($0) != nil }
-        .sorted()
-
     private func signedInRedirect(_ signedIn: SignedIn, to path: String) -> Response {
         var response = Response.redirect(to: path, type: .normal)
         response.setCookie(sessionCookie(value: signedIn.token, maxAge: Int(sessionLifetime)))
@@ -396,21 +387,8 @@ struct AccountsPages {
     ) -> Response {
         pages.page(
             template, title: title,
-            data: ["values": values, "errors": Self.fieldErrors(error), "next": next, "timeZones": Self.timeZoneNames],
+            data: ["values": values, "errors": FieldErrors.of(error), "next": next, "timeZones": TimeZoneNames.all],
             context: context, path: path, status: Problem.from(error).httpStatus, back: "/")
-    }
-
-    /// Errors by field for the templates (`errors.email`), plus `errors.form` for the rest.
-    static func fieldErrors(_ error: DomainError) -> [String: String] {
-        switch error {
-        case .invalid(let issues):
-            return Dictionary(issues.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
-        case .conflict(let field, let message), .forbidden(let message, let field):
-            return [field ?? "form": message]
-        case .unauthenticated(let message), .notFound(let message), .unavailable(let message),
-            .tooManyRequests(_, let message):
-            return ["form": message]
-        }
     }
 
     private func next(_ request: Request) -> String {
@@ -422,48 +400,6 @@ struct AccountsPages {
         guard raw.hasPrefix("/"), !raw.hasPrefix("//"), !raw.contains("\\"), raw.count < 200 else { return "/" }
         return raw
     }
-}
-
-/// A URL-encoded form body. Missing fields read as empty strings.
-struct Form {
-    private let fields: [String: String]
-    /// Every value, in order, for fields sent more than once (checkboxes).
-    private let pairs: [(String, String)]
-
-    /// The largest form body read.
-    static let maxBytes = 64 * 1024
-
-    init(_ request: Request) async throws {
-        var request = request
-        let buffer = try await request.collectBody(upTo: Self.maxBytes)
-        let pairs = Self.pairs(in: String(buffer: buffer))
-        // The one text rule (`TextRule`), as for the API: no control characters.
-        let issues = pairs.compactMap { TextRule.issue($0.1, field: $0.0) }
-        if !issues.isEmpty { throw DomainError.invalid(issues) }
-        self.fields = Dictionary(pairs, uniquingKeysWith: { first, _ in first })
-        self.pairs = pairs
-    }
-
-    /// The fields of a URL-encoded body, in order (a field sent twice appears twice).
-    static func pairs(in text: String) -> [(String, String)] {
-        text.split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ part: Substring) -> String {
-                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
-            }
-            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
-        }
-    }
-
-    /// The first value of each field.
-    static func fields(in text: String) -> [String: String] {
-        Dictionary(pairs(in: text), uniquingKeysWith: { first, _ in first })
-    }
-
-    /// All values of a field sent several times, in order.
-    func values(_ name: String) -> [String] { pairs.filter { $0.0 == name }.map(\.1) }
-
-    subscript(_ name: String) -> String { fields[name] ?? "" }
 }
 
 extension DomainError {

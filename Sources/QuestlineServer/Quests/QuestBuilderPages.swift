@@ -127,7 +127,7 @@ extension QuestsPages {
             return try await builderPage(
                 context, child: child, draft: draft, action: "/quests/children/\(child.id.rawValue)/quests",
                 editing: false,
-                errors: AccountsPages.fieldErrors(error))
+                errors: FieldErrors.of(error))
         }
     }
 
@@ -143,7 +143,7 @@ extension QuestsPages {
             let (_, child, _) = try await quests.quest(id, as: me)
             return try await builderPage(
                 context, child: child, draft: draft, action: "/quests/\(id.rawValue)", editing: true,
-                errors: AccountsPages.fieldErrors(error))
+                errors: FieldErrors.of(error))
         }
     }
 

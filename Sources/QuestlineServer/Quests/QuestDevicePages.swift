@@ -67,10 +67,10 @@ extension QuestsPages {
                         as [String: Any]
                 },
                 "downtime": rules.downtime != nil,
-                "startHours": AccountsPages.hourOptions(rules.downtime?.start ?? 20),
-                "endHours": AccountsPages.hourOptions(rules.downtime?.end ?? 7),
+                "startHours": HourOption.day(selecting: rules.downtime?.start ?? 20),
+                "endHours": HourOption.day(selecting: rules.downtime?.end ?? 7),
                 "errors": errors, "values": values.merging(["timeZone": board.child.timeZone]) { typed, _ in typed },
-                "timeZones": AccountsPages.timeZoneNames,
+                "timeZones": TimeZoneNames.all,
                 "notice": request.uri.queryParameters["zone"] != nil
                     ? "\(board.child.displayName)'s time zone is saved."
                     : request.uri.queryParameters["reported"] != nil
@@ -140,8 +140,8 @@ extension QuestsPages {
         } catch let error as DomainError where error.isFormProblem {
             return try await device(
                 request, context,
-                errors: Self.prefixed(
-                    AccountsPages.fieldErrors(error).reduce(into: [:]) { errors, issue in
+                errors: FieldErrors.prefixed(
+                    FieldErrors.of(error).reduce(into: [:]) { errors, issue in
                         // The one report's fields (`reports[0].appToken`) are the form's.
                         errors[String(issue.key.split(separator: ".").last ?? "form")] = issue.value
                     }, "use"),
@@ -161,7 +161,7 @@ extension QuestsPages {
         } catch let error as DomainError where error.isFormProblem {
             // Each form's errors under names of its own: the report form's fields have the same
             // names, and their errors must not show (or take focus) there.
-            var errors = Self.prefixed(AccountsPages.fieldErrors(error), "ask")
+            var errors = FieldErrors.prefixed(FieldErrors.of(error), "ask")
             // A refusal of the whole request (asked too often) shows by the ask form.
             if let whole = errors.removeValue(forKey: "askForm") { errors["ask"] = whole }
             return try await device(
@@ -190,7 +190,7 @@ extension QuestsPages {
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?zone=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await device(
-                request, context, errors: AccountsPages.fieldErrors(error), values: ["timeZone": form["timeZone"]])
+                request, context, errors: FieldErrors.of(error), values: ["timeZone": form["timeZone"]])
         }
     }
 
@@ -206,7 +206,7 @@ extension QuestsPages {
                 downtimeEnd: downtime ? Int(form["downtimeEnd"]) : nil)
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?rules=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await device(request, context, errors: AccountsPages.fieldErrors(error))
+            return try await device(request, context, errors: FieldErrors.of(error))
         }
     }
 }

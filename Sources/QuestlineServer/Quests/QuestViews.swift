@@ -7,14 +7,6 @@ import QuestlineFeatures
 extension QuestsPages {
     // MARK: View data
 
-    /// A form's field errors under names of its own (`minutes` → `useMinutes`), for pages with
-    /// two forms whose fields share names.
-    static func prefixed(_ errors: [String: String], _ prefix: String) -> [String: String] {
-        Dictionary(
-            errors.map { (prefix + $0.key.prefix(1).uppercased() + $0.key.dropFirst(), $0.value) },
-            uniquingKeysWith: { first, _ in first })
-    }
-
     /// Whether the page offers a guardian's tools for `child` (`AccessPolicy`, as the use cases
     /// decide).
     static func manages(_ me: MemberRecord, _ child: MemberRecord) -> Bool {

@@ -125,7 +125,7 @@ struct QuestsPages {
                 minMinutes: Int(form["minMinutes"]) ?? 0, maxMinutes: Int(form["maxMinutes"]) ?? 0)
             return Response.redirect(to: "/quests/family?saved=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await console(request, context, errors: AccountsPages.fieldErrors(error))
+            return try await console(request, context, errors: FieldErrors.of(error))
         }
     }
 
@@ -189,7 +189,7 @@ struct QuestsPages {
                 "\(app.name) is added as a \(app.role == .learning ? "learning" : "reward") app.")
         } catch let error as DomainError where error.isFormProblem {
             return try await childPage(
-                request, context, errors: AccountsPages.fieldErrors(error),
+                request, context, errors: FieldErrors.of(error),
                 values: [
                     "token": form["token"], "name": form["name"], "icon": form["icon"],
                     "pointsPerMinute": form["pointsPerMinute"],
@@ -205,7 +205,7 @@ struct QuestsPages {
             try await quests.deleteApp(id, token: form["token"], as: me)
             return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await childPage(request, context, errors: AccountsPages.fieldErrors(error))
+            return try await childPage(request, context, errors: FieldErrors.of(error))
         }
     }
 
@@ -218,7 +218,7 @@ struct QuestsPages {
             return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await childPage(
-                request, context, errors: AccountsPages.fieldErrors(error),
+                request, context, errors: FieldErrors.of(error),
                 values: ["points": form["points"], "reason": form["reason"]])
         }
     }

@@ -72,7 +72,7 @@ struct StoriesPages {
 
     /// The first message of a domain error, for a redirect.
     static func message(_ error: DomainError) -> String {
-        AccountsPages.fieldErrors(error).values.first ?? "That did not work."
+        FieldErrors.of(error).values.first ?? "That did not work."
     }
 
     /// A member's own image (a selfie, the profile photo): never cached by anyone else.
@@ -183,7 +183,7 @@ struct StoriesPages {
             return Response.redirect(to: "/stories", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await choose(
-                request, context, errors: AccountsPages.fieldErrors(error),
+                request, context, errors: FieldErrors.of(error),
                 chosen: (form.values("states"), form.values("tracks")))
         }
     }
@@ -492,7 +492,7 @@ struct StoriesPages {
                 me, location: form["location"], favouriteTrack: form["favouriteTrack"], bio: form["bio"])
             return Response.redirect(to: "/stories/profile?saved=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await profile(request, context, errors: AccountsPages.fieldErrors(error))
+            return try await profile(request, context, errors: FieldErrors.of(error))
         }
     }
 

@@ -35,7 +35,7 @@ struct Flash: Sendable {
 
     /// A refused form, back to its page: the first problem, beside its field.
     func redirect(to path: String, refused error: DomainError) -> Response {
-        let issue = AccountsPages.fieldErrors(error).sorted { $0.key < $1.key }.first
+        let issue = FieldErrors.of(error).sorted { $0.key < $1.key }.first
         return redirect(to: path, .error, issue?.value ?? "That did not work.", field: issue?.key)
     }
 

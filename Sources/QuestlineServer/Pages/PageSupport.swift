@@ -1,0 +1,106 @@
+import Foundation
+import Hummingbird
+import QuestlineCore
+
+// What every page shares: the form body, a form's errors by field, the redirect a page throws,
+// and the choices forms offer (hours, time zones). One place, so that no page spells them again.
+
+/// Sends the browser elsewhere (thrown where a page needs a signed-in member).
+struct Redirect: Error {
+    let location: String
+    init(to location: String) { self.location = location }
+}
+
+/// A URL-encoded form body. Missing fields read as empty strings.
+struct Form {
+    private let fields: [String: String]
+    /// Every value, in order, for fields sent more than once (checkboxes).
+    private let pairs: [(String, String)]
+
+    /// The largest form body read.
+    static let maxBytes = 64 * 1024
+
+    init(_ request: Request) async throws {
+        var request = request
+        let buffer = try await request.collectBody(upTo: Self.maxBytes)
+        let pairs = Self.pairs(in: String(buffer: buffer))
+        // The one text rule (`TextRule`), as for the API: no control characters.
+        let issues = pairs.compactMap { TextRule.issue($0.1, field: $0.0) }
+        if !issues.isEmpty { throw DomainError.invalid(issues) }
+        self.fields = Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+        self.pairs = pairs
+    }
+
+    /// The fields of a URL-encoded body, in order (a field sent twice appears twice).
+    static func pairs(in text: String) -> [(String, String)] {
+        text.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String {
+                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
+    /// The first value of each field.
+    static func fields(in text: String) -> [String: String] {
+        Dictionary(pairs(in: text), uniquingKeysWith: { first, _ in first })
+    }
+
+    /// All values of a field sent several times, in order.
+    func values(_ name: String) -> [String] { pairs.filter { $0.0 == name }.map(\.1) }
+
+    subscript(_ name: String) -> String { fields[name] ?? "" }
+}
+
+/// A refusal's messages by field for the templates (`errors.email`), with `errors.form` for a
+/// refusal of the whole form.
+enum FieldErrors {
+    static func of(_ error: DomainError) -> [String: String] {
+        switch error {
+        case .invalid(let issues):
+            return Dictionary(issues.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
+        case .conflict(let field, let message), .forbidden(let message, let field):
+            return [field ?? "form": message]
+        case .unauthenticated(let message), .notFound(let message), .unavailable(let message),
+            .tooManyRequests(_, let message):
+            return ["form": message]
+        }
+    }
+
+    /// A form's errors under names of its own (`minutes` → `useMinutes`), for a page with two
+    /// forms whose fields share names.
+    static func prefixed(_ errors: [String: String], _ prefix: String) -> [String: String] {
+        Dictionary(
+            errors.map { (prefix + $0.key.prefix(1).uppercased() + $0.key.dropFirst(), $0.value) },
+            uniquingKeysWith: { first, _ in first })
+    }
+}
+
+/// The web's post, redirect, get: runs a form's use case and answers with its redirect; a
+/// refusal the person can correct (`DomainError.isFormProblem`) shows the form again, its
+/// errors under their fields. Anything else is the error page.
+func submitting(
+    _ action: () async throws -> Response, refused: (DomainError) async throws -> Response
+) async throws -> Response {
+    do { return try await action() } catch let error as DomainError where error.isFormProblem {
+        return try await refused(error)
+    }
+}
+
+/// An hour of a select ("07:00").
+struct HourOption: Equatable {
+    let value: Int
+    let label: String
+    let selected: Bool
+
+    /// The 24 hours of a day, `selected` marked.
+    static func day(selecting selected: Int) -> [HourOption] {
+        (0..<24).map { HourOption(value: $0, label: String(format: "%02d:00", $0), selected: $0 == selected) }
+    }
+}
+
+/// IANA names offered by the time-zone fields.
+enum TimeZoneNames {
+    static let all: [String] = (TimeZone.knownTimeZoneIdentifiers + ["UTC"]).filter { TimeZoneID($0) != nil }.sorted()
+}
