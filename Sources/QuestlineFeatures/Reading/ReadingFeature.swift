@@ -226,6 +226,58 @@ public struct ReadingFeature: Sendable {
         return model
     }
 
+    /// What a QA preview asks for: a campaign, an instant and zone, and a reader's history.
+    /// Absent values: the first campaign, the clock's now, UTC, not joined, no reads.
+    public struct PreviewQuery: Sendable {
+        public var campaign: String?
+        public var now: String?
+        public var timeZone: String?
+        public var joined: String?
+        public var completed: String?
+        public var reads: [String] = []
+        public var loggedIn = true
+        public var claimed = false
+
+        public init() {}
+    }
+
+    /// The widget for any campaign, date, zone and history, without waiting for the day (QA):
+    /// the model, and the campaigns there are to choose from. Each value refused names its field.
+    public func preview(_ query: PreviewQuery) async throws -> (model: WidgetModel, campaigns: [String]) {
+        let campaigns = try await campaigns()
+        let id = query.campaign ?? campaigns.first?.id ?? ""
+        var validation = FieldValidation()
+        let campaign = validation.check { () throws(DomainError) in
+            guard let found = campaigns.first(where: { $0.id == id }) else {
+                throw .invalid(field: "campaign", "No campaign \"\(id)\".")
+            }
+            return found
+        }
+        let zone = validation.check { () throws(DomainError) in try AccountRules.timeZone(query.timeZone ?? "UTC") }
+        let now = validation.check { () throws(DomainError) in
+            guard let raw = query.now else { return clock.now() }
+            guard let instant = try? Date(raw, strategy: .iso8601) else {
+                throw .invalid(field: "now", "Use an instant like 2026-05-10T08:30:00Z.")
+            }
+            return instant
+        }
+        func day(_ raw: String?, _ field: String) -> LocalDay? {
+            guard let raw, !raw.isEmpty else { return nil }
+            return validation.check { () throws(DomainError) in
+                try DateWindow.day(Substring(raw), field: field, example: "2026-05-08")
+            }
+        }
+        let joined = day(query.joined, "joined")
+        let completed = day(query.completed, "completed")
+        let reads = query.reads.compactMap { day($0, "reads") }
+        try validation.finish()
+        let status = ReaderStatus(
+            loggedIn: query.loggedIn, joinDay: joined, completedOn: completed, claimed: query.claimed,
+            readDays: Set(reads))
+        let model = ReadingWidget.model(campaign: campaign!, status: status, today: LocalDay(now!, in: zone!.timeZone))
+        return (model, campaigns.map(\.id))
+    }
+
     /// The live campaign to announce to a member who has not joined it: once per member and
     /// campaign (recorded as it is shown, on every instance alike); nil otherwise.
     public func joinAnnouncement(for member: MemberRecord) async throws -> Campaign? {

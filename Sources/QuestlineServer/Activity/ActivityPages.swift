@@ -22,35 +22,11 @@ struct ActivityPages {
     private func overview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/activity")
         let view = try await activity.view(member, locale: Locale(identifier: "en_US"))
-        let zone = member.zone
-        let maxReads = max(view.insights.timeline.map(\.reads).max() ?? 0, 1)
-        let maxSaves = max(view.insights.timeline.map(\.saves).max() ?? 0, 1)
         let calendar = try await reading.streakCalendar(
-            for: ReaderIdentity(member),
-            month: try StreakCalendarView.month(request.uri.queryParameters["month"]))
+            for: ReaderIdentity(member), month: try StreakCalendarView.month(request.uri.queryParameters["month"]))
         return pages.page(
-            "activity", title: "Activity",
-            data: [
-                "saved": [
-                    "count": view.saved.count, "lastSaved": view.saved.lastSavedText ?? false,
-                    "thumbnails": view.saved.thumbnails, "hasThumbnails": !view.saved.thumbnails.isEmpty,
-                ],
-                "articlesRead": view.insights.articlesRead30,
-                "timeSpent": Self.duration(view.insights.secondsRead7),
-                "streak": view.insights.currentStreak, "streakUnit": view.insights.currentStreak == 1 ? "day" : "days",
-                "badges": view.badges.map {
-                    ["title": $0.title, "day": Wording.longDate(LocalDay($0.awardedAt, in: zone))]
-                },
-                "noBadges": view.badges.isEmpty,
-                "timeline": view.insights.timeline.map { day in
-                    [
-                        "label": Wording.shortDay(day.day), "reads": day.reads, "saves": day.saves,
-                        "maxReads": maxReads, "maxSaves": maxSaves,
-                    ]
-                },
-                "quiet": view.insights.timeline.allSatisfy { $0.reads == 0 && $0.saves == 0 },
-                "calendar": StreakCalendarView.data(calendar, path: "/activity"),
-            ], context: context, path: "/activity", back: "/")
+            "activity", title: "Activity", model: ActivityPage(view, calendar: calendar, zone: member.zone),
+            context: context, path: "/activity", back: "/")
     }
 
     private func saved(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -58,17 +34,8 @@ struct ActivityPages {
         let articles = try await activity.saved(member, page: try Paging(limit: Paging.maxLimit, offset: 0)).articles
         return pages.page(
             "activity-saved", title: "Saved",
-            data: [
-                "articles": articles.map { article -> [String: Any] in
-                    [
-                        "title": article.title, "language": article.language, "image": article.thumbnailURL ?? false,
-                        "lists": article.lists.map { $0.isEmpty ? "Saved" : $0 }.joined(separator: ", "),
-                        "path": ReadingPages.articlePath(title: article.title, language: article.language),
-                    ]
-                },
-                "none": articles.isEmpty,
-                "notice": request.uri.queryParameters["removed"] != nil ? "Removed from your saved articles." : false,
-            ], context: context, path: "/activity", back: "/activity")
+            model: SavedListPage(articles, removed: request.uri.queryParameters["removed"] != nil), context: context,
+            path: "/activity", back: "/activity")
     }
 
     private func remove(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -92,12 +59,5 @@ struct ActivityPages {
             URLQueryItem(name: "saved", value: "1"),
         ]
         return Response.redirect(to: components.string ?? "/reading", type: .normal)
-    }
-
-    static func duration(_ seconds: Int) -> String {
-        let minutes = seconds / 60
-        if seconds > 0, minutes == 0 { return "< 1 min" }  // some reading, not yet a minute
-        if minutes < 60 { return "\(minutes) min" }
-        return "\(minutes / 60) h \(minutes % 60) min"
     }
 }

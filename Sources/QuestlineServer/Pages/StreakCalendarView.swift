@@ -1,7 +1,28 @@
 import QuestlineCore
 
-/// The streak calendar's template data, shared by the reading page and the Activity tab.
-enum StreakCalendarView {
+/// The streak calendar (`streak-calendar.mustache`), shared by the reading page and the Activity
+/// tab.
+struct StreakCalendarView: Equatable {
+    struct Day: Equatable {
+        var empty = false
+        var number = 0
+        var mark = ""
+        var label = ""
+    }
+
+    struct Week: Equatable {
+        let days: [Day]
+    }
+
+    let title: String
+    /// Links to the neighbouring months, only where there is something to see.
+    let previous: String?
+    let next: String?
+    let weeks: [Week]
+    let readCount: Int
+    let frozenCount: Int
+    let missedCount: Int
+
     /// The month asked for in the address (`?month=YYYY-MM`), nil for the current one.
     static func month(_ raw: Substring?) throws(DomainError) -> LocalDay? {
         guard let raw, !raw.isEmpty else { return nil }
@@ -11,28 +32,31 @@ enum StreakCalendarView {
         return day
     }
 
-    static func data(_ calendar: StreakCalendar, path: String) -> [String: Any] {
-        func link(_ month: LocalDay?) -> Any {
-            month.map { "\(path)?month=\($0.iso.prefix(7))#calendar" } ?? false
+    /// The calendar of the page at `path` (its month links stay on that page).
+    init(_ calendar: StreakCalendar, path: String) {
+        func link(_ month: LocalDay?) -> String? { month.map { "\(path)?month=\($0.iso.prefix(7))#calendar" } }
+        title = calendar.title
+        previous = link(calendar.previous)
+        next = link(calendar.next)
+        weeks = calendar.weeks.map { week in
+            Week(
+                days: week.map { cell in
+                    guard let cell else { return Day(empty: true) }
+                    let what: String =
+                        switch cell.mark {
+                        case .read: "read"
+                        case .frozen: "frozen: a freeze kept the streak"
+                        case .missed: "missed"
+                        case .today: "today, not read yet"
+                        case .none: ""
+                        }
+                    return Day(
+                        number: cell.day.day, mark: cell.mark.rawValue,
+                        label: what.isEmpty ? "\(cell.day.day)" : "\(cell.day.day): \(what)")
+                })
         }
-        let names = ["read", "frozen: a freeze kept the streak", "missed", "today, not read yet", ""]
-        let marks: [StreakCalendar.Mark] = [.read, .frozen, .missed, .today, .none]
-        return [
-            "title": calendar.title, "previous": link(calendar.previous), "next": link(calendar.next),
-            "weeks": calendar.weeks.map { week in
-                [
-                    "days": week.map { cell -> [String: Any] in
-                        guard let cell else { return ["empty": true] }
-                        let what = names[marks.firstIndex(of: cell.mark) ?? 4]
-                        return [
-                            "number": cell.day.day, "mark": cell.mark.rawValue,
-                            "label": what.isEmpty ? "\(cell.day.day)" : "\(cell.day.day): \(what)",
-                        ]
-                    }
-                ]
-            },
-            "readCount": calendar.readCount, "frozenCount": calendar.frozenCount,
-            "missedCount": calendar.missedCount,
-        ]
+        readCount = calendar.readCount
+        frozenCount = calendar.frozenCount
+        missedCount = calendar.missedCount
     }
 }

@@ -68,65 +68,37 @@ struct ReadingPages {
         return response
     }
 
-    /// The widget's template values for the home page and /reading: nil without a campaign,
-    /// and nil once the campaign is removed (the widget is gone; the badge stays in Activity).
-    /// The one-time join announcement's data, or false.
-    func announcementData(_ member: MemberRecord) async throws -> [String: Any]? {
-        guard let campaign = try await reading.joinAnnouncement(for: member) else { return nil }
-        return [
-            "title": campaign.title ?? "The reading challenge",
-            "goal": campaign.goalDays, "end": Wording.longDate(campaign.endDay),
-        ]
+    /// The one-time join announcement for the home page, if the member has one.
+    func announcement(_ member: MemberRecord) async throws -> AnnouncementView? {
+        try await reading.joinAnnouncement(for: member).map(AnnouncementView.init)
     }
 
-    func widgetData(_ reader: ReaderIdentity, surface: String, interactive: Bool = true, impression: Bool = true)
-        async throws -> [String: Any]?
-    {
-        guard let model = try await reading.widget(for: reader, impression: impression, surface: surface),
-            model.state != .removed
-        else {
-            return nil
+    /// The reader's widget (an impression, counted for the funnel): nil without a campaign, and
+    /// nil once the campaign is removed (the widget is gone; the badge stays in Activity).
+    func widget(_ reader: ReaderIdentity, surface: String, impression: Bool = true) async throws -> WidgetModel? {
+        try await reading.widget(for: reader, impression: impression, surface: surface).flatMap {
+            $0.state == .removed ? nil : $0
         }
-        return WidgetView.data(model, interactive: interactive)
     }
 
     // MARK: Pages
 
     private func overview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let (reader, newDevice) = reader(request, context)
-        let widget = try await widgetData(reader, surface: "web")
-        var data: [String: Any] = [
-            "widget": widget ?? false,
-            "signedIn": reader.member != nil,
-            "admin": reader.member.map { AccessPolicy.allows($0.actor, .administer) } ?? false,
-        ]
-        let model = try await reading.widget(for: reader, impression: false)
-        // The challenge is named only when its widget shows: one truthful header, never "No
-        // reading challenge right now" above a challenge's title.
-        // The widget's own buttons are not repeated below it (one Random, not two).
-        data["widgetOffersRandom"] = widget != nil && (model?.ctas.contains { $0.kind == .random } ?? false)
-        if let model, widget != nil {
-            data["campaign"] = ["title": try await reading.campaign(id: model.campaignId).title ?? "Reading challenge"]
-            data["canShare"] = reader.member != nil && model.streak > 0
-            data["shareState"] = model.state.rawValue
-        }
+        let model = try await widget(reader, surface: "web")
+        var calendar: StreakCalendar?
         if reader.member != nil {
-            let calendar = try await reading.streakCalendar(
+            calendar = try await reading.streakCalendar(
                 for: reader, month: try StreakCalendarView.month(request.uri.queryParameters["month"]))
-            data["calendar"] = StreakCalendarView.data(calendar, path: "/reading")
         }
-        if request.uri.queryParameters["claimed"] != nil { data["notice"] = "Your prize is claimed. Enjoy!" }
-        if request.uri.queryParameters["joined"] != nil {
-            // Says what the widget says: reads before joining count.
-            data["notice"] =
-                model?.state == .streakReadToday
-                ? "You've joined the challenge. Today's read is done: come back tomorrow to keep your streak."
-                : (model?.streak ?? 0) > 0
-                    ? "You've joined the challenge. Your \(model!.streak)-day streak counts: read today to keep it."
-                    : "You've joined the challenge. Read an article to start your streak."
-        }
+        var campaign: Campaign?
+        if let model { campaign = try await reading.campaign(id: model.campaignId) }
+        let page = ReadingPage(
+            model: model, campaign: campaign,
+            member: reader.member, calendar: calendar, joined: request.uri.queryParameters["joined"] != nil,
+            claimed: request.uri.queryParameters["claimed"] != nil)
         return Self.withDevice(
-            pages.page("reading", title: "Reading", data: data, context: context, path: "/reading", back: "/"),
+            pages.page("reading", title: "Reading", model: page, context: context, path: "/reading", back: "/"),
             newDevice)
     }
 
@@ -168,18 +140,11 @@ struct ReadingPages {
         let (reader, newDevice) = reader(request, context)
         let query = request.uri.queryParameters["q"].map { String($0.prefix(200)) }
         let (articles, source) = try await reading.search(reader, query: query)
-        let searched = !(query ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+        let page = ReadingSearchPage(query: query, articles: articles, source: source, online: reading.wiki.online)
         return Self.withDevice(
             pages.page(
-                "reading-search", title: "Search",
-                data: [
-                    "q": query ?? "", "articles": articles.map(Self.articleData),
-                    "heading": searched
-                        ? "Articles about \u{201C}\(query ?? "")\u{201D}"
-                        : source == .history ? "Articles you have read" : "Articles to start with",
-                    "offline": searched && source == .pack && reading.wiki.online,
-                    "none": articles.isEmpty,
-                ], context: context, path: "/reading", back: "/reading"), newDevice)
+                "reading-search", title: "Search", model: page, context: context, path: "/reading", back: "/reading"),
+            newDevice)
     }
 
     private func random(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -204,20 +169,14 @@ struct ReadingPages {
         if let member = reader.member {
             saved = try await activity.isSaved(member, language: language, title: shown.title)
         }
+        let page = ArticlePage(
+            shown, signedIn: reader.member != nil, saved: saved,
+            justSaved: request.uri.queryParameters["saved"] != nil, readEvent: UUID.random().uuidString.lowercased(),
+            widget: try await widget(reader, surface: "web"))
         return Self.withDevice(
             pages.page(
-                "reading-article", title: shown.title,
-                data: [
-                    "articleTitle": shown.title, "url": shown.pageURL, "language": language,
-                    "description": shown.description ?? false,
-                    "extract": shown.extract.isEmpty ? false : shown.extract,
-                    "image": shown.thumbnail.map { ["source": $0.source, "alt": shown.title] } ?? false,
-                    "signedIn": reader.member != nil,
-                    "justSaved": request.uri.queryParameters["saved"] != nil,
-                    "saved": saved,
-                    "readEvent": UUID.random().uuidString.lowercased(),
-                    "widget": try await widgetData(reader, surface: "web") ?? false,
-                ], context: context, path: "/reading", back: "/reading/search"), newDevice)
+                "reading-article", title: shown.title, model: page, context: context, path: "/reading",
+                back: "/reading/search"), newDevice)
     }
 
     /// The article page's report that it was opened: the read counts (once per event id), and
@@ -233,10 +192,10 @@ struct ReadingPages {
             return Self.withDevice(
                 Response.redirect(to: Self.articlePath(title: title, language: language), type: .normal), newDevice)
         }
-        guard let widget = try await widgetData(reader, surface: "web", impression: false) else {
+        guard let widget = try await widget(reader, surface: "web", impression: false) else {
             return Self.withDevice(Response(status: .noContent), newDevice)
         }
-        return Self.withDevice(pages.fragment("widget", model: widget, context: context), newDevice)
+        return Self.withDevice(pages.fragment("widget", model: WidgetCard(widget), context: context), newDevice)
     }
 
     private func share(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -260,45 +219,19 @@ struct ReadingPages {
     /// `/reading/preview?campaign=2026&now=2026-05-10T08:30:00Z&timeZone=Europe/Paris&joined=2026-05-02&reads=2026-05-08,2026-05-09`
     private func preview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let q = request.uri.queryParameters
-        let campaigns = try await reading.campaigns()
-        let campaignID = q["campaign"].map(String.init) ?? campaigns.first?.id ?? ""
-        var validation = FieldValidation()
-        let campaign = validation.check { () throws(DomainError) in
-            guard let found = campaigns.first(where: { $0.id == campaignID }) else {
-                throw .invalid(field: "campaign", "No campaign \"\(campaignID)\".")
-            }
-            return found
-        }
-        let zone = validation.check { () throws(DomainError) in
-            try AccountRules.timeZone(q["timeZone"].map(String.init) ?? "UTC")
-        }
-        let now = validation.check { () throws(DomainError) in
-            guard let raw = q["now"] else { return reading.clock.now() }
-            guard let instant = try? Date(String(raw), strategy: .iso8601) else {
-                throw .invalid(field: "now", "Use an instant like 2026-05-10T08:30:00Z.")
-            }
-            return instant
-        }
-        func day(_ raw: Substring, _ field: String) -> LocalDay? {
-            validation.check { () throws(DomainError) in
-                try DateWindow.day(raw, field: field, example: "2026-05-08")
-            }
-        }
-        let joined = q["joined"].flatMap { $0.isEmpty ? nil : day($0, "joined") }
-        let completed = q["completed"].flatMap { $0.isEmpty ? nil : day($0, "completed") }
-        let reads = (q["reads"] ?? "").split(separator: ",").compactMap { day($0, "reads") }
-        try validation.finish()
-        let status = ReaderStatus(
-            loggedIn: q["loggedIn"] != "false", joinDay: joined, completedOn: completed,
-            claimed: q["claimed"] == "true", readDays: Set(reads))
-        let model = ReadingWidget.model(campaign: campaign!, status: status, today: LocalDay(now!, in: zone!.timeZone))
+        var query = ReadingFeature.PreviewQuery()
+        query.campaign = q["campaign"].map(String.init)
+        query.now = q["now"].map(String.init)
+        query.timeZone = q["timeZone"].map(String.init)
+        query.joined = q["joined"].map(String.init)
+        query.completed = q["completed"].map(String.init)
+        query.reads = (q["reads"] ?? "").split(separator: ",").map(String.init)
+        query.loggedIn = q["loggedIn"] != "false"
+        query.claimed = q["claimed"] == "true"
+        let (model, campaigns) = try await reading.preview(query)
         return pages.page(
-            "reading-preview", title: "Widget preview",
-            data: [
-                "widget": WidgetView.data(model, interactive: false),
-                "small": WidgetView.data(model, size: "small", interactive: false),
-                "state": model.state.rawValue, "today": model.today.iso, "campaigns": campaigns.map(\.id),
-            ], context: context, path: "/reading", back: "/reading")
+            "reading-preview", title: "Widget preview", model: WidgetPreviewPage(model, campaigns: campaigns),
+            context: context, path: "/reading", back: "/reading")
     }
 
     /// The reading challenge's funnel for administrators, as a chart (the API gives the numbers).
@@ -313,17 +246,9 @@ struct ReadingPages {
             throw DomainError.notFound("No such campaign.")
         }
         let steps = try await reading.funnel(campaign: campaign.id, as: me)
-        let chart = BarChart(
-            title: "Reading challenge funnel", labels: steps.map(\.name),
-            series: [.init(name: "Members", style: "bar--a", values: steps.map(\.members))])
         return pages.page(
-            "admin-funnel", title: "Challenge funnel",
-            data: [
-                "campaignTitle": campaign.title ?? campaign.id, "chart": chart.funnelSVG,
-                "campaigns": campaigns.map {
-                    ["id": $0.id, "title": $0.title ?? $0.id, "selected": $0.id == campaign.id] as [String: Any]
-                },
-            ], context: context, path: "/reading", back: "/profile")
+            "admin-funnel", title: "Challenge funnel", model: FunnelPage(campaign, steps: steps, campaigns: campaigns),
+            context: context, path: "/reading", back: "/profile")
     }
 
     static func articlePath(_ article: WikiSummary) -> String {
@@ -337,13 +262,5 @@ struct ReadingPages {
             URLQueryItem(name: "language", value: language), URLQueryItem(name: "title", value: title),
         ]
         return components.string ?? "/reading"
-    }
-
-    static func articleData(_ article: WikiSummary) -> [String: Any] {
-        [
-            "title": article.title, "language": article.language, "path": articlePath(article),
-            "description": article.description ?? false, "image": article.thumbnail?.source ?? false,
-            "initial": String(article.title.prefix(1)),
-        ]
     }
 }

@@ -17,32 +17,6 @@ enum WidgetView {
             ".\(colorClass(pair.background, pair.foreground)) { background: \(pair.background); color: \(pair.foreground); }"
         }.sorted().joined(separator: "\n") + "\n"
 
-    /// Template values for `widget.mustache`. Logged-out "join" posts to /reading/join, which
-    /// remembers the device's wish and sends the reader to log in.
-    static func data(_ model: WidgetModel, size: String = "medium", interactive: Bool = true) -> [String: Any] {
-        [
-            "state": model.state.rawValue, "size": size, "colorClass": colorClass(model.color),
-            "family": model.color.family,
-            "title": model.copy.title, "body": model.copy.body, "illustration": illustration(model.illustration),
-            "streak": model.streak, "goal": model.goalDays, "showStreak": model.streak > 0,
-            "freezesLeft": model.freezesLeft, "showFreezes": model.freezesLeft > 0 && model.state != .removed,
-            "readToday": model.readToday, "interactive": interactive, "hasCtas": !model.ctas.isEmpty,
-            "ctas": model.ctas.map { cta -> [String: Any] in
-                var item: [String: Any] = ["label": cta.label, "kind": cta.kind.rawValue]
-                switch cta.kind {
-                case .join, .login: item["post"] = "/reading/join"
-                case .claim: item["post"] = "/reading/claim"
-                case .search, .random, .share:
-                    // A tap is recorded for the funnel: a post, since a GET never writes.
-                    item["post"] = "/reading/go/\(cta.kind.rawValue)"
-                    item["state"] = model.state.rawValue
-                }
-                item["primary"] = cta.kind != .share && cta.kind != .random
-                return item
-            },
-        ]
-    }
-
     /// Inline SVG illustrations, one per id the core names: a globe with a mark.
     static func illustration(_ id: String) -> String {
         let mark: String
@@ -69,5 +43,66 @@ enum WidgetView {
         return
             #"<svg class="widget__art" viewBox="0 0 72 72" width="72" height="72" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="2"><circle cx="28" cy="44" r="20" opacity="0.9"/><path d="M8 44h40M28 24c-8 6-8 34 0 40M28 24c8 6 8 34 0 40" opacity="0.7"/>"#
             + mark + "</svg>"
+    }
+}
+
+/// The widget as a card (`widget.mustache`): the core's model in a size, with its buttons (or
+/// none, where the page offers them itself). Logged-out "join" posts to /reading/join, which
+/// remembers the device's wish and sends the reader to log in.
+struct WidgetCard: Equatable {
+    struct Action: Equatable {
+        let label: String
+        let kind: String
+        /// Where the button posts: a tap is recorded for the funnel (a GET never writes).
+        let post: String
+        /// The state the widget showed, sent with a tap.
+        let state: String?
+        let primary: Bool
+    }
+
+    let state: String
+    let size: String
+    let colorClass: String
+    let family: String
+    let title: String
+    let body: String
+    let illustration: String
+    let streak: Int
+    let goal: Int
+    let showStreak: Bool
+    let freezesLeft: Int
+    let showFreezes: Bool
+    let readToday: Bool
+    let interactive: Bool
+    let hasCtas: Bool
+    let ctas: [Action]
+
+    init(_ model: WidgetModel, size: String = "medium", interactive: Bool = true) {
+        state = model.state.rawValue
+        self.size = size
+        colorClass = WidgetView.colorClass(model.color)
+        family = model.color.family
+        title = model.copy.title
+        body = model.copy.body
+        illustration = WidgetView.illustration(model.illustration)
+        streak = model.streak
+        goal = model.goalDays
+        showStreak = model.streak > 0
+        freezesLeft = model.freezesLeft
+        showFreezes = model.freezesLeft > 0 && model.state != .removed
+        readToday = model.readToday
+        self.interactive = interactive
+        hasCtas = !model.ctas.isEmpty
+        ctas = model.ctas.map { cta in
+            let (post, state): (String, String?) =
+                switch cta.kind {
+                case .join, .login: ("/reading/join", nil)
+                case .claim: ("/reading/claim", nil)
+                case .search, .random, .share: ("/reading/go/\(cta.kind.rawValue)", model.state.rawValue)
+                }
+            return Action(
+                label: cta.label, kind: cta.kind.rawValue, post: post, state: state,
+                primary: cta.kind != .share && cta.kind != .random)
+        }
     }
 }

@@ -1,0 +1,184 @@
+import Foundation
+import QuestlineCore
+import QuestlineFeatures
+
+// The reading screens as typed page models, each built by a pure function from what the
+// feature returns.
+
+/// The one-time announcement of a campaign a member has not joined (`home.mustache`).
+struct AnnouncementView: Equatable {
+    let title: String
+    let goal: Int
+    let end: String
+
+    init(_ campaign: Campaign) {
+        title = campaign.title ?? "The reading challenge"
+        goal = campaign.goalDays
+        end = Wording.longDate(campaign.endDay)
+    }
+}
+
+/// The reading page (`reading.mustache`): the widget, one truthful header, search, and the
+/// streak calendar.
+struct ReadingPage: Equatable {
+    struct CampaignTitle: Equatable { let title: String }
+
+    let notice: String?
+    let widget: WidgetCard?
+    /// The challenge is named only when its widget shows: never "No reading challenge right
+    /// now" above a challenge's title.
+    let campaign: CampaignTitle?
+    /// The widget's own Random is not repeated below it (one Random, not two).
+    let widgetOffersRandom: Bool
+    let canShare: Bool
+    let shareState: String?
+    let signedIn: Bool
+    let admin: Bool
+    let calendar: StreakCalendarView?
+
+    /// `model` is the reader's widget (nil without one), `campaign` its campaign; `joined` and
+    /// `claimed` say what the redirect came back from.
+    init(
+        model: WidgetModel?, campaign: Campaign?, member: MemberRecord?, calendar: StreakCalendar?, joined: Bool,
+        claimed: Bool
+    ) {
+        let shown = model.flatMap { $0.state == .removed ? nil : $0 }
+        widget = shown.map { WidgetCard($0) }
+        self.campaign = shown != nil ? CampaignTitle(title: campaign?.title ?? "Reading challenge") : nil
+        widgetOffersRandom = shown?.ctas.contains { $0.kind == .random } ?? false
+        canShare = member != nil && (shown?.streak ?? 0) > 0
+        shareState = shown?.state.rawValue
+        signedIn = member != nil
+        admin = member.map { AccessPolicy.allows($0.actor, .administer) } ?? false
+        self.calendar = calendar.map { StreakCalendarView($0, path: "/reading") }
+        if joined {
+            // Says what the widget says: reads before joining count.
+            notice =
+                model?.state == .streakReadToday
+                ? "You've joined the challenge. Today's read is done: come back tomorrow to keep your streak."
+                : (model?.streak ?? 0) > 0
+                    ? "You've joined the challenge. Your \(model!.streak)-day streak counts: read today to keep it."
+                    : "You've joined the challenge. Read an article to start your streak."
+        } else {
+            notice = claimed ? "Your prize is claimed. Enjoy!" : nil
+        }
+    }
+}
+
+/// An article in a list: its picture, or its initial where there is none.
+struct ArticleRow: Equatable {
+    let title: String
+    let language: String
+    let path: String
+    let description: String?
+    let image: String?
+    let initial: String
+
+    init(_ article: WikiSummary) {
+        title = article.title
+        language = article.language
+        path = ReadingPages.articlePath(article)
+        description = article.description
+        image = article.thumbnail?.source
+        initial = String(article.title.prefix(1))
+    }
+}
+
+/// Search results, or what to read without a query (`reading-search.mustache`).
+struct ReadingSearchPage: Equatable {
+    let q: String
+    let heading: String
+    /// Searched while Wikipedia could not be reached: the results are the offline pack's.
+    let offline: Bool
+    let none: Bool
+    let articles: [ArticleRow]
+
+    init(query: String?, articles found: [WikiSummary], source: ReadingFeature.ArticleSource, online: Bool) {
+        q = query ?? ""
+        let searched = !(query ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+        heading =
+            searched
+            ? "Articles about \u{201C}\(q)\u{201D}"
+            : source == .history ? "Articles you have read" : "Articles to start with"
+        offline = searched && source == .pack && online
+        none = found.isEmpty
+        articles = found.map(ArticleRow.init)
+    }
+}
+
+/// An article's page (`reading-article.mustache`): the summary, a link to Wikipedia, Save, and
+/// the read its script reports under `readEvent`.
+struct ArticlePage: Equatable {
+    struct Image: Equatable {
+        let source: String
+        let alt: String
+    }
+
+    let articleTitle: String
+    let url: String
+    let language: String
+    let description: String?
+    let extract: String?
+    let image: Image?
+    let signedIn: Bool
+    let justSaved: Bool
+    let saved: Bool
+    let readEvent: String
+    let widget: WidgetCard?
+
+    init(
+        _ shown: WikiSummary, signedIn: Bool, saved: Bool, justSaved: Bool, readEvent: String, widget: WidgetModel?
+    ) {
+        articleTitle = shown.title
+        url = shown.pageURL
+        language = shown.language
+        description = shown.description
+        extract = shown.extract.isEmpty ? nil : shown.extract
+        image = shown.thumbnail.map { Image(source: $0.source, alt: shown.title) }
+        self.signedIn = signedIn
+        self.justSaved = justSaved
+        self.saved = saved
+        self.readEvent = readEvent
+        self.widget = widget.flatMap { $0.state == .removed ? nil : WidgetCard($0) }
+    }
+}
+
+/// The QA preview of a widget state (`reading-preview.mustache`), in both sizes.
+struct WidgetPreviewPage: Equatable {
+    let widget: WidgetCard
+    let small: WidgetCard
+    let state: String
+    let today: String
+    let campaigns: [String]
+
+    init(_ model: WidgetModel, campaigns: [String]) {
+        widget = WidgetCard(model, interactive: false)
+        small = WidgetCard(model, size: "small", interactive: false)
+        state = model.state.rawValue
+        today = model.today.iso
+        self.campaigns = campaigns
+    }
+}
+
+/// The challenge funnel for administrators (`admin-funnel.mustache`).
+struct FunnelPage: Equatable {
+    struct Option: Equatable {
+        let id: String
+        let title: String
+        let selected: Bool
+    }
+
+    let campaignTitle: String
+    let chart: String
+    let campaigns: [Option]
+
+    init(_ campaign: Campaign, steps: [FunnelStep], campaigns: [Campaign]) {
+        campaignTitle = campaign.title ?? campaign.id
+        chart =
+            BarChart(
+                title: "Reading challenge funnel", labels: steps.map(\.name),
+                series: [.init(name: "Members", style: "bar--a", values: steps.map(\.members))]
+            ).funnelSVG
+        self.campaigns = campaigns.map { Option(id: $0.id, title: $0.title ?? $0.id, selected: $0.id == campaign.id) }
+    }
+}
