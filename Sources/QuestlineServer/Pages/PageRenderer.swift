@@ -35,14 +35,14 @@ struct PageRenderer: Sendable {
         page(template, title: title, model: data, context: context, path: path, status: status, back: back)
     }
 
-    /// A full page from a typed page model.
+    /// A full page from a typed page model. `section` adds values a section's pages share to
+    /// the layout's (the stories' own menu).
     func page(
         _ template: String, title: String, model data: Any, context: AppRequestContext,
-        path: String, status: HTTPResponse.Status = .ok, back: String? = nil
+        path: String, status: HTTPResponse.Status = .ok, back: String? = nil, section: [String: Any] = [:]
     ) -> Response {
-        html(
-            render(template, model: data, layout: layout(title: title, context: context, path: path, back: back)),
-            status: status)
+        let layout = layout(title: title, context: context, path: path, back: back).merging(section) { _, new in new }
+        return html(render(template, model: data, layout: layout), status: status)
     }
 
     /// A part of a page (a partial's template), for a script that replaces that part in place:
