@@ -25,18 +25,10 @@ struct PageRenderer: Sendable {
         ("/stories", "Stories", Icons.svg("stories")),
     ]
 
-    /// A full page. `data` fills the page's own template: a typed page model (a struct, read by
-    /// its properties) or, for pages not yet typed, a dictionary; the layout gets title,
-    /// navigation and the signed-in member.
-    func page(
-        _ template: String, title: String, data: [String: Any] = [:], context: AppRequestContext,
-        path: String, status: HTTPResponse.Status = .ok, back: String? = nil
-    ) -> Response {
-        page(template, title: title, model: data, context: context, path: path, status: status, back: back)
-    }
-
-    /// A full page from a typed page model. `section` adds values a section's pages share to
-    /// the layout's (the stories' own menu).
+    /// A full page: `data` is the screen's typed page model (a struct, read by its stored
+    /// properties) that fills the page's own template; the layout gets title, navigation and the
+    /// signed-in member. `section` adds values a section's pages share to the layout's (the
+    /// stories' own menu).
     func page(
         _ template: String, title: String, model data: Any, context: AppRequestContext,
         path: String, status: HTTPResponse.Status = .ok, back: String? = nil, section: [String: Any] = [:]
@@ -96,13 +88,24 @@ struct PageRenderer: Sendable {
 
     func errorPage(_ problem: Problem, context: AppRequestContext) -> Response {
         page(
-            "error", title: problem.title,
-            data: [
-                "status": problem.status,
-                "detail": problem.detail ?? "",
-                "requestId": context.requestID,
-                "signIn": problem.status == 401,
-            ], context: context, path: "", status: problem.httpStatus)
+            "error", title: problem.title, model: ErrorPage(problem, requestID: context.requestID), context: context,
+            path: "", status: problem.httpStatus)
+    }
+}
+
+/// The error page (`error.mustache`): what went wrong, the request's id to quote, and a way to
+/// sign in when that is what is missing.
+struct ErrorPage: Equatable {
+    let status: Int
+    let detail: String
+    let requestId: String
+    let signIn: Bool
+
+    init(_ problem: Problem, requestID: String) {
+        status = problem.status
+        detail = problem.detail ?? ""
+        requestId = requestID
+        signIn = problem.status == 401
     }
 }
 
@@ -113,12 +116,7 @@ struct PageContext: MustacheParent {
     let page: Any
 
     func child(named name: String) -> Any? {
-        if let dictionary = page as? [String: Any] {
-            if let value = dictionary[name] { return value }
-        } else if let value = Self.property(name, of: page) {
-            return value
-        }
-        return layout[name]
+        Self.property(name, of: page) ?? layout[name]
     }
 
     /// A stored property of a model by name, an optional one unwrapped (nil when empty).

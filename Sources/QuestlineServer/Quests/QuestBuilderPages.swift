@@ -31,70 +31,14 @@ extension QuestsPages {
         errors: [String: String] = [:]
     ) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family")
-        let apps = try await quests.apps(child.id, as: me)
-        let rewardMinutes = Dictionary(draft.rewardApps.map { ($0.token, $0.minutes) }, uniquingKeysWith: { a, _ in a })
-        // A field per step of a milestone chain, filled with the draft's steps.
-        let stepFields: [[String: Any]] = (0..<QuestSpec.chainSteps.upperBound).map { index in
-            ["number": index + 1, "value": index < draft.steps.count ? String(draft.steps[index]) : ""]
-        }
+        let page = QuestBuilderPage(
+            child: child, apps: try await quests.apps(child.id, as: me), draft: draft, action: action, editing: editing,
+            errors: errors)
         return pages.page(
-            "quest-builder", title: editing ? "Edit quest" : "New quest",
-            data: [
-                "action": action, "editing": editing, "child": ["id": child.id.rawValue, "name": child.displayName],
-                "values": [
-                    "title": draft.title, "description": draft.description ?? "",
-                    "target": draft.target.map(String.init) ?? "",
-                    "dailyMinimumMinutes": draft.dailyMinimumMinutes.map(String.init) ?? "15",
-                    "withinMinutes": draft.withinMinutes.map(String.init) ?? "30",
-                    "steps": stepFields,
-                    "windowStart": draft.windowStart ?? "", "windowEnd": draft.windowEnd ?? "",
-                    "startDate": draft.startDate ?? "", "endDate": draft.endDate ?? "",
-                ],
-                "goals": GoalType.allCases.map { goal in
-                    [
-                        "value": goal.rawValue, "title": goal.title, "unit": goal.unit.rawValue,
-                        "periods": goal.periods.map(\.rawValue).joined(separator: " "),
-                        "selected": goal.rawValue == draft.goalType,
-                    ] as [String: Any]
-                },
-                "periods": Self.periodTitles.map {
-                    ["value": $0.0, "title": $0.1, "selected": $0.0 == (draft.period ?? "")] as [String: Any]
-                },
-                // The empty choice says what it means: the goal type's own period.
-                "defaultPeriod": Self.periodTitles.first {
-                    $0.0 == (GoalType(rawValue: draft.goalType) ?? .dailyMinutes).periods[0].rawValue
-                }?.1 ?? "Each day",
-                // Every goal but a milestone chain takes a target; a chain's is its number of steps.
-                "targetGoals": GoalType.allCases.filter { $0 != .milestones }.map(\.rawValue).joined(separator: " "),
-                "bonuses": QuestSpec.bonusChoices.map {
-                    ["value": $0, "selected": $0 == (draft.bonusPercent ?? 10)] as [String: Any]
-                },
-                "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].enumerated().map { index, name in
-                    ["value": index + 1, "name": name, "checked": draft.weekdays.contains(index + 1)] as [String: Any]
-                },
-                "learningApps": apps.filter { $0.role == .learning }.map { app -> AppView in
-                    var item = AppView(app)
-                    item.checked = draft.learningApps.contains(app.token)
-                    return item
-                },
-                "rewardApps": apps.filter { $0.role == .reward }.map { app -> AppView in
-                    var item = AppView(app)
-                    item.checked = rewardMinutes[app.token] != nil
-                    item.minutes = rewardMinutes[app.token] ?? 30
-                    return item
-                },
-                "noLearningApps": !apps.contains { $0.role == .learning },
-                "noRewardApps": !apps.contains { $0.role == .reward },
-                "errors": errors,
-            ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest,
+            "quest-builder", title: editing ? "Edit quest" : "New quest", model: page, context: context,
+            path: "/quests", status: errors.isEmpty ? .ok : .badRequest,
             back: editing ? action : "/quests/children/\(child.id.rawValue)")
     }
-
-    /// How often a quest can complete, as the builder words it.
-    static let periodTitles = [
-        ("day", "Each day"), ("week", "Each week (Monday to Sunday)"), ("challenge", "Once, by the end date"),
-        ("run", "Each streak"), ("chain", "Each chain of steps"),
-    ]
 
     static func draft(_ form: Form) -> QuestDraft {
         let rewards = form.values("rewardApps").map { token in
@@ -152,37 +96,14 @@ extension QuestsPages {
     func detail(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: request.uri.path)
         let (view, child, apps) = try await quests.quest(try questID(context), as: me)
-        let spec = view.quest.spec
-        let byToken = Dictionary(apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
         let notice =
             request.uri.queryParameters["created"] != nil
             ? "Quest created. \(child.displayName) sees it now."
-            : request.uri.queryParameters["saved"] != nil ? "Saved." : ""
+            : request.uri.queryParameters["saved"] != nil ? "Saved." : nil
         return pages.page(
-            "quest-detail", title: spec.title,
-            data: [
-                "live": live(me), "quest": Self.card(view, apps: apps),
-                "child": ["id": child.id.rawValue, "name": child.displayName],
-                "guardian": Self.manages(me, child), "paused": view.quest.status == .paused,
-                "description": spec.description ?? false,
-                "rewards": spec.rewardApps.map {
-                    [
-                        "name": byToken[$0.token]?.name ?? $0.token, "icon": byToken[$0.token]?.icon ?? "🎮",
-                        "minutes": $0.minutes,
-                    ]
-                },
-                "hasRewards": !spec.rewardApps.isEmpty,
-                "countedApps": spec.learningApps.isEmpty
-                    ? "All learning apps" : spec.learningApps.map { byToken[$0]?.name ?? $0 }.joined(separator: ", "),
-                "days": spec.weekdays.count == 7
-                    ? "Every day"
-                    : spec.weekdays.sorted().map { ["", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][$0] }.joined(
-                        separator: ", "),
-                "window": spec.window?.description ?? false,
-                "dates": spec.endDay.map { "\(spec.startDay.iso) to \($0.iso)" } ?? "From \(spec.startDay.iso)",
-                "bonus": spec.bonusPercent, "completions": view.completions, "notice": notice.isEmpty ? false : notice,
-            ], context: context, path: "/quests",
-            back: me.role == .guardian ? "/quests/children/\(child.id.rawValue)" : "/quests")
+            "quest-detail", title: view.quest.spec.title,
+            model: QuestDetailPage(view, child: child, apps: apps, viewer: me, notice: notice), context: context,
+            path: "/quests", back: me.role == .guardian ? "/quests/children/\(child.id.rawValue)" : "/quests")
     }
 
     func status(_ request: Request, _ context: AppRequestContext) async throws -> Response {

@@ -10,77 +10,20 @@ extension QuestsPages {
 
     /// The child's device in the browser: what it enforces now (the shield policy), a way to
     /// report use of the child's apps, and (for guardians) the screen-time rules.
-    func device(
-        _ request: Request, _ context: AppRequestContext, errors: [String: String] = [:],
-        values: [String: String] = [:]
-    ) async throws -> Response {
+    func device(_ request: Request, _ context: AppRequestContext, form: FormState = FormState()) async throws
+        -> Response
+    {
         let me = try context.requireWebMember(next: request.uri.path)
         let id = try childID(context)
         let board = try await quests.board(id, as: me)
-        let policy = try await quests.policy(id, as: me)
-        let rules = try await quests.shieldRules(id, as: me)
-        let zone = board.child.zone
-        let names = Dictionary(board.apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
-        let now = quests.clock.now()
-        let reasons: [ShieldPolicy.Reason: String] = [
-            .noGrant: "Blocked: complete a quest or redeem points to unlock it",
-            .downtime: "Blocked: downtime", .notToday: "Blocked: reward apps are off today",
-        ]
-        let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-        let requests = try await quests.timeRequests(id, as: me)
-        let stateWords: [TimeRequest.State: String] = [
-            .pending: "Waiting for an answer", .approved: "Approved", .denied: "Not this time",
-        ]
+        let query = Set(request.uri.queryParameters.map { String($0.key) })
+        let page = DevicePage(
+            board: board, policy: try await quests.policy(id, as: me), rules: try await quests.shieldRules(id, as: me),
+            requests: try await quests.timeRequests(id, as: me), viewer: me, now: quests.clock.now(), form: form,
+            notice: DevicePage.notice(query, child: board.child))
         return pages.page(
-            "quests-device", title: "\(board.child.displayName)'s device",
-            data: [
-                "live": live(me), "child": ["id": id.rawValue, "name": board.child.displayName],
-                "isChild": me.id == id, "guardian": Self.manages(me, board.child),
-                "apps": policy.apps.map { app -> [String: Any] in
-                    [
-                        "name": names[app.token]?.name ?? app.token, "icon": names[app.token]?.icon ?? "🎮",
-                        "blocked": app.blocked,
-                        "state": app.blocked
-                            ? reasons[app.reason] ?? "Blocked"
-                            : "Unlocked \(app.unlockedUntil.map { Wording.until($0, now: now, in: zone) } ?? "") · \(app.minutesLeft) min left"
-                            ,
-                    ]
-                },
-                "noRewardApps": policy.apps.isEmpty,
-                "shield": Self.shield(board, now: quests.clock.now()),
-                "rewardApps": board.apps.filter { $0.role == .reward }.map {
-                    ["token": $0.token, "name": $0.name, "icon": $0.icon]
-                },
-                "requests": requests.prefix(10).map { request -> [String: Any] in
-                    [
-                        "id": request.id, "minutes": request.minutes, "note": request.note,
-                        "app": names[request.appToken].map { "\($0.icon) \($0.name)" } ?? request.appToken,
-                        "state": stateWords[request.state] ?? "", "pending": request.state == .pending,
-                        "when": Wording.at(request.createdAt, now: now, in: zone),
-                    ]
-                },
-                "hasRequests": !requests.isEmpty,
-                "nextChange": policy.nextChange.map { Wording.at($0, now: now, in: zone) } ?? false,
-                "usageApps": board.apps.map { ["token": $0.token, "name": $0.name, "icon": $0.icon] },
-                "days": (1...7).map {
-                    ["value": $0, "name": weekdayNames[$0 - 1], "checked": rules.rewardDays.contains($0)]
-                        as [String: Any]
-                },
-                "downtime": rules.downtime != nil,
-                "startHours": HourOption.day(selecting: rules.downtime?.start ?? 20),
-                "endHours": HourOption.day(selecting: rules.downtime?.end ?? 7),
-                "errors": errors, "values": values.merging(["timeZone": board.child.timeZone]) { typed, _ in typed },
-                "timeZones": TimeZoneNames.all,
-                "notice": request.uri.queryParameters["zone"] != nil
-                    ? "\(board.child.displayName)'s time zone is saved."
-                    : request.uri.queryParameters["reported"] != nil
-                        ? "Use reported."
-                        : request.uri.queryParameters["rules"] != nil
-                            ? "The screen-time rules are saved."
-                            : request.uri.queryParameters["asked"] != nil
-                                ? "Asked. You'll see the answer here."
-                                : request.uri.queryParameters["answered"] != nil ? "Answered." : false,
-            ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest,
+            "quests-device", title: "\(board.child.displayName)'s device", model: page, context: context,
+            path: "/quests", status: form.error.map { Problem.from($0).httpStatus } ?? .ok,
             back: me.id == id ? "/quests" : "/quests/children/\(id.rawValue)")
     }
 
@@ -97,36 +40,10 @@ extension QuestsPages {
         }
         let child = try await quests.child(id, as: me)
         let report = try await quests.weeklyReport(id, as: me, last: asked)
-        let today = LocalDay(quests.clock.now(), in: child.zone)
-        let labels = report.days.map { Wording.shortDay($0.day) }
-        let charts = [
-            BarChart(
-                title: "Learning minutes", labels: labels,
-                series: [.init(name: "Minutes", style: "bar--a", values: report.days.map(\.learningMinutes))]),
-            BarChart(
-                title: "Quests completed", labels: labels,
-                series: [.init(name: "Quests", style: "bar--a", values: report.days.map(\.questsCompleted))]),
-            BarChart(
-                title: "Points earned and spent", labels: labels,
-                series: [
-                    .init(name: "Earned", style: "bar--a", values: report.days.map(\.pointsEarned)),
-                    .init(name: "Spent", style: "bar--b", values: report.days.map(\.pointsSpent)),
-                ]),
-        ]
+        let page = WeeklyReportPage(report, child: child, today: LocalDay(quests.clock.now(), in: child.zone))
         return pages.page(
-            "quests-report", title: "\(child.displayName)'s week",
-            data: [
-                "child": ["id": id.rawValue, "name": child.displayName],
-                "range": "\(Wording.shortDay(report.first)) – \(Wording.shortDay(report.last))",
-                "charts": charts.map { ["svg": $0.svg, "title": $0.title] },
-                "totals": [
-                    "\(report.learningMinutes) minute\(report.learningMinutes == 1 ? "" : "s") learned",
-                    "\(report.questsCompleted) quest\(report.questsCompleted == 1 ? "" : "s") completed",
-                    "\(report.pointsEarned) points earned", "\(report.pointsSpent) spent",
-                ].joined(separator: " · "),
-                "previous": report.first.adding(days: -1).iso,
-                "next": report.last < today ? min(report.last.adding(days: 7), today).iso : false,
-            ], context: context, path: "/quests", back: "/quests/children/\(id.rawValue)")
+            "quests-report", title: "\(child.displayName)'s week", model: page, context: context, path: "/quests",
+            back: "/quests/children/\(id.rawValue)")
     }
 
     /// The device reports use of one of the child's apps, ending now.
@@ -138,14 +55,13 @@ extension QuestsPages {
             _ = try await quests.reportSession(id, appToken: form["appToken"], minutes: Int(form["minutes"]), as: me)
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?reported=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await device(
-                request, context,
-                errors: FieldErrors.prefixed(
-                    FieldErrors.of(error).reduce(into: [:]) { errors, issue in
-                        // The one report's fields (`reports[0].appToken`) are the form's.
-                        errors[String(issue.key.split(separator: ".").last ?? "form")] = issue.value
-                    }, "use"),
-                values: ["minutes": form["minutes"], "appToken": form["appToken"]])
+            var refused = FormState(values: ["minutes": form["minutes"], "appToken": form["appToken"]], error: error)
+            refused.errors = FieldErrors.prefixed(
+                refused.errors.reduce(into: [:]) { errors, issue in
+                    // The one report's fields (`reports[0].appToken`) are the form's.
+                    errors[String(issue.key.split(separator: ".").last ?? "form")] = issue.value
+                }, "use")
+            return try await device(request, context, form: refused)
         }
     }
 
@@ -161,11 +77,11 @@ extension QuestsPages {
         } catch let error as DomainError where error.isFormProblem {
             // Each form's errors under names of its own: the report form's fields have the same
             // names, and their errors must not show (or take focus) there.
-            var errors = FieldErrors.prefixed(FieldErrors.of(error), "ask")
+            var refused = FormState(values: ["askMinutes": form["minutes"], "note": form["note"]], error: error)
+            refused.errors = FieldErrors.prefixed(refused.errors, "ask")
             // A refusal of the whole request (asked too often) shows by the ask form.
-            if let whole = errors.removeValue(forKey: "askForm") { errors["ask"] = whole }
-            return try await device(
-                request, context, errors: errors, values: ["askMinutes": form["minutes"], "note": form["note"]])
+            if let whole = refused.errors.removeValue(forKey: "askForm") { refused.errors["ask"] = whole }
+            return try await device(request, context, form: refused)
         }
     }
 
@@ -190,7 +106,7 @@ extension QuestsPages {
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?zone=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await device(
-                request, context, errors: FieldErrors.of(error), values: ["timeZone": form["timeZone"]])
+                request, context, form: FormState(values: ["timeZone": form["timeZone"]], error: error))
         }
     }
 
@@ -206,7 +122,7 @@ extension QuestsPages {
                 downtimeEnd: downtime ? Int(form["downtimeEnd"]) : nil)
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?rules=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            return try await device(request, context, errors: FieldErrors.of(error))
+            return try await device(request, context, form: FormState(error: error))
         }
     }
 }

@@ -12,12 +12,6 @@ extension QuestsPages {
     static func manages(_ me: MemberRecord, _ child: MemberRecord) -> Bool {
         child.householdID.map { AccessPolicy.allows(me.actor, .manageHousehold($0)) } ?? false
     }
-
-    static func app(_ app: QuestApp) -> AppView { AppView(app) }
-
-    static func card(_ view: QuestView, apps: [QuestApp]) -> QuestCardView { QuestCardView(view, apps: apps) }
-
-    static func shield(_ board: QuestBoard, now: Date) -> ShieldView { ShieldView(board, now: now) }
 }
 
 // MARK: Typed page models

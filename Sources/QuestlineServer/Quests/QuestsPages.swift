@@ -75,10 +75,6 @@ struct QuestsPages {
         return id
     }
 
-    func live(_ member: MemberRecord) -> Any {
-        member.householdID.map { "/api/v1/households/\($0.rawValue)/events" } ?? false
-    }
-
     // MARK: Guardian console
 
     func console(_ request: Request, _ context: AppRequestContext, errors: [String: String] = [:]) async throws
@@ -88,112 +84,69 @@ struct QuestsPages {
         if me.role == .child { return Response.redirect(to: "/quests", type: .normal) }
         guard let household = me.householdID else {
             return pages.page(
-                "quests-family", title: "Family", data: ["noHousehold": true], context: context, path: "/quests",
-                back: "/")
+                "quests-family", title: "Family", model: FamilyConsolePage.withoutHousehold, context: context,
+                path: "/quests", back: "/")
         }
-        var children: [[String: Any]] = []
-        for child in try await quests.children(as: me) {
-            let board = try await quests.board(child.id, as: me)
-            children.append([
-                "id": child.id.rawValue, "name": child.displayName, "balance": board.balance,
-                "quests": board.quests.count, "done": board.quests.filter { $0.card.state == .completed }.count,
-                "streak": board.stats.currentStreak, "apps": board.apps.count,
-            ])
-        }
-        let rules = try await quests.rules(household, as: me)
+        var boards: [QuestBoard] = []
+        for child in try await quests.children(as: me) { boards.append(try await quests.board(child.id, as: me)) }
+        let page = FamilyConsolePage(
+            viewer: me, household: household, boards: boards, rules: try await quests.rules(household, as: me),
+            errors: errors, saved: request.uri.queryParameters["saved"] != nil)
         return pages.page(
-            "quests-family", title: "Family",
-            data: [
-                "live": live(me), "guardian": AccessPolicy.allows(me.actor, .manageHousehold(household)),
-                "children": children,
-                "noChildren": children.isEmpty,
-                "rules": [
-                    "pointsPerMinute": rules.pointsPerMinute, "minMinutes": rules.minMinutes,
-                    "maxMinutes": rules.maxMinutes,
-                ],
-                "errors": errors, "notice": request.uri.queryParameters["saved"] != nil ? "Saved." : false,
-            ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/")
+            "quests-family", title: "Family", model: page, context: context, path: "/quests",
+            status: errors.isEmpty ? .ok : .badRequest, back: "/")
     }
 
     func setRules(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family")
         let form = try await Form(request)
         guard let household = me.householdID else { throw DomainError.notFound("Create a household first.") }
-        do {
+        return try await submitting {
             _ = try await quests.setRules(
                 household, as: me, pointsPerMinute: Int(form["pointsPerMinute"]) ?? 0,
                 minMinutes: Int(form["minMinutes"]) ?? 0, maxMinutes: Int(form["maxMinutes"]) ?? 0)
             return Response.redirect(to: "/quests/family?saved=1", type: .normal)
-        } catch let error as DomainError where error.isFormProblem {
-            return try await console(request, context, errors: FieldErrors.of(error))
+        } refused: { error in
+            try await console(request, context, errors: FieldErrors.of(error))
         }
     }
 
     // MARK: A child, seen by a guardian
 
-    func childPage(
-        _ request: Request, _ context: AppRequestContext, errors: [String: String] = [:],
-        values: [String: String] = [:]
-    ) async throws -> Response {
+    func childPage(_ request: Request, _ context: AppRequestContext, form: FormState = FormState()) async throws
+        -> Response
+    {
         let me = try context.requireWebMember(next: request.uri.path)
         let board = try await quests.board(try childID(context), as: me)
-        let child = board.child
-        // What the device reported as installed, with icons, for the guardian to pick from.
-        let chosen = Set(board.apps.map(\.token))
-        let deviceApps = try await quests.deviceApps(child.id, as: me)
-        let icons = Dictionary(
-            deviceApps.filter(\.hasIcon).map {
-                ($0.app.token, APIImplementation.deviceIconPath(child.id, token: $0.app.token))
-            }, uniquingKeysWith: { a, _ in a })
-        func withIcon(_ app: QuestApp) -> AppView {
-            var view = AppView(app)
-            view.iconURL = icons[app.token]
-            return view
-        }
+        let notice =
+            flash.text(of: .notice, in: request)
+            ?? (request.uri.queryParameters["deleted"] != nil
+                ? "The quest is deleted. Points and unlocks it paid stay." : nil)
+        let page = ChildQuestsPage(
+            board: board, deviceApps: try await quests.deviceApps(board.child.id, as: me), viewer: me,
+            now: quests.clock.now(), form: form, notice: notice)
         return pages.page(
-            "quests-child", title: child.displayName,
-            data: [
-                "live": live(me), "child": ["id": child.id.rawValue, "name": child.displayName],
-                "balance": board.balance,
-                "guardian": Self.manages(me, child),
-                "learningApps": board.apps.filter { $0.role == .learning }.map(withIcon),
-                "rewardApps": board.apps.filter { $0.role == .reward }.map(withIcon),
-                "deviceApps": deviceApps.filter { !chosen.contains($0.app.token) }.map { entry -> [String: Any] in
-                    [
-                        "token": entry.app.token, "name": entry.app.name, "category": entry.app.category,
-                        "iconURL": icons[entry.app.token] ?? false,
-                    ]
-                },
-                "hasDeviceApps": deviceApps.contains { !chosen.contains($0.app.token) },
-                "noApps": board.apps.isEmpty, "hasLearning": board.apps.contains { $0.role == .learning },
-                "quests": board.quests.map { Self.card($0, apps: board.apps) }, "noQuests": board.quests.isEmpty,
-                "shield": Self.shield(board, now: quests.clock.now()),
-                "errors": errors, "values": values,
-                "notice": flash.text(of: .notice, in: request)
-                    ?? (request.uri.queryParameters["deleted"] != nil
-                        ? "The quest is deleted. Points and unlocks it paid stay." : false as Any)
-                    ,
-            ], context: context, path: "/quests", status: errors.isEmpty ? .ok : .badRequest, back: "/quests/family")
+            "quests-child", title: board.child.displayName, model: page, context: context, path: "/quests",
+            status: form.error.map { Problem.from($0).httpStatus } ?? .ok, back: "/quests/family")
     }
 
     func putApp(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family")
         let id = try childID(context)
         let form = try await Form(request)
-        do {
+        return try await submitting {
             let app = try await quests.putApp(
                 id, as: me, token: form["token"], name: form["name"], icon: form["icon"], role: form["role"],
                 pointsPerMinute: form["pointsPerMinute"].isEmpty ? nil : Int(form["pointsPerMinute"]) ?? 0)
             return flash.redirect(
                 to: "/quests/children/\(id.rawValue)", .notice,
                 "\(app.name) is added as a \(app.role == .learning ? "learning" : "reward") app.")
-        } catch let error as DomainError where error.isFormProblem {
-            return try await childPage(
-                request, context, errors: FieldErrors.of(error),
-                values: [
-                    "token": form["token"], "name": form["name"], "icon": form["icon"],
-                    "pointsPerMinute": form["pointsPerMinute"],
-                ])
+        } refused: { error in
+            let values = [
+                "token": form["token"], "name": form["name"], "icon": form["icon"],
+                "pointsPerMinute": form["pointsPerMinute"],
+            ]
+            return try await childPage(request, context, form: FormState(values: values, error: error))
         }
     }
 
@@ -201,11 +154,11 @@ struct QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family")
         let id = try childID(context)
         let form = try await Form(request)
-        do {
+        return try await submitting {
             try await quests.deleteApp(id, token: form["token"], as: me)
             return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
-        } catch let error as DomainError where error.isFormProblem {
-            return try await childPage(request, context, errors: FieldErrors.of(error))
+        } refused: { error in
+            try await childPage(request, context, form: FormState(error: error))
         }
     }
 
@@ -213,13 +166,12 @@ struct QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family")
         let id = try childID(context)
         let form = try await Form(request)
-        do {
+        return try await submitting {
             _ = try await quests.adjust(id, points: Int(form["points"]) ?? 0, reason: form["reason"], as: me)
             return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
-        } catch let error as DomainError where error.isFormProblem {
-            return try await childPage(
-                request, context, errors: FieldErrors.of(error),
-                values: ["points": form["points"], "reason": form["reason"]])
+        } refused: { error in
+            let values = ["points": form["points"], "reason": form["reason"]]
+            return try await childPage(request, context, form: FormState(values: values, error: error))
         }
     }
 }
