@@ -1,0 +1,110 @@
+import Foundation
+import QuestlineCore
+import QuestlineStore
+import Testing
+
+@testable import QuestlineServer
+
+/// The page models are pure functions of what the features return: built here from values,
+/// without a server or HTTP.
+@Suite struct PageModelTests {
+    let now = try! Date("2026-05-07T10:00:00Z", strategy: .iso8601)
+
+    func member(
+        _ name: String, role: HouseholdRole?, household: HouseholdID? = HouseholdID(UUID()),
+        zone: String = "Europe/Berlin"
+    ) -> MemberRecord {
+        MemberRecord(
+            id: MemberID(UUID()), email: role == .child ? nil : "\(name.lowercased())@example.com",
+            username: role == .child ? name.lowercased() : nil, displayName: name, timeZone: zone,
+            householdID: role == nil ? nil : household, role: role, createdAt: now)
+    }
+
+    @Test func theCardShopKnowsWhatTheBalanceCoversBeforeAsking() {
+        let cards = [
+            TradingCard(id: "banking", name: "Banking", image: "b.svg", rarity: .rare, price: 300, description: ""),
+            TradingCard(id: "pit", name: "Pit stop", image: "p.svg", rarity: .common, price: 150, description: ""),
+        ]
+        let page = StoriesShopPage(query: "", cards: cards, balance: 150, owned: ["pit": 2], notice: nil)
+        #expect(page.cards.map(\.affordable) == [false, true])
+        #expect(page.cards.map(\.short) == [150, 0])
+        #expect(page.cards.map(\.owned) == [nil, 2])
+        #expect(page.cards[0].image == "/content/stories/b.svg")
+        #expect(!page.none)
+    }
+
+    @Test func theStoriesMenuMarksTheSectionOfEachPage() {
+        #expect(StoryNavItem.menu(for: "stories-shop").filter(\.current).map(\.path) == ["/stories/points"])
+        #expect(StoryNavItem.menu(for: "story-page").filter(\.current).map(\.path) == ["/stories"])
+        #expect(StoryNavItem.menu(for: "stories-help").filter(\.current).map(\.title) == ["Help"])
+    }
+
+    @Test func theWeeklyReportCountsInWordsAndStopsAtToday() {
+        let today = LocalDay(year: 2026, month: 5, day: 7)!
+        let zone = TimeZone(identifier: "Europe/Berlin")!
+        let report = WeeklyReport(
+            last: today, zone: zone, learning: [today: 1], completions: [now], ledger: [(now, 12), (now, -5)])
+        let child = member("Mia", role: .child)
+        let page = WeeklyReportPage(report, child: child, today: today)
+        #expect(page.totals == "1 minute learned · 1 quest completed · 12 points earned · 5 spent")
+        #expect(page.range == "Fri 1 – Thu 7")
+        #expect(page.next == nil)
+        #expect(page.previous == "2026-04-30")
+        #expect(page.charts.map(\.title) == ["Learning minutes", "Quests completed", "Points earned and spent"])
+        let earlier = WeeklyReportPage(
+            WeeklyReport(last: today.adding(days: -7), zone: zone, learning: [:], completions: [], ledger: []),
+            child: child, today: today)
+        #expect(earlier.next == "2026-05-07")
+        #expect(earlier.totals.hasPrefix("0 minutes learned · 0 quests completed"))
+    }
+
+    @Test func theProfileOffersWhatThePolicyAllowsAndKeepsARefusedChildForm() {
+        let household = HouseholdID(UUID())
+        let guardian = member("Ada", role: .guardian, household: household)
+        let child = member("Mia", role: .child, household: household)
+        let record = HouseholdRecord(id: household, name: "The Lovelaces", members: [guardian, child])
+        let preferences = NotificationPreferences(streakReminders: true, quietHours: nil)
+        let refused = FormState(
+            values: ["displayName": "Tom", "username": "tom"],
+            error: .invalid(field: "password", "Use at least 8 characters."))
+        let page = ProfilePage(guardian, household: record, notifications: preferences, refused: .child(refused))
+        #expect(!page.isChild && page.canDeleteSelf)
+        #expect(page.childValues["username"] == "tom")
+        #expect(page.childErrors == ["password": "Use at least 8 characters."])
+        #expect(page.errors.isEmpty)
+        #expect(page.household?.members.map(\.deletable) == [false, true])
+        #expect(page.household?.isGuardian == true)
+
+        let childsOwn = ProfilePage(child, household: record, notifications: preferences)
+        #expect(childsOwn.isChild && !childsOwn.canDeleteSelf)
+        #expect(childsOwn.household?.members.allSatisfy { !$0.deletable } == true)
+        #expect(childsOwn.values["timeZone"] == "Europe/Berlin")
+    }
+
+    @Test func theErrorPageOffersASignInOnlyWhenThatIsWhatIsMissing() {
+        let missing = ErrorPage(Problem.from(DomainError.unauthenticated("Sign in first.")), requestID: "r1")
+        #expect(missing.signIn && missing.status == 401 && missing.detail == "Sign in first.")
+        let gone = ErrorPage(Problem.from(DomainError.notFound("No such quest.")), requestID: "r2")
+        #expect(!gone.signIn && gone.status == 404 && gone.requestId == "r2")
+    }
+
+    @Test func theDevicePageSaysWhatTheRedirectCameBackFrom() {
+        let child = member("Mia", role: .child)
+        #expect(DevicePage.notice(["zone"], child: child) == "Mia's time zone is saved.")
+        #expect(DevicePage.notice(["reported"], child: child) == "Use reported.")
+        #expect(DevicePage.notice([], child: child) == nil)
+    }
+
+    /// The renderer reads a model's stored properties, an empty optional as absent (so the
+    /// template's section is skipped), a filled one as its value.
+    @Test func templatesReadStoredPropertiesAndOptionals() {
+        let page = ErrorPage(Problem.from(DomainError.notFound("Gone.")), requestID: "r1")
+        #expect(PageContext.property("requestId", of: page) as? String == "r1")
+        let shop = StoriesShopPage(query: "", cards: [], balance: 0, owned: [:], notice: nil)
+        #expect(PageContext.property("notice", of: shop) == nil)
+        #expect(PageContext.property("nothing", of: shop) == nil)
+        let context = PageContext(layout: ["notice": "from the layout", "title": "Shop"], page: shop)
+        #expect(context.child(named: "title") as? String == "Shop")
+        #expect(context.child(named: "balance") as? Int == 0)
+    }
+}
