@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 /// The server-rendered web app: the stand-in for the phone screens. Pages call the same use
 /// cases as the API; a form error is shown next to its field, with the typed values kept. This

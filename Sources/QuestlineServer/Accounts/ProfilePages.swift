@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 /// The profile and its forms: name, zone and language; notifications; the household and its
 /// children; the member's data (download, delete). A refused form shows the profile again with

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
-import QuestlineStore
 
 /// The Activity tab in the web app: the Saved module (tap leads to the Saved list), articles
 /// read, time spent, streak, badges and the last days; the Saved list with unsave.
