@@ -100,6 +100,21 @@ struct HourOption: Equatable {
     }
 }
 
+/// A weekday of a form's checkboxes (1 = Monday, the ISO numbering the core uses).
+struct WeekdayOption: Equatable {
+    let value: Int
+    let name: String
+    let checked: Bool
+
+    /// The seven days, Monday first, with `checked` marked.
+    static func week(checking checked: some Sequence<Int>) -> [WeekdayOption] {
+        let checked = Set(checked)
+        return Wording.shortWeekdays.enumerated().map {
+            WeekdayOption(value: $0.offset + 1, name: $0.element, checked: checked.contains($0.offset + 1))
+        }
+    }
+}
+
 /// IANA names offered by the time-zone fields.
 enum TimeZoneNames {
     static let all: [String] = (TimeZone.knownTimeZoneIdentifiers + ["UTC"]).filter { TimeZoneID($0) != nil }.sorted()

@@ -43,12 +43,6 @@ struct QuestBuilderPage: Equatable {
         let selected: Bool
     }
 
-    struct Weekday: Equatable {
-        let value: Int
-        let name: String
-        let checked: Bool
-    }
-
     /// How often a quest can complete, as the builder words it.
     static let periodTitles = [
         ("day", "Each day"), ("week", "Each week (Monday to Sunday)"), ("challenge", "Once, by the end date"),
@@ -66,7 +60,7 @@ struct QuestBuilderPage: Equatable {
     /// Every goal but a milestone chain takes a target; a chain's is its number of steps.
     let targetGoals: String
     let bonuses: [Bonus]
-    let weekdays: [Weekday]
+    let weekdays: [WeekdayOption]
     let learningApps: [AppView]
     let rewardApps: [AppView]
     let noLearningApps: Bool
@@ -101,9 +95,7 @@ struct QuestBuilderPage: Equatable {
             }?.1 ?? "Each day"
         targetGoals = GoalType.allCases.filter { $0 != .milestones }.map(\.rawValue).joined(separator: " ")
         bonuses = QuestSpec.bonusChoices.map { Bonus(value: $0, selected: $0 == (draft.bonusPercent ?? 10)) }
-        weekdays = Wording.shortWeekdays.enumerated().map {
-            Weekday(value: $0.offset + 1, name: $0.element, checked: draft.weekdays.contains($0.offset + 1))
-        }
+        weekdays = WeekdayOption.week(checking: draft.weekdays)
         let rewardMinutes = Dictionary(draft.rewardApps.map { ($0.token, $0.minutes) }, uniquingKeysWith: { a, _ in a })
         learningApps = apps.filter { $0.role == .learning }.map { app in
             var item = AppView(app)

@@ -36,12 +36,6 @@ struct DevicePage: Equatable {
         let when: String
     }
 
-    struct Weekday: Equatable {
-        let value: Int
-        let name: String
-        let checked: Bool
-    }
-
     /// What each refusal of the shield says on the device.
     static let reasons: [ShieldPolicy.Reason: String] = [
         .noGrant: "Blocked: complete a quest or redeem points to unlock it",
@@ -63,7 +57,7 @@ struct DevicePage: Equatable {
     let hasRequests: Bool
     let nextChange: String?
     let usageApps: [AppChoice]
-    let days: [Weekday]
+    let days: [WeekdayOption]
     let downtime: Bool
     let startHours: [HourOption]
     let endHours: [HourOption]
@@ -104,9 +98,7 @@ struct DevicePage: Equatable {
         hasRequests = !requests.isEmpty
         nextChange = policy.nextChange.map { Wording.at($0, now: now, in: zone) }
         usageApps = board.apps.map(AppChoice.init)
-        days = Wording.shortWeekdays.enumerated().map {
-            Weekday(value: $0.offset + 1, name: $0.element, checked: rules.rewardDays.contains($0.offset + 1))
-        }
+        days = WeekdayOption.week(checking: rules.rewardDays)
         downtime = rules.downtime != nil
         startHours = HourOption.day(selecting: rules.downtime?.start ?? 20)
         endHours = HourOption.day(selecting: rules.downtime?.end ?? 7)
