@@ -107,4 +107,29 @@ import Testing
         #expect(context.child(named: "title") as? String == "Shop")
         #expect(context.child(named: "balance") as? Int == 0)
     }
+
+    /// A form token is made on first use: nothing is minted for a request that never reads it;
+    /// a browser without a cookie gets a new id once, a browser with one keeps it.
+    @Test func aFormTokenIsMadeOnlyWhenAPageAsksForIt() {
+        let calls = Counter()
+        let fresh = FormTokenSource(held: nil) { browser in
+            calls.add()
+            return "token-for-" + browser
+        }
+        #expect(fresh.minted == nil && calls.value == 0)
+        let token = fresh.token
+        let minted = try! #require(fresh.minted)
+        #expect(token == "token-for-" + minted && FormTokenMiddleware.wellFormed(minted))
+        #expect(fresh.token == token && calls.value == 1)
+        let held = FormTokenSource(held: "browser-id") { "token-for-" + $0 }
+        #expect(held.token == "token-for-browser-id" && held.minted == nil)
+    }
+}
+
+/// Counts calls from a `@Sendable` closure.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func add() { lock.withLock { count += 1 } }
 }

@@ -34,6 +34,31 @@ import Testing
         }
     }
 
+    /// One envelope for every answer (request id, security headers, metrics), and a form token
+    /// only where a page uses one: a probe or an API call mints no browser id.
+    @Test func everyAnswerHasItsEnvelopeAndOnlyPagesMintAFormBrowser() async throws {
+        try await Harness.run { app in
+            for path in ["/health", "/api/v1/me", "/login", "/nowhere"] {
+                let reply = try await app.send(.get, path, headers: [.accept: "text/html"])
+                #expect(reply.headers[.init("X-Content-Type-Options")!] == "nosniff", "\(path)")
+                #expect(reply.headers[.init("Referrer-Policy")!] == "same-origin", "\(path)")
+                #expect(reply.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true, "\(path)")
+                #expect(reply.headers[.init("X-Request-Id")!]?.count == 36, "\(path)")
+                let browser = reply.headers[values: .setCookie].contains { $0.hasPrefix("ql_csrf=") }
+                #expect(browser == (path == "/login"), "\(path)")
+            }
+            // The login page's token is bound to the browser id it set.
+            let login = try await app.send(.get, "/login", headers: [.accept: "text/html"])
+            let token = try #require(login.text.firstMatch(of: /name="_csrf" value="([^"]+)"/)?.output.1)
+            #expect(token.count == 43)
+            let metrics = try await app.send(.get, "/metrics")
+            #expect(
+                metrics.text.contains(
+                    #"hb_requests{http_route="/login",http_request_method="GET",http_response_status_code="200"}"#))
+            #expect(metrics.text.contains(#"http_server_active_requests{http_request_method="GET"}"#))
+        }
+    }
+
     @Test func retriedWritesWithAnIdempotencyKeyHappenOnce() async throws {
         try await Harness.run { app in
             let body = #"{"email":"ada@example.com","password":"password123","displayName":"Ada","timeZone":"UTC"}"#

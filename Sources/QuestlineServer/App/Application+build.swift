@@ -81,9 +81,8 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     // transaction and AsyncHTTPClient one per outgoing call, inside it).
     if configuration.tracing { router.addMiddleware { TracingMiddleware() } }
     router.addMiddleware {
-        RequestIDMiddleware()
-        MetricsMiddleware()
-        SecurityHeadersMiddleware()
+        // Request id, metrics and security headers in one level (#37).
+        EnvelopeMiddleware()
         ErrorMiddleware(pages: pages, accounts: accounts)
         // Before anything that decides by route (`RoutePolicy`): one spelling per address.
         CanonicalPathMiddleware()

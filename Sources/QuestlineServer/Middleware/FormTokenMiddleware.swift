@@ -27,8 +27,11 @@ struct FormTokenMiddleware: RouterMiddleware {
         var context = context
         let cookie = request.cookies[Self.cookieName]?.value
         let held = cookie.flatMap { value in Self.wellFormed(value) ? value : nil }
-        let browser = held ?? Self.newBrowserID()
-        context.formToken = token(browser: browser, session: context.identity.tokenHash)
+        let session = context.identity.tokenHash
+        // Made when first read (a page's layout, the check below): an API call, a probe or a
+        // file costs no random id and no HMAC (#37: it was a tenth of `/health`'s CPU).
+        let source = FormTokenSource(held: held) { browser in token(browser: browser, session: session) }
+        context.formTokens = source
         var request = request
         if RoutePolicy.of(request, context).isForm {
             let body = try await request.collectBody(upTo: Form.maxBytes)
@@ -36,7 +39,7 @@ struct FormTokenMiddleware: RouterMiddleware {
             guard held != nil, Self.same(sent, context.formToken) else { throw Self.expired }
         }
         var response = try await next(request, context)
-        if held == nil, response.headers[.contentType]?.hasPrefix("text/html") == true {
+        if let browser = source.minted, response.headers[.contentType]?.hasPrefix("text/html") == true {
             response.setCookie(
                 Cookie(
                     name: Self.cookieName, value: browser, maxAge: 400 * 86_400, path: "/", secure: secure,
@@ -77,4 +80,31 @@ struct FormTokenMiddleware: RouterMiddleware {
         guard x.count == y.count else { return false }
         return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
+}
+
+/// A browser's form token, made on first use: the browser's id from its cookie, or a new one
+/// (`minted`, which the response then sets), and the HMAC of it with the session.
+final class FormTokenSource: @unchecked Sendable {
+    private let lock = NSLock()
+    private let held: String?
+    private let make: @Sendable (String) -> String
+    private var made: (browser: String, token: String)?
+
+    init(held: String?, make: @escaping @Sendable (String) -> String) {
+        self.held = held
+        self.make = make
+    }
+
+    var token: String {
+        lock.withLock {
+            if let made { return made.token }
+            let browser = held ?? FormTokenMiddleware.newBrowserID()
+            let token = make(browser)
+            made = (browser, token)
+            return token
+        }
+    }
+
+    /// The new browser id made for this response, if a token was asked for without a cookie.
+    var minted: String? { lock.withLock { held == nil ? made?.browser : nil } }
 }

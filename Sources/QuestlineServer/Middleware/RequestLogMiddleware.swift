@@ -3,7 +3,7 @@ import Logging
 
 /// One log line per request, when it is answered: method, path (never the query string, which
 /// can carry search text), the matched route, status and duration. It runs after the session
-/// is read, so the line also carries `member_id`; `request_id` comes from `RequestIDMiddleware`.
+/// is read, so the line also carries `member_id`; `request_id` comes from `EnvelopeMiddleware`.
 /// Headers and bodies are never logged (they carry tokens, cookies and passwords).
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext

@@ -17,8 +17,10 @@ public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: Identity = .anonymous
     public var requestID: String = ""
-    /// The token this browser's forms carry in this session (`FormTokenMiddleware`).
-    public var formToken: String = ""
+    /// Where this browser's form token comes from (`FormTokenMiddleware`), nil before it.
+    var formTokens: FormTokenSource?
+    /// The token this browser's forms carry in this session, made when first read.
+    public var formToken: String { formTokens?.token ?? "" }
     /// The connection's peer (a trusted proxy may name another client: `ClientAddressRule`).
     public let remoteAddress: SocketAddress?
     /// Large enough for a photo upload; `BodyLimitMiddleware` sets the real limit per route.

@@ -2,24 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Security headers on every response, errors included.
-struct SecurityHeadersMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
-        -> Response
-    {
-        var response = try await next(request, context)
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[.referrerPolicy] = "same-origin"
-        if response.headers[.contentSecurityPolicy] == nil {
-            response.headers[.contentSecurityPolicy] =
-                "default-src 'self'; img-src 'self' data: https://upload.wikimedia.org; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
-        }
-        return response
-    }
-}
-
 /// Refuses web form posts from another origin, `null` (a sandboxed frame, a `data:` page)
 /// included. Defence in depth: every form also carries a token (`FormTokenMiddleware`), which
 /// is what stops a post without an `Origin`. (The JSON API uses bearer tokens or the cookie with
