@@ -14,18 +14,6 @@ struct DevicePage: Equatable {
         let state: String
     }
 
-    struct AppChoice: Equatable {
-        let token: String
-        let name: String
-        let icon: String
-
-        init(_ app: QuestApp) {
-            token = app.token
-            name = app.name
-            icon = app.icon
-        }
-    }
-
     struct Request: Equatable {
         let id: String
         let minutes: Int
@@ -52,11 +40,11 @@ struct DevicePage: Equatable {
     let apps: [App]
     let noRewardApps: Bool
     let shield: ShieldView
-    let rewardApps: [AppChoice]
+    let rewardApps: [AppView]
     let requests: [Request]
     let hasRequests: Bool
     let nextChange: String?
-    let usageApps: [AppChoice]
+    let usageApps: [AppView]
     let days: [WeekdayOption]
     let downtime: Bool
     let startHours: [HourOption]
@@ -87,7 +75,7 @@ struct DevicePage: Equatable {
         }
         noRewardApps = policy.apps.isEmpty
         shield = ShieldView(board, now: now)
-        rewardApps = board.apps.filter { $0.role == .reward }.map(AppChoice.init)
+        rewardApps = board.apps.filter { $0.role == .reward }.map(AppView.init)
         self.requests = requests.prefix(10).map { request in
             Request(
                 id: request.id, minutes: request.minutes, note: request.note,
@@ -97,7 +85,7 @@ struct DevicePage: Equatable {
         }
         hasRequests = !requests.isEmpty
         nextChange = policy.nextChange.map { Wording.at($0, now: now, in: zone) }
-        usageApps = board.apps.map(AppChoice.init)
+        usageApps = board.apps.map(AppView.init)
         days = WeekdayOption.week(checking: rules.rewardDays)
         downtime = rules.downtime != nil
         startHours = HourOption.day(selecting: rules.downtime?.start ?? 20)

@@ -205,7 +205,7 @@ struct BoardPage {
 
     /// From the board and the message a redirect left (a redemption's answer).
     init(board: QuestBoard, message: Flash.Message?, now: Date) {
-        live = board.child.householdID.map { "/api/v1/households/\($0.rawValue)/events" }
+        live = liveEventsPath(board.child)
         childId = board.child.id.rawValue
         balance = board.balance
         streak = board.stats.currentStreak

@@ -19,10 +19,11 @@ extension StoriesPages {
         let id = try param(context, "story")
         let chapterIndex = try index(context, "chapter")
         let pageIndex = try index(context, "page")
-        let (story, chapter, _) = try await stories.openPage(me, story: id, chapter: chapterIndex, page: pageIndex)
+        let (story, chapter, shown) = try await stories.openPage(me, story: id, chapter: chapterIndex, page: pageIndex)
         let comments = try await stories.comments(story: id, chapter: chapterIndex, limit: 100, offset: 0)
         let page = StoryChapterPage(
-            story: story, chapter: chapterIndex, page: pageIndex, comments: comments, viewer: me,
+            story: story, chapter: chapter, at: chapterIndex, page: shown, at: pageIndex, comments: comments,
+            viewer: me,
             commentsOpen: request.uri.queryParameters["comments"] != nil,
             commentError: flash.text(of: .error, in: request))
         return render("story-page", chapter.title, page, context, back: "/stories/read/\(id)")

@@ -107,12 +107,12 @@ struct StoryChapterPage: Equatable {
     let commentError: String?
     let here: String
 
+    /// `chapter` and `page` as `StoriesFeature.openPage` found them at `chapterIndex` and
+    /// `pageIndex` (it refuses indices outside the story).
     init(
-        story: Story, chapter chapterIndex: Int, page pageIndex: Int, comments: [StoryComment], viewer: MemberRecord,
-        commentsOpen: Bool, commentError: String?
+        story: Story, chapter: StoryChapter, at chapterIndex: Int, page: StoryPage, at pageIndex: Int,
+        comments: [StoryComment], viewer: MemberRecord, commentsOpen: Bool, commentError: String?
     ) {
-        let chapter = story.chapters[chapterIndex]
-        let page = chapter.pages[pageIndex]
         let base = "/stories/read/\(story.id)/\(chapterIndex)"
         let nextChapter =
             chapterIndex + 1 < story.chapters.count ? "/stories/read/\(story.id)/\(chapterIndex + 1)/0" : nil
