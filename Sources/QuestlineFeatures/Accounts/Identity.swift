@@ -1,5 +1,5 @@
 public import QuestlineCore
-public import QuestlineStore
+import QuestlineStore
 
 /// Who is asking, as resolved from the session cookie or bearer token.
 public struct Identity: Sendable {

@@ -90,18 +90,15 @@ public final class Database: @unchecked Sendable {
     /// Who checkpoints SQLite's log; with `.background`, the owner calls `checkpoint()`.
     public let checkpoints: WALCheckpoints
     let logger: Logger
-    private let sqlitePool: EventLoopGroupConnectionPool<SQLiteTunedSource>?
+    /// SQLite: a writer, readers and a checkpoint connection, each on a thread of its own (not
+    /// the shared `NIOThreadPool.singleton`, which also hashes passwords).
+    private let sqlite: SQLiteConnections?
     private let postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>?
-    /// SQLite's blocking calls run here, not on the shared `NIOThreadPool.singleton` (which
-    /// also hashes passwords): one thread per pooled connection, so none waits for a thread.
-    private let sqliteThreads: NIOThreadPool?
-    /// One SQLite write transaction at a time in this process (see `AsyncLock`).
+    /// One SQLite write transaction at a time in this process (see `AsyncLock`): the writer
+    /// connection's turn.
     private let sqliteWriteLock = AsyncLock()
-    /// The connection `checkpoint()` uses (SQLite, opened on first use), kept apart from the
-    /// pool so that a checkpoint never holds a connection a request is waiting for.
-    private let checkpointConnection = NIOLockedValueBox<EventLoopFuture<SQLiteConnection>?>(nil)
-    private let sqliteSource: SQLiteTunedSource?
-    static let sqliteConnectionsPerLoop = 2
+    /// SQLite reader connections per core.
+    static let sqliteReadersPerCore = 2
     /// PostgreSQL connections per event loop when no pool size is given.
     public static let defaultPostgresConnectionsPerLoop = 8
     /// How PostgreSQL is reached (for connections outside the pool: the live-event listener).
@@ -109,11 +106,11 @@ public final class Database: @unchecked Sendable {
     /// The most pooled connections this instance opens (PostgreSQL: per event loop × loops).
     public let poolSize: Int
 
-    /// Where batched writers run their transactions: on SQLite, the single writer's own thread
-    /// (see `DedicatedExecutor`); on PostgreSQL, anywhere (each statement goes through a socket
+    /// Where batched writers run their transactions: on SQLite, the writer connection's own
+    /// thread (see `ThreadedSQLiteConnection`); on PostgreSQL, anywhere (each statement goes through a socket
     /// served by an event loop anyway, and a thread of its own measured slower for single
     /// reads: 0.68–0.71 of the baseline against 0.74–0.75, and only 5% faster for batches).
-    public var writerExecutor: (any TaskExecutor)? { flavor == .sqlite ? DedicatedExecutor.writer : nil }
+    public var writerExecutor: (any TaskExecutor)? { sqlite?.writer.executor }
 
     /// `poolSize` caps PostgreSQL's pooled connections for the whole instance (spread over the
     /// event loops, at least one each); nil keeps `defaultPostgresConnectionsPerLoop` a loop.
@@ -128,19 +125,13 @@ public final class Database: @unchecked Sendable {
         switch location {
         case .sqlite(let path):
             flavor = .sqlite
-            // One thread per pooled connection, and one for the checkpoint connection.
-            let threads = NIOThreadPool(numberOfThreads: Self.sqliteConnectionsPerLoop * System.coreCount + 1)
-            threads.start()
-            sqliteThreads = threads
-            let source = SQLiteTunedSource(
-                path: path, threadPool: threads, autocheckpointPages: checkpoints.autocheckpointPages)
-            sqliteSource = source
-            sqlitePool = EventLoopGroupConnectionPool(
-                source: source, maxConnectionsPerEventLoop: Self.sqliteConnectionsPerLoop, requestTimeout: .seconds(30),
-                logger: logger, on: group)
+            let readers = Self.sqliteReadersPerCore * System.coreCount
+            sqlite = SQLiteConnections(
+                path: path, pragmas: SQLiteTuning.pragmas(autocheckpointPages: checkpoints.autocheckpointPages),
+                readers: readers, logger: logger)
             postgresPool = nil
             postgresConfiguration = nil
-            self.poolSize = Self.sqliteConnectionsPerLoop * System.coreCount
+            self.poolSize = readers + 1
         case .postgres(let url):
             flavor = .postgres
             var configuration: SQLPostgresConfiguration
@@ -161,9 +152,7 @@ public final class Database: @unchecked Sendable {
             postgresPool = EventLoopGroupConnectionPool(
                 source: PostgresConnectionSource(sqlConfiguration: configuration),
                 maxConnectionsPerEventLoop: perLoop, requestTimeout: .seconds(30), logger: logger, on: group)
-            sqlitePool = nil
-            sqliteThreads = nil
-            sqliteSource = nil
+            sqlite = nil
         }
     }
 
@@ -182,11 +171,11 @@ public final class Database: @unchecked Sendable {
     /// through `transaction`, even a single statement, so SQLite writers queue in order.
     public func withConnection<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         let asked = DispatchTime.now().uptimeNanoseconds
-        if let pool = sqlitePool {
-            let connection = try await pool.requestConnection(logger: logger).get()
-            defer { pool.releaseConnection(connection, logger: logger) }
+        if let sqlite {
+            let connection = await sqlite.checkOut()
+            defer { sqlite.checkIn(connection) }
             recordPoolWait(since: asked)
-            return try await body(connection.sql(queryLogLevel: .trace))
+            return try await connection.run { db in try await body(db) }
         } else {
             let pool = postgresPool!
             let connection = try await pool.requestConnection(logger: logger).get()
@@ -229,20 +218,29 @@ public final class Database: @unchecked Sendable {
     private func runTransaction<T: Sendable>(
         _ claims: [IdempotencyClaim], _ members: [MemberID], _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
-        try await withConnection { db in
-            try await db.raw(flavor == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
-            do {
-                let result = try await body(db)
-                try await ActingMember.check(members, flavor: flavor, on: db)
-                for claim in claims { try await claim.markApplied(on: db) }
-                try await db.raw("COMMIT").run()
-                return result
-            } catch {
-                do { try await db.raw("ROLLBACK").run() } catch {
-                    logger.error("Rollback failed", metadata: ["error": "\(error)"])
-                }
-                throw error
+        // SQLite: the whole transaction on the writer connection's thread, one hop.
+        if let sqlite {
+            return try await sqlite.writer.run { db in try await inTransaction(db, claims, members, body) }
+        }
+        return try await withConnection { db in try await inTransaction(db, claims, members, body) }
+    }
+
+    private func inTransaction<T: Sendable>(
+        _ db: any SQLDatabase, _ claims: [IdempotencyClaim], _ members: [MemberID],
+        _ body: (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        try await db.raw(flavor == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
+        do {
+            let result = try await body(db)
+            try await ActingMember.check(members, flavor: flavor, on: db)
+            for claim in claims { try await claim.markApplied(on: db) }
+            try await db.raw("COMMIT").run()
+            return result
+        } catch {
+            do { try await db.raw("ROLLBACK").run() } catch {
+                logger.error("Rollback failed", metadata: ["error": "\(error)"])
             }
+            throw error
         }
     }
 
@@ -272,21 +270,10 @@ public final class Database: @unchecked Sendable {
     /// the last pass; nil on PostgreSQL.
     @discardableResult
     public func checkpoint() async throws -> (logPages: Int, copiedPages: Int)? {
-        guard let source = sqliteSource else { return nil }
-        let opening = checkpointConnection.withLockedValue { opened in
-            if let opened { return opened }
-            let future = source.makeConnection(logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
-            opened = future
-            return future
-        }
-        let connection: SQLiteConnection
-        do { connection = try await opening.get() } catch {
-            checkpointConnection.withLockedValue { $0 = nil }  // try again next time
-            throw error
-        }
+        guard let connection = sqlite?.checkpointer else { return nil }
         // busy, log, checkpointed: the log's pages and how many of them are copied.
         func pass() async throws -> (logPages: Int, copiedPages: Int) {
-            let row = try await connection.sql().raw("PRAGMA wal_checkpoint(PASSIVE)").first()
+            let row = try await connection.run { db in try await db.raw("PRAGMA wal_checkpoint(PASSIVE)").first() }
             guard let row, let log = try? row.decode(column: "log", as: Int.self),
                 let copied = try? row.decode(column: "checkpointed", as: Int.self)
             else { return (0, 0) }
@@ -332,56 +319,35 @@ public final class Database: @unchecked Sendable {
     }
 
     public func shutdown() async {
-        if let connection = checkpointConnection.withLockedValue({ $0 }) {
-            try? await connection.get().close().get()
-        }
+        await sqlite?.shutdown()
         do {
-            try await sqlitePool?.shutdownAsync()
             try await postgresPool?.shutdownAsync()
-            try await sqliteThreads?.shutdownGracefully()
         } catch {
             logger.warning("Database pool shutdown", metadata: ["error": "\(error)"])
         }
     }
 }
 
-/// Opens SQLite connections tuned for a server: WAL journal, NORMAL sync (durable in WAL
-/// across process crashes), a busy timeout instead of "database is locked", foreign keys on.
-/// The log is checkpointed as `WALCheckpoints` says, and cut back to 64 MB when it restarts
-/// (a burst of writes would otherwise leave a file as large as the burst).
-struct SQLiteTunedSource: ConnectionPoolSource {
-    let path: String
-    let threadPool: NIOThreadPool
-    let autocheckpointPages: Int
-
-    func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
-        SQLiteConnection.open(storage: .file(path: path), threadPool: threadPool, logger: logger, on: eventLoop).flatMap
-        { connection in
-            let pragmas = [
-                "PRAGMA busy_timeout = 10000",
-                "PRAGMA journal_mode = WAL",
-                "PRAGMA synchronous = NORMAL",
-                "PRAGMA foreign_keys = ON",
-                "PRAGMA wal_autocheckpoint = \(autocheckpointPages)",
-                "PRAGMA journal_size_limit = \(64 << 20)",
-            ]
-            var chain = eventLoop.makeSucceededVoidFuture()
-            for pragma in pragmas {
-                chain = chain.flatMap { connection.query(pragma).map { _ in () } }
-            }
-            return chain.map { connection }.flatMapError { error in
-                connection.close().flatMapThrowing { throw error }
-            }
-        }
+/// How Questline opens SQLite for a server: WAL journal, NORMAL sync (durable in WAL across
+/// process crashes), a busy timeout instead of "database is locked", foreign keys on. The log
+/// is checkpointed as `WALCheckpoints` says, and cut back to 64 MB when it restarts (a burst of
+/// writes would otherwise leave a file as large as the burst).
+enum SQLiteTuning {
+    static func pragmas(autocheckpointPages: Int) -> [String] {
+        [
+            "PRAGMA busy_timeout = 10000",
+            "PRAGMA journal_mode = WAL",
+            "PRAGMA synchronous = NORMAL",
+            "PRAGMA foreign_keys = ON",
+            "PRAGMA wal_autocheckpoint = \(autocheckpointPages)",
+            "PRAGMA journal_size_limit = \(64 << 20)",
+        ]
     }
 }
 
 /// Whether `error` is a unique-constraint violation, on either database.
 public func isUniqueViolation(_ error: any Error) -> Bool {
-    if let sqlite = error as? SQLiteError {
-        return sqlite.reason == .constraintUniqueFailed || sqlite.reason == .constraintPrimaryKeyFailed
-            || (sqlite.reason == .constraint && sqlite.message.contains("UNIQUE"))
-    }
+    if let sqlite = error as? SQLiteFailure { return sqlite.isUniqueViolation }
     if let postgres = error as? PSQLError {
         return postgres.serverInfo?[.sqlState] == "23505"
     }

@@ -1,21 +1,18 @@
 import NIOCore
 import NIOPosix
 
-/// A task executor on a thread of its own (one NIO event loop, used only for this).
+/// A task executor on one NIO event loop's thread, used only for this.
 ///
-/// The group-committed writer runs here: its transaction is a chain of short steps (BEGIN, the
-/// inserts, the summary, COMMIT), each resuming after SQLite's thread answers. On the shared
-/// event loops every resumption waited in line behind whole request bodies being decoded, and
-/// the single writer's turn grew with the load; here it resumes at once.
+/// Each SQLite connection has one (see `ThreadedSQLiteConnection`): a unit of work on the
+/// connection moves onto its thread once and runs its statements there, instead of hopping
+/// between an event loop and SQLite's thread for each statement. The group-committed writers
+/// run on the writer connection's, so their transactions resume at once, not in line behind
+/// whole request bodies being decoded on the shared event loops.
 final class DedicatedExecutor: TaskExecutor {
-    private let loop: any EventLoop
+    let loop: any EventLoop
 
-    /// The executor the group-committed writers share (created on first use; its thread lives
-    /// as long as the process, like NIO's own singleton loops).
-    static let writer = DedicatedExecutor()
-
-    private init() {
-        loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+    init(loop: any EventLoop) {
+        self.loop = loop
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
