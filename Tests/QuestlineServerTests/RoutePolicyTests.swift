@@ -26,7 +26,16 @@ import Testing
         ]
         for (path, canonical) in cases {
             #expect(CanonicalPathMiddleware.canonical(path) == canonical, "\(path)")
+            // The one-pass check never calls a path canonical that is not.
+            if CanonicalPathMiddleware.isPlainlyCanonical(path) { #expect(canonical == nil, "\(path)") }
         }
+        for path in ["/", "/api/v1/reading/widget", "/quests/abc-1/edit", "/a.b/c."] {
+            #expect(CanonicalPathMiddleware.isPlainlyCanonical(path), "\(path)")
+        }
+        for path in ["", "a/b", "/a/", "/a//b", "/.well-known/x", "/a/%41"] {
+            #expect(!CanonicalPathMiddleware.isPlainlyCanonical(path), "\(path)")
+        }
+        #expect(CanonicalPathMiddleware.canonical("/.well-known/x") == nil)
     }
 
     /// Every route in the policy table is a route of the router: a renamed route cannot
