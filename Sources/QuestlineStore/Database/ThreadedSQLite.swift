@@ -152,7 +152,8 @@ final class ThreadedSQLiteConnection: @unchecked Sendable {
                     utf8.withMemoryRebound(to: CChar.self) { text in
                         // A nil pointer would bind NULL, not the empty text.
                         guard let start = text.baseAddress else {
-                            return sqlite_nio_sqlite3_bind_text64(statement, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
+                            return sqlite_nio_sqlite3_bind_text64(
+                                statement, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
                         }
                         return sqlite_nio_sqlite3_bind_text64(
                             statement, index, start, UInt64(text.count), Self.transient, UInt8(SQLITE_UTF8))
@@ -250,7 +251,36 @@ struct SQLiteRowValues: SQLRow {
                 SQLCodingKey(stringValue: column),
                 .init(codingPath: [], debugDescription: "No column \(column) in the row"))
         }
-        return try SQLiteDataDecoder().decode(D.self, from: values[position])
+        let value = values[position]
+        return try Self.direct(value, as: D.self) ?? Self.decoder.decode(D.self, from: value)
+    }
+
+    /// One decoder for every row (each `SQLiteDataDecoder()` makes a `JSONDecoder`).
+    private static let decoder = SQLiteDataDecoder()
+
+    /// The hot column types read without the decoder's dynamic casts: text as `String`, an
+    /// integer as `Int` or `Int64`, a real as `Double`, and these as optionals (NULL is nil). Any
+    /// other pairing (nil here) goes to SQLiteKit's decoder, which gives the same answers for
+    /// these and handles the rest.
+    static func direct<D>(_ value: SQLiteData, as type: D.Type) -> D? {
+        switch value {
+        case .text(let text):
+            if D.self == String.self { return unsafeBitCast(text, to: D.self) }
+            if D.self == String?.self { return unsafeBitCast(String?.some(text), to: D.self) }
+        case .integer(let number):
+            if D.self == Int64.self { return unsafeBitCast(Int64(number), to: D.self) }
+            if D.self == Int.self { return unsafeBitCast(number, to: D.self) }
+            if D.self == Int64?.self { return unsafeBitCast(Int64?.some(Int64(number)), to: D.self) }
+            if D.self == Int?.self { return unsafeBitCast(Int?.some(number), to: D.self) }
+        case .float(let number):
+            if D.self == Double.self { return unsafeBitCast(number, to: D.self) }
+        case .null:
+            if D.self == String?.self { return unsafeBitCast(String?.none, to: D.self) }
+            if D.self == Int64?.self { return unsafeBitCast(Int64?.none, to: D.self) }
+            if D.self == Int?.self { return unsafeBitCast(Int?.none, to: D.self) }
+        case .blob: break
+        }
+        return nil
     }
 }
 
@@ -272,13 +302,15 @@ struct ThreadedSQLiteDatabase: SQLDatabase {
     var dialect: any SQLDialect { SQLiteDialect() }
     var queryLogLevel: Logger.Level? { .trace }
 
+    /// One encoder for every statement (each `SQLiteDataEncoder()` makes a `JSONEncoder`).
+    private static let encoder = SQLiteDataEncoder()
+
     private func runNow(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
         let (sql, binds) = serialize(query)
         if logger.logLevel <= .trace {
             logger.trace("Executing query", metadata: ["sql": .string(sql)])
         }
-        let encoder = SQLiteDataEncoder()
-        try connection.query(sql, try binds.map { try encoder.encode($0) }, { onRow($0) })
+        try connection.query(sql, try binds.map { try Self.encoder.encode($0) }, { onRow($0) })
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void)
