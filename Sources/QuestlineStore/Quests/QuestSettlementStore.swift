@@ -6,18 +6,20 @@ import SQLKit
 /// plan. Both run in one write transaction, under the child's points lock.
 extension QuestQueries {
     /// What `QuestSettlement.plan` needs for `scope`: the child's catalog, usage, stored
-    /// earnings and the bonuses paid.
+    /// earnings and the bonuses paid, in two statements (the usage; the earnings and bonuses
+    /// together), besides the quests the caller read and the catalog when not given.
     /// `catalog`: the child's apps when the caller read them in this transaction already.
     public func settlementInput(
         _ child: MemberID, zone: TimeZone, quests: [Quest], scope: SettlementScope, now: Date,
         catalog: [QuestApp]? = nil
     ) async throws -> SettlementInput {
         let catalog = if let catalog { catalog } else { try await apps(child) }
+        let stored = try await earningsAndPaidBonuses(
+            child, days: scope.touched, quests: quests.map(\.id), since: scope.firstDay)
         return SettlementInput(
             now: now, zone: zone, scope: scope, catalog: catalog, quests: quests,
             usage: try await reports(child, from: scope.usageFrom, to: scope.usageTo),
-            earnings: try await earnings(child, days: scope.touched),
-            paid: try await paidBonuses(quests.map(\.id), since: scope.firstDay))
+            earnings: stored.earnings, paid: stored.paid)
     }
 
     /// The totals `QuestSettlement.withTotals` completes `plan` with.
@@ -31,24 +33,47 @@ extension QuestQueries {
             pointsEarned: try await points.balance(child).earned, awarded: Set(try await badges(child).map(\.id)))
     }
 
-    /// The bonus paid for each completed period of `quests` whose key is `since` or later.
-    func paidBonuses(_ quests: [QuestID], since: LocalDay) async throws -> [CompletedPeriod: Int] {
-        guard !quests.isEmpty else { return [:] }
-        let ids = SQLList(quests.map { SQLBind($0.rawValue) })
-        let rows = try await db.raw(
-            """
-            SELECT challenge_id, period_key, bonus FROM quest_completions
-            WHERE challenge_id IN (\(ids)) AND period_key >= \(bind: since.iso)
-            """
-        ).all()
+    /// The child's stored earnings on `days`, and the bonus paid for each completed period of
+    /// `quests` whose key is `since` or later: one statement (`UNION ALL` of the two tables,
+    /// told apart by `kind`), or none when there is neither a day nor a quest to ask about.
+    func earningsAndPaidBonuses(_ child: MemberID, days: Set<LocalDay>, quests: [QuestID], since: LocalDay)
+        async throws -> (earnings: [DayEarning], paid: [CompletedPeriod: Int])
+    {
+        var parts: [SQLQueryString] = []
+        if !days.isEmpty {
+            let list = SQLList(days.sorted().map { SQLBind($0.iso) })
+            parts.append(
+                """
+                SELECT 'earning' AS kind, token AS name, local_day AS day_or_period, minutes AS amount, points
+                FROM quest_earnings WHERE child_id = \(bind: child.rawValue) AND local_day IN (\(list))
+                """)
+        }
+        if !quests.isEmpty {
+            let ids = SQLList(quests.map { SQLBind($0.rawValue) })
+            parts.append(
+                """
+                SELECT 'paid' AS kind, challenge_id AS name, period_key AS day_or_period, bonus AS amount, 0 AS points
+                FROM quest_completions WHERE challenge_id IN (\(ids)) AND period_key >= \(bind: since.iso)
+                """)
+        }
+        guard !parts.isEmpty else { return ([], [:]) }
+        let rows = try await db.raw(parts.joined(separator: " UNION ALL ")).all()
+        var earnings: [DayEarning] = []
         var paid: [CompletedPeriod: Int] = [:]
         for row in rows {
-            let period = CompletedPeriod(
-                quest: QuestID(try row.decode(column: "challenge_id", as: String.self))!,
-                periodKey: try row.decode(column: "period_key", as: String.self))
-            paid[period] = Int(try row.decode(column: "bonus", as: Int64.self))
+            let name = try row.decode(column: "name", as: String.self)
+            let key = try row.decode(column: "day_or_period", as: String.self)
+            let amount = Int(try row.decode(column: "amount", as: Int64.self))
+            if try row.decode(column: "kind", as: String.self) == "paid" {
+                paid[CompletedPeriod(quest: QuestID(name)!, periodKey: key)] = amount
+            } else {
+                earnings.append(
+                    DayEarning(
+                        token: name, day: LocalDay(iso: key)!, minutes: amount,
+                        points: Int(try row.decode(column: "points", as: Int64.self))))
+            }
         }
-        return paid
+        return (earnings, paid)
     }
 
     /// Writes a settlement plan: a statement per kind of change, however many rows it has.

@@ -637,24 +637,6 @@ public struct QuestQueries: Sendable {
                 .decode(column: "n", as: Int64.self) ?? 0)
     }
 
-    // MARK: Earnings (per app and local day, recomputed from the reports)
-
-    public func earnings(_ child: MemberID, days: Set<LocalDay>) async throws -> [DayEarning] {
-        guard !days.isEmpty else { return [] }
-        let list = SQLList(days.sorted().map { SQLBind($0.iso) })
-        return try await db.raw(
-            """
-            SELECT token, local_day, minutes, points FROM quest_earnings WHERE child_id = \(bind: child.rawValue) AND local_day IN (\(list))
-            """
-        ).all().map { row in
-            DayEarning(
-                token: try row.decode(column: "token", as: String.self),
-                day: LocalDay(iso: try row.decode(column: "local_day", as: String.self))!,
-                minutes: Int(try row.decode(column: "minutes", as: Int64.self)),
-                points: Int(try row.decode(column: "points", as: Int64.self)))
-        }
-    }
-
     // MARK: Learning totals and streaks (kept as the usage is settled)
 
     /// The latest learning run starting on or before `day` (one index step back from `day`).
