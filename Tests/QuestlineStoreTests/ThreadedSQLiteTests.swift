@@ -11,6 +11,7 @@ import Testing
 /// and decode as SQLiteKit's own connection did, a unit of work runs on the connection's thread,
 /// and errors keep their meaning.
 @Suite struct ThreadedSQLiteTests {
+    /// A fresh SQLite database in a directory of its own, removed after `body`.
     private func withDatabase(_ body: (Database) async throws -> Void) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-sqlite-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -22,7 +23,7 @@ import Testing
             await database.shutdown()
             throw error
         }
-        await database.shutdown()
+        await database.shutdown()  // a second shutdown (after a test's own) changes nothing
     }
 
     /// The direct decodings give what SQLiteKit's decoder gives, and leave every other pairing
@@ -96,17 +97,15 @@ import Testing
 
     /// After shutdown a unit of work fails at once instead of waiting for a thread that is gone.
     @Test func aClosedDatabaseRefusesWork() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-sqlite-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let database = try Database(.sqlite(path: dir.appendingPathComponent("t.sqlite").path))
-        _ = try await database.withConnection { db in try await db.raw("SELECT 1 AS one").first() }
-        await database.shutdown()
-        await #expect(throws: SQLiteFailure.self) {
+        try await withDatabase { database in
             _ = try await database.withConnection { db in try await db.raw("SELECT 1 AS one").first() }
-        }
-        await #expect(throws: SQLiteFailure.self) {
-            try await database.transaction { db in try await db.raw("SELECT 1 AS one").run() }
+            await database.shutdown()
+            await #expect(throws: SQLiteFailure.self) {
+                _ = try await database.withConnection { db in try await db.raw("SELECT 1 AS one").first() }
+            }
+            await #expect(throws: SQLiteFailure.self) {
+                try await database.transaction { db in try await db.raw("SELECT 1 AS one").run() }
+            }
         }
     }
 }

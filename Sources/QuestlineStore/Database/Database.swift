@@ -2,13 +2,11 @@ import AsyncKit
 public import Foundation
 public import Logging
 import Metrics
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresKit
 public import QuestlineCore
 public import SQLKit
-import SQLiteKit
 import Tracing
 
 /// Where the data lives.

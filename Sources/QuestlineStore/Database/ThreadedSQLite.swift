@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -360,7 +359,9 @@ final class SQLiteConnections: Sendable {
         idle = NIOLockedValueBox(Idle(free: readers))
     }
 
-    /// A reader for one unit of work; waits (first come, first served) while all are busy.
+    /// A reader for one unit of work; waits (first come, first served) while all are busy. No
+    /// timeout (SQLiteNIO's pool gave up after 30 s): a reader is held only while its statements
+    /// run on its own thread, never across a wait for anything else.
     func checkOut() async -> ThreadedSQLiteConnection {
         await withCheckedContinuation { continuation in
             let free = idle.withLockedValue { idle -> ThreadedSQLiteConnection? in
