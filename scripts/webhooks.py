@@ -190,8 +190,16 @@ def run(binary, postgres, workdir):
         print(f"  figure: {received} deliveries received for {distinct} events "
               f"({received - distinct} duplicates dropped by id)", flush=True)
 
-        status, log = call(ports[0], "GET", f"/api/v1/admin/webhooks/{endpoint['id']}/deliveries?limit=200", token=a)
-        delivered = [d for d in log if d["state"] == "delivered"]
+        # The receiver counts a delivery before it answers; the sender records "delivered" only
+        # after the answer arrives, so the log may trail the receiver by a moment.
+        deadline = time.time() + 15
+        while True:
+            status, log = call(ports[0], "GET", f"/api/v1/admin/webhooks/{endpoint['id']}/deliveries?limit=200",
+                               token=a)
+            delivered = [d for d in log if d["state"] == "delivered"] if status == 200 else []
+            if len(delivered) >= writes or time.time() >= deadline:
+                break
+            time.sleep(0.2)
         retried = [d for d in log if d["attempts"] > 1]
         check(status == 200 and len(delivered) == writes, f"the delivery log shows {len(delivered)} delivered")
         check(len(retried) > 0, f"{len(retried)} deliveries needed more than one attempt")
