@@ -173,12 +173,17 @@ public struct QuestsFeature: Sendable {
 
     // MARK: Quests
 
-    public func createQuest(for childID: MemberID, draft: QuestDraft, as actor: MemberRecord) async throws -> Quest {
+    /// Sets a quest; answers with the quest as the child's board now shows it, read in the same
+    /// transaction (`written`).
+    public func createQuest(for childID: MemberID, draft: QuestDraft, as actor: MemberRecord) async throws
+        -> QuestView
+    {
         let child = try await child(childID, as: actor, manage: true)
         let now = clock.now()
         let today = LocalDay(now, in: child.zone)
-        let quest = try await store.quests.write { q in
-            let spec = try draft.spec(assignee: child.id, catalog: try await q.apps(child.id), today: today)
+        return try await store.quests.write { q in
+            let catalog = try await q.apps(child.id)
+            let spec = try draft.spec(assignee: child.id, catalog: catalog, today: today)
             if spec.startDay < today { throw DomainError.invalid(field: "startDate", "Start today or later.") }
             if try await q.quests(assignee: child.id).count >= Self.maxQuests {
                 throw DomainError.conflict(
@@ -188,48 +193,47 @@ public struct QuestsFeature: Sendable {
                 id: ids.make(), householdID: child.householdID!, spec: spec, status: .active, createdBy: actor.id,
                 createdAt: now)
             try await q.insertQuest(quest)
-            _ = try await settle(q, child: child, touching: [], now: now)
+            _ = try await settle(q, child: child, touching: [], now: now, catalog: catalog)
             try await announce(q, .quest, child: child, quest: quest.id, now: now)
-            return quest
+            return try await written(q, quest.id, child: child, apps: catalog, now: now)
         }
-        return quest
     }
 
     /// Replaces a quest's fields. Progress is recomputed under the new rules from the same
     /// usage; periods already completed stay completed and are not paid again.
-    public func updateQuest(_ id: QuestID, draft: QuestDraft, as actor: MemberRecord) async throws -> Quest {
+    public func updateQuest(_ id: QuestID, draft: QuestDraft, as actor: MemberRecord) async throws -> QuestView {
         let (existing, child) = try await questAndChild(id, as: actor, manage: true)
         let now = clock.now()
         let today = LocalDay(now, in: child.zone)
-        let updated = try await store.quests.write { q in
-            let spec = try draft.spec(assignee: child.id, catalog: try await q.apps(child.id), today: today)
+        return try await store.quests.write { q in
+            let catalog = try await q.apps(child.id)
+            let spec = try draft.spec(assignee: child.id, catalog: catalog, today: today)
             if spec.startDay < today, spec.startDay != existing.spec.startDay {
                 throw DomainError.invalid(field: "startDate", "Start today or later.")
             }
             var updated = existing
             updated.spec = spec
             try await q.updateQuest(updated, now: now)
-            _ = try await settle(q, child: child, touching: [], now: now)
+            _ = try await settle(q, child: child, touching: [], now: now, catalog: catalog)
             try await announce(q, .quest, child: child, quest: id, now: now)
-            return updated
+            return try await written(q, id, child: child, apps: catalog, now: now)
         }
-        return updated
     }
 
     /// Pauses or resumes. A paused quest does not complete; usage keeps being recorded, and on
     /// resume the current period counts all of its usage (progress is recomputed from usage).
-    public func setStatus(_ id: QuestID, _ status: QuestStatus, as actor: MemberRecord) async throws -> Quest {
+    public func setStatus(_ id: QuestID, _ status: QuestStatus, as actor: MemberRecord) async throws -> QuestView {
         let (existing, child) = try await questAndChild(id, as: actor, manage: true)
         let now = clock.now()
-        let updated = try await store.quests.write { q in
+        return try await store.quests.write { q in
             var updated = existing
             updated.status = status
             try await q.updateQuest(updated, now: now)
-            if status == .active { _ = try await settle(q, child: child, touching: [], now: now) }
+            let catalog = try await q.apps(child.id)
+            if status == .active { _ = try await settle(q, child: child, touching: [], now: now, catalog: catalog) }
             try await announce(q, .quest, child: child, quest: id, now: now)
-            return updated
+            return try await written(q, id, child: child, apps: catalog, now: now)
         }
-        return updated
     }
 
     /// Deletes a quest: it leaves both screens and stops counting. Points and unlocks it already
@@ -243,13 +247,61 @@ public struct QuestsFeature: Sendable {
         }
     }
 
+    /// One quest as the child's board shows it, with its child and the child's apps: the quest
+    /// and its usage only, not the whole board.
     public func quest(_ id: QuestID, as actor: MemberRecord) async throws -> (QuestView, MemberRecord, [QuestApp]) {
-        let (_, child) = try await questAndChild(id, as: actor, manage: false)
-        let board = try await board(child.id, as: actor)
-        guard let view = board.quests.first(where: { $0.quest.id == id }) else {
-            throw DomainError.notFound("No such quest.")
+        let (quest, child) = try await questAndChild(id, as: actor, manage: false)
+        let now = clock.now()
+        return try await store.quests.read { q in
+            let apps = try await q.apps(child.id)
+            let view = try await views(q, of: [quest], child: child, apps: apps, now: now).first!
+            return (view, child, apps)
         }
-        return (view, child, board.apps)
+    }
+
+    /// The quest `id` as a write left it (read again in the write's transaction: settling may
+    /// have completed it).
+    private func written(_ q: QuestQueries, _ id: QuestID, child: MemberRecord, apps: [QuestApp], now: Date)
+        async throws -> QuestView
+    {
+        guard let quest = try await q.quest(id) else { throw DomainError.notFound("No such quest.") }
+        return try await views(q, of: [quest], child: child, apps: apps, now: now).first!
+    }
+
+    /// Each quest as a screen shows it today: its progress in the period it shows (a streak's
+    /// key is the day it completed on), whether that period completed, its card. `usage`: the
+    /// reports already read for a span covering the quests' (`SettlementScope`); else read here.
+    private func views(
+        _ q: QuestQueries, of quests: [Quest], child: MemberRecord, apps: [QuestApp], now: Date,
+        usage: UsageSpan? = nil
+    ) async throws -> [QuestView] {
+        let zone = child.zone
+        let today = LocalDay(now, in: zone)
+        let scope = SettlementScope(quests: quests, touching: [], now: now, zone: zone)
+        let records =
+            if let read = usage?.records(from: scope.usageFrom, to: scope.usageTo) { read } else {
+                try await q.reports(child.id, from: scope.usageFrom, to: scope.usageTo)
+            }
+        let evaluator = QuestEvaluator(catalog: apps, timeline: UsageTimeline(records).through(today))
+        let periods = quests.map { quest -> (window: PeriodWindow, key: String) in
+            let window = quest.spec.shownPeriod(today: today)
+            return (window, quest.spec.goal == .streak ? today.iso : window.key)
+        }
+        let completed = try await q.completedPeriods(zip(quests, periods).map { ($0.id, $1.key) })
+        let names = Dictionary(apps.map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
+        return zip(quests, periods).map { quest, period -> QuestView in
+            let spec = quest.spec
+            let progress =
+                spec.goal == .streak
+                ? evaluator.streakRuns(spec, through: today).current : evaluator.progress(spec, in: period.window)
+            let done = completed.contains(CompletedPeriod(quest: quest.id, periodKey: period.key))
+            return QuestView(
+                quest: quest, progress: progress, completedThisPeriod: done,
+                card: QuestCard(
+                    spec: spec, status: quest.status, progress: progress, completedThisPeriod: done, today: today,
+                    appNames: names),
+                completions: quest.completions)
+        }
     }
 
     /// Settles a child's current periods again after its time zone was set: a period that the
@@ -391,12 +443,12 @@ public struct QuestsFeature: Sendable {
         return preferences.questUpdateAt(now, in: member.zone)
     }
 
-    private func stats(_ q: QuestQueries, child: MemberRecord, today: LocalDay) async throws -> QuestStats {
-        let summary = try await q.learningSummary(child.id, today: today)
+    private static func stats(_ totals: ChildTotals, today: LocalDay) -> QuestStats {
+        let summary = totals.summary
         return QuestStats(
             questsCompleted: summary.completions, bestStreak: summary.bestStreak,
             currentStreak: DayRun.current(latest: summary.latestRun, today: today),
-            learningMinutes: summary.learningMinutes, pointsEarned: try await q.points.balance(child.id).earned)
+            learningMinutes: summary.learningMinutes, pointsEarned: totals.pointsEarned)
     }
 
     // MARK: Points
@@ -510,6 +562,13 @@ public struct QuestsFeature: Sendable {
         return try await store.quests.read { q in try await activeGrants(q, child: child, now: clock.now()) }
     }
 
+    /// The usage that reward accounting reads: from half a day before the first grant (or
+    /// `since`) to a day after now.
+    private static func rewardWindow(grants: [UnlockGrant], since: Date, now: Date) -> (from: Date, to: Date) {
+        let first = min(grants.map(\.startsAt).min() ?? since, since)
+        return (first.addingTimeInterval(-43_200), now.addingTimeInterval(86_400))
+    }
+
     private func activeGrants(_ q: QuestQueries, child: MemberRecord, now: Date) async throws -> [GrantBalance] {
         try await rewardAccount(q, child: child, since: now, now: now).balances.filter { $0.isActive(at: now) }
     }
@@ -517,19 +576,24 @@ public struct QuestsFeature: Sendable {
     /// Reward apps' use charged to the grants not yet expired at `since` (`RewardUse`, the one
     /// accounting): what is left of each, and the use that was blocked since `since`. With no
     /// grant and `needsBlocked` false, nothing more is read.
+    /// `grants`: the grants unexpired at `since`, and `usage`: reports read for a span that
+    /// covers `rewardWindow`, when the caller read them already.
     private func rewardAccount(
         _ q: QuestQueries, child: MemberRecord, since: Date, now: Date, needsBlocked: Bool = false,
-        apps: [QuestApp]? = nil, rules: ShieldRules? = nil
+        apps: [QuestApp]? = nil, rules: ShieldRules? = nil, grants known: [UnlockGrant]? = nil,
+        usage: UsageSpan? = nil
     ) async throws -> RewardUse.Account {
-        let grants = try await q.grants(child.id, unexpiredAt: since)
+        let grants = if let known { known } else { try await q.grants(child.id, unexpiredAt: since) }
         guard !grants.isEmpty || needsBlocked else { return RewardUse.Account(balances: [], blocked: []) }
         var catalog = apps ?? []
         if apps == nil { catalog = try await q.apps(child.id) }
         var shield = rules ?? .open
         if rules == nil { shield = try await q.shieldRules(child.id) }
-        let first = min(grants.map(\.startsAt).min() ?? since, since)
-        let reports = try await q.reports(
-            child.id, from: first.addingTimeInterval(-43_200), to: now.addingTimeInterval(86_400))
+        let window = Self.rewardWindow(grants: grants, since: since, now: now)
+        let reports =
+            if let read = usage?.records(from: window.from, to: window.to) { read } else {
+                try await q.reports(child.id, from: window.from, to: window.to)
+            }
         let account = RewardUse.account(
             grants: grants, reports: reports, rewardApps: Set(catalog.filter { $0.role == .reward }.map(\.token)),
             rules: shield, zone: child.zone)
@@ -708,39 +772,22 @@ public struct QuestsFeature: Sendable {
             let apps = try await q.apps(child.id)
             let quests = try await q.quests(assignee: child.id)
             let scope = SettlementScope(quests: quests, touching: [], now: now, zone: zone)
-            let records = try await q.reports(child.id, from: scope.usageFrom, to: scope.usageTo)
-            let evaluator = QuestEvaluator(catalog: apps, timeline: UsageTimeline(records).through(today))
-            // The period each quest shows now: a streak's key is the day it completed on.
-            let periods = quests.map { quest -> (window: PeriodWindow, key: String) in
-                let window = quest.spec.shownPeriod(today: today)
-                return (window, quest.spec.goal == .streak ? today.iso : window.key)
-            }
-            let completed = try await q.completedPeriods(zip(quests, periods).map { ($0.id, $1.key) })
-            let names = Dictionary(apps.map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
-            let views = zip(quests, periods).map { quest, period -> QuestView in
-                let spec = quest.spec
-                let progress =
-                    spec.goal == .streak
-                    ? evaluator.streakRuns(spec, through: today).current : evaluator.progress(spec, in: period.window)
-                let done = completed.contains(CompletedPeriod(quest: quest.id, periodKey: period.key))
-                return QuestView(
-                    quest: quest, progress: progress, completedThisPeriod: done,
-                    card: QuestCard(
-                        spec: spec, status: quest.status, progress: progress, completedThisPeriod: done, today: today,
-                        appNames: names),
-                    completions: quest.completions)
-            }
-            let awarded = Dictionary(
-                try await q.badges(child.id).map { ($0.id, $0.awardedAt) }, uniquingKeysWith: { a, _ in a })
+            // One read of the usage for both progress and reward accounting.
+            let since = today.start(in: zone)
+            let grants = try await q.grants(child.id, unexpiredAt: since)
+            let window = Self.rewardWindow(grants: grants, since: since, now: now)
+            let usage = try await q.usage(
+                child.id, from: min(scope.usageFrom, window.from), to: max(scope.usageTo, window.to))
+            let views = try await views(q, of: quests, child: child, apps: apps, now: now, usage: usage)
+            let totals = try await q.totals(child.id, today: today)
             let shieldRules = try await q.shieldRules(child.id)
             let account = try await rewardAccount(
-                q, child: child, since: today.start(in: zone), now: now, needsBlocked: true, apps: apps,
-                rules: shieldRules)
+                q, child: child, since: since, now: now, needsBlocked: true, apps: apps, rules: shieldRules,
+                grants: grants, usage: usage)
             let active = account.balances.filter { $0.isActive(at: now) }
             return QuestBoard(
-                child: child, quests: views, balance: try await q.points.balance(child.id).balance,
-                stats: try await stats(q, child: child, today: today),
-                badges: QuestBadge.all.map { ($0, awarded[$0.id]) },
+                child: child, quests: views, balance: totals.balance, stats: Self.stats(totals, today: today),
+                badges: QuestBadge.all.map { ($0, totals.badges[$0.id]) },
                 grants: UnlockLedger.perApp(active), apps: apps, rules: try await q.rules(child.householdID!),
                 policy: ShieldPolicy.compute(
                     rewardApps: apps.filter { $0.role == .reward }.map(\.token), balances: active, rules: shieldRules,

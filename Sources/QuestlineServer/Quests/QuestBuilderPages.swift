@@ -65,8 +65,8 @@ extension QuestsPages {
         let form = try await Form(request)
         let draft = Self.draft(form)
         do {
-            let quest = try await quests.createQuest(for: child.id, draft: draft, as: me)
-            return Response.redirect(to: "/quests/\(quest.id.rawValue)?created=1", type: .normal)
+            let view = try await quests.createQuest(for: child.id, draft: draft, as: me)
+            return Response.redirect(to: "/quests/\(view.quest.id.rawValue)?created=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await builderPage(
                 context, child: child, draft: draft, action: "/quests/children/\(child.id.rawValue)/quests",

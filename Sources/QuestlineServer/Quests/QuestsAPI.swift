@@ -68,9 +68,9 @@ extension APIImplementation {
     func createQuest(_ input: Operations.createQuest.Input) async throws -> Operations.createQuest.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let quest = try await quests.createQuest(
+        let view = try await quests.createQuest(
             for: try MemberID.parse(input.path.childId, field: "childId"), draft: .init(body), as: me)
-        return .created(.init(body: .json(try await self.quest(quest.id, as: me))))
+        return .created(.init(body: .json(.init(view, childID: view.quest.spec.assignee))))
     }
 
     func getQuest(_ input: Operations.getQuest.Input) async throws -> Operations.getQuest.Output {
@@ -126,14 +126,14 @@ extension APIImplementation {
 
     private func update(_ id: QuestID, _ body: Components.Schemas.QuestInput) async throws -> Components.Schemas.Quest {
         let me = try identity.requireMember()
-        _ = try await quests.updateQuest(id, draft: .init(body), as: me)
-        return try await quest(id, as: me)
+        let view = try await quests.updateQuest(id, draft: .init(body), as: me)
+        return .init(view, childID: view.quest.spec.assignee)
     }
 
     private func setStatus(_ id: QuestID, paused: Bool) async throws -> Components.Schemas.Quest {
         let me = try identity.requireMember()
-        _ = try await quests.setStatus(id, paused ? .paused : .active, as: me)
-        return try await quest(id, as: me)
+        let view = try await quests.setStatus(id, paused ? .paused : .active, as: me)
+        return .init(view, childID: view.quest.spec.assignee)
     }
 
     func reportUsage(_ input: Operations.reportUsage.Input) async throws -> Operations.reportUsage.Output {

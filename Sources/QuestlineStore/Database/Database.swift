@@ -110,6 +110,10 @@ public final class Database: @unchecked Sendable {
     /// reads: 0.68–0.71 of the baseline against 0.74–0.75, and only 5% faster for batches).
     public var writerExecutor: (any TaskExecutor)? { sqlite?.writer.executor }
 
+    /// SQLite: the statements this database's connections have run since it opened (pragmas
+    /// included), so that a test can hold a request to its budget; nil on PostgreSQL.
+    public var statementsRun: Int? { sqlite?.statements.total }
+
     /// `poolSize` caps PostgreSQL's pooled connections for the whole instance (spread over the
     /// event loops, at least one each); nil keeps `defaultPostgresConnectionsPerLoop` a loop.
     public init(

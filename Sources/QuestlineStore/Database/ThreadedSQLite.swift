@@ -5,6 +5,7 @@ import NIOPosix
 import SQLKit
 import SQLiteKit
 import SQLiteNIO
+import Synchronization
 // The SQLite library SQLiteNIO builds and links (its C target). Using the same copy matters: two
 // copies of SQLite in one process would not see each other's POSIX locks on the same file.
 import VaporCSQLite
@@ -46,6 +47,8 @@ final class ThreadedSQLiteConnection: @unchecked Sendable {
     private let path: String
     private let pragmas: [String]
     private let logger: Logger
+    /// Statements run on every connection of the database (see `Database.statementsRun`).
+    private let counter: StatementCounter
     private let lock = NIOLock()
     /// Opened on first use, on the connection's thread.
     private var handle: OpaquePointer?
@@ -62,7 +65,8 @@ final class ThreadedSQLiteConnection: @unchecked Sendable {
         let columns: SQLiteColumns
     }
 
-    init(path: String, pragmas: [String], on loop: any EventLoop, logger: Logger) {
+    init(path: String, pragmas: [String], on loop: any EventLoop, logger: Logger, counter: StatementCounter) {
+        self.counter = counter
         self.path = path
         self.pragmas = pragmas
         self.logger = logger
@@ -133,6 +137,7 @@ final class ThreadedSQLiteConnection: @unchecked Sendable {
 
     private func execute(_ sql: String, _ binds: [SQLiteData], _ onRow: (SQLiteRowValues) -> Void) throws {
         let handle = try openIfNeeded()
+        counter.count()
         let entry = try prepared(sql, on: handle)
         let statement = entry.statement
         defer {
@@ -332,6 +337,14 @@ struct ThreadedSQLiteDatabase: SQLDatabase {
     }
 }
 
+/// How many statements a database's connections ran: one relaxed atomic add a statement, read
+/// by the tests that hold a request to its budget of statements (`Database.statementsRun`).
+final class StatementCounter: Sendable {
+    private let value = Atomic<Int>(0)
+    func count() { value.add(1, ordering: .relaxed) }
+    var total: Int { value.load(ordering: .relaxed) }
+}
+
 /// SQLite's connections for one database file: one writer, a pool of readers, one for
 /// checkpoints, each with its thread (see `ThreadedSQLiteConnection`).
 final class SQLiteConnections: Sendable {
@@ -340,6 +353,7 @@ final class SQLiteConnections: Sendable {
     let checkpointer: ThreadedSQLiteConnection
     private let readers: [ThreadedSQLiteConnection]
     private let group: MultiThreadedEventLoopGroup
+    let statements = StatementCounter()
 
     private struct Idle {
         var free: [ThreadedSQLiteConnection]
@@ -350,8 +364,9 @@ final class SQLiteConnections: Sendable {
     init(path: String, pragmas: [String], readers count: Int, logger: Logger) {
         group = MultiThreadedEventLoopGroup(numberOfThreads: count + 2)
         var loops = group.makeIterator()
+        let counter = statements
         func connection() -> ThreadedSQLiteConnection {
-            ThreadedSQLiteConnection(path: path, pragmas: pragmas, on: loops.next()!, logger: logger)
+            ThreadedSQLiteConnection(path: path, pragmas: pragmas, on: loops.next()!, logger: logger, counter: counter)
         }
         writer = connection()
         checkpointer = connection()

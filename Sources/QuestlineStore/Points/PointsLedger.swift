@@ -51,22 +51,16 @@ public struct PointsLedger: Sendable {
     /// the same member run one after the other on PostgreSQL too (SQLite write transactions
     /// are serialized already).
     ///
-    /// One statement: it creates the row when missing and, either way, writes it, which on
-    /// PostgreSQL takes the row's lock (a profile of usage reports counted every statement:
-    /// each is a round trip to the database's thread or server).
+    /// On PostgreSQL one statement: it creates the row when missing and, either way, writes it,
+    /// which takes the row's lock. On SQLite none: the transaction holds the database's only
+    /// write lock from its first statement (`BEGIN IMMEDIATE`), and `append` creates the row
+    /// itself (a profile of usage reports counted every statement; #37).
     public func lock(_ member: MemberID) async throws {
+        if db.dialect.name == "sqlite" { return }
         try await db.raw(
             """
             INSERT INTO points_balances (member_id, balance, earned) VALUES (\(bind: member.rawValue), 0, 0)
             ON CONFLICT (member_id) DO UPDATE SET balance = points_balances.balance
-            """
-        ).run()
-    }
-
-    private func ensureRow(_ member: MemberID) async throws {
-        try await db.raw(
-            """
-            INSERT INTO points_balances (member_id, balance, earned) VALUES (\(bind: member.rawValue), 0, 0) ON CONFLICT (member_id) DO NOTHING
             """
         ).run()
     }
@@ -100,31 +94,41 @@ public struct PointsLedger: Sendable {
             now: now)
     }
 
-    /// Appends entries in order, with one balance update and one insert: the balance must stay at
-    /// or above zero after the last of them (each entry's `balance_after` is its running total).
+    /// Appends entries in order, with one write of the balance row and one insert: the balance
+    /// must stay at or above zero after the last of them (each entry's `balance_after` is its
+    /// running total). The balance row keeps the ledger's last sequence number (`ledger_seq`),
+    /// so the write that moves the balance also reserves the entries' numbers.
     @discardableResult
     public func append(_ member: MemberID, _ entries: [NewLedgerEntry], now: Date) async throws -> Int {
         if entries.isEmpty { return try await balance(member).balance }
-        try await ensureRow(member)
         let total = entries.reduce(0) { $0 + $1.points }
         let earned = entries.reduce(0) { $0 + (($1.points > 0 && $1.kind != .adjust) ? $1.points : 0) }
-        guard
-            let row = try await db.raw(
+        let count = Int64(entries.count)
+        // A credit creates the row when missing (it cannot go below zero); a spend needs a row
+        // whose balance covers it, and updates only such a row.
+        let moved =
+            total >= 0
+            ? SQLQueryString(
                 """
-                UPDATE points_balances SET balance = balance + \(bind: Int64(total)), earned = earned + \(bind: Int64(earned))
+                INSERT INTO points_balances (member_id, balance, earned, ledger_seq)
+                VALUES (\(bind: member.rawValue), \(bind: Int64(total)), \(bind: Int64(earned)), \(bind: count))
+                ON CONFLICT (member_id) DO UPDATE SET balance = points_balances.balance + excluded.balance,
+                    earned = points_balances.earned + excluded.earned,
+                    ledger_seq = points_balances.ledger_seq + excluded.ledger_seq
+                RETURNING balance, ledger_seq
+                """)
+            : SQLQueryString(
+                """
+                UPDATE points_balances SET balance = balance + \(bind: Int64(total)), earned = earned + \(bind: Int64(earned)),
+                    ledger_seq = ledger_seq + \(bind: count)
                 WHERE member_id = \(bind: member.rawValue) AND balance + \(bind: Int64(total)) >= 0
-                RETURNING balance
-                """
-            ).first()
-        else {
+                RETURNING balance, ledger_seq
+                """)
+        guard let row = try await db.raw(moved).first() else {
             throw PointsError.insufficientPoints(balance: try await balance(member).balance)
         }
         let balance = Int(try row.decode(column: "balance", as: Int64.self))
-        let next = try await db.raw(
-            """
-            SELECT CAST(COALESCE(MAX(seq), 0) + 1 AS BIGINT) AS next FROM points_ledger WHERE member_id = \(bind: member.rawValue)
-            """
-        ).first()!.decode(column: "next", as: Int64.self)
+        let next = try row.decode(column: "ledger_seq", as: Int64.self) - count + 1
         var running = balance - total
         var rows: [any SQLExpression] = []
         for (offset, entry) in entries.enumerated() {

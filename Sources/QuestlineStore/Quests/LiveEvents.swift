@@ -61,6 +61,9 @@ public enum LiveEventKind: String, Sendable, Codable, CaseIterable {
 public final class LiveAnnouncer: @unchecked Sendable {
     let db: any SQLDatabase
     let log: LiveEventLog
+    /// Announced in this transaction, written together by `flush` before it commits.
+    private let pending = NIOLockedValueBox<[LiveEventLog.NewEvent]>([])
+    /// Written by `flush`, published after the commit.
     private let announced = NIOLockedValueBox<[LiveEvent]>([])
 
     init(db: any SQLDatabase, log: LiveEventLog) {
@@ -78,13 +81,27 @@ public final class LiveAnnouncer: @unchecked Sendable {
     }
 
     /// Records the event in the write's transaction: it is published when, and only when, the
-    /// write commits.
+    /// write commits. The transaction's events are written together at its end (`flush`), and
+    /// the same event announced twice is written once.
     public func announce(
         _ kind: LiveEventKind, household: HouseholdID, child: MemberID? = nil, quest: QuestID? = nil, now: Date
     ) async throws {
-        let event = try await log.append(
-            kind, household: household.rawValue, child: child?.rawValue, quest: quest?.rawValue, now: now, on: db)
-        announced.withLockedValue { $0.append(event) }
+        let event = LiveEventLog.NewEvent(
+            kind: kind, household: household.rawValue, child: child?.rawValue, quest: quest?.rawValue,
+            at: now.storedMillis)
+        pending.withLockedValue { if !$0.contains(event) { $0.append(event) } }
+    }
+
+    /// Writes the announced events, in one statement (and on PostgreSQL a lock per household
+    /// and one notification statement): called by `LiveEventLog.write` once its body is done.
+    func flush() async throws {
+        let events = pending.withLockedValue { events in
+            defer { events = [] }
+            return events
+        }
+        guard !events.isEmpty else { return }
+        let written = try await log.append(events, on: db)
+        announced.withLockedValue { $0.append(contentsOf: written) }
     }
 
     var events: [LiveEvent] { announced.withLockedValue { $0 } }
@@ -170,7 +187,9 @@ public final class LiveEventLog: Sendable {
         let result = try await database.transaction { db in
             let live = LiveAnnouncer(db: db, log: self)
             announcer = live
-            return try await body(db, live)
+            let result = try await body(db, live)
+            try await live.flush()
+            return result
         }
         if let events = announcer?.events, !events.isEmpty, !relaysThroughDatabase {
             for deliver in localDelivery.withLockedValue({ $0 }) { deliver(events) }
@@ -178,31 +197,56 @@ public final class LiveEventLog: Sendable {
         return result
     }
 
-    fileprivate func append(
-        _ kind: LiveEventKind, household: String, child: String?, quest: String?, now: Date, on db: any SQLDatabase
-    ) async throws -> LiveEvent {
+    /// An event announced in a write, before it has its id.
+    struct NewEvent: Equatable {
+        let kind: LiveEventKind
+        let household: String
+        let child: String?
+        let quest: String?
+        /// Stored milliseconds.
+        let at: Int64
+    }
+
+    /// Writes `events` in one statement and returns them with their ids, in id order.
+    fileprivate func append(_ events: [NewEvent], on db: any SQLDatabase) async throws -> [LiveEvent] {
         if database.flavor == .postgres {
             // One writer of a household's events at a time until commit, so that its ids grow
             // in commit order and "after id N" never skips an event that committed later.
-            try await db.raw("SELECT pg_advisory_xact_lock(7426002, hashtext(\(bind: household)))").run()
+            for household in Set(events.map(\.household)).sorted() {
+                try await db.raw("SELECT pg_advisory_xact_lock(7426002, hashtext(\(bind: household)))").run()
+            }
         }
-        guard
-            let row = try await db.raw(
-                """
-                INSERT INTO live_events (household_id, kind, child_id, quest_id, created_at)
-                VALUES (\(bind: household), \(bind: kind.rawValue), \(bind: child), \(bind: quest), \(bind: now.storedMillis))
-                RETURNING id
-                """
-            ).first()
-        else { throw StoreError.noRowReturned("INSERT INTO live_events") }
-        let event = LiveEvent(
-            id: try row.decode(column: "id", as: Int64.self), household: household, kind: kind, childId: child,
-            challengeId: quest, at: Date(storedMillis: now.storedMillis))
+        let rows = events.map {
+            SQLGroupExpression([
+                SQLBind($0.household), SQLBind($0.kind.rawValue), SQLBind($0.child), SQLBind($0.quest), SQLBind($0.at),
+            ])
+        }
+        let written = try await db.raw(
+            """
+            INSERT INTO live_events (household_id, kind, child_id, quest_id, created_at) VALUES \(SQLList(rows))
+            RETURNING id, household_id, kind, child_id, quest_id, created_at
+            """
+        ).all().map { row in
+            LiveEvent(
+                id: try row.decode(column: "id", as: Int64.self),
+                household: try row.decode(column: "household_id", as: String.self),
+                kind: LiveEventKind(rawValue: try row.decode(column: "kind", as: String.self))!,
+                childId: try row.decode(column: "child_id", as: String?.self),
+                challengeId: try row.decode(column: "quest_id", as: String?.self),
+                at: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
+        }.sorted { $0.id < $1.id }
+        guard written.count == events.count else { throw StoreError.noRowReturned("INSERT INTO live_events") }
         if database.flavor == .postgres {
-            let payload = String(decoding: try JSONEncoder().encode(event), as: UTF8.self)
-            try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: payload))").run()
+            // Sent at commit, to every instance that listens (one notification an event).
+            let encoder = JSONEncoder()
+            let notes = try written.map {
+                SQLQueryString(
+                    "pg_notify(\(bind: Self.channel), \(bind: String(decoding: try encoder.encode($0), as: UTF8.self)))"
+                )
+            }
+            try await db.raw("SELECT \(notes.joined(separator: ", "))").run()
         }
-        return event
+        return written
     }
 
     /// The household's events after `id`, oldest first (at most `limit`), and whether events

@@ -2,6 +2,18 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
+/// What is kept of a child's quests besides the ledger (`QuestQueries.totals`).
+public struct ChildTotals: Sendable {
+    public let summary: LearningSummary
+    /// The learning runs overlapping the days asked about (none when none were).
+    public let runs: [DayRun]
+    public let balance: Int
+    /// Points earned in all (the ledger's credits, adjustments aside).
+    public let pointsEarned: Int
+    /// The quest badges awarded, with when.
+    public let badges: [String: Date]
+}
+
 /// Quest settlement's two steps in the store: read what the plan is made from, and apply the
 /// plan. Both run in one write transaction, under the child's points lock.
 extension QuestQueries {
@@ -22,16 +34,95 @@ extension QuestQueries {
             earnings: stored.earnings, paid: stored.paid)
     }
 
-    /// The totals `QuestSettlement.withTotals` completes `plan` with.
+    /// The totals `QuestSettlement.withTotals` completes `plan` with (one statement, `totals`).
     public func settlementTotals(_ child: MemberID, for plan: SettlementPlan, today: LocalDay) async throws
         -> SettlementTotals
     {
-        var runs: [DayRun] = []
-        if let days = plan.runDays { runs = try await self.runs(child, overlapping: days) }
+        let totals = try await totals(child, today: today, runsOverlapping: plan.runDays)
         return SettlementTotals(
-            summary: try await learningSummary(child, today: today), runs: runs,
-            pointsEarned: try await points.balance(child).earned, awarded: Set(try await badges(child).map(\.id)))
+            summary: totals.summary, runs: totals.runs, pointsEarned: totals.pointsEarned,
+            awarded: Set(totals.badges.keys))
     }
+
+    /// What is kept of a child's quests besides the ledger, in one statement (a `UNION ALL` told
+    /// apart by `kind`): the stored totals and the learning run that makes today's streak, the
+    /// balance and the points earned, the quest badges awarded, and, given `days`, the learning
+    /// runs overlapping them (those starting in them and the one before). Settlement and the
+    /// board read these; six statements each before #37.
+    public func totals(_ child: MemberID, today: LocalDay, runsOverlapping days: ClosedRange<LocalDay>? = nil)
+        async throws -> ChildTotals
+    {
+        let kid = child.rawValue
+        /// The run starting last on or before `day` (its first day is the child's greatest one
+        /// up to `day`; a point look-up on the primary key after one index step).
+        func runStarting(onOrBefore day: LocalDay, as kind: String) -> SQLQueryString {
+            """
+            SELECT \(unsafeRaw: "'\(kind)'") AS kind, first_day AS a, last_day AS b, \(unsafeRaw: Self.noNumbers)
+            FROM quest_learning_runs WHERE child_id = \(bind: kid) AND first_day = (
+                SELECT MAX(first_day) FROM quest_learning_runs WHERE child_id = \(bind: kid) AND first_day <= \(bind: day.iso))
+            """
+        }
+        var parts: [SQLQueryString] = [
+            runStarting(onOrBefore: today, as: "latest"),
+            """
+            SELECT 'stats' AS kind, '' AS a, '' AS b, learning_minutes AS n1, completions AS n2, best_streak AS n3
+            FROM quest_stats WHERE child_id = \(bind: kid)
+            """,
+            """
+            SELECT 'points' AS kind, '' AS a, '' AS b, earned AS n1, balance AS n2, CAST(0 AS BIGINT) AS n3
+            FROM points_balances WHERE member_id = \(bind: kid)
+            """,
+            """
+            SELECT 'badge' AS kind, badge_id AS a, '' AS b, awarded_at AS n1, CAST(0 AS BIGINT) AS n2, CAST(0 AS BIGINT) AS n3
+            FROM member_badges WHERE member_id = \(bind: kid) AND feature = \(bind: BadgeFeature.quests.rawValue)
+            """,
+        ]
+        if let days {
+            parts.append(runStarting(onOrBefore: days.lowerBound, as: "before"))
+            parts.append(
+                """
+                SELECT 'run' AS kind, first_day AS a, last_day AS b, \(unsafeRaw: Self.noNumbers)
+                FROM quest_learning_runs WHERE child_id = \(bind: kid)
+                AND first_day > \(bind: days.lowerBound.iso) AND first_day <= \(bind: days.upperBound.iso)
+                """)
+        }
+        var runs: [DayRun] = []
+        var latest: DayRun?
+        var stats = (minutes: 0, completions: 0, best: 0)
+        var points = (earned: 0, balance: 0)
+        var badges: [String: Date] = [:]
+        for row in try await db.raw(parts.joined(separator: " UNION ALL ")).all() {
+            let kind = try row.decode(column: "kind", as: String.self)
+            func run() throws -> DayRun {
+                DayRun(
+                    first: LocalDay(iso: try row.decode(column: "a", as: String.self))!,
+                    last: LocalDay(iso: try row.decode(column: "b", as: String.self))!)
+            }
+            func number(_ column: String) throws -> Int { Int(try row.decode(column: column, as: Int64.self)) }
+            switch kind {
+            case "latest": latest = try run()
+            case "stats": stats = (try number("n1"), try number("n2"), try number("n3"))
+            case "points": points = (try number("n1"), try number("n2"))
+            case "badge":
+                badges[try row.decode(column: "a", as: String.self)] = Date(
+                    storedMillis: try row.decode(column: "n1", as: Int64.self))
+            case "before":
+                // Counted when it reaches into the days (`runs(overlapping:)` does the same).
+                let before = try run()
+                if let days, before.last >= days.lowerBound { runs.append(before) }
+            default: runs.append(try run())
+            }
+        }
+        return ChildTotals(
+            summary: LearningSummary(
+                learningMinutes: stats.minutes, completions: stats.completions, bestStreak: stats.best,
+                latestRun: latest),
+            runs: runs, balance: points.balance, pointsEarned: points.earned, badges: badges)
+    }
+
+    /// The numbers of a `UNION ALL` branch that has none (typed, so that both databases give
+    /// the columns one type).
+    private static let noNumbers = "CAST(0 AS BIGINT) AS n1, CAST(0 AS BIGINT) AS n2, CAST(0 AS BIGINT) AS n3"
 
     /// The child's stored earnings on `days`, and the bonus paid for each completed period of
     /// `quests` whose key is `since` or later: one statement (`UNION ALL` of the two tables,

@@ -171,6 +171,18 @@ enum QuestSchema {
                 """,
             ]
         },
+        // The ledger's last sequence number kept on the balance row, so that appending entries
+        // is one write of the balance (returning where the sequence stands) and one insert,
+        // not also a `MAX(seq)` read of the ledger (#37).
+        Migration(
+            version: 840, name: "ledger_sequence",
+            [
+                "ALTER TABLE points_balances ADD COLUMN ledger_seq BIGINT NOT NULL DEFAULT 0",
+                """
+                UPDATE points_balances SET ledger_seq = (
+                    SELECT COALESCE(MAX(seq), 0) FROM points_ledger l WHERE l.member_id = points_balances.member_id)
+                """,
+            ]),
         Migration(version: 832, name: "device_apps") { flavor in
             [
                 """
@@ -630,6 +642,11 @@ public struct QuestQueries: Sendable {
         }
     }
 
+    /// The reports `reports(from:to:)` gives, kept with their span for readers of parts of it.
+    public func usage(_ child: MemberID, from: Date, to: Date) async throws -> UsageSpan {
+        UsageSpan(from: from, to: to, records: try await reports(child, from: from, to: to))
+    }
+
     public func reportCount(_ child: MemberID) async throws -> Int {
         Int(
             try await db.raw("SELECT COUNT(*) AS n FROM usage_reports WHERE child_id = \(bind: child.rawValue)")
@@ -639,50 +656,10 @@ public struct QuestQueries: Sendable {
 
     // MARK: Learning totals and streaks (kept as the usage is settled)
 
-    /// The latest learning run starting on or before `day` (one index step back from `day`).
-    private func run(startingOnOrBefore day: LocalDay, _ child: MemberID) async throws -> DayRun? {
-        try await db.raw(
-            """
-            SELECT first_day, last_day FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue) AND first_day <= \(bind: day.iso)
-            ORDER BY first_day DESC LIMIT 1
-            """
-        ).first().map(Self.decodeRun)
-    }
-
-    private static func decodeRun(_ row: any SQLRow) throws -> DayRun {
-        DayRun(
-            first: LocalDay(iso: try row.decode(column: "first_day", as: String.self))!,
-            last: LocalDay(iso: try row.decode(column: "last_day", as: String.self))!)
-    }
-
-    /// The learning runs overlapping `days`: the one starting on or before the first day, and
-    /// those starting in the range (two index range reads).
-    func runs(_ child: MemberID, overlapping days: ClosedRange<LocalDay>) async throws -> [DayRun] {
-        var runs = try await db.raw(
-            """
-            SELECT first_day, last_day FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue)
-            AND first_day > \(bind: days.lowerBound.iso) AND first_day <= \(bind: days.upperBound.iso)
-            """
-        ).all().map(Self.decodeRun)
-        if let before = try await run(startingOnOrBefore: days.lowerBound, child), before.last >= days.lowerBound {
-            runs.append(before)
-        }
-        return runs
-    }
-
     /// The child's totals: learning minutes, completed periods, best streak, and the learning
-    /// run that makes today's streak (two point lookups).
+    /// run that makes today's streak (part of `totals`).
     public func learningSummary(_ child: MemberID, today: LocalDay) async throws -> LearningSummary {
-        let row = try await db.raw(
-            """
-            SELECT learning_minutes, completions, best_streak FROM quest_stats WHERE child_id = \(bind: child.rawValue)
-            """
-        ).first()
-        return LearningSummary(
-            learningMinutes: Int(try row?.decode(column: "learning_minutes", as: Int64.self) ?? 0),
-            completions: Int(try row?.decode(column: "completions", as: Int64.self) ?? 0),
-            bestStreak: Int(try row?.decode(column: "best_streak", as: Int64.self) ?? 0),
-            latestRun: try await run(startingOnOrBefore: today, child))
+        try await totals(child, today: today).summary
     }
 
     /// The member's points (one ledger for the whole product), on this connection.
@@ -749,5 +726,22 @@ private struct GrantRow: Decodable {
         UnlockGrant(
             id: id, token: token, minutes: Int(minutes), startsAt: Date(storedMillis: startsAt),
             expiresAt: Date(storedMillis: expiresAt), questID: challengeId.flatMap { QuestID($0) })
+    }
+}
+
+/// Usage reports read once for a span, handed to each reader of a part of it (a board's
+/// progress and its reward accounting read overlapping spans; one statement, not two).
+public struct UsageSpan: Sendable {
+    public let from: Date
+    public let to: Date
+    /// In start order, as `QuestQueries.reports` gives them.
+    public let records: [UsageRecord]
+
+    /// The reports `QuestQueries.reports(from:to:)` would give (compared in stored
+    /// milliseconds, as the store does), or nil when the span does not cover it.
+    public func records(from start: Date, to end: Date) -> [UsageRecord]? {
+        let (low, high) = (start.storedMillis, end.storedMillis)
+        guard low >= from.storedMillis, high <= to.storedMillis else { return nil }
+        return records.filter { $0.start.storedMillis >= low && $0.start.storedMillis < high }
     }
 }
