@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The days one period of a quest covers, and its key (the first day).
 public struct PeriodWindow: Sendable, Equatable, Hashable {
@@ -94,6 +94,12 @@ extension QuestSpec {
         var day = max(today, startDay)
         if let endDay { day = min(day, endDay) }
         return period(containing: day) ?? PeriodWindow(first: day, last: day)
+    }
+
+    /// The completion key of the period a card shows on `today` (`shownPeriod`): a streak's
+    /// is the day it completed on, so today's.
+    public func shownKey(today: LocalDay) -> String {
+        goal == .streak ? today.iso : shownPeriod(today: today).key
     }
 
     /// The bonus a completion pays: `bonusPercent` of the points earned toward the quest in

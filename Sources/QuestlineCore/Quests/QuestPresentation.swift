@@ -3,6 +3,20 @@ import Foundation
 /// Where a quest stands today, as its card shows it.
 public enum QuestState: String, Sendable, Equatable {
     case notStarted, inProgress, completed, paused, ended
+
+    /// Paused, not started yet, ended, or in progress; completed when the period it shows
+    /// (`QuestSpec.shownKey`) completed.
+    public init(spec: QuestSpec, status: QuestStatus, completedThisPeriod: Bool, today: LocalDay) {
+        if status == .paused {
+            self = .paused
+        } else if today < spec.startDay {
+            self = .notStarted
+        } else if let end = spec.endDay, today > end {
+            self = completedThisPeriod ? .completed : .ended
+        } else {
+            self = completedThisPeriod ? .completed : .inProgress
+        }
+    }
 }
 
 /// What a quest card shows (child's board and guardian's list alike): the screen logic, kept
@@ -27,15 +41,7 @@ public struct QuestCard: Sendable, Equatable {
         spec: QuestSpec, status: QuestStatus, progress: QuestProgress, completedThisPeriod: Bool, today: LocalDay,
         appNames: [String: String]
     ) {
-        if status == .paused {
-            state = .paused
-        } else if today < spec.startDay {
-            state = .notStarted
-        } else if let end = spec.endDay, today > end {
-            state = completedThisPeriod ? .completed : .ended
-        } else {
-            state = completedThisPeriod ? .completed : .inProgress
-        }
+        state = QuestState(spec: spec, status: status, completedThisPeriod: completedThisPeriod, today: today)
         summary = Self.summary(spec, appNames: appNames)
         var text = Self.progressText(spec, progress)
         let steps = progress.steps ?? []

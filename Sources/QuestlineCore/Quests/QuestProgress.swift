@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A quest's progress in one period.
 public struct QuestProgress: Sendable, Equatable {

@@ -11,6 +11,17 @@ public struct QuestView: Sendable {
     public let completions: Int
 }
 
+/// What the guardian's console shows of a child (`QuestsFeature.household`).
+public struct ChildSummary: Sendable, Equatable {
+    public let child: MemberRecord
+    public let balance: Int
+    public let quests: Int
+    /// Quests whose shown period completed.
+    public let done: Int
+    public let streak: Int
+    public let apps: Int
+}
+
 /// The child's quest board; also what the guardian sees of a child.
 public struct QuestBoard: Sendable {
     public let child: MemberRecord
@@ -283,10 +294,7 @@ public struct QuestsFeature: Sendable {
                 try await q.reports(child.id, from: scope.usageFrom, to: scope.usageTo)
             }
         let evaluator = QuestEvaluator(catalog: apps, timeline: UsageTimeline(records).through(today))
-        let periods = quests.map { quest -> (window: PeriodWindow, key: String) in
-            let window = quest.spec.shownPeriod(today: today)
-            return (window, quest.spec.goal == .streak ? today.iso : window.key)
-        }
+        let periods = quests.map { (window: $0.spec.shownPeriod(today: today), key: $0.spec.shownKey(today: today)) }
         let completed = try await q.completedPeriods(zip(quests, periods).map { ($0.id, $1.key) })
         let names = Dictionary(apps.map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
         return zip(quests, periods).map { quest, period -> QuestView in
@@ -800,6 +808,38 @@ public struct QuestsFeature: Sendable {
     }
 
     /// The children of the actor's household (guardians and children alike may list them).
+    /// What the guardian's console shows of each child of the actor's household, read for the
+    /// whole household at once (the quests, their shown periods' completions, and one statement
+    /// of balances, apps and streaks), not as one board per child.
+    public func household(as actor: MemberRecord) async throws -> [ChildSummary] {
+        let children = try await children(as: actor)
+        for child in children { try AccessPolicy.check(actor.actor, .readMember(child.scope)) }
+        guard let household = actor.householdID, !children.isEmpty else { return [] }
+        let now = clock.now()
+        let today = Dictionary(uniqueKeysWithValues: children.map { ($0.id, LocalDay(now, in: $0.zone)) })
+        return try await store.quests.read { q in
+            let quests = Dictionary(grouping: try await q.quests(household: household), by: \.spec.assignee)
+            let shown = quests.values.joined().map { ($0.id, $0.spec.shownKey(today: today[$0.spec.assignee]!)) }
+            let completed = try await q.completedPeriods(shown.map { (quest: $0.0, periodKey: $0.1) })
+            let facts = try await q.consoleFacts(children.map { ($0.id, today[$0.id]!) })
+            return children.map { child in
+                let day = today[child.id]!
+                let own = quests[child.id] ?? []
+                let fact = facts[child.id] ?? ConsoleFacts()
+                return ChildSummary(
+                    child: child, balance: fact.balance, quests: own.count,
+                    done: own.filter { quest in
+                        QuestState(
+                            spec: quest.spec, status: quest.status,
+                            completedThisPeriod: completed.contains(
+                                CompletedPeriod(quest: quest.id, periodKey: quest.spec.shownKey(today: day))),
+                            today: day) == .completed
+                    }.count,
+                    streak: DayRun.current(latest: fact.latestRun, today: day), apps: fact.apps)
+            }
+        }
+    }
+
     public func children(as actor: MemberRecord) async throws -> [MemberRecord] {
         guard let household = actor.householdID else { return [] }
         return try await store.accounts.household(household)?.members.filter { $0.role == .child } ?? []

@@ -1,5 +1,5 @@
 public import Crypto
-public import Foundation
+import Foundation
 import QuestlineCore
 
 /// The server's secret key (or keys, during a rotation): what seals secrets stored at rest and

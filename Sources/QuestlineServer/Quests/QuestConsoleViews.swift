@@ -33,14 +33,14 @@ struct FamilyConsolePage: Equatable {
         let streak: Int
         let apps: Int
 
-        init(_ board: QuestBoard) {
-            id = board.child.id.rawValue
-            name = board.child.displayName
-            balance = board.balance
-            quests = board.quests.count
-            done = board.quests.filter { $0.card.state == .completed }.count
-            streak = board.stats.currentStreak
-            apps = board.apps.count
+        init(_ summary: ChildSummary) {
+            id = summary.child.id.rawValue
+            name = summary.child.displayName
+            balance = summary.balance
+            quests = summary.quests
+            done = summary.done
+            streak = summary.streak
+            apps = summary.apps
         }
     }
 
@@ -79,13 +79,14 @@ struct FamilyConsolePage: Equatable {
     }
 
     init(
-        viewer: MemberRecord, household: HouseholdID, boards: [QuestBoard], rules: RedemptionRules,
+        viewer: MemberRecord, household: HouseholdID, children: [ChildSummary], rules: RedemptionRules,
         errors: [String: String], saved: Bool
     ) {
         self.init(
             noHousehold: false, live: liveEventsPath(viewer),
-            guardian: AccessPolicy.allows(viewer.actor, .manageHousehold(household)), children: boards.map(Child.init),
-            noChildren: boards.isEmpty,
+            guardian: AccessPolicy.allows(viewer.actor, .manageHousehold(household)),
+            children: children.map(Child.init),
+            noChildren: children.isEmpty,
             rules: Rules(
                 pointsPerMinute: rules.pointsPerMinute, minMinutes: rules.minMinutes, maxMinutes: rules.maxMinutes),
             errors: errors, notice: saved ? "Saved." : nil)

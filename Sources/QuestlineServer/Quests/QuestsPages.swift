@@ -87,10 +87,9 @@ struct QuestsPages {
                 "quests-family", title: "Family", model: FamilyConsolePage.withoutHousehold, context: context,
                 path: "/quests", back: "/")
         }
-        var boards: [QuestBoard] = []
-        for child in try await quests.children(as: me) { boards.append(try await quests.board(child.id, as: me)) }
         let page = FamilyConsolePage(
-            viewer: me, household: household, boards: boards, rules: try await quests.rules(household, as: me),
+            viewer: me, household: household, children: try await quests.household(as: me),
+            rules: try await quests.rules(household, as: me),
             errors: errors, saved: request.uri.queryParameters["saved"] != nil)
         return pages.page(
             "quests-family", title: "Family", model: page, context: context, path: "/quests",

@@ -584,44 +584,107 @@ public struct QuestQueries: Sendable {
         ).all().map(decodeQuest)
     }
 
+    /// Every quest of a household's children, in each child's order.
+    public func quests(household: HouseholdID) async throws -> [Quest] {
+        try await db.raw(
+            """
+            SELECT \(unsafeRaw: Self.questColumns) FROM challenges
+            WHERE household_id = \(bind: household.rawValue) AND deleted_at IS NULL ORDER BY position
+            """
+        ).all().map(decodeQuest)
+    }
+
+    /// What a guardian's console shows of each child besides its quests, for all of them in one
+    /// statement (a `UNION ALL` told apart by `kind`): the balance, the number of apps, and the
+    /// learning run that makes the child's current streak (each on the child's own today).
+    public func consoleFacts(_ children: [(child: MemberID, today: LocalDay)]) async throws -> [MemberID: ConsoleFacts]
+    {
+        guard !children.isEmpty else { return [:] }
+        let ids = SQLList(children.map { SQLBind($0.child.rawValue) })
+        var parts: [SQLQueryString] = [
+            """
+            SELECT 'points' AS kind, member_id AS child, '' AS a, '' AS b, balance AS n FROM points_balances
+            WHERE member_id IN (\(ids))
+            """,
+            """
+            SELECT 'apps' AS kind, child_id AS child, '' AS a, '' AS b, CAST(COUNT(*) AS BIGINT) AS n FROM quest_apps
+            WHERE child_id IN (\(ids)) GROUP BY child_id
+            """,
+        ]
+        for (child, today) in children {
+            parts.append(
+                """
+                SELECT 'latest' AS kind, child_id AS child, first_day AS a, last_day AS b, CAST(0 AS BIGINT) AS n
+                FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue) AND first_day = (
+                    SELECT MAX(first_day) FROM quest_learning_runs
+                    WHERE child_id = \(bind: child.rawValue) AND first_day <= \(bind: today.iso))
+                """)
+        }
+        var facts: [MemberID: ConsoleFacts] = [:]
+        for row in try await db.raw(parts.joined(separator: " UNION ALL ")).all() {
+            let child = MemberID(try row.decode(column: "child", as: String.self))!
+            let n = Int(try row.decode(column: "n", as: Int64.self))
+            switch try row.decode(column: "kind", as: String.self) {
+            case "points": facts[child, default: ConsoleFacts()].balance = n
+            case "apps": facts[child, default: ConsoleFacts()].apps = n
+            default:
+                facts[child, default: ConsoleFacts()].latestRun = DayRun(
+                    first: LocalDay(iso: try row.decode(column: "a", as: String.self))!,
+                    last: LocalDay(iso: try row.decode(column: "b", as: String.self))!)
+            }
+        }
+        return facts
+    }
+
     // MARK: Usage
 
     /// Stores the reports not seen before; returns the ids that were new. A known id with
-    /// different content is returned in `conflicting` (and nothing is stored for it).
+    /// different content is returned in `conflicting` (and nothing is stored for it). Two
+    /// statements however many reports: one insert that skips known ids and returns the new ones,
+    /// and, when some were known, one read of those to compare.
     public func insertReports(_ child: MemberID, _ reports: [StoredUsageReport], now: Date) async throws -> (
         new: Set<String>, conflicting: [String]
     ) {
-        var new = Set<String>()
-        var conflicting: [String] = []
-        for report in reports {
+        guard !reports.isEmpty else { return ([], []) }
+        let kid = SQLBind(child.rawValue)
+        let rows = reports.map { report in
             let r = report.record
-            let inserted =
-                try await db.raw(
-                    """
-                    INSERT INTO usage_reports (child_id, report_id, token, started_at, seconds, time_zone, received_at)
-                    VALUES (\(bind: child.rawValue), \(bind: report.id), \(bind: r.token), \(bind: r.start.storedMillis), \(bind: Int64(r.seconds)),
-                            \(bind: r.zone.identifier), \(bind: now.storedMillis))
-                    ON CONFLICT (child_id, report_id) DO NOTHING RETURNING report_id
-                    """
-                ).first() != nil
-            if inserted {
-                new.insert(report.id)
-                continue
-            }
-            guard
-                let row = try await db.raw(
-                    """
-                    SELECT token, started_at, seconds, time_zone FROM usage_reports WHERE child_id = \(bind: child.rawValue) AND report_id = \(bind: report.id)
-                    """
-                ).first()
-            else { continue }
-            let same =
-                try row.decode(column: "token", as: String.self) == r.token
-                && row.decode(column: "started_at", as: Int64.self) == r.start.storedMillis
-                && row.decode(column: "seconds", as: Int64.self) == Int64(r.seconds)
-                && row.decode(column: "time_zone", as: String.self) == r.zone.identifier
-            if !same { conflicting.append(report.id) }
+            return SQLGroupExpression([
+                kid, SQLBind(report.id), SQLBind(r.token), SQLBind(r.start.storedMillis), SQLBind(Int64(r.seconds)),
+                SQLBind(r.zone.identifier), SQLBind(now.storedMillis),
+            ])
         }
+        let new = Set(
+            try await db.raw(
+                """
+                INSERT INTO usage_reports (child_id, report_id, token, started_at, seconds, time_zone, received_at)
+                VALUES \(SQLList(rows))
+                ON CONFLICT (child_id, report_id) DO NOTHING RETURNING report_id
+                """
+            ).all().map { try $0.decode(column: "report_id", as: String.self) })
+        // A report sent twice in one request is new once; its second copy is compared below.
+        var seen = Set<String>()
+        let known = reports.filter { !new.contains($0.id) || !seen.insert($0.id).inserted }
+        guard !known.isEmpty else { return (new, []) }
+        let ids = SQLList(Set(known.map(\.id)).sorted().map { SQLBind($0) })
+        var stored: [String: (token: String, start: Int64, seconds: Int64, zone: String)] = [:]
+        for row in try await db.raw(
+            """
+            SELECT report_id, token, started_at, seconds, time_zone FROM usage_reports
+            WHERE child_id = \(kid) AND report_id IN (\(ids))
+            """
+        ).all() {
+            stored[try row.decode(column: "report_id", as: String.self)] = (
+                try row.decode(column: "token", as: String.self), try row.decode(column: "started_at", as: Int64.self),
+                try row.decode(column: "seconds", as: Int64.self), try row.decode(column: "time_zone", as: String.self)
+            )
+        }
+        let conflicting = known.filter { report in
+            guard let kept = stored[report.id] else { return false }
+            let r = report.record
+            return kept.token != r.token || kept.start != r.start.storedMillis || kept.seconds != Int64(r.seconds)
+                || kept.zone != r.zone.identifier
+        }.map(\.id)
         return (new, conflicting)
     }
 
@@ -743,5 +806,19 @@ public struct UsageSpan: Sendable {
         let (low, high) = (start.storedMillis, end.storedMillis)
         guard low >= from.storedMillis, high <= to.storedMillis else { return nil }
         return records.filter { $0.start.storedMillis >= low && $0.start.storedMillis < high }
+    }
+}
+
+/// What a guardian's console shows of a child besides its quests (`QuestQueries.consoleFacts`).
+public struct ConsoleFacts: Sendable, Equatable {
+    public var balance = 0
+    public var apps = 0
+    /// The learning run that makes the child's current streak.
+    public var latestRun: DayRun?
+
+    public init(balance: Int = 0, apps: Int = 0, latestRun: DayRun? = nil) {
+        self.balance = balance
+        self.apps = apps
+        self.latestRun = latestRun
     }
 }
