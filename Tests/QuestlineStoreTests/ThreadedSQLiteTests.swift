@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import NIOPosix
 import QuestlineCore
 import SQLKit
 import SQLiteKit
@@ -48,6 +50,38 @@ import Testing
         #expect(SQLiteRowValues.direct(SQLiteData.integer(1), as: Bool.self) == nil)
         #expect(SQLiteRowValues.direct(SQLiteData.text("1"), as: Int.self) == nil)
         #expect(SQLiteRowValues.direct(SQLiteData.null, as: String.self) == nil)
+    }
+
+    /// A kept statement runs again with new values without being prepared again, even when
+    /// its plan looked at a bound value (with an ORDER BY or a join, the planner asks whether
+    /// the value of a term outside the index, here `kind`, is 0 or 1); every parameter must be
+    /// bound on every run. With `sqlite3_clear_bindings` after each run it was prepared 4 times.
+    @Test func keptStatementsAreNotPreparedAgain() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("questline-sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let connection = ThreadedSQLiteConnection(
+            path: dir.appendingPathComponent("t.sqlite").path,
+            pragmas: SQLiteTuning.pragmas(autocheckpointPages: 1_000),
+            on: group.next(), logger: Logger(label: "test"), counter: StatementCounter())
+        for sql in [
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, kind TEXT NOT NULL)",
+            "CREATE INDEX t_by_owner ON t (owner)",
+            "INSERT INTO t (owner, kind) VALUES ('o1', 'a'), ('o2', 'b'), ('o3', 'a')",
+        ] {
+            try connection.query(sql, []) { _ in }
+        }
+        let sql = "SELECT id FROM t WHERE owner = ?1 AND kind = ?2 ORDER BY id"
+        var found = 0
+        for (owner, kind) in [("o1", "a"), ("o2", "b"), ("o3", "b"), ("o1", "a"), ("o3", "a")] {
+            try connection.query(sql, [.text(owner), .text(kind)]) { _ in found += 1 }
+        }
+        #expect(found == 4)
+        #expect(connection.repreparations(of: sql) == 0)
+        #expect(throws: SQLiteFailure.self) { try connection.query(sql, [.text("o1")]) { _ in } }
+        connection.close()
+        try await group.shutdownGracefully()
     }
 
     /// Binds of every kind round-trip (the empty text is not NULL), a statement run again with

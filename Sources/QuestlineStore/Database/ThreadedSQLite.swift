@@ -63,7 +63,13 @@ final class ThreadedSQLiteConnection: @unchecked Sendable {
     private struct Prepared {
         let statement: OpaquePointer
         let columns: SQLiteColumns
+        /// How many values each execution binds (all of them: bindings are not cleared).
+        let parameters: Int
     }
+
+    /// Bound text or blobs longer than this are released after the statement runs, so that a
+    /// kept statement does not hold a copy of a large value (a photo) until its next run.
+    static let largeBind = 4_096
 
     init(path: String, pragmas: [String], on loop: any EventLoop, logger: Logger, counter: StatementCounter) {
         self.counter = counter
@@ -116,6 +122,13 @@ final class ThreadedSQLiteConnection: @unchecked Sendable {
         try lock.withLock { try execute(sql, binds, onRow) }
     }
 
+    /// How many times SQLite prepared the kept statement `sql` again (nil when not kept).
+    func repreparations(of sql: String) -> Int? {
+        lock.withLock {
+            statements[sql].map { Int(sqlite_nio_sqlite3_stmt_status($0.statement, SQLITE_STMTSTATUS_REPREPARE, 0)) }
+        }
+    }
+
     private func failure(_ handle: OpaquePointer, _ status: Int32) -> SQLiteFailure {
         let message = sqlite_nio_sqlite3_errmsg(handle).map { String(cString: $0) } ?? "unknown"
         let extended = sqlite_nio_sqlite3_extended_errcode(handle)
@@ -129,7 +142,9 @@ final class ThreadedSQLiteConnection: @unchecked Sendable {
         guard status == SQLITE_OK, let statement else { throw failure(handle, status) }
         let count = sqlite_nio_sqlite3_column_count(statement)
         let names = (0..<count).map { String(cString: sqlite_nio_sqlite3_column_name(statement, $0)) }
-        let entry = Prepared(statement: statement, columns: SQLiteColumns(names))
+        let entry = Prepared(
+            statement: statement, columns: SQLiteColumns(names),
+            parameters: Int(sqlite_nio_sqlite3_bind_parameter_count(statement)))
         if statements.count >= Self.maxStatements { finalizeAll() }
         statements[sql] = entry
         return entry
@@ -140,9 +155,19 @@ final class ThreadedSQLiteConnection: @unchecked Sendable {
         counter.count()
         let entry = try prepared(sql, on: handle)
         let statement = entry.statement
+        // Every parameter is bound on every run, so the previous run's values are never used.
+        // `sqlite3_clear_bindings` is not called after a run: it marks any statement whose plan
+        // looked at a bound value (even only to ask whether it is 0 or 1, which the planner does
+        // for equality terms outside the index) as expired, and SQLite then prepared it again
+        // on its next run (4% of a redemption's CPU, #37).
+        guard binds.count == entry.parameters else {
+            throw SQLiteFailure(
+                code: SQLITE_RANGE, message: "\(binds.count) values bound to \(entry.parameters) parameters")
+        }
+        var holdsLarge = false
         defer {
             sqlite_nio_sqlite3_reset(statement)
-            sqlite_nio_sqlite3_clear_bindings(statement)
+            if holdsLarge { sqlite_nio_sqlite3_clear_bindings(statement) }
         }
         for (offset, bind) in binds.enumerated() {
             let index = Int32(offset + 1)
@@ -151,6 +176,7 @@ final class ThreadedSQLiteConnection: @unchecked Sendable {
             case .integer(let value): status = sqlite_nio_sqlite3_bind_int64(statement, index, Int64(value))
             case .float(let value): status = sqlite_nio_sqlite3_bind_double(statement, index, value)
             case .text(let value):
+                if value.utf8.count > Self.largeBind { holdsLarge = true }
                 var value = value
                 status = value.withUTF8 { utf8 in
                     utf8.withMemoryRebound(to: CChar.self) { text in
@@ -164,6 +190,7 @@ final class ThreadedSQLiteConnection: @unchecked Sendable {
                     }
                 }
             case .blob(let buffer):
+                if buffer.readableBytes > Self.largeBind { holdsLarge = true }
                 status = buffer.withUnsafeReadableBytes {
                     sqlite_nio_sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64($0.count), Self.transient)
                 }
