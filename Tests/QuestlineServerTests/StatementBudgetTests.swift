@@ -63,8 +63,15 @@ import Testing
                 let quest = try await app.send(.get, "/api/v1/quests/\(questID)", token: f.guardian)
                 #expect(quest.status == .ok)
             }
+            func console() async throws {
+                let page = try await app.send(
+                    .get, "/quests/family", headers: [.cookie: "ql_session=\(f.guardian)", .accept: "text/html"])
+                #expect(page.status == .ok && page.text.contains("Kid"), "\(page.status)")
+            }
+            try await console()
+            let family = try await statements(app) { try await console() }
             print(
-                "statements: usage \(usage), redemption \(redemption), board \(board), quest \(create) to set, \(quest) to read"
+                "statements: usage \(usage), redemption \(redemption), board \(board), quest \(create) to set, \(quest) to read, console \(family)"
             )
             // A usage report: the child, BEGIN, the catalogue, the reports' insert, settlement's
             // three reads (quests; earnings and bonuses; usage), its totals (one statement), the
@@ -83,6 +90,10 @@ import Testing
             // transaction; reading one quest reads that quest, not the whole board.
             #expect(create <= 14)
             #expect(quest <= 5)
+            // The guardian's console: the household and its members, its quests, their shown periods'
+            // completions, one statement of balances, apps and streaks, the household's rules (before:
+            // a whole board a child).
+            #expect(family <= 6)
         }
     }
 
