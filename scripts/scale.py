@@ -235,7 +235,7 @@ class Family:
             if balance >= 20 and random.random() < 0.2:
                 entry("redeem", -20, "20 minutes of Reward", None, end_of_day)
                 self.grants.append((new_id(), child, "load.reward", 20, end_of_day, midnight + 86400_000, None, end_of_day))
-        self.balances.append((child, balance, earned))
+        self.balances.append((child, balance, earned, seq))
         best = 0
         run_first = previous = None
         for day in learning_days + [None]:
@@ -264,7 +264,8 @@ class Family:
         db.insert("quest_earnings", ("child_id", "token", "local_day", "minutes", "points"), self.earnings)
         db.insert("points_ledger", ("id", "member_id", "kind", "points", "balance_after", "reason", "challenge_id", "created_by",
                                     "created_at", "seq"), self.ledger)
-        db.insert("points_balances", ("member_id", "balance", "earned"), self.balances)
+        # ledger_seq: the last sequence number of the member's ledger (the next entry takes the one after).
+        db.insert("points_balances", ("member_id", "balance", "earned", "ledger_seq"), self.balances)
         db.insert("quest_completions", ("challenge_id", "period_key", "child_id", "value", "bonus", "completed_at"), self.completions)
         db.insert("unlock_grants", ("id", "child_id", "token", "minutes", "starts_at", "expires_at", "challenge_id", "created_at"), self.grants)
         db.insert("quest_learning_runs", ("child_id", "first_day", "last_day"), self.runs)

@@ -36,10 +36,7 @@ import Testing
     @Test func theQuestBoardAndTheDevicePage() async throws {
         try await Harness.run(sessionLifetime: 7 * 86_400, on: [.sqlite]) { app in
             let quests = QuestAPITests()
-            let f = try await quests.family(app)
-            let created = try await app.send(
-                .post, "/api/v1/children/\(f.childID)/quests", json: QuestAPITests.dailyQuest, token: f.guardian)
-            #expect(created.status == .created, "\(created.text)")
+            let f = try await quests.familyWithDailyQuest(app)
             let rules = try await app.send(
                 .put, "/api/v1/children/\(f.childID)/shield-rules",
                 json: #"{"rewardDays":[1,2,3,4,5,6,7],"downtime":{"start":21,"end":7}}"#, token: f.guardian)

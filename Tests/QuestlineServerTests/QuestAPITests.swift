@@ -37,6 +37,15 @@ private struct Ledger: Decodable {
         return f
     }
 
+    /// The household fixture with `dailyQuest` set for the child.
+    func familyWithDailyQuest(_ app: Harness) async throws -> Family {
+        let f = try await family(app)
+        let created = try await app.send(
+            .post, "/api/v1/children/\(f.childID)/quests", json: Self.dailyQuest, token: f.guardian)
+        #expect(created.status == .created, "\(created.text)")
+        return f
+    }
+
     func usage(_ reports: [(id: String, app: String, start: String, seconds: Int)], zone: String = "Europe/Berlin")
         -> String
     {

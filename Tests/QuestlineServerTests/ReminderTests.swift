@@ -113,10 +113,7 @@ import Testing
                 token: admin)
             #expect(hook.status == .created)
             let quests = QuestAPITests()
-            let f = try await quests.family(app)
-            let created = try await app.send(
-                .post, "/api/v1/children/\(f.childID)/quests", json: QuestAPITests.dailyQuest, token: f.guardian)
-            #expect(created.status == .created, "\(created.text)")
+            let f = try await quests.familyWithDailyQuest(app)
             let child = try await app.send(.get, "/api/v1/me/notifications", token: f.child)
                 .decode(Components.Schemas.NotificationPreferences.self)
             #expect(child.quietHours?.start == 20 && child.quietHours?.end == 7 && child.questUpdates == true)

@@ -22,10 +22,7 @@ import Testing
     @Test func familyRequests() async throws {
         try await Harness.run(sessionLifetime: 7 * 86_400, on: [.sqlite]) { app in
             let quests = QuestAPITests()
-            let f = try await quests.family(app)
-            let created = try await app.send(
-                .post, "/api/v1/children/\(f.childID)/quests", json: QuestAPITests.dailyQuest, token: f.guardian)
-            #expect(created.status == .created, "\(created.text)")
+            let f = try await quests.familyWithDailyQuest(app)
             var n = 0
             func report() async throws {
                 n += 1
