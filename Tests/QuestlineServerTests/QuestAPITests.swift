@@ -60,6 +60,46 @@ private struct Ledger: Decodable {
          "rewardApps":[{"appToken":"game","minutes":20}],"weekdays":[1,2,3,4,5,6,7]}
         """#
 
+    /// The guardian's console reads the whole household at once (not a board per child), and
+    /// says what the child's board says: points, quests done in the period each shows, the
+    /// current streak and the apps, with a completed quest, one in progress and a paused one.
+    @Test func theConsoleSaysWhatTheBoardSays() async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let f = try await familyWithDailyQuest(app)
+            for title in ["Second", "Paused"] {
+                let created = try await app.send(
+                    .post, "/api/v1/children/\(f.childID)/quests",
+                    json: Self.dailyQuest.replacingOccurrences(of: "Learn 30 minutes", with: title)
+                        .replacingOccurrences(of: "\"target\":30", with: "\"target\":600"),
+                    token: f.guardian)
+                #expect(created.status == .created, "\(created.text)")
+                if title == "Paused" {
+                    let paused = try await app.send(
+                        .put, "/api/v1/quests/\(try created.string("id"))/status", json: #"{"status":"paused"}"#,
+                        token: f.guardian)
+                    #expect(paused.status == .ok, "\(paused.text)")
+                }
+            }
+            let sent = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/usage",
+                json: usage([("c1", "khan", "2026-05-07T09:00:00Z", 1800)]), token: f.child)
+            #expect(sent.status == .ok, "\(sent.text)")
+            let board = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.guardian)
+                .decode(QuestBoard.self)
+            let done = board.quests.filter { $0.state == .completed }.count
+            #expect(done == 1 && board.quests.count == 3 && board.currentStreak == 1 && board.balance > 0)
+            let page = try await app.send(
+                .get, "/quests/family", headers: [.cookie: "ql_session=\(f.guardian)", .accept: "text/html"])
+            #expect(page.status == .ok)
+            #expect(page.text.contains("\(board.balance) points"), "\(page.text)")
+            #expect(
+                page.text.contains(
+                    "\(done) of \(board.quests.count) quests done · \(board.currentStreak)-day streak · \(board.apps.count) apps"
+                ),
+                "\(page.text)")
+        }
+    }
+
     @Test func usageDrivesAQuestToCompletionOnceWithBonusAndUnlock() async throws {
         try await Harness.run(sessionLifetime: 7 * 86_400) { app in
             let f = try await family(app)

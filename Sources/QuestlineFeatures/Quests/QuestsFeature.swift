@@ -807,7 +807,6 @@ public struct QuestsFeature: Sendable {
         }
     }
 
-    /// The children of the actor's household (guardians and children alike may list them).
     /// What the guardian's console shows of each child of the actor's household, read for the
     /// whole household at once (the quests, their shown periods' completions, and one statement
     /// of balances, apps and streaks), not as one board per child.
@@ -816,30 +815,33 @@ public struct QuestsFeature: Sendable {
         for child in children { try AccessPolicy.check(actor.actor, .readMember(child.scope)) }
         guard let household = actor.householdID, !children.isEmpty else { return [] }
         let now = clock.now()
-        let today = Dictionary(uniqueKeysWithValues: children.map { ($0.id, LocalDay(now, in: $0.zone)) })
+        // Each child with its own today (its zone) and its quests, each with the key of the period
+        // it shows today.
+        typealias Shown = (quest: Quest, key: String)
         return try await store.quests.read { q in
-            let quests = Dictionary(grouping: try await q.quests(household: household), by: \.spec.assignee)
-            let shown = quests.values.joined().map { ($0.id, $0.spec.shownKey(today: today[$0.spec.assignee]!)) }
-            let completed = try await q.completedPeriods(shown.map { (quest: $0.0, periodKey: $0.1) })
-            let facts = try await q.consoleFacts(children.map { ($0.id, today[$0.id]!) })
-            return children.map { child in
-                let day = today[child.id]!
-                let own = quests[child.id] ?? []
-                let fact = facts[child.id] ?? ConsoleFacts()
+            let byChild = Dictionary(grouping: try await q.quests(household: household), by: \.spec.assignee)
+            let days = children.map { (child: $0, today: LocalDay(now, in: $0.zone)) }
+            let shown = days.map { child, today in
+                (byChild[child.id] ?? []).map { Shown($0, $0.spec.shownKey(today: today)) }
+            }
+            let completed = try await q.completedPeriods(shown.joined().map { ($0.quest.id, $0.key) })
+            let facts = try await q.consoleFacts(days.map { ($0.child.id, $0.today) })
+            return zip(days, shown).map { day, quests in
+                let fact = facts[day.child.id] ?? ConsoleFacts()
+                let done = quests.filter {
+                    QuestState(
+                        spec: $0.quest.spec, status: $0.quest.status,
+                        completedThisPeriod: completed.contains(CompletedPeriod(quest: $0.quest.id, periodKey: $0.key)),
+                        today: day.today) == .completed
+                }
                 return ChildSummary(
-                    child: child, balance: fact.balance, quests: own.count,
-                    done: own.filter { quest in
-                        QuestState(
-                            spec: quest.spec, status: quest.status,
-                            completedThisPeriod: completed.contains(
-                                CompletedPeriod(quest: quest.id, periodKey: quest.spec.shownKey(today: day))),
-                            today: day) == .completed
-                    }.count,
-                    streak: DayRun.current(latest: fact.latestRun, today: day), apps: fact.apps)
+                    child: day.child, balance: fact.balance, quests: quests.count, done: done.count,
+                    streak: DayRun.current(latest: fact.latestRun, today: day.today), apps: fact.apps)
             }
         }
     }
 
+    /// The children of the actor's household (guardians and children alike may list them).
     public func children(as actor: MemberRecord) async throws -> [MemberRecord] {
         guard let household = actor.householdID else { return [] }
         return try await store.accounts.household(household)?.members.filter { $0.role == .child } ?? []

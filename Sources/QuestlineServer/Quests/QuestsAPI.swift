@@ -70,7 +70,7 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let view = try await quests.createQuest(
             for: try MemberID.parse(input.path.childId, field: "childId"), draft: .init(body), as: me)
-        return .created(.init(body: .json(.init(view, childID: view.quest.spec.assignee))))
+        return .created(.init(body: .json(.init(view))))
     }
 
     func getQuest(_ input: Operations.getQuest.Input) async throws -> Operations.getQuest.Output {
@@ -127,13 +127,13 @@ extension APIImplementation {
     private func update(_ id: QuestID, _ body: Components.Schemas.QuestInput) async throws -> Components.Schemas.Quest {
         let me = try identity.requireMember()
         let view = try await quests.updateQuest(id, draft: .init(body), as: me)
-        return .init(view, childID: view.quest.spec.assignee)
+        return .init(view)
     }
 
     private func setStatus(_ id: QuestID, paused: Bool) async throws -> Components.Schemas.Quest {
         let me = try identity.requireMember()
         let view = try await quests.setStatus(id, paused ? .paused : .active, as: me)
-        return .init(view, childID: view.quest.spec.assignee)
+        return .init(view)
     }
 
     func reportUsage(_ input: Operations.reportUsage.Input) async throws -> Operations.reportUsage.Output {
@@ -195,8 +195,7 @@ extension APIImplementation {
     // MARK: Helpers
 
     private func quest(_ id: QuestID, as me: MemberRecord) async throws -> Components.Schemas.Quest {
-        let (view, child, _) = try await quests.quest(id, as: me)
-        return .init(view, childID: child.id)
+        try await .init(quests.quest(id, as: me).0)
     }
 
 }
@@ -275,11 +274,12 @@ extension Components.Schemas.Grant {
 }
 
 extension Components.Schemas.Quest {
-    init(_ view: QuestView, childID: MemberID) {
+    /// The quest as the contract gives it; its child is the quest's assignee.
+    init(_ view: QuestView) {
         let spec = view.quest.spec
         let draft = QuestDraft(spec)
         self.init(
-            id: view.quest.id.rawValue, childId: childID.rawValue,
+            id: view.quest.id.rawValue, childId: spec.assignee.rawValue,
             status: view.quest.status == .paused ? .paused : .active,
             state: .init(rawValue: view.card.state.rawValue) ?? .inProgress, summary: view.card.summary,
             challenge: .init(
@@ -314,7 +314,7 @@ extension Components.Schemas.QuestBoard {
         self.init(
             childId: board.child.id.rawValue, displayName: board.child.displayName, balance: board.balance,
             currentStreak: board.stats.currentStreak, learningMinutes: board.stats.learningMinutes,
-            quests: board.quests.map { .init($0, childID: board.child.id) },
+            quests: board.quests.map { .init($0) },
             badges: board.badges.map {
                 .init(
                     id: $0.badge.id, title: $0.badge.title, icon: $0.badge.icon, description: $0.badge.description,

@@ -53,35 +53,29 @@ extension QuestQueries {
         async throws -> ChildTotals
     {
         let kid = child.rawValue
-        /// The run starting last on or before `day` (its first day is the child's greatest one
-        /// up to `day`; a point look-up on the primary key after one index step).
-        func runStarting(onOrBefore day: LocalDay, as kind: String) -> SQLQueryString {
-            """
-            SELECT \(unsafeRaw: "'\(kind)'") AS kind, first_day AS a, last_day AS b, \(unsafeRaw: Self.noNumbers)
-            FROM quest_learning_runs WHERE child_id = \(bind: kid) AND first_day = (
-                SELECT MAX(first_day) FROM quest_learning_runs WHERE child_id = \(bind: kid) AND first_day <= \(bind: day.iso))
-            """
-        }
         var parts: [SQLQueryString] = [
-            runStarting(onOrBefore: today, as: "latest"),
+            Self.runStarting(child, onOrBefore: today, as: "latest"),
             """
-            SELECT 'stats' AS kind, '' AS a, '' AS b, learning_minutes AS n1, completions AS n2, best_streak AS n3
+            SELECT 'stats' AS kind, child_id AS child, '' AS a, '' AS b, learning_minutes AS n1, completions AS n2,
+                best_streak AS n3
             FROM quest_stats WHERE child_id = \(bind: kid)
             """,
             """
-            SELECT 'points' AS kind, '' AS a, '' AS b, earned AS n1, balance AS n2, CAST(0 AS BIGINT) AS n3
+            SELECT 'points' AS kind, member_id AS child, '' AS a, '' AS b, earned AS n1, balance AS n2,
+                CAST(0 AS BIGINT) AS n3
             FROM points_balances WHERE member_id = \(bind: kid)
             """,
             """
-            SELECT 'badge' AS kind, badge_id AS a, '' AS b, awarded_at AS n1, CAST(0 AS BIGINT) AS n2, CAST(0 AS BIGINT) AS n3
+            SELECT 'badge' AS kind, member_id AS child, badge_id AS a, '' AS b, awarded_at AS n1, CAST(0 AS BIGINT) AS n2,
+                CAST(0 AS BIGINT) AS n3
             FROM member_badges WHERE member_id = \(bind: kid) AND feature = \(bind: BadgeFeature.quests.rawValue)
             """,
         ]
         if let days {
-            parts.append(runStarting(onOrBefore: days.lowerBound, as: "before"))
+            parts.append(Self.runStarting(child, onOrBefore: days.lowerBound, as: "before"))
             parts.append(
                 """
-                SELECT 'run' AS kind, first_day AS a, last_day AS b, \(unsafeRaw: Self.noNumbers)
+                SELECT 'run' AS kind, child_id AS child, first_day AS a, last_day AS b, \(unsafeRaw: Self.noNumbers)
                 FROM quest_learning_runs WHERE child_id = \(bind: kid)
                 AND first_day > \(bind: days.lowerBound.iso) AND first_day <= \(bind: days.upperBound.iso)
                 """)
@@ -107,7 +101,7 @@ extension QuestQueries {
                 badges[try row.decode(column: "a", as: String.self)] = Date(
                     storedMillis: try row.decode(column: "n1", as: Int64.self))
             case "before":
-                // Counted when it reaches into the days (`runs(overlapping:)` does the same).
+                // The run before the days counts when it reaches into them.
                 let before = try run()
                 if let days, before.last >= days.lowerBound { runs.append(before) }
             default: runs.append(try run())
@@ -120,9 +114,24 @@ extension QuestQueries {
             runs: runs, balance: points.balance, pointsEarned: points.earned, badges: badges)
     }
 
-    /// The numbers of a `UNION ALL` branch that has none (typed, so that both databases give
-    /// the columns one type).
-    private static let noNumbers = "CAST(0 AS BIGINT) AS n1, CAST(0 AS BIGINT) AS n2, CAST(0 AS BIGINT) AS n3"
+    // The `UNION ALL` reads of a child's kept facts (`totals`, `consoleFacts`) have one shape:
+    // kind, child, two texts (a, b) and three numbers (n1, n2, n3).
+
+    /// The numbers of a branch that has none (typed, so that both databases give the columns
+    /// one type).
+    static let noNumbers = "CAST(0 AS BIGINT) AS n1, CAST(0 AS BIGINT) AS n2, CAST(0 AS BIGINT) AS n3"
+
+    /// The branch giving the child's learning run that started last on or before `day`, as
+    /// `kind` (its first day is the greatest one up to `day`: one index step, then a point
+    /// look-up on the primary key).
+    static func runStarting(_ child: MemberID, onOrBefore day: LocalDay, as kind: String) -> SQLQueryString {
+        """
+        SELECT \(unsafeRaw: "'\(kind)'") AS kind, child_id AS child, first_day AS a, last_day AS b, \(unsafeRaw: noNumbers)
+        FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue) AND first_day = (
+            SELECT MAX(first_day) FROM quest_learning_runs
+            WHERE child_id = \(bind: child.rawValue) AND first_day <= \(bind: day.iso))
+        """
+    }
 
     /// The child's stored earnings on `days`, and the bonus paid for each completed period of
     /// `quests` whose key is `since` or later: one statement (`UNION ALL` of the two tables,

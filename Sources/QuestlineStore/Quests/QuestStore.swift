@@ -603,27 +603,21 @@ public struct QuestQueries: Sendable {
         let ids = SQLList(children.map { SQLBind($0.child.rawValue) })
         var parts: [SQLQueryString] = [
             """
-            SELECT 'points' AS kind, member_id AS child, '' AS a, '' AS b, balance AS n FROM points_balances
-            WHERE member_id IN (\(ids))
+            SELECT 'points' AS kind, member_id AS child, '' AS a, '' AS b, balance AS n1, CAST(0 AS BIGINT) AS n2,
+                CAST(0 AS BIGINT) AS n3
+            FROM points_balances WHERE member_id IN (\(ids))
             """,
             """
-            SELECT 'apps' AS kind, child_id AS child, '' AS a, '' AS b, CAST(COUNT(*) AS BIGINT) AS n FROM quest_apps
-            WHERE child_id IN (\(ids)) GROUP BY child_id
+            SELECT 'apps' AS kind, child_id AS child, '' AS a, '' AS b, CAST(COUNT(*) AS BIGINT) AS n1,
+                CAST(0 AS BIGINT) AS n2, CAST(0 AS BIGINT) AS n3
+            FROM quest_apps WHERE child_id IN (\(ids)) GROUP BY child_id
             """,
         ]
-        for (child, today) in children {
-            parts.append(
-                """
-                SELECT 'latest' AS kind, child_id AS child, first_day AS a, last_day AS b, CAST(0 AS BIGINT) AS n
-                FROM quest_learning_runs WHERE child_id = \(bind: child.rawValue) AND first_day = (
-                    SELECT MAX(first_day) FROM quest_learning_runs
-                    WHERE child_id = \(bind: child.rawValue) AND first_day <= \(bind: today.iso))
-                """)
-        }
+        parts += children.map { Self.runStarting($0.child, onOrBefore: $0.today, as: "latest") }
         var facts: [MemberID: ConsoleFacts] = [:]
         for row in try await db.raw(parts.joined(separator: " UNION ALL ")).all() {
             let child = MemberID(try row.decode(column: "child", as: String.self))!
-            let n = Int(try row.decode(column: "n", as: Int64.self))
+            let n = Int(try row.decode(column: "n1", as: Int64.self))
             switch try row.decode(column: "kind", as: String.self) {
             case "points": facts[child, default: ConsoleFacts()].balance = n
             case "apps": facts[child, default: ConsoleFacts()].apps = n
