@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "QuestlineCore", targets: ["QuestlineCore"]),
         .library(name: "QuestlineAPI", targets: ["QuestlineAPI"]),
         .library(name: "QuestlineClient", targets: ["QuestlineClient"]),
+        .library(name: "QuestlineKit", targets: ["QuestlineKit"]),
         .executable(name: "questline", targets: ["questline"]),
     ],
     dependencies: [
@@ -27,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
@@ -72,6 +74,20 @@ let package = Package(
             ],
             swiftSettings: strict,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+
+        // What an app embeds (iOS, or a device on Linux): the outbox, sessions, live updates, the
+        // shield and the widget between syncs. Foundation, the core and the client only: no server
+        // code, and the HTTP transport is injected (URLSession's on Apple platforms,
+        // AsyncHTTPClient's on Linux).
+        .target(
+            name: "QuestlineKit",
+            dependencies: [
+                "QuestlineCore", "QuestlineAPI", "QuestlineClient",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict + internalImports
         ),
 
         // SQL schema, migrations and repositories on SQLite and PostgreSQL (one SQL layer: SQLKit).
@@ -148,6 +164,9 @@ let package = Package(
                 "QuestlineCore",
                 "QuestlineStore",
                 "QuestlineFeatures",
+                "QuestlineKit", "QuestlineClient", "QuestlineAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -221,6 +240,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "QuestlineKitTests",
+            dependencies: [
+                "QuestlineKit", "QuestlineClient", "QuestlineAPI", "QuestlineServer", "QuestlineFeatures",
+                "QuestlineStore", "QuestlineCore", "QuestlineTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "QuestlineCLITests",
             dependencies: [

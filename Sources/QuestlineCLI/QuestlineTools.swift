@@ -15,7 +15,7 @@ public struct QuestlineTools: AsyncParsableCommand {
             Migrate.self, DemoDataCommand.self, GameQuestionsCommand.self, GameImportCommand.self,
             WidgetPreviewCommand.self, ReadingFunnelCommand.self, SavedImportCommand.self,
             ContentImportCommand.self, WikiImportCommand.self, DoctorCommand.self, AdminCommand.self,
-            SecretsCommand.self,
+            SecretsCommand.self, DeviceCommand.self,
         ])
 
     public init() {}

@@ -273,6 +273,10 @@ let matrix: [MatrixRow] = [
         operation: "getReadingWidget", request: { _ in Cell(method: .get, path: "/api/v1/reading/widget", json: nil) },
         expected: all(200, anonymous: 200)),
     MatrixRow(
+        operation: "getReadingWidgetBasis",
+        request: { _ in Cell(method: .get, path: "/api/v1/reading/widget/basis", json: nil) },
+        expected: all(200, anonymous: 200)),
+    MatrixRow(
         operation: "joinChallenge",
         request: { _ in Cell(method: .post, path: "/api/v1/reading/challenge/join", json: nil) }, expected: all(200)),
     MatrixRow(

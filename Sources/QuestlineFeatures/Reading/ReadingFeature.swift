@@ -214,9 +214,7 @@ public struct ReadingFeature: Sendable {
     public func widget(for reader: ReaderIdentity, impression: Bool, surface: String = "api") async throws
         -> WidgetModel?
     {
-        let today = clock.today(in: reader.timeZone.timeZone)
-        guard let campaign = try await campaign(for: today) else { return nil }
-        let (status, _) = try await readerStatus(reader, campaign: campaign, today: today)
+        guard let (campaign, status, today) = try await widgetBasis(for: reader) else { return nil }
         let model = ReadingWidget.model(campaign: campaign, status: status, today: today)
         if impression, let subject = reader.subject {
             try await track(
@@ -224,6 +222,17 @@ public struct ReadingFeature: Sendable {
                 ["state": model.state.rawValue, "surface": surface])
         }
         return model
+    }
+
+    /// What the reader's widget is computed from today: the current campaign and the reader's
+    /// facts (nil when there is no campaign). A device keeps it to draw the coming days offline.
+    public func widgetBasis(for reader: ReaderIdentity) async throws -> (
+        campaign: Campaign, status: ReaderStatus, today: LocalDay
+    )? {
+        let today = clock.today(in: reader.timeZone.timeZone)
+        guard let campaign = try await campaign(for: today) else { return nil }
+        let (status, _) = try await readerStatus(reader, campaign: campaign, today: today)
+        return (campaign, status, today)
     }
 
     /// What a QA preview asks for: a campaign, an instant and zone, and a reader's history.

@@ -126,20 +126,3 @@ extension Components.Schemas.TimeRequest {
     }
 }
 
-extension Components.Schemas.ShieldRules {
-    init(_ rules: ShieldRules) {
-        self.init(
-            rewardDays: rules.rewardDays.sorted(), downtime: rules.downtime.map { .init(start: $0.start, end: $0.end) })
-    }
-}
-
-extension Components.Schemas.ShieldPolicy {
-    init(_ policy: ShieldPolicy, computedAt: Date) {
-        self.init(
-            apps: policy.apps.map {
-                .init(
-                    appToken: $0.token, blocked: $0.blocked, reason: .init(rawValue: $0.reason.rawValue) ?? .noGrant,
-                    unlockedUntil: $0.unlockedUntil, minutesLeft: $0.minutesLeft)
-            }, nextChange: policy.nextChange, computedAt: computedAt)
-    }
-}

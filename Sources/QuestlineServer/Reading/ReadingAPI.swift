@@ -67,6 +67,23 @@ extension APIImplementation {
         return .ok(.init(body: .json(.init(model))))
     }
 
+    func getReadingWidgetBasis(_ input: Operations.getReadingWidgetBasis.Input) async throws
+        -> Operations.getReadingWidgetBasis.Output
+    {
+        let reader = try reader(
+            deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
+        guard let (campaign, status, today) = try await reading.widgetBasis(for: reader) else {
+            throw DomainError.notFound("There is no reading challenge.")
+        }
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        campaign: .init(campaign), timeZone: reader.timeZone.identifier, today: today.iso,
+                        loggedIn: status.loggedIn, joinDay: status.joinDay?.iso, completedOn: status.completedOn?.iso,
+                        claimed: status.claimed, readDays: status.readDays.sorted().map(\.iso)))))
+    }
+
     func joinChallenge(_ input: Operations.joinChallenge.Input) async throws -> Operations.joinChallenge.Output {
         let reader = try reader(
             deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
@@ -163,16 +180,10 @@ extension APIImplementation {
     func putCampaign(_ input: Operations.putCampaign.Input) async throws -> Operations.putCampaign.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        func day(_ raw: String, _ field: String) throws -> LocalDay { try DateWindow.day(raw, field: field) }
         guard body.id == input.path.campaignId else {
             throw DomainError.invalid(field: "id", "The id must match the address.")
         }
-        let campaign = Campaign(
-            id: body.id, startDay: try day(body.startDay, "startDay"), endDay: try day(body.endDay, "endDay"),
-            goalDays: body.goalDays, claimUntilDay: try day(body.claimUntilDay, "claimUntilDay"),
-            removeAfterDay: try day(body.removeAfterDay, "removeAfterDay"),
-            continueActiveStreakAfterEnd: body.continueActiveStreakAfterEnd ?? false, freezes: body.freezes ?? 0,
-            freezeEveryDays: body.freezeEveryDays ?? 0, maxFreezesHeld: body.maxFreezesHeld ?? 2, title: body.title)
+        let campaign = try Campaign(body)
         try await reading.saveCampaign(campaign, as: me)
         return .ok(.init(body: .json(.init(campaign))))
     }
@@ -224,13 +235,3 @@ extension Components.Schemas.Article {
     }
 }
 
-extension Components.Schemas.Campaign {
-    init(_ campaign: Campaign) {
-        self.init(
-            id: campaign.id, title: campaign.title, startDay: campaign.startDay.iso, endDay: campaign.endDay.iso,
-            goalDays: campaign.goalDays,
-            claimUntilDay: campaign.claimUntilDay.iso, removeAfterDay: campaign.removeAfterDay.iso,
-            continueActiveStreakAfterEnd: campaign.continueActiveStreakAfterEnd, freezes: campaign.freezes,
-            freezeEveryDays: campaign.freezeEveryDays, maxFreezesHeld: campaign.maxFreezesHeld)
-    }
-}

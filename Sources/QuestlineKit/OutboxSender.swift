@@ -1,0 +1,263 @@
+import Foundation
+internal import OpenAPIRuntime
+internal import QuestlineAPI
+internal import QuestlineClient
+
+/// Sends what waits in an `Outbox`, in order, batch by batch, and records each entry as sent
+/// or dropped.
+///
+/// What an answer means:
+/// - 2xx, and 409 `idempotency-applied` (the server applied it before, the answer was lost):
+///   sent.
+/// - 401: the session ended; nothing more is sent until the member signs in again.
+/// - 408, 409 (another try of the same key still running), 429, 5xx, or no answer (offline,
+///   server down): the batch waits and is tried again with exponential backoff and jitter,
+///   never sooner than the server's `Retry-After`. A 409 that keeps coming back after
+///   `maxConflicts` tries is dropped (a conflict that does not clear is not a busy server).
+/// - any other 4xx: the server refuses it for good, so it is dropped with the problem's words
+///   as the reason, never retried. When the problem names one item of a batch
+///   (`reports[3].durationSeconds`), only that item is dropped and the rest is sent again.
+public actor OutboxSender {
+    /// What one pass over the queue ended with.
+    public enum Pass: Sendable, Equatable {
+        /// Nothing waits.
+        case drained
+        /// Something waits: try again in `seconds` (the reason is the last failure).
+        case wait(seconds: Double, reason: String)
+        /// The server no longer knows this device's session: sign in again.
+        case signedOut
+    }
+
+    public let outbox: Outbox
+    public let session: QuestlineSession
+    public static let batchLimit = 500
+    public var maxConflicts = 20
+    private let backoff: Backoff
+    private let log: @Sendable (String) -> Void
+    private var failures = 0
+    private var conflicts: [String: Int] = [:]
+
+    public init(
+        outbox: Outbox, session: QuestlineSession, backoff: Backoff = Backoff(),
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.outbox = outbox
+        self.session = session
+        self.backoff = backoff
+        self.log = log
+    }
+
+    /// Sends what waits until the queue is empty, or until a batch must wait (then says how
+    /// long), or the session ends.
+    public func sendPass() async -> Pass {
+        while let batch = await nextBatch() {
+            guard await session.isSignedIn else { return .signedOut }
+            let verdict = await send(batch)
+            do {
+                switch verdict {
+                case .sent:
+                    try await outbox.markSent(batch.map(\.seq))
+                    failures = 0
+                case .signedOut:
+                    try? await session.signedOut()
+                    return .signedOut
+                case .refused(let reason, let items):
+                    let dropped = items.isEmpty ? batch : items.compactMap { batch.indices.contains($0) ? batch[$0] : nil }
+                    try await outbox.markDropped(dropped.map(\.seq), reason: reason)
+                    for entry in dropped { log("dropped \(entry.item.kind) \(entry.key): \(reason)") }
+                case .retry(let reason, let retryAfter, let conflict):
+                    let key = batch[0].key
+                    if conflict {
+                        conflicts[key, default: 0] += 1
+                        if conflicts[key]! >= maxConflicts {
+                            let reason = "still conflicting after \(maxConflicts) tries: \(reason)"
+                            try await outbox.markDropped(batch.map(\.seq), reason: reason)
+                            log("dropped \(batch.count) \(batch[0].item.kind): \(reason)")
+                            conflicts[key] = nil
+                            continue
+                        }
+                    }
+                    let seconds = backoff.delay(attempt: failures, retryAfter: retryAfter)
+                    failures += 1
+                    return .wait(seconds: seconds, reason: reason)
+                }
+            } catch {
+                failures += 1
+                return .wait(seconds: backoff.delay(attempt: failures), reason: "the outbox: \(error)")
+            }
+        }
+        return .drained
+    }
+
+    /// The first waiting entry, with the entries that go in the same request.
+    private func nextBatch() async -> [OutboxEntry]? {
+        let waiting = await outbox.waiting()
+        guard let first = waiting.first else { return nil }
+        guard let group = first.item.batch else { return [first] }
+        return Array(waiting.lazy.filter { $0.item.batch == group }.prefix(Self.batchLimit))
+    }
+
+    // MARK: - One request
+
+    enum Verdict: Equatable {
+        case sent
+        case signedOut
+        /// Refused for good; `items` are the batch's indices the problem names (empty: all).
+        case refused(String, items: [Int])
+        case retry(String, retryAfter: Double?, conflict: Bool)
+    }
+
+    private func send(_ batch: [OutboxEntry]) async -> Verdict {
+        let client = session.client
+        do {
+            let (verdict, retryAfter) = try await ResponseHeaders.recording { () async throws -> Verdict in
+                switch batch[0].item {
+                case .usage(let child, _):
+                    let reports = batch.compactMap { entry -> Components.Schemas.UsageReport? in
+                        if case .usage(_, let report) = entry.item { return report }
+                        return nil
+                    }
+                    return Self.verdict(
+                        try await client.reportUsage(
+                            path: .init(childId: child), headers: .init(Idempotency_hyphen_Key: Self.batchKey(batch)),
+                            body: .json(.init(reports: reports))))
+                case .read:
+                    let reads = batch.compactMap { entry -> Components.Schemas.ReadInput? in
+                        if case .read(let read) = entry.item { return read }
+                        return nil
+                    }
+                    return Self.verdict(
+                        try await client.recordReads(
+                            headers: .init(Idempotency_hyphen_Key: Self.batchKey(batch)), body: .json(.init(reads: reads))
+                        ))
+                case .readingTime:
+                    let intervals = batch.compactMap {
+                        entry -> Operations.recordReadingTime.Input.Body.jsonPayload.intervalsPayloadPayload? in
+                        guard case .readingTime(let id, let start, let end, let zone) = entry.item else { return nil }
+                        return .init(eventId: id, start: start, end: end, timeZone: zone)
+                    }
+                    return Self.verdict(
+                        try await client.recordReadingTime(
+                            headers: .init(Idempotency_hyphen_Key: Self.batchKey(batch)),
+                            body: .json(.init(intervals: intervals))))
+                case .save(let save):
+                    return Self.verdict(
+                        try await client.saveArticle(
+                            headers: .init(Idempotency_hyphen_Key: batch[0].key), body: .json(save)))
+                case .timeRequest(let child, let app, let minutes, let note):
+                    return Self.verdict(
+                        try await client.askForTime(
+                            path: .init(childId: child), headers: .init(Idempotency_hyphen_Key: batch[0].key),
+                            body: .json(.init(appToken: app, minutes: minutes, note: note))))
+                }
+            }
+            if case .retry(let reason, _, let conflict) = verdict {
+                return .retry(reason, retryAfter: retryAfter, conflict: conflict)
+            }
+            return verdict
+        } catch {
+            return .retry("no answer: \(Self.short(error))", retryAfter: nil, conflict: false)
+        }
+    }
+
+    /// A batch's Idempotency-Key: a digest of its items' own keys, so the same items give the
+    /// same key (and the same body) on every try.
+    static func batchKey(_ batch: [OutboxEntry]) -> String {
+        "batch-\(batch.count)-" + StableDigest.fnv1a(batch.map(\.key).joined(separator: "\u{1f}"))
+    }
+
+    static func short(_ error: any Error) -> String {
+        if let client = error as? ClientError { return String(describing: client.underlyingError).prefix(200).description }
+        return String(describing: error).prefix(200).description
+    }
+
+    /// What a refusal means, from its status and problem (the one place the rules above live).
+    static func verdict(status: Int, problem: Components.Schemas.Problem?) -> Verdict {
+        let type = problem?._type ?? ""
+        switch status {
+        case 200..<300: return .sent
+        case 401: return .signedOut
+        case 409 where type.hasSuffix("idempotency-applied"): return .sent
+        case 408, 409, 429, 500...:
+            return .retry("\(status) \(problem?.title ?? "")", retryAfter: nil, conflict: status == 409)
+        default:
+            let fields = ([problem?.field] + (problem?.errors ?? []).map(\.field)).compactMap { $0 }
+            let reason = "\(status) \(problem?.detail ?? problem?.title ?? "refused")"
+            return .refused(reason, items: Array(Set(fields.compactMap(itemIndex))).sorted())
+        }
+    }
+
+    /// The batch index a field names: `reports[3].durationSeconds` → 3.
+    static func itemIndex(_ field: String) -> Int? {
+        guard let open = field.firstIndex(of: "["), let close = field[open...].firstIndex(of: "]") else { return nil }
+        return Int(field[field.index(after: open)..<close])
+    }
+
+    private static func refused(_ status: Int, _ response: Components.Responses.Problem) -> Verdict {
+        verdict(status: status, problem: try? response.body.application_problem_plus_json)
+    }
+
+    private static func undocumented(_ status: Int) -> Verdict { verdict(status: status, problem: nil) }
+
+    static func verdict(_ output: Operations.reportUsage.Output) -> Verdict {
+        switch output {
+        case .ok: .sent
+        case .badRequest(let r): refused(400, r)
+        case .unauthorized(let r): refused(401, r)
+        case .forbidden(let r): refused(403, r)
+        case .notFound(let r): refused(404, r)
+        case .conflict(let r): refused(409, r)
+        case .contentTooLarge(let r): refused(413, r)
+        case .unprocessableContent(let r): refused(422, r)
+        case .undocumented(let status, _): undocumented(status)
+        }
+    }
+
+    static func verdict(_ output: Operations.recordReads.Output) -> Verdict {
+        switch output {
+        case .ok: .sent
+        case .badRequest(let r): refused(400, r)
+        case .unauthorized(let r): refused(401, r)
+        case .conflict(let r): refused(409, r)
+        case .contentTooLarge(let r): refused(413, r)
+        case .unprocessableContent(let r): refused(422, r)
+        case .undocumented(let status, _): undocumented(status)
+        }
+    }
+
+    static func verdict(_ output: Operations.recordReadingTime.Output) -> Verdict {
+        switch output {
+        case .ok: .sent
+        case .badRequest(let r): refused(400, r)
+        case .unauthorized(let r): refused(401, r)
+        case .undocumented(let status, _): undocumented(status)
+        default: undocumented(400)
+        }
+    }
+
+    static func verdict(_ output: Operations.saveArticle.Output) -> Verdict {
+        switch output {
+        case .ok: .sent
+        case .badRequest(let r): refused(400, r)
+        case .unauthorized(let r): refused(401, r)
+        case .conflict(let r): refused(409, r)
+        case .contentTooLarge(let r): refused(413, r)
+        case .unprocessableContent(let r): refused(422, r)
+        case .undocumented(let status, _): undocumented(status)
+        }
+    }
+
+    static func verdict(_ output: Operations.askForTime.Output) -> Verdict {
+        switch output {
+        case .created: .sent
+        case .badRequest(let r): refused(400, r)
+        case .unauthorized(let r): refused(401, r)
+        case .forbidden(let r): refused(403, r)
+        case .notFound(let r): refused(404, r)
+        case .conflict(let r): refused(409, r)
+        case .unprocessableContent(let r): refused(422, r)
+        case .tooManyRequests(let r): refused(429, r)
+        case .undocumented(let status, _): undocumented(status)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+public import Foundation
+internal import OpenAPIRuntime
+public import QuestlineAPI
+internal import QuestlineClient
+public import QuestlineCore
+
+/// The reading widget's facts as last fetched, kept on disk (`widget.json`) so a widget
+/// extension draws its timeline without the network.
+public struct WidgetSnapshot: Sendable, Equatable, Codable {
+    public let basis: Components.Schemas.WidgetBasis
+    public let fetchedAt: Date
+
+    public init(basis: Components.Schemas.WidgetBasis, fetchedAt: Date) {
+        self.basis = basis
+        self.fetchedAt = fetchedAt
+    }
+
+    /// One entry of a widget's timeline: what it shows from `date` on.
+    public struct Entry: Sendable, Equatable {
+        public let date: Date
+        public let model: WidgetModel
+    }
+
+    /// The widget from `now` and at each of the next `days` local midnights, computed with the
+    /// core's widget rules (`ReadingWidget.model`): the state, streak and copy change with the
+    /// day exactly as the server's would, given the reads the server had plus `localReads` (reads
+    /// made on this device since, e.g. waiting in the outbox). Days are the reader's local
+    /// days, in the zone the server counted them in; midnights follow that zone's DST rules.
+    public func timeline(from now: Date, days: Int = 7, localReads: [Date] = []) throws(DomainError) -> [Entry] {
+        let campaign = try Campaign(basis.campaign)
+        let zone = (TimeZoneID(basis.timeZone) ?? .utc).timeZone
+        var status = ReaderStatus(loggedIn: basis.loggedIn)
+        status.joinDay = basis.joinDay.flatMap { LocalDay(iso: $0) }
+        status.completedOn = basis.completedOn.flatMap { LocalDay(iso: $0) }
+        status.claimed = basis.claimed
+        status.readDays = Set(basis.readDays.compactMap { LocalDay(iso: $0) })
+        let today = LocalDay(now, in: zone)
+        var entries: [Entry] = []
+        for offset in 0...max(days, 0) {
+            let day = today.adding(days: offset)
+            let start = offset == 0 ? now : day.start(in: zone)
+            var facts = status
+            facts.readDays.formUnion(localReads.filter { $0 <= start }.map { LocalDay($0, in: zone) })
+            entries.append(Entry(date: start, model: ReadingWidget.model(campaign: campaign, status: facts, today: day)))
+        }
+        return entries
+    }
+}
+
+/// Fetches the widget's facts and keeps them on disk for the widget extension.
+public actor WidgetKeeper {
+    private let session: QuestlineSession
+    private let file: URL
+    private let clock: @Sendable () -> Date
+    private let deviceID: String?
+    public private(set) var snapshot: WidgetSnapshot?
+
+    public init(
+        session: QuestlineSession, directory: URL, deviceID: String? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        self.session = session
+        self.deviceID = deviceID
+        self.clock = clock
+        file = directory.appendingPathComponent("widget.json")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        snapshot = Self.saved(in: directory)
+    }
+
+    /// The snapshot kept in `directory` (what a widget extension reads, without a session).
+    public static func saved(in directory: URL) -> WidgetSnapshot? {
+        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("widget.json").path)
+        else { return nil }
+        return try? Outbox.decoder.decode(WidgetSnapshot.self, from: data)
+    }
+
+    /// Fetches the facts again (after a read, or once a day) and keeps them.
+    @discardableResult
+    public func refresh(timeZone: String? = nil) async throws -> WidgetSnapshot {
+        let output = try await session.client.getReadingWidgetBasis(
+            headers: .init(X_hyphen_Device_hyphen_Id: deviceID, X_hyphen_Time_hyphen_Zone: timeZone))
+        let basis = try output.ok.body.json
+        let fresh = WidgetSnapshot(basis: basis, fetchedAt: clock())
+        try Outbox.encoder.encode(fresh).write(to: file, options: .atomic)
+        snapshot = fresh
+        return fresh
+    }
+}
