@@ -55,6 +55,30 @@ step "Crash safety: SIGKILL under write load, 20 times on SQLite and 20 on Postg
 python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20
 python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20 --postgres "$QUESTLINE_TEST_POSTGRES_URL"
 
+step "QuestlineKit builds alone (Foundation, the core and the client: no server code)"
+swift build --target QuestlineKit 2>&1 | drop '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Wrapping|Write|Linking|Running|Merging|Applying|Generating)'
+python3 - <<'PY'
+import json, subprocess
+description = json.loads(subprocess.run(["swift", "package", "describe", "--type", "json"], capture_output=True, text=True, check=True).stdout)
+targets = {t["name"]: t for t in description["targets"]}
+seen, stack = set(), ["QuestlineKit"]
+while stack:
+    name = stack.pop()
+    if name in seen or name not in targets:
+        continue
+    seen.add(name)
+    stack += targets[name].get("target_dependencies", [])
+server = seen & {"QuestlineServer", "QuestlineStore", "QuestlineFeatures", "QuestlineCLI"}
+products = sorted({p for t in seen for p in targets[t].get("product_dependencies", [])})
+if server:
+    raise SystemExit(f"QuestlineKit depends on server code: {sorted(server)}")
+print(f"QuestlineKit's targets: {sorted(seen)}; packages' products: {products}")
+PY
+
+step "The device on Linux (questline device run, QuestlineKit): server down at start, device and server killed mid-upload, a replay; the child equals one in-order delivery, on SQLite and PostgreSQL"
+python3 scripts/device.py --bin "$(swift build --show-bin-path)/questline"
+python3 scripts/device.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"
+
 step "Two instances on one PostgreSQL behind nginx: live events, idempotency, a kill, a fault after commit, shared limits"
 python3 scripts/multi.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"
 

@@ -124,9 +124,7 @@ struct DeviceStatus: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("outbox.jsonl").path) else {
             throw ValidationError("--state: \(state) holds no device outbox.")
         }
-        let outbox = try Outbox(directory: directory)
-        let waiting = await outbox.waiting()
-        let tally = await outbox.counts()
+        let (waiting, tally) = try Outbox.inspect(directory: directory)
         print("waiting: \(waiting.count)")
         for (kind, count) in Dictionary(grouping: waiting, by: \.item.kind).mapValues(\.count).sorted(by: { $0.key < $1.key }) {
             print("  \(kind): \(count)")
@@ -233,24 +231,32 @@ actor DevicePlayer {
         }
         while true {
             // Queue every line whose time has come.
-            var queued = 0
-            while progress.played < lines.count {
-                let (number, text, line) = lines[progress.played]
+            var ready: [(item: OutboxItem, key: String?)] = []
+            var played = progress.played
+            while played < lines.count {
+                let (number, text, line) = lines[played]
                 let key = "dev-" + Self.digest("\(username)\n\(number)\n\(text)")
                 if let at = line.at.flatMap(Self.instant), let app = line.app, let seconds = line.seconds {
                     guard at.addingTimeInterval(Double(seconds)) <= Date() else { break }
-                    try await outbox.enqueue(
-                        .usage(
-                            childID: childID,
-                            report: .init(
-                                id: key, appToken: app, startedAt: at, durationSeconds: seconds,
-                                timeZone: line.zone ?? zone)))
+                    ready.append(
+                        (
+                            .usage(
+                                childID: childID,
+                                report: .init(
+                                    id: key, appToken: app, startedAt: at, durationSeconds: seconds,
+                                    timeZone: line.zone ?? zone)), nil
+                        ))
                 } else if let app = line.ask, let minutes = line.minutes {
-                    try await outbox.enqueue(
-                        .timeRequest(childID: childID, appToken: app, minutes: minutes, note: line.note), key: key)
+                    ready.append((.timeRequest(childID: childID, appToken: app, minutes: minutes, note: line.note), key))
                 }
-                progress.played += 1
-                queued += 1
+                played += 1
+            }
+            // Queued first, then marked played: a kill in between queues the same keys again,
+            // which the outbox (still waiting) or the server (already sent) ignores.
+            let queued = played - progress.played
+            if queued > 0 {
+                try await outbox.enqueue(contentsOf: ready)
+                progress.played = played
                 try JSONEncoder().encode(progress).write(to: progressFile, options: .atomic)
             }
             if queued > 0 { print("queued \(queued) (\(progress.played) of \(lines.count) lines played)") }

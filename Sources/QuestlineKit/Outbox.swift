@@ -1,6 +1,14 @@
 public import Foundation
 public import QuestlineAPI
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One write the device owes the server. Each carries the key that makes it idempotent, chosen
 /// when it is queued and never changed, so however often it is sent it is applied once.
 public enum OutboxItem: Sendable, Equatable, Codable {
@@ -138,7 +146,7 @@ public actor Outbox {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Self.load(
             from: directory.appendingPathComponent("outbox.jsonl"),
-            into: &pending, keys: &keys, tally: &tally, nextSeq: &nextSeq, doneLines: &doneLines)
+            into: &pending, keys: &keys, tally: &tally, nextSeq: &nextSeq, doneLines: &doneLines, repair: true)
     }
 
     /// Queues `item` and returns its entry once it is on disk. An item whose key is already
@@ -154,6 +162,42 @@ public actor Outbox {
         pending.append(entry)
         keys.insert(key)
         return entry
+    }
+
+    /// Queues several items with one write to disk (all or none): what a device does with the
+    /// use it saw since it last woke. Items whose key is already waiting are skipped.
+    @discardableResult
+    public func enqueue(contentsOf items: [(item: OutboxItem, key: String?)]) throws -> [OutboxEntry] {
+        var fresh: [OutboxEntry] = []
+        var seen = keys
+        var seq = nextSeq
+        for (item, given) in items {
+            let key = given ?? (item.key.isEmpty ? UUID().uuidString.lowercased() : item.key)
+            guard seen.insert(key).inserted else { continue }
+            fresh.append(OutboxEntry(seq: seq, key: key, item: item, queuedAt: clock()))
+            seq += 1
+        }
+        guard !fresh.isEmpty else { return [] }
+        guard pending.count + fresh.count <= limit else { throw OutboxError.full(pending: pending.count, limit: limit) }
+        try append(fresh.map { Record(add: $0) })
+        nextSeq = seq
+        pending += fresh
+        keys = seen
+        return fresh
+    }
+
+    /// What the outbox in `directory` holds, read without changing the file (for a status
+    /// command while the device runs).
+    public static func inspect(directory: URL) throws -> (waiting: [OutboxEntry], tally: OutboxTally) {
+        var pending: [OutboxEntry] = []
+        var keys: Set<String> = []
+        var tally = OutboxTally()
+        var nextSeq: Int64 = 1
+        var doneLines = 0
+        try load(
+            from: directory.appendingPathComponent("outbox.jsonl"), into: &pending, keys: &keys, tally: &tally,
+            nextSeq: &nextSeq, doneLines: &doneLines, repair: false)
+        return (pending, tally)
     }
 
     /// The items waiting, oldest first.
@@ -289,7 +333,8 @@ public actor Outbox {
             try writer.close()
             try handle?.close()
             handle = nil
-            _ = try FileManager.default.replaceItemAt(file, withItemAt: temporary)
+            // rename(2): atomic on one file system (FileManager's replace is not, on Linux).
+            guard rename(temporary.path, file.path) == 0 else { throw OutboxError.io("cannot replace \(file.path)") }
             doneLines = 0
         } catch let error as OutboxError {
             throw error
@@ -300,15 +345,16 @@ public actor Outbox {
 
     private static func load(
         from file: URL, into pending: inout [OutboxEntry], keys: inout Set<String>, tally: inout OutboxTally,
-        nextSeq: inout Int64, doneLines: inout Int
+        nextSeq: inout Int64, doneLines: inout Int, repair: Bool
     ) throws {
         guard let data = FileManager.default.contents(atPath: file.path), !data.isEmpty else { return }
         var complete = data
-        if data.last != 0x0A {
+        repairing: if data.last != 0x0A {
             // Killed mid-append: the last line was never acknowledged to anyone. Cut it off so
             // the next append starts on a line of its own.
             let end = data.lastIndex(of: 0x0A).map { $0 + 1 } ?? data.startIndex
             complete = data[data.startIndex..<end]
+            guard repair else { break repairing }
             let handle = try FileHandle(forWritingTo: file)
             try handle.truncate(atOffset: UInt64(end - data.startIndex))
             try handle.synchronize()
