@@ -88,9 +88,10 @@ struct DeviceRun: AsyncParsableCommand {
             throw ValidationError("--script: cannot read \(path).")
         }
         var lines: [(Int, String, ScriptLine)] = []
-        for (index, raw) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .enumerated()
-        {
+        for (index, raw) in String(decoding: data, as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false
+        )
+        .enumerated() {
             let text = raw.trimmingCharacters(in: .whitespaces)
             guard !text.isEmpty else { continue }
             let line: ScriptLine
@@ -126,7 +127,9 @@ struct DeviceStatus: AsyncParsableCommand {
         }
         let (waiting, tally) = try Outbox.inspect(directory: directory)
         print("waiting: \(waiting.count)")
-        for (kind, count) in Dictionary(grouping: waiting, by: \.item.kind).mapValues(\.count).sorted(by: { $0.key < $1.key }) {
+        for (kind, count) in Dictionary(grouping: waiting, by: \.item.kind).mapValues(\.count).sorted(by: {
+            $0.key < $1.key
+        }) {
             print("  \(kind): \(count)")
         }
         if let oldest = waiting.first {
@@ -176,7 +179,8 @@ actor DevicePlayer {
     }
 
     static func instant(_ text: String) -> Date? {
-        (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        (try? Date(text, strategy: .iso8601))
+            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
     }
 
     /// Signs in (keeping the saved session when there is one), waiting while the server cannot
@@ -247,7 +251,8 @@ actor DevicePlayer {
                                     timeZone: line.zone ?? zone)), nil
                         ))
                 } else if let app = line.ask, let minutes = line.minutes {
-                    ready.append((.timeRequest(childID: childID, appToken: app, minutes: minutes, note: line.note), key))
+                    ready.append(
+                        (.timeRequest(childID: childID, appToken: app, minutes: minutes, note: line.note), key))
                 }
                 played += 1
             }
@@ -303,7 +308,9 @@ actor DevicePlayer {
         do {
             let changed = try await shield.refresh()
             let waiting = await outbox.waiting().compactMap { entry -> UsageRecord? in
-                guard case .usage(_, let report) = entry.item, let zone = TimeZoneID(report.timeZone) else { return nil }
+                guard case .usage(_, let report) = entry.item, let zone = TimeZoneID(report.timeZone) else {
+                    return nil
+                }
                 return UsageRecord(
                     token: report.appToken, start: report.startedAt, seconds: report.durationSeconds, zone: zone)
             }

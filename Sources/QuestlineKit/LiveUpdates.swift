@@ -33,7 +33,22 @@ public struct LiveUpdates: AsyncSequence, Sendable {
         self.sleep = sleep
     }
 
-    public func makeAsyncIterator() -> AsyncThrowingStream<Element, any Error>.Iterator {
+    /// Iterates the events; dropping it (or cancelling its task) closes the connection.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<Element, any Error>.Iterator
+        let connection: Connection
+
+        public mutating func next() async throws -> Element? { try await base.next() }
+    }
+
+    /// Owns the task that holds the connection, and cancels it when the last iterator is gone.
+    final class Connection: Sendable {
+        let task: Task<Void, Never>
+        init(_ task: Task<Void, Never>) { self.task = task }
+        deinit { task.cancel() }
+    }
+
+    public func makeAsyncIterator() -> Iterator {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Element.self)
         let task = Task { [self] in
             do {
@@ -44,7 +59,7 @@ public struct LiveUpdates: AsyncSequence, Sendable {
             }
         }
         continuation.onTermination = { _ in task.cancel() }
-        return stream.makeAsyncIterator()
+        return Iterator(base: stream.makeAsyncIterator(), connection: Connection(task))
     }
 
     private func run(_ continuation: AsyncThrowingStream<Element, any Error>.Continuation) async throws {

@@ -276,7 +276,9 @@ public actor Outbox {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
+            guard
+                let date = try? Date(
+                    text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
             else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: text)) }
             return date
         }

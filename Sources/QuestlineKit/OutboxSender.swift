@@ -62,7 +62,8 @@ public actor OutboxSender {
                     try? await session.signedOut()
                     return .signedOut
                 case .refused(let reason, let items):
-                    let dropped = items.isEmpty ? batch : items.compactMap { batch.indices.contains($0) ? batch[$0] : nil }
+                    let dropped =
+                        items.isEmpty ? batch : items.compactMap { batch.indices.contains($0) ? batch[$0] : nil }
                     try await outbox.markDropped(dropped.map(\.seq), reason: reason)
                     for entry in dropped { log("dropped \(entry.item.kind) \(entry.key): \(reason)") }
                 case .retry(let reason, let retryAfter, let conflict):
@@ -128,7 +129,8 @@ public actor OutboxSender {
                     }
                     return Self.verdict(
                         try await client.recordReads(
-                            headers: .init(Idempotency_hyphen_Key: Self.batchKey(batch)), body: .json(.init(reads: reads))
+                            headers: .init(Idempotency_hyphen_Key: Self.batchKey(batch)),
+                            body: .json(.init(reads: reads))
                         ))
                 case .readingTime:
                     let intervals = batch.compactMap {
@@ -167,7 +169,9 @@ public actor OutboxSender {
     }
 
     static func short(_ error: any Error) -> String {
-        if let client = error as? ClientError { return String(describing: client.underlyingError).prefix(200).description }
+        if let client = error as? ClientError {
+            return String(describing: client.underlyingError).prefix(200).description
+        }
         return String(describing: error).prefix(200).description
     }
 
@@ -230,8 +234,10 @@ public actor OutboxSender {
         case .ok: .sent
         case .badRequest(let r): refused(400, r)
         case .unauthorized(let r): refused(401, r)
+        case .conflict(let r): refused(409, r)
+        case .contentTooLarge(let r): refused(413, r)
+        case .unprocessableContent(let r): refused(422, r)
         case .undocumented(let status, _): undocumented(status)
-        default: undocumented(400)
         }
     }
 

@@ -81,7 +81,8 @@ public actor QuestlineSession {
         switch output {
         case .ok(let ok): return try await begin(try ok.body.json)
         case .unauthorized(let refused):
-            throw SessionError.refused(try refused.body.application_problem_plus_json.detail ?? "Wrong login or password.")
+            throw SessionError.refused(
+                try refused.body.application_problem_plus_json.detail ?? "Wrong login or password.")
         case .undocumented(let status, _) where status == 429 || status >= 500: throw SessionError.unavailable(status)
         default: throw SessionError.unexpected(Self.describe(output))
         }
@@ -94,7 +95,8 @@ public actor QuestlineSession {
     {
         let output = try await client.signUp(
             body: .json(
-                .init(email: email, password: password, displayName: displayName, timeZone: timeZone, deviceId: deviceID)
+                .init(
+                    email: email, password: password, displayName: displayName, timeZone: timeZone, deviceId: deviceID)
             ))
         switch output {
         case .created(let created): return try await begin(try created.body.json)

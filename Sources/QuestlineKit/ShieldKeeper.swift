@@ -64,7 +64,7 @@ public actor ShieldKeeper {
         file = directory.appendingPathComponent("shield.json")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if let data = FileManager.default.contents(atPath: file.path),
-            let saved = try? Outbox.decoder.decode(ShieldSnapshot.self, from: data), saved.childID == childID
+            let saved = try? Snapshots.decoder.decode(ShieldSnapshot.self, from: data), saved.childID == childID
         {
             snapshot = saved
         }
@@ -89,7 +89,7 @@ public actor ShieldKeeper {
             throw SessionError.signedOut
         default: throw SessionError.unexpected(QuestlineSession.describe(output))
         }
-        let fetchedAt = clock()
+        let fetchedAt = clock().wholeSeconds
         let grants = try await client.listGrants(path: .init(childId: childID)).ok.body.json
         let rules = try await client.getShieldRules(path: .init(childId: childID)).ok.body.json
         let zone = try await client.getMember(path: .init(memberId: childID)).ok.body.json.timeZone
@@ -100,7 +100,7 @@ public actor ShieldKeeper {
                     id: $0.id, appToken: $0.appToken, minutesLeft: $0.minutesLeft, startsAt: $0.startsAt,
                     expiresAt: $0.expiresAt)
             }, rewardDays: rules.rewardDays, downtime: rules.downtime.map { [$0.start, $0.end] }, timeZone: zone)
-        try Outbox.encoder.encode(fresh).write(to: file, options: .atomic)
+        try Snapshots.encoder.encode(fresh).write(to: file, options: .atomic)
         snapshot = fresh
         return true
     }

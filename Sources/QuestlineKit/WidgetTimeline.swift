@@ -41,7 +41,8 @@ public struct WidgetSnapshot: Sendable, Equatable, Codable {
             let start = offset == 0 ? now : day.start(in: zone)
             var facts = status
             facts.readDays.formUnion(localReads.filter { $0 <= start }.map { LocalDay($0, in: zone) })
-            entries.append(Entry(date: start, model: ReadingWidget.model(campaign: campaign, status: facts, today: day)))
+            entries.append(
+                Entry(date: start, model: ReadingWidget.model(campaign: campaign, status: facts, today: day)))
         }
         return entries
     }
@@ -71,7 +72,7 @@ public actor WidgetKeeper {
     public static func saved(in directory: URL) -> WidgetSnapshot? {
         guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("widget.json").path)
         else { return nil }
-        return try? Outbox.decoder.decode(WidgetSnapshot.self, from: data)
+        return try? Snapshots.decoder.decode(WidgetSnapshot.self, from: data)
     }
 
     /// Fetches the facts again (after a read, or once a day) and keeps them.
@@ -80,9 +81,31 @@ public actor WidgetKeeper {
         let output = try await session.client.getReadingWidgetBasis(
             headers: .init(X_hyphen_Device_hyphen_Id: deviceID, X_hyphen_Time_hyphen_Zone: timeZone))
         let basis = try output.ok.body.json
-        let fresh = WidgetSnapshot(basis: basis, fetchedAt: clock())
-        try Outbox.encoder.encode(fresh).write(to: file, options: .atomic)
+        let fresh = WidgetSnapshot(basis: basis, fetchedAt: clock().wholeSeconds)
+        try Snapshots.encoder.encode(fresh).write(to: file, options: .atomic)
         snapshot = fresh
         return fresh
     }
+}
+
+extension Date {
+    /// This instant without its fraction of a second (when a snapshot was fetched).
+    var wholeSeconds: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
+}
+
+/// How snapshots (`shield.json`, `widget.json`) are kept: instants as seconds since 1970, which
+/// read back exactly as they were written.
+enum Snapshots {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }()
 }

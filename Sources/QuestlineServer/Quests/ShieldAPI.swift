@@ -125,4 +125,3 @@ extension Components.Schemas.TimeRequest {
             createdAt: request.createdAt, decidedAt: request.decidedAt)
     }
 }
-

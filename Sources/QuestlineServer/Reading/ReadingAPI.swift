@@ -234,4 +234,3 @@ extension Components.Schemas.Article {
             url: article.pageURL)
     }
 }
-

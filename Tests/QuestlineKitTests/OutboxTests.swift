@@ -1,0 +1,142 @@
+import Foundation
+import QuestlineAPI
+import QuestlineCore
+import Testing
+
+@testable import QuestlineKit
+
+/// The outbox's file: what survives a kill, what a torn line does, compaction and the bound.
+@Suite struct OutboxTests {
+    static func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("questline-outbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func usage(_ index: Int) -> OutboxItem {
+        .usage(
+            childID: "child",
+            report: .init(
+                id: "r\(index)", appToken: "learn",
+                startedAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(index)),
+                durationSeconds: 60, timeZone: "Europe/Berlin"))
+    }
+
+    @Test func queuedItemsSurviveReopeningWithTheirKeysAndOrder() async throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let outbox = try Outbox(directory: dir)
+        for index in 0..<5 { try await outbox.enqueue(Self.usage(index)) }
+        try await outbox.enqueue(.timeRequest(childID: "child", appToken: "game", minutes: 10, note: nil), key: "ask-1")
+        // The same key again is not queued twice.
+        try await outbox.enqueue(Self.usage(2))
+        try await outbox.markSent([1, 2])
+        try await outbox.markDropped([3], reason: "400 too long")
+
+        let reopened = try Outbox(directory: dir)
+        let waiting = await reopened.waiting()
+        #expect(waiting.map(\.key) == ["r3", "r4", "ask-1"])
+        #expect(waiting.map(\.seq) == [4, 5, 6])
+        #expect(waiting.first?.item == Self.usage(3))
+        let tally = await reopened.counts()
+        #expect(tally.sent == 2 && tally.dropped == 1)
+        #expect(tally.drops == [.init(key: "r2", kind: "usage", reason: "400 too long")])
+        // New entries continue the sequence.
+        #expect(try await reopened.enqueue(Self.usage(9)).seq == 7)
+    }
+
+    @Test func aLineCutByAKillIsIgnoredAndRepaired() async throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        do {
+            let outbox = try Outbox(directory: dir)
+            try await outbox.enqueue(Self.usage(0))
+            try await outbox.enqueue(Self.usage(1))
+        }
+        let file = dir.appendingPathComponent("outbox.jsonl")
+        var data = try Data(contentsOf: file)
+        data.append(Data(#"{"add":{"seq":3,"key":"r2","item":{"usa"#.utf8))  // killed mid-append
+        try data.write(to: file)
+
+        // Reading without repairing leaves the file as it is.
+        let inspected = try Outbox.inspect(directory: dir)
+        #expect(inspected.waiting.map(\.key) == ["r0", "r1"])
+        #expect(try Data(contentsOf: file) == data)
+
+        let outbox = try Outbox(directory: dir)
+        #expect(await outbox.waiting().map(\.key) == ["r0", "r1"])
+        try await outbox.enqueue(Self.usage(2))
+        let reopened = try Outbox(directory: dir)
+        #expect(await reopened.waiting().map(\.key) == ["r0", "r1", "r2"])
+    }
+
+    @Test func compactionKeepsWhatWaitsAndTheCounts() async throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let outbox = try Outbox(directory: dir)
+        try await outbox.enqueue(contentsOf: (0..<600).map { (Self.usage($0), nil) })
+        try await outbox.markSent((1...400).map(Int64.init))
+        try await outbox.markDropped([401], reason: "422 bad")
+        let file = dir.appendingPathComponent("outbox.jsonl")
+        let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+        // Compacted when the 400 were sent: the tally and the 200 then waiting; then one done record.
+        #expect(lines.count == 202)
+        #expect(lines.dropFirst().prefix(200).allSatisfy { $0.hasPrefix(#"{"add""#) })
+        #expect(lines[0].hasPrefix(#"{"tally""#))
+        let reopened = try Outbox(directory: dir)
+        #expect(await reopened.waiting().count == 199)
+        #expect(await reopened.waiting().first?.key == "r401")
+        let tally = await reopened.counts()
+        #expect(tally.sent == 400 && tally.dropped == 1)
+    }
+
+    @Test func aFullOutboxRefusesTheNewItemAndKeepsTheRest() async throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let outbox = try Outbox(directory: dir, limit: 3)
+        try await outbox.enqueue(contentsOf: (0..<3).map { (Self.usage($0), nil) })
+        await #expect(throws: OutboxError.full(pending: 3, limit: 3)) { try await outbox.enqueue(Self.usage(3)) }
+        await #expect(throws: OutboxError.full(pending: 3, limit: 3)) {
+            try await outbox.enqueue(contentsOf: [(Self.usage(4), nil)])
+        }
+        #expect(await outbox.waiting().count == 3)
+        try await outbox.markSent([1])
+        try await outbox.enqueue(Self.usage(3))
+        #expect(await outbox.waiting().map(\.key) == ["r1", "r2", "r3"])
+    }
+
+    @Test func whatAnAnswerMeans() {
+        func problem(_ status: Int, type: String = "about:blank", field: String? = nil) -> Components.Schemas.Problem {
+            .init(_type: type, title: "t", status: status, detail: "d", field: field)
+        }
+        #expect(OutboxSender.verdict(status: 200, problem: nil) == .sent)
+        #expect(OutboxSender.verdict(status: 401, problem: problem(401)) == .signedOut)
+        #expect(
+            OutboxSender.verdict(status: 409, problem: problem(409, type: "https://x/idempotency-applied")) == .sent)
+        #expect(
+            OutboxSender.verdict(status: 409, problem: problem(409, type: "https://x/idempotency-in-progress"))
+                == .retry("409 t", retryAfter: nil, conflict: true))
+        for status in [408, 429, 500, 503] {
+            #expect(
+                OutboxSender.verdict(status: status, problem: nil)
+                    == .retry("\(status) ", retryAfter: nil, conflict: status == 409))
+        }
+        #expect(
+            OutboxSender.verdict(status: 400, problem: problem(400, field: "reports[3].durationSeconds"))
+                == .refused("400 d", items: [3]))
+        #expect(OutboxSender.verdict(status: 403, problem: problem(403)) == .refused("403 d", items: []))
+        #expect(OutboxSender.verdict(status: 422, problem: nil) == .refused("422 refused", items: []))
+    }
+
+    @Test func backoffGrowsWithJitterAndHonoursRetryAfter() {
+        let highest = Backoff(base: 0.5, cap: 8, random: { $0.upperBound })
+        #expect((0..<6).map { highest.delay(attempt: $0) } == [0.5, 1, 2, 4, 8, 8])
+        let lowest = Backoff(base: 0.5, cap: 8, random: { $0.lowerBound })
+        #expect(lowest.delay(attempt: 3) == 0)
+        #expect(lowest.delay(attempt: 3, retryAfter: 30) == 30)
+        #expect(ResponseHeaders.seconds(retryAfter: "120", now: Date()) == 120)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(ResponseHeaders.seconds(retryAfter: "Fri, 15 Jan 2027 08:00:30 GMT", now: now) == 30)
+        #expect(ResponseHeaders.seconds(retryAfter: "soon", now: now) == nil)
+    }
+}
