@@ -57,3 +57,36 @@ extension Components.Schemas.ShieldPolicy {
             }, nextChange: policy.nextChange, computedAt: computedAt)
     }
 }
+
+extension Components.Schemas.StreakSettings {
+    /// The member's rest days and pauses as of their local `today`.
+    public init(_ allowances: StreakAllowances, today: LocalDay) {
+        let waiting = allowances.restDays.last { $0.from > today }
+        self.init(
+            restDays: allowances.restWeekdays(on: today),
+            nextRestDays: waiting.map { .init(weekdays: $0.weekdays, from: $0.from.iso) },
+            schedule: allowances.restDays.map { .init(weekdays: $0.weekdays, from: $0.from.iso) },
+            pauses: allowances.pauses.map { .init(start: $0.start.iso, end: $0.end.iso) },
+            pausedDaysLeft: max(StreakAllowances.maxPauseDaysPerYear - allowances.pausedDays(inYear: today.year), 0))
+    }
+}
+
+extension StreakAllowances {
+    /// The allowances the contract describes (a device rebuilding them offline); a day that is
+    /// not a date names its field.
+    public init(_ body: Components.Schemas.StreakSettings) throws(DomainError) {
+        var schedules: [RestDays] = []
+        for entry in body.schedule {
+            schedules.append(
+                RestDays(weekdays: entry.weekdays, from: try DateWindow.day(entry.from, field: "schedule")))
+        }
+        var pauses: [Pause] = []
+        for pause in body.pauses {
+            pauses.append(
+                Pause(
+                    start: try DateWindow.day(pause.start, field: "pauses"),
+                    end: try DateWindow.day(pause.end, field: "pauses")))
+        }
+        self.init(restDays: schedules, pauses: pauses)
+    }
+}

@@ -24,7 +24,8 @@ public struct WidgetSnapshot: Sendable, Equatable, Codable {
     /// The widget from `now` and at each of the next `days` local midnights, computed with the
     /// core's widget rules (`ReadingWidget.model`): the state, streak and copy change with the
     /// day exactly as the server's would, given the reads the server had plus `localReads` (reads
-    /// made on this device since, e.g. waiting in the outbox). Days are the reader's local
+    /// made on this device since, e.g. waiting in the outbox), and the reader's rest days and
+    /// pauses (the widget's resting and paused states). Days are the reader's local
     /// days, in the zone the server counted them in; midnights follow that zone's DST rules.
     public func timeline(from now: Date, days: Int = 7, localReads: [Date] = []) throws(DomainError) -> [Entry] {
         let campaign = try Campaign(basis.campaign)
@@ -34,6 +35,8 @@ public struct WidgetSnapshot: Sendable, Equatable, Codable {
         status.completedOn = basis.completedOn.flatMap { LocalDay(iso: $0) }
         status.claimed = basis.claimed
         status.readDays = Set(basis.readDays.compactMap { LocalDay(iso: $0) })
+        status.repairDays = Set((basis.repairDays ?? []).compactMap { LocalDay(iso: $0) })
+        if let streak = basis.streak { status.allowances = try StreakAllowances(streak) }
         let today = LocalDay(now, in: zone)
         var entries: [Entry] = []
         for offset in 0...max(days, 0) {

@@ -27,13 +27,14 @@ private var mayWithFreezes: Campaign {
 
 private func model(
     _ campaign: Campaign = may, today: String, joined: String? = nil, reads: Set<LocalDay> = [],
-    completed: String? = nil, claimed: Bool = false, loggedIn: Bool = true
+    completed: String? = nil, claimed: Bool = false, loggedIn: Bool = true, repairs: Set<LocalDay> = [],
+    allowances: StreakAllowances = .none
 ) -> WidgetModel {
     ReadingWidget.model(
         campaign: campaign,
         status: ReaderStatus(
             loggedIn: loggedIn, joinDay: joined.map(day), completedOn: completed.map(day),
-            claimed: claimed, readDays: reads), today: day(today))
+            claimed: claimed, readDays: reads, repairDays: repairs, allowances: allowances), today: day(today))
 }
 
 @Suite struct WidgetStateTests {
@@ -66,6 +67,29 @@ private func model(
             name: "joined, read yesterday not today",
             model: model(today: "2026-05-04", joined: "2026-05-02", reads: days(["2026-05-03"])),
             state: .streakNotReadToday, streak: 1),
+        Row(
+            name: "missed yesterday, not repaired yet: read 3 today to save it",
+            model: model(today: "2026-05-06", joined: "2026-05-02", reads: run("2026-05-02", "2026-05-04")),
+            state: .repairable, streak: 0),
+        Row(
+            name: "missed yesterday, three reads today repaired it",
+            model: model(
+                today: "2026-05-06", joined: "2026-05-02",
+                reads: run("2026-05-02", "2026-05-04").union(days(["2026-05-06"])),
+                repairs: days(["2026-05-06"])),
+            state: .streakReadToday, streak: 4),
+        Row(
+            name: "a paused day, not read",
+            model: model(
+                today: "2026-05-06", joined: "2026-05-02", reads: run("2026-05-02", "2026-05-04"),
+                allowances: StreakAllowances(pauses: [.init(start: day("2026-05-05"), end: day("2026-05-08"))])),
+            state: .paused, streak: 3),
+        Row(
+            name: "a rest day (Wednesday), not read",
+            model: model(
+                today: "2026-05-06", joined: "2026-05-02", reads: run("2026-05-02", "2026-05-05"),
+                allowances: StreakAllowances(restDays: [.init(weekdays: [3], from: day("2026-04-27"))])),
+            state: .restDay, streak: 4),
         Row(
             name: "streak lost: restart",
             model: model(today: "2026-05-06", joined: "2026-05-02", reads: days(["2026-05-03"])),

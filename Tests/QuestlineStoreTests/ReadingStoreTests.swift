@@ -278,9 +278,9 @@ private func member(_ store: Store) async throws -> MemberID {
             let answers = try await withThrowingTaskGroup(of: (Int, Enrollment?, Set<LocalDay>).self) { group in
                 for (index, ask) in asks.enumerated() {
                     group.addTask {
-                        let (enrollment, days) = try await store.reading.widgetFacts(
+                        let facts = try await store.reading.widgetFacts(
                             ask.0, campaign: ask.1, from: ask.2, through: ask.3)
-                        return (index, enrollment, days)
+                        return (index, facts.enrollment, facts.days)
                     }
                 }
                 return try await group.reduce(into: [Int: (Enrollment?, Set<LocalDay>)]()) { $0[$1.0] = ($1.1, $1.2) }

@@ -104,7 +104,8 @@ public struct ReadingInsights: Sendable, Equatable {
     public let articlesRead30: Int
     /// Seconds of reading in the 7 local days ending today.
     public let secondsRead7: Int
-    /// Consecutive read days ending today (or yesterday while today is unread).
+    /// The everyday streak: consecutive read days ending today (or yesterday while today is
+    /// unread), kept over rest days, pauses and a repair (`StreakWalk`).
     public let currentStreak: Int
     /// The last 7 local days, oldest first.
     public let timeline: [ActivityDay]
@@ -116,9 +117,10 @@ public struct ReadingInsights: Sendable, Equatable {
     ///   - saves: saved articles with their instants, bucketed in the viewer's zone like the Saved
     ///     module; an article saved twice on one day (to two lists) counts once that day.
     ///   - streakDays: more read days for the streak, which can be longer than the 30-day window.
+    ///   - repairDays: days with at least three reads; `allowances`: rest days and pauses.
     public init(
         reads: [(article: String, day: LocalDay)], intervals: [ReadingInterval], saves: [SavedEntry],
-        streakDays: [LocalDay] = [],
+        streakDays: [LocalDay] = [], repairDays: Set<LocalDay> = [], allowances: StreakAllowances = .none,
         today: LocalDay, timeZone: TimeZone
     ) {
         let first30 = today.adding(days: -29)
@@ -128,13 +130,11 @@ public struct ReadingInsights: Sendable, Equatable {
             $0 + max(0, min($1.seconds, ReadingInterval.maxSeconds))
         }
         let readDays = Set(reads.map(\.day)).union(streakDays)
-        var anchor = readDays.contains(today) ? today : today.adding(days: -1)
-        var streak = 0
-        while readDays.contains(anchor) {
-            streak += 1
-            anchor = anchor.adding(days: -1)
-        }
-        currentStreak = streak
+        currentStreak =
+            StreakWalk(
+                from: readDays.min() ?? today, today: today, readDays: readDays, repairDays: repairDays,
+                allowances: allowances
+            ).current
         var articlesPerDay: [LocalDay: Set<String>] = [:]
         for read in reads { articlesPerDay[read.day, default: []].insert(read.article) }
         var savedPerDay: [LocalDay: Set<String>] = [:]

@@ -29,71 +29,62 @@ public struct StreakSummary: Sendable, Equatable {
     /// The current streak had already begun before the join day.
     public let streakStartedBeforeJoining: Bool
 
-    public init(campaign: Campaign, readDays: Set<LocalDay>, today: LocalDay, joinDay: LocalDay?) {
-        // Day numbers: integer set lookups in the loop below.
-        let days = Set(readDays.map(\.dayNumber))
-        var run = 0
-        var runStart: LocalDay?
-        var best = 0
-        var freezesLeft = joinDay == nil ? 0 : campaign.freezes
-        var frozen: [LocalDay] = []
-        var completedOn: LocalDay?
-        var readCount = 0
+    /// The live run has no freeze, pause or repair in it (`StreakWalk.perfect`).
+    public let perfect: Bool
+    /// Today is one of the member's rest days.
+    public let restToday: Bool
+    /// The pause covering today, if any.
+    public let pausedToday: StreakAllowances.Pause?
+    /// Three reads today would repair a break of yesterday (or the day before).
+    public let repairable: StreakWalk.Repairable?
+    /// The walk it was computed from (each day's mark, for the calendar).
+    public let walk: StreakWalk
+
+    /// - Parameters:
+    ///   - repairDays: the days with at least three reads (repairs; `StreakAllowances`).
+    ///   - allowances: the member's rest days and pauses.
+    public init(
+        campaign: Campaign, readDays: Set<LocalDay>, today: LocalDay, joinDay: LocalDay?,
+        repairDays: Set<LocalDay> = [], allowances: StreakAllowances = .none
+    ) {
+        let walk = StreakWalk(
+            from: campaign.startDay, today: today, readDays: readDays, repairDays: repairDays, allowances: allowances,
+            freezes: .init(
+                initial: campaign.freezes, everyDays: campaign.freezeEveryDays, maxHeld: campaign.maxFreezesHeld,
+                from: joinDay),
+            goal: campaign.goalDays, goalBy: campaign.continueActiveStreakAfterEnd ? nil : campaign.endDay)
+        self.walk = walk
+        current = walk.current
+        best = walk.best
         let todayNumber = today.dayNumber
-        let endNumber = campaign.endDay.dayNumber
-        let joinNumber = joinDay?.dayNumber
-        var runStartNumber: Int?
-        var completedNumber: Int?
-        var frozenNumbers: [Int] = []
-        var earnedNumbers: [Int] = []
-        var day = campaign.startDay.dayNumber
-        while day <= todayNumber {
-            if days.contains(day) {
-                readCount += 1
-                if run == 0 { runStartNumber = day }
-                run += 1
-                best = max(best, run)
-                if campaign.freezeEveryDays > 0, run % campaign.freezeEveryDays == 0, let joinNumber,
-                    joinNumber <= day, freezesLeft < campaign.maxFreezesHeld
-                {
-                    freezesLeft += 1
-                    earnedNumbers.append(day)
-                }
-                if completedNumber == nil, run >= campaign.goalDays,
-                    day <= endNumber || campaign.continueActiveStreakAfterEnd
-                {
-                    completedNumber = day
-                }
-            } else if day < todayNumber {
-                if run > 0, let joinNumber, joinNumber <= day, freezesLeft > 0 {
-                    freezesLeft -= 1
-                    frozenNumbers.append(day)
-                } else {
-                    run = 0
-                    runStartNumber = nil
-                }
-            }
-            day += 1
-        }
-        runStart = runStartNumber.map(LocalDay.init(dayNumber:))
-        completedOn = completedNumber.map(LocalDay.init(dayNumber:))
-        frozen = frozenNumbers.map(LocalDay.init(dayNumber:))
-        current = run
-        self.best = best
         let start = campaign.startDay.dayNumber
-        readToday = todayNumber >= start && days.contains(todayNumber)
-        readYesterday = todayNumber - 1 >= start && days.contains(todayNumber - 1)
-        yesterdayFrozen = frozenNumbers.last == todayNumber - 1
-        self.freezesLeft = freezesLeft
-        earnedFreezeDays = earnedNumbers.map(LocalDay.init(dayNumber:))
-        frozenDays = frozen
-        self.readDays = readCount
-        self.completedOn = completedOn
-        if let joinDay, let runStart, run > 0 {
+        readToday = todayNumber >= start && readDays.contains(today)
+        readYesterday = todayNumber - 1 >= start && readDays.contains(today.adding(days: -1))
+        yesterdayFrozen = walk.frozenDays.last == today.adding(days: -1)
+        freezesLeft = walk.freezesLeft
+        earnedFreezeDays = walk.earnedFreezeDays
+        frozenDays = walk.frozenDays
+        self.readDays = walk.readCount
+        completedOn = walk.goalReachedOn
+        if let joinDay, let runStart = walk.runStart, walk.current > 0 {
             streakStartedBeforeJoining = runStart < joinDay
         } else {
             streakStartedBeforeJoining = false
         }
+        perfect = walk.perfect
+        restToday = allowances.isRest(today)
+        pausedToday = allowances.pause(covering: today)
+        repairable = walk.repairable
+    }
+}
+
+extension StreakSummary {
+    /// The summary of a reader as the widget knows them (their read days, repair days, rest days
+    /// and pauses): the one way every caller builds it from a `ReaderStatus`.
+    public init(campaign: Campaign, status: ReaderStatus, today: LocalDay) {
+        self.init(
+            campaign: campaign, readDays: status.readDays, today: today, joinDay: status.joinDay,
+            repairDays: status.repairDays, allowances: status.allowances)
     }
 }
 
@@ -102,7 +93,13 @@ extension Campaign {
     /// first day their streak reached the goal (reads before joining count; freezes from the
     /// join day). Nil while it is not reached. The store records it in the same transaction as
     /// the reads that reach it.
-    public func completion(readDays: Set<LocalDay>, joinDay: LocalDay, today: LocalDay) -> LocalDay? {
-        StreakSummary(campaign: self, readDays: readDays, today: today, joinDay: joinDay).completedOn
+    public func completion(
+        readDays: Set<LocalDay>, joinDay: LocalDay, today: LocalDay, repairDays: Set<LocalDay> = [],
+        allowances: StreakAllowances = .none
+    ) -> LocalDay? {
+        StreakSummary(
+            campaign: self, readDays: readDays, today: today, joinDay: joinDay, repairDays: repairDays,
+            allowances: allowances
+        ).completedOn
     }
 }

@@ -8,6 +8,12 @@ public struct StreakCalendar: Sendable, Equatable {
         case read
         /// Missed, but a freeze kept the streak.
         case frozen
+        /// One of the reader's rest days (not read).
+        case rest
+        /// Paused (not read).
+        case paused
+        /// Missed, then earned back by reading three articles in a day.
+        case repaired
         /// Missed: not read, no freeze, after tracking began.
         case missed
         /// Today, not read yet (nothing is lost until it ends).
@@ -28,16 +34,28 @@ public struct StreakCalendar: Sendable, Equatable {
     /// The months before and after, when there is anything to see there.
     public let previous: LocalDay?
     public let next: LocalDay?
-    /// Days read, frozen and missed in this month.
+    /// Days read, frozen, missed, rested, paused and repaired in this month.
     public let readCount: Int
     public let frozenCount: Int
     public let missedCount: Int
+    public let restCount: Int
+    public let pausedCount: Int
+    public let repairedCount: Int
 
     /// `month` is any day of the month to draw. Days count as missed from `trackedFrom` (the
     /// first read, say) up to yesterday; `today` is the reader's local day.
+    /// Rest, paused and repaired days are marked as `StreakWalk` walks the reader's days from
+    /// `trackedFrom` with `allowances` and `repairDays` (days with at least three reads).
     public init(
-        month: LocalDay, today: LocalDay, readDays: Set<LocalDay>, frozenDays: Set<LocalDay>, trackedFrom: LocalDay?
+        month: LocalDay, today: LocalDay, readDays: Set<LocalDay>, frozenDays: Set<LocalDay>, trackedFrom: LocalDay?,
+        repairDays: Set<LocalDay> = [], allowances: StreakAllowances = .none
     ) {
+        let walk =
+            allowances == .none && repairDays.isEmpty
+            ? nil
+            : StreakWalk(
+                from: trackedFrom ?? today, today: today, readDays: readDays, repairDays: repairDays,
+                allowances: allowances)
         let first = month.firstOfMonth
         let last = month.lastOfMonth
         var days: [Day?] = Array(repeating: nil, count: first.isoWeekday - 1)
@@ -49,6 +67,12 @@ public struct StreakCalendar: Sendable, Equatable {
                 mark = .read
             } else if frozenDays.contains(day) {
                 mark = .frozen
+            } else if allowances.isPaused(day), day <= today, let trackedFrom, trackedFrom <= day {
+                mark = .paused
+            } else if allowances.isRest(day), day <= today, let trackedFrom, trackedFrom <= day {
+                mark = .rest
+            } else if walk?.mark(on: day) == .repaired {
+                mark = .repaired
             } else if day == today {
                 mark = .today
             } else if day < today, let trackedFrom, trackedFrom <= day {
@@ -69,6 +93,9 @@ public struct StreakCalendar: Sendable, Equatable {
         readCount = counts[.read] ?? 0
         frozenCount = counts[.frozen] ?? 0
         missedCount = counts[.missed] ?? 0
+        restCount = counts[.rest] ?? 0
+        pausedCount = counts[.paused] ?? 0
+        repairedCount = counts[.repaired] ?? 0
     }
 
     /// "May 2026".

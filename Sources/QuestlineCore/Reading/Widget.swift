@@ -4,6 +4,9 @@ import Foundation
 public enum WidgetState: String, Codable, Sendable, CaseIterable {
     case removed, notLiveYet, completed, notEnrolled, notEnrolledWithStreak, concludedNoStreak, concludedIncomplete
     case enrolledNotStarted, freezeApplied, enrolledWithStreakNotReadToday, streakReadToday, streakNotReadToday
+    /// Forgiving streaks (#39): three reads today would repair yesterday's break; a paused day;
+    /// a rest day (each while today is unread).
+    case repairable, paused, restDay
 
     /// The colour family.
     public var family: String {
@@ -11,6 +14,7 @@ public enum WidgetState: String, Codable, Sendable, CaseIterable {
         case .streakReadToday: return "readToday"
         case .completed: return "completed"
         case .removed, .concludedNoStreak, .concludedIncomplete: return "concluded"
+        case .paused, .restDay: return "resting"
         default: return "notYetRead"
         }
     }
@@ -26,16 +30,22 @@ public struct ReaderStatus: Sendable, Equatable {
     public var claimed: Bool
     /// Local days with at least one read.
     public var readDays: Set<LocalDay>
+    /// Local days with at least three reads (they can repair a break).
+    public var repairDays: Set<LocalDay>
+    /// The member's rest days and pauses.
+    public var allowances: StreakAllowances
 
     public init(
         loggedIn: Bool = true, joinDay: LocalDay? = nil, completedOn: LocalDay? = nil, claimed: Bool = false,
-        readDays: Set<LocalDay> = []
+        readDays: Set<LocalDay> = [], repairDays: Set<LocalDay> = [], allowances: StreakAllowances = .none
     ) {
         self.loggedIn = loggedIn
         self.joinDay = joinDay
         self.completedOn = completedOn
         self.claimed = claimed
         self.readDays = readDays
+        self.repairDays = repairDays
+        self.allowances = allowances
     }
 }
 
@@ -76,6 +86,8 @@ public struct WidgetModel: Codable, Sendable, Equatable {
     public let today: LocalDay
     /// Completion as this model sees it (the caller records it the first time).
     public let completedOn: LocalDay?
+    /// The perfect tier: the live streak has no freeze, pause or repair in it.
+    public let perfect: Bool
 }
 
 /// The widget state machine (spec "Widget states": the first rule that holds wins) and its
@@ -101,7 +113,10 @@ public enum ReadingWidget {
             let alive = summary.readToday || summary.readYesterday || summary.yesterdayFrozen
             if !(campaign.continueActiveStreakAfterEnd && alive && summary.current > 0) { return .concludedIncomplete }
         }
+        if summary.repairable != nil { return .repairable }
         if summary.current == 0 { return .enrolledNotStarted }
+        if !summary.readToday, summary.pausedToday != nil { return .paused }
+        if !summary.readToday, summary.restToday { return .restDay }
         if summary.yesterdayFrozen, !summary.readToday { return .freezeApplied }
         if status.joinDay == today, summary.streakStartedBeforeJoining, !summary.readToday {
             return .enrolledWithStreakNotReadToday
@@ -110,8 +125,7 @@ public enum ReadingWidget {
     }
 
     public static func model(campaign: Campaign, status: ReaderStatus, today: LocalDay) -> WidgetModel {
-        let summary = StreakSummary(
-            campaign: campaign, readDays: status.readDays, today: today, joinDay: status.joinDay)
+        let summary = StreakSummary(campaign: campaign, status: status, today: today)
         let state = state(campaign: campaign, status: status, summary: summary, today: today)
         let shown: Int
         switch state {
@@ -135,6 +149,9 @@ public enum ReadingWidget {
             "end": Wording.date(campaign.endDay), "claimUntil": Wording.date(campaign.claimUntilDay),
             "daysToStart": Wording.count(max(today.days(until: campaign.startDay), 0), "day"),
             "days": shown == 1 ? "day" : "days",
+            "repairStreak": String(summary.repairable?.streak ?? 0),
+            "missedDay": summary.repairable.map { Wording.date($0.missed) } ?? "",
+            "pausedUntil": summary.pausedToday.map { Wording.date($0.end) } ?? "",
         ]
         return WidgetModel(
             campaignId: campaign.id, state: state, streak: shown, goalDays: campaign.goalDays,
@@ -144,7 +161,8 @@ public enum ReadingWidget {
             illustration: variant.illustration,
             color: WidgetColor(family: state.family, background: colors.background, foreground: colors.foreground),
             ctas: ctas(state: state, campaign: campaign, status: status, today: today),
-            variant: index, today: today, completedOn: completion(status: status, summary: summary))
+            variant: index, today: today, completedOn: completion(status: status, summary: summary),
+            perfect: summary.perfect && shown > 0 && ![.removed, .notLiveYet, .concludedNoStreak].contains(state))
     }
 
     static func ctas(state: WidgetState, campaign: Campaign, status: ReaderStatus, today: LocalDay) -> [WidgetCTA] {
@@ -157,7 +175,8 @@ public enum ReadingWidget {
             return status.loggedIn
                 ? [WidgetCTA(kind: .join, label: "Join the challenge", target: "/reading/join")]
                 : [WidgetCTA(kind: .login, label: "Log in to join", target: "/login?next=/reading/join")]
-        case .enrolledNotStarted, .freezeApplied, .enrolledWithStreakNotReadToday, .streakNotReadToday:
+        case .enrolledNotStarted, .freezeApplied, .enrolledWithStreakNotReadToday, .streakNotReadToday, .repairable,
+            .paused, .restDay:
             return read
         case .completed:
             var ctas: [WidgetCTA] = []
@@ -311,6 +330,32 @@ public enum WidgetContent {
             Variant(
                 title: "Nice reading!", body: "{streak} {days} down, {remaining} to go.", illustration: "globe-book"),
         ],
+        .repairable: [
+            Variant(
+                title: "Read 3 today to save your {repairStreak}-day streak",
+                body: "You missed {missedDay}. Three articles today earn it back.", illustration: "globe-ice"),
+            Variant(
+                title: "Save your {repairStreak}-day streak",
+                body: "Read three articles today and {missedDay} is repaired. One repair every 30 days.",
+                illustration: "globe-book"),
+        ],
+        .paused: [
+            Variant(
+                title: "Paused until {pausedUntil}",
+                body: "Your {streak}-day streak is safe. Reading still counts if you want to.",
+                illustration: "globe-sleep"),
+            Variant(
+                title: "Your streak is on pause", body: "{streak} {days}, kept until {pausedUntil}.",
+                illustration: "globe-moon"),
+        ],
+        .restDay: [
+            Variant(
+                title: "A rest day", body: "Your {streak}-day streak waits for tomorrow. Reading today still counts.",
+                illustration: "globe-sleep"),
+            Variant(
+                title: "Rest well", body: "Rest days keep your streak: {streak} {days} so far.",
+                illustration: "globe-moon"),
+        ],
         .streakNotReadToday: [
             Variant(
                 title: "{streak}-day streak", body: "Read an article today to keep it going.",
@@ -327,6 +372,7 @@ public enum WidgetContent {
     /// Colour pairs (background, foreground) per family.
     public static let palette: [String: [(background: String, foreground: String)]] = [
         "readToday": [("#0b6e4f", "#ffffff"), ("#1f5fbf", "#ffffff"), ("#5b2a86", "#ffffff")],
+        "resting": [("#e6eef6", "#17324d"), ("#eaf2e6", "#1f3a17")],
         "notYetRead": [("#fff4d6", "#4a3200"), ("#e7f0ff", "#0d2c5a"), ("#fde8e1", "#5a1d0b")],
         "completed": [("#3a4ccf", "#ffffff"), ("#8a4b00", "#ffffff"), ("#0b6e4f", "#ffffff")],
         "concluded": [("#e9eaee", "#23262d"), ("#eef3ee", "#1f3323"), ("#f3eef5", "#33233d")],

@@ -106,12 +106,13 @@ public struct ActivityFeature: Sendable {
         let reads = try await store.activity.reads(owner, since: since)
         let intervals = try await store.activity.intervals(owner, from: today.adding(days: -7))
         // The streak can be longer than the window: its days come from the per-day summary.
-        let streakDays = try await store.activity.readDays(owner, from: today.adding(days: -400))
+        let history = try await store.reading.readHistory(owner, from: today.adding(days: -400), through: today)
+        let allowances = try await store.reading.streakAllowances(member.id)
         return ActivityView(
             saved: SavedModule(entries: entries, now: now, timeZone: zone, locale: locale),
             insights: ReadingInsights(
-                reads: reads, intervals: intervals, saves: entries, streakDays: streakDays,
-                today: today, timeZone: zone),
+                reads: reads, intervals: intervals, saves: entries, streakDays: Array(history.days),
+                repairDays: history.repairDays, allowances: allowances, today: today, timeZone: zone),
             badges: try await store.reading.badges(member.id))
     }
 

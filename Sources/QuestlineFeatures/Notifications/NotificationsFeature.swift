@@ -69,7 +69,7 @@ public struct NotificationsFeature: Sendable {
             guard
                 let due = StreakReminder.due(
                     readDays: candidate.readDays, today: today, hour: hour, reminderHour: reminderHour,
-                    quiet: preferences.quietHours)
+                    quiet: preferences.quietHours, repairDays: candidate.repairDays, allowances: candidate.allowances)
             else { continue }
             let (kind, streak): (OutboxEventType, Int) =
                 switch due {

@@ -235,6 +235,50 @@ public struct ReadingFeature: Sendable {
         return (campaign, status, today)
     }
 
+    // MARK: Forgiving streaks
+
+    /// The member's rest days and pauses, and their local today (what the settings are read
+    /// against).
+    public func streakAllowances(_ member: MemberRecord) async throws -> (StreakAllowances, today: LocalDay) {
+        (try await store.reading.streakAllowances(member.id), clock.today(in: member.zone))
+    }
+
+    /// Chooses the member's rest weekdays, in force from next Monday (`StreakAllowances`).
+    public func setRestDays(_ member: MemberRecord, weekdays: [Int]) async throws -> (StreakAllowances, today: LocalDay)
+    {
+        let today = clock.today(in: member.zone)
+        let changed = try await store.reading.changeStreakAllowances(member.id, now: clock.now()) { current in
+            try current.settingRestDays(weekdays, today: today)
+        }
+        return (changed, today)
+    }
+
+    /// Pauses the member's streak from `start` through `end` (local days, ISO), as the core's
+    /// rule allows; each refusal names its field.
+    public func pauseStreak(_ member: MemberRecord, start: String, end: String) async throws -> (
+        StreakAllowances, today: LocalDay
+    ) {
+        var validation = FieldValidation()
+        let first = validation.check { () throws(DomainError) in try DateWindow.day(start, field: "start") }
+        let last = validation.check { () throws(DomainError) in try DateWindow.day(end, field: "end") }
+        try validation.finish()
+        guard let first, let last else { throw DomainError.invalid(field: "start", "Give the pause's days.") }
+        let today = clock.today(in: member.zone)
+        let changed = try await store.reading.changeStreakAllowances(member.id, now: clock.now()) { current in
+            try current.pausing(from: first, through: last, today: today)
+        }
+        return (changed, today)
+    }
+
+    /// Ends the member's pause in force (or cancels the one to come).
+    public func endStreakPause(_ member: MemberRecord) async throws -> (StreakAllowances, today: LocalDay) {
+        let today = clock.today(in: member.zone)
+        let changed = try await store.reading.changeStreakAllowances(member.id, now: clock.now()) { current in
+            try current.endingPause(today: today)
+        }
+        return (changed, today)
+    }
+
     /// What a QA preview asks for: a campaign, an instant and zone, and a reader's history.
     /// Absent values: the first campaign, the clock's now, UTC, not joined, no reads.
     public struct PreviewQuery: Sendable {
@@ -298,24 +342,26 @@ public struct ReadingFeature: Sendable {
     }
 
     /// The streak calendar of a month (today's when nil; never a month to come): the days
-    /// read, the days the current campaign's freezes kept, the days missed since the first read.
+    /// read, the days the current campaign's freezes kept, rest, paused and repaired days, the
+    /// days missed since the first read.
     public func streakCalendar(for reader: ReaderIdentity, month: LocalDay? = nil) async throws -> StreakCalendar {
         let today = clock.today(in: reader.timeZone.timeZone)
-        var readDays: Set<LocalDay> = []
+        var history: (days: Set<LocalDay>, repairDays: Set<LocalDay>) = ([], [])
         if let owner = reader.owner {
             // One row a day read: a few hundred a year at most.
-            readDays = try await store.reading.readDays(owner, from: LocalDay(dayNumber: 0), through: today)
+            history = try await store.reading.readHistory(owner, from: LocalDay(dayNumber: 0), through: today)
         }
+        var allowances = StreakAllowances.none
+        if let member = reader.member { allowances = try await store.reading.streakAllowances(member.id) }
         var frozen: Set<LocalDay> = []
         if reader.member != nil, let campaign = try await campaign(for: today), campaign.startDay <= today {
             let (status, _) = try await readerStatus(reader, campaign: campaign, today: today)
             frozen = Set(
-                StreakSummary(campaign: campaign, readDays: status.readDays, today: today, joinDay: status.joinDay)
-                    .frozenDays)
+                StreakSummary(campaign: campaign, status: status, today: today).frozenDays)
         }
         return StreakCalendar(
-            month: min(month ?? today, today), today: today, readDays: readDays, frozenDays: frozen,
-            trackedFrom: readDays.min())
+            month: min(month ?? today, today), today: today, readDays: history.days, frozenDays: frozen,
+            trackedFrom: history.days.min(), repairDays: history.repairDays, allowances: allowances)
     }
 
     private func readerStatus(_ reader: ReaderIdentity, campaign: Campaign, today: LocalDay) async throws -> (
@@ -325,12 +371,15 @@ public struct ReadingFeature: Sendable {
         guard today >= campaign.startDay || reader.member != nil else { return (status, nil) }
         let last = max(today, campaign.startDay)
         if let member = reader.member {
-            let (enrollment, days) = try await store.reading.widgetFacts(
+            let facts = try await store.reading.widgetFacts(
                 member.id, campaign: campaign.id, from: campaign.startDay, through: last)
+            let enrollment = facts.enrollment
             status.joinDay = enrollment?.joinDay
             status.completedOn = enrollment?.completedOn
             status.claimed = enrollment?.claimedAt != nil
-            status.readDays = days
+            status.readDays = facts.days
+            status.repairDays = facts.repairDays
+            status.allowances = facts.allowances
             return (status, enrollment)
         }
         if let owner = reader.owner {
@@ -366,8 +415,7 @@ public struct ReadingFeature: Sendable {
         if status.readDays.contains(where: { $0 >= enrollment.joinDay }) {
             try await trackMilestone(.firstRead, subject: subject, campaign: campaign.id)
         }
-        let summary = StreakSummary(
-            campaign: campaign, readDays: status.readDays, today: today, joinDay: status.joinDay)
+        let summary = StreakSummary(campaign: campaign, status: status, today: today)
         if summary.best >= 7 {
             try await trackMilestone(.streak7, subject: subject, campaign: campaign.id)
         }

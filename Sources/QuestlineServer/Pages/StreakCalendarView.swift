@@ -22,6 +22,13 @@ struct StreakCalendarView: Equatable {
     let readCount: Int
     let frozenCount: Int
     let missedCount: Int
+    let restCount: Int
+    let pausedCount: Int
+    let repairedCount: Int
+    /// Whether the legend names rest, paused and repaired days (only where the month has some).
+    let restShown: Bool
+    let pausedShown: Bool
+    let repairedShown: Bool
 
     /// The month asked for in the address (`?month=YYYY-MM`), nil for the current one.
     static func month(_ raw: Substring?) throws(DomainError) -> LocalDay? {
@@ -47,6 +54,9 @@ struct StreakCalendarView: Equatable {
                         case .read: "read"
                         case .frozen: "frozen: a freeze kept the streak"
                         case .missed: "missed"
+                        case .rest: "rest day"
+                        case .paused: "paused"
+                        case .repaired: "repaired: three reads earned it back"
                         case .today: "today, not read yet"
                         case .none: ""
                         }
@@ -58,5 +68,11 @@ struct StreakCalendarView: Equatable {
         readCount = calendar.readCount
         frozenCount = calendar.frozenCount
         missedCount = calendar.missedCount
+        restCount = calendar.restCount
+        pausedCount = calendar.pausedCount
+        repairedCount = calendar.repairedCount
+        restShown = calendar.restCount > 0
+        pausedShown = calendar.pausedCount > 0
+        repairedShown = calendar.repairedCount > 0
     }
 }

@@ -81,7 +81,35 @@ extension APIImplementation {
                     .init(
                         campaign: .init(campaign), timeZone: reader.timeZone.identifier, today: today.iso,
                         loggedIn: status.loggedIn, joinDay: status.joinDay?.iso, completedOn: status.completedOn?.iso,
-                        claimed: status.claimed, readDays: status.readDays.sorted().map(\.iso)))))
+                        claimed: status.claimed, readDays: status.readDays.sorted().map(\.iso),
+                        repairDays: status.repairDays.sorted().map(\.iso),
+                        streak: .init(status.allowances, today: today)))))
+    }
+
+    func getStreakSettings(_ input: Operations.getStreakSettings.Input) async throws
+        -> Operations.getStreakSettings.Output
+    {
+        let (allowances, today) = try await reading.streakAllowances(try identity.requireMember())
+        return .ok(.init(body: .json(.init(allowances, today: today))))
+    }
+
+    func setRestDays(_ input: Operations.setRestDays.Input) async throws -> Operations.setRestDays.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let (allowances, today) = try await reading.setRestDays(me, weekdays: body.weekdays)
+        return .ok(.init(body: .json(.init(allowances, today: today))))
+    }
+
+    func pauseStreak(_ input: Operations.pauseStreak.Input) async throws -> Operations.pauseStreak.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let (allowances, today) = try await reading.pauseStreak(me, start: body.start, end: body.end)
+        return .ok(.init(body: .json(.init(allowances, today: today))))
+    }
+
+    func endStreakPause(_ input: Operations.endStreakPause.Input) async throws -> Operations.endStreakPause.Output {
+        let (allowances, today) = try await reading.endStreakPause(try identity.requireMember())
+        return .ok(.init(body: .json(.init(allowances, today: today))))
     }
 
     func joinChallenge(_ input: Operations.joinChallenge.Input) async throws -> Operations.joinChallenge.Output {
@@ -213,7 +241,8 @@ extension Components.Schemas.Widget {
             ctas: model.ctas.map {
                 .init(kind: .init(rawValue: $0.kind.rawValue)!, label: $0.label, target: $0.target)
             },
-            variant: model.variant, today: model.today.iso, completedOn: model.completedOn?.iso)
+            variant: model.variant, today: model.today.iso, completedOn: model.completedOn?.iso,
+            perfect: model.perfect)
     }
 }
 

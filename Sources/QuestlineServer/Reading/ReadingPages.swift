@@ -32,6 +32,7 @@ struct ReadingPages {
         router.post("/reading/article/read") { request, context in try await self.read(request, context) }
         router.get("/reading/share.svg") { request, context in try await self.share(request, context) }
         router.get("/reading/preview") { request, context in try await self.preview(request, context) }
+        registerStreakSettings(on: router)
         router.get("/admin/funnel") { request, context in try await self.funnel(request, context) }
         router.get("/static/widget-colors.css") { _, _ in
             Response(

@@ -9,7 +9,7 @@ enum ShareCard {
         switch model.state {
         case .completed: headline = "Challenge complete: \(model.goalDays) days in a row!"
         case .streakReadToday, .streakNotReadToday, .freezeApplied, .enrolledWithStreakNotReadToday,
-            .notEnrolledWithStreak:
+            .notEnrolledWithStreak, .paused, .restDay:
             headline = "\(model.streak)-day reading streak"
         default: headline = "Reading every day"
         }

@@ -73,6 +73,8 @@ struct WidgetCard: Equatable {
     let freezesLeft: Int
     let showFreezes: Bool
     let readToday: Bool
+    /// The perfect tier: the live streak has no freeze, pause or repair in it.
+    let perfect: Bool
     let interactive: Bool
     let hasCtas: Bool
     let ctas: [Action]
@@ -91,6 +93,7 @@ struct WidgetCard: Equatable {
         freezesLeft = model.freezesLeft
         showFreezes = model.freezesLeft > 0 && model.state != .removed
         readToday = model.readToday
+        perfect = model.perfect
         self.interactive = interactive
         hasCtas = !model.ctas.isEmpty
         ctas = model.ctas.map { cta in

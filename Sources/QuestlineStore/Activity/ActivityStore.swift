@@ -256,16 +256,6 @@ public struct ActivityStore: Sendable {
         }
     }
 
-    /// The read days of the last `days` days ending today (for the reading streak).
-    public func readDays(_ owner: ReadOwner, from: LocalDay) async throws -> [LocalDay] {
-        try await database.withConnection { db in
-            try await db.raw(
-                "SELECT local_day FROM reading_days WHERE owner = \(bind: owner.key) AND local_day >= \(bind: from.iso)"
-            )
-            .all().compactMap { LocalDay(iso: try $0.decode(column: "local_day", as: String.self)) }
-        }
-    }
-
     // MARK: Import
 
     /// Commits one batch of an import in one transaction: its items (each once: an article

@@ -68,6 +68,10 @@ public struct ReminderCandidate: Sendable, Equatable {
     public let isChild: Bool
     public let preferences: NotificationPreferences?
     public let readDays: Set<LocalDay>
+    /// Of those, the days with at least three reads (they can repair a break).
+    public let repairDays: Set<LocalDay>
+    /// The member's rest days and pauses.
+    public let allowances: StreakAllowances
 }
 
 /// Notification preferences, and the log that makes each reminder happen once per member and
@@ -139,8 +143,10 @@ public struct NotificationStore: Sendable {
         return try await database.withConnection { db in
             let rows = try await db.raw(
                 """
-                SELECT m.id, m.time_zone, hm.role, p.streak_reminders, p.quest_updates, p.quiet_start, p.quiet_end, d.local_day
+                SELECT m.id, m.time_zone, hm.role, p.streak_reminders, p.quest_updates, p.quiet_start, p.quiet_end, d.local_day,
+                       d.reads, sa.body AS allowances
                 FROM reading_days d JOIN members m ON m.id = d.owner AND m.id > \(bind: start)
+                LEFT JOIN streak_allowances sa ON sa.member_id = m.id AND sa.member_id > \(bind: start)
                 LEFT JOIN household_members hm ON hm.member_id = m.id AND hm.member_id > \(bind: start)
                 LEFT JOIN notification_preferences p ON p.member_id = m.id AND p.member_id > \(bind: start)
                 WHERE d.owner > \(bind: start) AND d.local_day >= \(bind: since.iso)
@@ -151,10 +157,14 @@ public struct NotificationStore: Sendable {
             var order: [String] = []
             var byMember: [String: ReminderCandidate] = [:]
             var days: [String: Set<LocalDay>] = [:]
+            var repairDays: [String: Set<LocalDay>] = [:]
             for row in rows {
                 let id = try row.decode(column: "id", as: String.self)
                 if let day = LocalDay(iso: try row.decode(column: "local_day", as: String.self)) {
                     days[id, default: []].insert(day)
+                    if try row.decode(column: "reads", as: Int.self) >= StreakAllowances.repairReads {
+                        repairDays[id, default: []].insert(day)
+                    }
                 }
                 if byMember[id] == nil {
                     order.append(id)
@@ -163,7 +173,9 @@ public struct NotificationStore: Sendable {
                         member: try MemberID.parse(id, field: "member"),
                         timeZone: try row.decode(column: "time_zone", as: String.self),
                         isChild: try row.decode(column: "role", as: String?.self) == "child",
-                        preferences: hasPreferences ? try Self.preferences(row) : nil, readDays: [])
+                        preferences: hasPreferences ? try Self.preferences(row) : nil, readDays: [], repairDays: [],
+                        allowances: try StreakSettingsSchema.decode(
+                            try row.decode(column: "allowances", as: String?.self)))
                 }
             }
             // A full page may end inside its last member's days: that member starts the next page.
@@ -173,7 +185,7 @@ public struct NotificationStore: Sendable {
                 byMember[id].map {
                     ReminderCandidate(
                         member: $0.member, timeZone: $0.timeZone, isChild: $0.isChild, preferences: $0.preferences,
-                        readDays: days[id] ?? [])
+                        readDays: days[id] ?? [], repairDays: repairDays[id] ?? [], allowances: $0.allowances)
                 }
             }
             return (candidates, full ? candidates.last?.member : nil)

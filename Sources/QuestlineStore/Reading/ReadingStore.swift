@@ -380,18 +380,31 @@ public struct ReadingStore: Sendable {
             ).first(),
             let joinDay = LocalDay(iso: try joined.decode(column: "join_day", as: String.self))
         else { return nil }
+        // The read days (those read three times can repair a break) and the member's rest days
+        // and pauses, in one statement.
         var readDays = Set<LocalDay>()
+        var repairDays = Set<LocalDay>()
+        var allowances = StreakAllowances.none
         for row in try await db.raw(
             """
-            SELECT local_day FROM reading_days
+            SELECT local_day AS day, reads AS n, NULL AS body FROM reading_days
             WHERE owner = \(bind: owner) AND local_day >= \(bind: campaign.startDay.iso) AND local_day <= \(bind: check.today.iso)
+            UNION ALL
+            SELECT NULL AS day, NULL AS n, body FROM streak_allowances WHERE member_id = \(bind: check.member.rawValue)
             """
         ).all() {
-            if let day = LocalDay(iso: try row.decode(column: "local_day", as: String.self)) { readDays.insert(day) }
+            if let body = try row.decode(column: "body", as: String?.self) {
+                allowances = try StreakSettingsSchema.decode(body)
+            } else if let day = LocalDay(iso: try row.decode(column: "day", as: String.self)) {
+                readDays.insert(day)
+                if try row.decode(column: "n", as: Int.self) >= StreakAllowances.repairReads { repairDays.insert(day) }
+            }
         }
-        guard let day = campaign.completion(readDays: readDays, joinDay: joinDay, today: check.today) else {
-            return nil
-        }
+        guard
+            let day = campaign.completion(
+                readDays: readDays, joinDay: joinDay, today: check.today, repairDays: repairDays, allowances: allowances
+            )
+        else { return nil }
         return try await markCompleted(
             check.member, campaign: campaign.id, day: day, badgeTitle: check.badgeTitle, now: now, outbox: outbox,
             on: db)
@@ -402,12 +415,11 @@ public struct ReadingStore: Sendable {
     /// query after authentication. Widgets asked for at the same time are looked up together,
     /// in one statement (see `Coalescer`): under load, the hop to the database and back, not
     /// the lookup, is what a widget costs.
-    public func widgetFacts(_ member: MemberID, campaign: String, from: LocalDay, through: LocalDay) async throws -> (
-        Enrollment?, Set<LocalDay>
-    ) {
-        let facts = try await widgets.submit(
+    public func widgetFacts(_ member: MemberID, campaign: String, from: LocalDay, through: LocalDay) async throws
+        -> WidgetFacts
+    {
+        try await widgets.submit(
             WidgetFactsRequest(member: member.rawValue, campaign: campaign, from: from, through: through))
-        return (facts.enrollment, facts.days)
     }
 
     struct WidgetFactsRequest: Sendable {
@@ -417,9 +429,15 @@ public struct ReadingStore: Sendable {
         let through: LocalDay
     }
 
-    struct WidgetFacts: Sendable {
-        var enrollment: Enrollment?
-        var days: Set<LocalDay> = []
+    /// What a member's widget is computed from.
+    public struct WidgetFacts: Sendable {
+        public var enrollment: Enrollment?
+        /// Days with a read in the range.
+        public var days: Set<LocalDay> = []
+        /// Of those, the days with at least three reads (they can repair a break).
+        public var repairDays: Set<LocalDay> = []
+        /// The member's rest days and pauses.
+        public var allowances: StreakAllowances = .none
     }
 
     /// The facts of many widgets in one round trip: read days of every member asked for in the
@@ -433,8 +451,12 @@ public struct ReadingStore: Sendable {
         let from = requests.map(\.from).min()!
         let through = requests.map(\.through).max()!
         // One row per member with its days joined by commas: a member with a month of reads
-        // costs one row to decode, not thirty.
-        let joined = SQLRaw(flavor == .postgres ? "string_agg(local_day, ',')" : "group_concat(local_day, ',')")
+        // costs one row to decode, not thirty. A day read three times or more is marked `+`
+        // (it can repair a break).
+        let joined = SQLRaw(
+            flavor == .postgres
+                ? "string_agg(local_day || CASE WHEN reads >= 3 THEN '+' ELSE '' END, ',')"
+                : "group_concat(local_day || CASE WHEN reads >= 3 THEN '+' ELSE '' END, ',')")
         let rows = try await db.raw(
             """
             SELECT 'day' AS kind, owner AS who, NULL AS campaign, \(joined) AS a, NULL AS b, NULL AS c, NULL AS d FROM reading_days
@@ -444,15 +466,25 @@ public struct ReadingStore: Sendable {
             SELECT 'enrollment' AS kind, member_id AS who, campaign_id AS campaign, join_day AS a, completed_on AS b,
                    CAST(joined_at AS TEXT) AS c, CAST(claimed_at AS TEXT) AS d
             FROM challenge_enrollments WHERE member_id IN (\(members)) AND campaign_id IN (\(campaigns))
+            UNION ALL
+            SELECT 'allowances' AS kind, member_id AS who, NULL AS campaign, body AS a, NULL AS b, NULL AS c, NULL AS d
+            FROM streak_allowances WHERE member_id IN (\(members))
             """
         ).all()
-        var days: [String: [LocalDay]] = [:]
+        var days: [String: [(day: LocalDay, repairs: Bool)]] = [:]
         var enrollments: [String: Enrollment] = [:]
+        var allowances: [String: StreakAllowances] = [:]
         for row in rows {
             let who = try row.decode(column: "who", as: String.self)
             let a = try row.decode(column: "a", as: String.self)
-            if try row.decode(column: "kind", as: String.self) == "day" {
-                days[who] = a.split(separator: ",").compactMap { LocalDay(iso: $0) }
+            let kind = try row.decode(column: "kind", as: String.self)
+            if kind == "day" {
+                days[who] = a.split(separator: ",").compactMap { item in
+                    let repairs = item.hasSuffix("+")
+                    return LocalDay(iso: repairs ? item.dropLast() : item).map { ($0, repairs) }
+                }
+            } else if kind == "allowances" {
+                allowances[who] = try StreakSettingsSchema.decode(a)
             } else {
                 let campaign = try row.decode(column: "campaign", as: String.self)
                 enrollments[who + "|" + campaign] = Enrollment(
@@ -465,9 +497,37 @@ public struct ReadingStore: Sendable {
             }
         }
         return requests.map { request in
-            WidgetFacts(
-                enrollment: enrollments[request.member + "|" + request.campaign],
-                days: Set(days[request.member, default: []].filter { $0 >= request.from && $0 <= request.through }))
+            let inRange = days[request.member, default: []].filter {
+                $0.day >= request.from && $0.day <= request.through
+            }
+            return WidgetFacts(
+                enrollment: enrollments[request.member + "|" + request.campaign], days: Set(inRange.map(\.day)),
+                repairDays: Set(inRange.filter(\.repairs).map(\.day)),
+                allowances: allowances[request.member] ?? .none)
+        }
+    }
+
+    /// Local days with a read between two days (inclusive), and those with at least three
+    /// (they can repair a break), from the per-day summary.
+    public func readHistory(_ owner: ReadOwner, from: LocalDay, through: LocalDay) async throws -> (
+        days: Set<LocalDay>, repairDays: Set<LocalDay>
+    ) {
+        try await database.withConnection { db in
+            var days: Set<LocalDay> = []
+            var repairDays: Set<LocalDay> = []
+            for row in try await db.raw(
+                """
+                SELECT local_day, reads FROM reading_days
+                WHERE owner = \(bind: owner.key) AND local_day >= \(bind: from.iso) AND local_day <= \(bind: through.iso)
+                """
+            ).all() {
+                guard let day = LocalDay(iso: try row.decode(column: "local_day", as: String.self)) else { continue }
+                days.insert(day)
+                if try row.decode(column: "reads", as: Int.self) >= StreakAllowances.repairReads {
+                    repairDays.insert(day)
+                }
+            }
+            return (days, repairDays)
         }
     }
 

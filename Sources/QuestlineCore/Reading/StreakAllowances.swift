@@ -1,0 +1,138 @@
+/// What forgives a reader's streak besides a campaign's freezes: rest days, pauses, and
+/// repairs (issue #39). Every streak (the reading challenge's, the everyday one in Activity,
+/// the calendar and the reminders) asks the same rules here, in the member's local days.
+///
+/// - **Rest days:** up to two ISO weekdays on which the streak neither breaks nor grows. A change
+///   applies from the next local Monday, so a streak cannot be rescued after the fact by
+///   turning a missed day into a rest day.
+/// - **Pauses:** up to 14 days a calendar year, starting tomorrow at the earliest; a paused day
+///   keeps the streak and does not grow it. A pause can be ended early: from today on, days
+///   count again.
+/// - **Repairs:** a streak broken by one missed day is earned back by reading at least three
+///   articles in one day, on the day after the miss or the day after that (the day between then
+///   read), at most once in 30 days. Repairs are worked out from the history, not stored: a late
+///   read that reaches three on a day repairs as if it had come in time.
+public struct StreakAllowances: Sendable, Equatable, Codable {
+    /// Rest weekdays in force from `from` (a Monday) on, until the next change.
+    public struct RestDays: Sendable, Equatable, Codable {
+        public let weekdays: [Int]
+        public let from: LocalDay
+
+        public init(weekdays: [Int], from: LocalDay) {
+            self.weekdays = weekdays.sorted()
+            self.from = from
+        }
+    }
+
+    /// Paused days, `start` through `end` inclusive.
+    public struct Pause: Sendable, Equatable, Codable {
+        public let start: LocalDay
+        public let end: LocalDay
+
+        public init(start: LocalDay, end: LocalDay) {
+            self.start = start
+            self.end = end
+        }
+
+        public var days: Int { start.days(until: end) + 1 }
+        public func contains(_ day: LocalDay) -> Bool { start <= day && day <= end }
+    }
+
+    /// Schedules in the order they take effect.
+    public private(set) var restDays: [RestDays]
+    /// Pauses in the order they start; they never overlap.
+    public private(set) var pauses: [Pause]
+
+    public static let maxRestDays = 2
+    public static let maxPauseDaysPerYear = 14
+    public static let repairReads = 3
+    public static let repairEveryDays = 30
+
+    public init(restDays: [RestDays] = [], pauses: [Pause] = []) {
+        self.restDays = restDays.sorted { $0.from < $1.from }
+        self.pauses = pauses.sorted { $0.start < $1.start }
+    }
+
+    /// No rest days, no pauses.
+    public static let none = StreakAllowances()
+
+    /// The rest weekdays in force on `day`.
+    public func restWeekdays(on day: LocalDay) -> [Int] {
+        restDays.last(where: { $0.from <= day })?.weekdays ?? []
+    }
+
+    public func isRest(_ day: LocalDay) -> Bool { restWeekdays(on: day).contains(day.isoWeekday) }
+
+    public func pause(covering day: LocalDay) -> Pause? { pauses.first { $0.contains(day) } }
+
+    public func isPaused(_ day: LocalDay) -> Bool { pause(covering: day) != nil }
+
+    /// Rest or paused: a day that neither breaks nor grows the streak.
+    public func excuses(_ day: LocalDay) -> Bool { isPaused(day) || isRest(day) }
+
+    /// Paused days that fall in calendar year `year`.
+    public func pausedDays(inYear year: Int) -> Int {
+        pauses.reduce(0) { total, pause in
+            guard let first = LocalDay(year: year, month: 1, day: 1),
+                let last = LocalDay(year: year, month: 12, day: 31)
+            else { return total }
+            let start = max(pause.start, first)
+            let end = min(pause.end, last)
+            return start <= end ? total + start.days(until: end) + 1 : total
+        }
+    }
+
+    /// The rest weekdays chosen today, in force from the next Monday (replacing a change already
+    /// waiting for that Monday).
+    public func settingRestDays(_ weekdays: [Int], today: LocalDay) throws(DomainError) -> StreakAllowances {
+        guard weekdays.allSatisfy({ (1...7).contains($0) }) else {
+            throw .invalid(field: "restDays", "Weekdays are 1 (Monday) to 7 (Sunday).")
+        }
+        let chosen = Array(Set(weekdays)).sorted()
+        guard chosen.count <= Self.maxRestDays else {
+            throw .invalid(field: "restDays", "Choose at most \(Self.maxRestDays) rest days a week.")
+        }
+        let monday = today.adding(days: 8 - today.isoWeekday)
+        var schedules = restDays.filter { $0.from < monday }
+        if restWeekdays(on: monday) != chosen || restDays.contains(where: { $0.from >= monday }) {
+            schedules.append(RestDays(weekdays: chosen, from: monday))
+        }
+        return StreakAllowances(restDays: schedules, pauses: pauses)
+    }
+
+    /// A pause of the days `start` through `end`: from tomorrow at the earliest, not over another
+    /// pause, and at most 14 paused days in each calendar year it touches.
+    public func pausing(from start: LocalDay, through end: LocalDay, today: LocalDay) throws(DomainError)
+        -> StreakAllowances
+    {
+        guard start > today else { throw .invalid(field: "start", "A pause starts tomorrow at the earliest.") }
+        guard end >= start else { throw .invalid(field: "end", "The pause must end on or after its first day.") }
+        let pause = Pause(start: start, end: end)
+        guard !pauses.contains(where: { $0.start <= end && start <= $0.end }) else {
+            throw .invalid(field: "start", "These days are already paused.")
+        }
+        let widened = StreakAllowances(restDays: restDays, pauses: pauses + [pause])
+        for year in start.year...end.year where widened.pausedDays(inYear: year) > Self.maxPauseDaysPerYear {
+            let left = Self.maxPauseDaysPerYear - pausedDays(inYear: year)
+            throw .invalid(
+                field: "end",
+                "At most \(Self.maxPauseDaysPerYear) paused days in \(year): \(max(left, 0)) left.")
+        }
+        return widened
+    }
+
+    /// Ends the pause that covers today (from today on the days count again) or cancels the one
+    /// still to come; the pauses before stay.
+    public func endingPause(today: LocalDay) throws(DomainError) -> StreakAllowances {
+        guard let index = pauses.firstIndex(where: { $0.end >= today }) else {
+            throw .conflict(field: nil, message: "There is no pause to end.")
+        }
+        var kept = pauses
+        let pause = kept.remove(at: index)
+        if pause.start < today { kept.insert(Pause(start: pause.start, end: today.adding(days: -1)), at: index) }
+        return StreakAllowances(restDays: restDays, pauses: kept)
+    }
+
+    /// The pause in force today or next to come.
+    public func currentOrNextPause(today: LocalDay) -> Pause? { pauses.first { $0.end >= today } }
+}

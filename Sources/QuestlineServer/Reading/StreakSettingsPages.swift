@@ -1,0 +1,130 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import QuestlineCore
+import QuestlineFeatures
+
+/// Forgiving streaks in the web app (`/reading/streak`): rest days, a pause, ending it. A
+/// refused form shows the page again with its error under the field it names.
+struct StreakSettingsPage: Equatable {
+    struct Weekday: Equatable {
+        let value: Int
+        let name: String
+        let checked: Bool
+    }
+
+    struct PauseRow: Equatable {
+        let text: String
+    }
+
+    let weekdays: [Weekday]
+    /// "Saturday and Sunday", or nil for none.
+    let restInForce: String?
+    /// The change waiting for next Monday, in words.
+    let restWaiting: String?
+    let pauses: [PauseRow]
+    /// The pause in force or next, and whether it has begun (its button ends it, or cancels it).
+    let currentPause: String?
+    let pauseStarted: Bool
+    let pausedDaysLeft: Int
+    let values: [String: String]
+    let errors: [String: String]
+    let notice: String?
+
+    static let names = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+    init(_ allowances: StreakAllowances, today: LocalDay, form: FormState, notice: String?) {
+        let inForce = allowances.restWeekdays(on: today)
+        let waiting = allowances.restDays.last { $0.from > today }
+        let shown =
+            form.values["restDays"].map { $0.split(separator: ",").compactMap { Int($0) } }
+            ?? (waiting?.weekdays ?? inForce)
+        weekdays = (1...7).map { Weekday(value: $0, name: Self.names[$0 - 1], checked: shown.contains($0)) }
+        restInForce = inForce.isEmpty ? nil : Self.list(inForce)
+        restWaiting = waiting.map {
+            "From Monday \(Wording.date($0.from)): " + ($0.weekdays.isEmpty ? "no rest days" : Self.list($0.weekdays))
+        }
+        pauses = allowances.pauses.filter { $0.end >= today.adding(days: -365) }.map {
+            PauseRow(text: "\(Wording.date($0.start)) to \(Wording.date($0.end)) (\(Wording.count($0.days, "day")))")
+        }
+        let current = allowances.currentOrNextPause(today: today)
+        currentPause = current.map { "\(Wording.date($0.start)) to \(Wording.date($0.end))" }
+        pauseStarted = current.map { $0.start <= today } ?? false
+        pausedDaysLeft = max(StreakAllowances.maxPauseDaysPerYear - allowances.pausedDays(inYear: today.year), 0)
+        var values = form.values
+        values["start"] = values["start"] ?? today.adding(days: 1).iso
+        values["end"] = values["end"] ?? today.adding(days: 7).iso
+        values["min"] = today.adding(days: 1).iso
+        self.values = values
+        errors = form.errors
+        self.notice = notice
+    }
+
+    static func list(_ weekdays: [Int]) -> String {
+        let words = weekdays.sorted().map { names[$0 - 1] }
+        return words.count == 2 ? "\(words[0]) and \(words[1])" : words.joined(separator: ", ")
+    }
+}
+
+extension ReadingPages {
+    func registerStreakSettings(on router: Router<AppRequestContext>) {
+        router.get("/reading/streak") { request, context in try await self.streakSettings(request, context) }
+        router.post("/reading/streak/rest-days") { request, context in try await self.setRestDays(request, context) }
+        router.post("/reading/streak/pause") { request, context in try await self.pauseStreak(request, context) }
+        router.post("/reading/streak/pause/end") { request, context in try await self.endPause(request, context) }
+    }
+
+    private func streakSettings(
+        _ request: Request, _ context: AppRequestContext, refused: FormState = FormState()
+    ) async throws -> Response {
+        let member = try context.requireWebMember(next: "/reading/streak")
+        let (allowances, today) = try await reading.streakAllowances(member)
+        let q = request.uri.queryParameters
+        let notice =
+            q["rest"] != nil
+            ? "Your rest days are saved: they apply from next Monday."
+            : q["paused"] != nil ? "Your streak is paused." : q["ended"] != nil ? "The pause has ended." : nil
+        let page = StreakSettingsPage(
+            allowances, today: today, form: refused, notice: refused.error == nil ? notice : nil)
+        return pages.page(
+            "streak-settings", title: "Rest days and pauses", model: page, context: context, path: "/reading/streak",
+            status: refused.error.map { Problem.from($0).httpStatus } ?? .ok, back: "/reading")
+    }
+
+    private func setRestDays(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try context.requireWebMember(next: "/reading/streak")
+        let form = try await Form(request)
+        let chosen = form.values("restDay").compactMap { Int($0) }
+        do {
+            _ = try await reading.setRestDays(member, weekdays: chosen)
+            return Response.redirect(to: "/reading/streak?rest=1", type: .normal)
+        } catch let error as DomainError {
+            return try await streakSettings(
+                request, context,
+                refused: FormState(values: ["restDays": chosen.map(String.init).joined(separator: ",")], error: error))
+        }
+    }
+
+    private func pauseStreak(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try context.requireWebMember(next: "/reading/streak")
+        let form = try await Form(request)
+        do {
+            _ = try await reading.pauseStreak(member, start: form["start"], end: form["end"])
+            return Response.redirect(to: "/reading/streak?paused=1", type: .normal)
+        } catch let error as DomainError {
+            return try await streakSettings(
+                request, context,
+                refused: FormState(values: ["start": form["start"], "end": form["end"]], error: error))
+        }
+    }
+
+    private func endPause(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try context.requireWebMember(next: "/reading/streak")
+        do {
+            _ = try await reading.endStreakPause(member)
+            return Response.redirect(to: "/reading/streak?ended=1", type: .normal)
+        } catch let error as DomainError {
+            return try await streakSettings(request, context, refused: FormState(error: error))
+        }
+    }
+}
