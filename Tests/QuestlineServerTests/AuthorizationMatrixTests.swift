@@ -329,6 +329,23 @@ let matrix: [MatrixRow] = [
                 json: #"{"streakReminders":true,"quietHours":{"start":21,"end":7}}"#)
         }, expected: all(200)),
     MatrixRow(
+        operation: "getStreakSettings", request: { _ in Cell(method: .get, path: "/api/v1/me/streak", json: nil) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "setRestDays",
+        request: { _ in Cell(method: .put, path: "/api/v1/me/streak/rest-days", json: #"{"weekdays":[6,7]}"#) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "pauseStreak",
+        request: { _ in
+            Cell(method: .post, path: "/api/v1/me/streak/pause", json: #"{"start":"2099-06-01","end":"2099-06-03"}"#)
+        }, expected: all(200)),
+    // Each asker's own streak, in a fresh world: there is no pause to end.
+    MatrixRow(
+        operation: "endStreakPause",
+        request: { _ in Cell(method: .delete, path: "/api/v1/me/streak/pause", json: nil) },
+        expected: all(409)),
+    MatrixRow(
         operation: "exportMe", request: { _ in Cell(method: .get, path: "/api/v1/me/export", json: nil) },
         expected: all(200)),
     MatrixRow(

@@ -87,6 +87,7 @@ let webMatrix: [WebRow] = [
     get("/activity/saved", web(303, 200, 200, 200, 200, 200)),
     get("/admin/funnel", web(303, 200, 403, 403, 403, 403)),
     get("/profile", web(303, 200, 200, 200, 200, 200)),
+    get("/reading/streak", web(303, 200, 200, 200, 200, 200)),
     get("/profile/export", web(303, 200, 200, 200, 200, 200)),
     // Family quests.
     get("/quests", web(303, 303, 303, 303, 200, 303)),
@@ -184,6 +185,10 @@ let webMatrix: [WebRow] = [
     post("/logout", web(303, 303, 303, 303, 303, 303)),
     post("/profile", web(303, 303, 303, 303, 303, 303), form: "displayName=Renamed&timeZone=UTC"),
     post("/profile/notifications", web(303, 303, 303, 303, 303, 303), form: "streakReminders=on"),
+    post("/reading/streak/rest-days", web(303, 303, 303, 303, 303, 303), form: "restDay=6&restDay=7"),
+    post("/reading/streak/pause", web(303, 303, 303, 303, 303, 303), form: "start=2099-06-01&end=2099-06-03"),
+    // No pause to end in a fresh world: the page again with the reason.
+    post("/reading/streak/pause/end", web(303, 409, 409, 409, 409, 409)),
     post("/profile/delete", web(303, 303, 303, 409, 403, 303)),
     // Track stories.
     get("/stories", web(303, 303, 303, 303, 303, 303), stories: true),

@@ -37,6 +37,7 @@ public enum PersonalData {
         Holding(table: "reading_intervals", column: "owner", export: (.reading, "readingTime")),
         Holding(table: "challenge_enrollments", column: "member_id", export: (.reading, "challenges")),
         Holding(table: "campaign_announcements", column: "member_id", export: (.reading, "announcements")),
+        Holding(table: "streak_allowances", column: "member_id", export: (.reading, "streakSettings")),
         Holding(table: "saved_articles", column: "member_id", export: (.saved, "articles")),
         Holding(table: "saved_import_batches", column: "member_id", export: (.saved, "imports")),
         Holding(table: "game_sessions", column: "member_id", export: (.game, "sessions")),
