@@ -159,3 +159,68 @@ def test_an_administrator_sees_the_challenge_funnel_as_a_chart(browser, server, 
     assert not browser.find_elements(By.CSS_SELECTOR, "a[href='/admin/funnel']")
     browser.get(server.url("/admin/funnel"))
     wait_text(browser, "main", "for administrators")
+
+
+def test_forgiving_streaks_rest_days_pause_and_the_widget_states(browser, server, shot):
+    """Rest days and a pause chosen on /reading/streak at phone size, and the widget's
+    repairable, paused, rest-day states and perfect tier (#39)."""
+    from test_accounts import sign_up, unique_email
+    # The widget's new states, as the QA preview draws them.
+    cases = [
+        ("repairable", {"now": "2026-05-06T10:00:00Z", "joined": "2026-05-01",
+                        "reads": "2026-05-01,2026-05-02,2026-05-03,2026-05-04"}),
+        ("paused", {"now": "2026-05-06T10:00:00Z", "joined": "2026-05-01", "reads": "2026-05-01,2026-05-02,2026-05-03",
+                    "pauseStart": "2026-05-04", "pauseEnd": "2026-05-08"}),
+        ("restDay", {"now": "2026-05-09T10:00:00Z", "joined": "2026-05-01", "rest": "6,7",
+                     "reads": "2026-05-04,2026-05-05,2026-05-06,2026-05-07,2026-05-08"}),
+    ]
+    for state, params in cases:
+        assert preview(browser, server, **params) == state
+        shot(f"widget-{state}")
+    wait_text(browser, ".widget--medium[data-state=restDay]", "streak")
+    preview(browser, server, now="2026-05-05T10:00:00Z", joined="2026-05-01",
+            reads="2026-05-01,2026-05-02,2026-05-03,2026-05-04,2026-05-05")
+    wait_text(browser, ".widget--medium .tier-badge", "Perfect streak")
+    shot("widget-perfect-tier")
+    # A repair: three reads on the 6th saved the 5th.
+    preview(browser, server, now="2026-05-06T10:00:00Z", joined="2026-05-01",
+            reads="2026-05-01,2026-05-02,2026-05-03,2026-05-04", repairs="2026-05-06")
+    assert browser.find_element(By.CSS_SELECTOR, ".widget--medium").get_attribute("data-state") == "streakReadToday"
+    browser.get(server.url("/reading/preview?campaign=2026&rest=1,2,3"))
+    wait_text(browser, "main", "at most 2 rest days")
+
+    # The settings page, reached from the reading page.
+    sign_up(browser, server, unique_email(), name="Rosa Rest", zone="UTC")
+    browser.get(server.url("/reading"))
+    click(browser, "a[href='/reading/streak']")
+    wait_text(browser, "h1", "Rest days and pauses")
+    wait_text(browser, "main", "14 left this year")
+    shot("streak-settings")
+    click(browser, "input[name=restDay][value='6']")
+    click(browser, "input[name=restDay][value='7']")
+    click(browser, "form[action='/reading/streak/rest-days'] button[type=submit]")
+    wait_text(browser, ".notice", "apply from next Monday")
+    wait_text(browser, "main", "Saturday and Sunday")
+    assert browser.find_element(By.CSS_SELECTOR, "input[name=restDay][value='6']").is_selected()
+    # Three rest days are refused, the error under the field, the choice kept.
+    for value in ("1", "2", "3"):
+        click(browser, f"input[name=restDay][value='{value}']")
+    click(browser, "input[name=restDay][value='6']")
+    click(browser, "input[name=restDay][value='7']")
+    click(browser, "form[action='/reading/streak/rest-days'] button[type=submit]")
+    wait_text(browser, "#restDays-error", "at most 2 rest days")
+    shot("streak-settings-refused")
+    # A pause of a few days from tomorrow (the form's defaults), then cancelled.
+    browser.get(server.url("/reading/streak"))
+    click(browser, "form[action='/reading/streak/pause'] button[type=submit]")
+    wait_text(browser, ".notice", "Your streak is paused.")
+    wait_text(browser, "main", "Planned:")
+    assert "<strong>14</strong> left this year" not in browser.page_source
+    shot("streak-settings-paused")
+    click(browser, "form[action='/reading/streak/pause/end'] button[type=submit]")
+    wait_text(browser, ".notice", "The pause has ended.")
+    wait_text(browser, "main", "14 left this year")
+    # The page fits the phone's width: nothing scrolls sideways.
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    browser.back()
+    wait_text(browser, "h1", "Rest days and pauses")

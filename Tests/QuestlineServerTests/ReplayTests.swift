@@ -7,7 +7,7 @@ import QuestlineTestSupport
 import Testing
 
 /// Idempotency under replay: 1,000 recorded writes (usage reports, reads, saves, point
-/// adjustments) sent once in order, and sent twice each in shuffled order, end in the same state.
+/// adjustments, the reader's rest days and pause) sent once in order, and sent twice each in shuffled order, end in the same state.
 @Suite struct ReplayTests {
     struct Write: Sendable {
         let key: String
@@ -101,6 +101,15 @@ import Testing
                     path: "/api/v1/children/\(childID)/adjustments",
                     json: #"{"points":\#(Int.random(in: 1...10, using: &generator)),"reason":"Chore \#(index)"}"#))
         }
+        // The reader's forgiving-streak settings (#39), among the reads they forgive.
+        writes.append(
+            Write(
+                key: "rest-days", asGuardian: false, asChild: false, method: .put, path: "/api/v1/me/streak/rest-days",
+                json: #"{"weekdays":[3,7]}"#))
+        writes.append(
+            Write(
+                key: "pause", asGuardian: false, asChild: false, method: .post, path: "/api/v1/me/streak/pause",
+                json: #"{"start":"2026-05-09","end":"2026-05-10"}"#))
         writes.shuffle(using: &generator)  // one recorded order, mixing the kinds
         return writes
     }
@@ -135,6 +144,7 @@ import Testing
         let saved = try await app.send(.get, "/api/v1/saved?limit=200", token: actors.reader).text
         let activity = try await app.send(.get, "/api/v1/activity", token: actors.reader).text
         let widget = try await app.send(.get, "/api/v1/reading/widget", token: actors.reader).text
+        let streak = try await app.send(.get, "/api/v1/me/streak", token: actors.reader).text
         return """
             balance \(board.balance) streak \(board.currentStreak) minutes \(board.learningMinutes)
             quests \(quests)
@@ -144,6 +154,7 @@ import Testing
             saved \(saved)
             activity \(activity)
             widget \(widget)
+            streak \(streak)
             """
     }
 

@@ -85,19 +85,25 @@ public struct StreakAllowances: Sendable, Equatable, Codable {
     /// The rest weekdays chosen today, in force from the next Monday (replacing a change already
     /// waiting for that Monday).
     public func settingRestDays(_ weekdays: [Int], today: LocalDay) throws(DomainError) -> StreakAllowances {
-        guard weekdays.allSatisfy({ (1...7).contains($0) }) else {
-            throw .invalid(field: "restDays", "Weekdays are 1 (Monday) to 7 (Sunday).")
-        }
-        let chosen = Array(Set(weekdays)).sorted()
-        guard chosen.count <= Self.maxRestDays else {
-            throw .invalid(field: "restDays", "Choose at most \(Self.maxRestDays) rest days a week.")
-        }
+        let chosen = try Self.validatedRestDays(weekdays)
         let monday = today.adding(days: 8 - today.isoWeekday)
         var schedules = restDays.filter { $0.from < monday }
         if restWeekdays(on: monday) != chosen || restDays.contains(where: { $0.from >= monday }) {
             schedules.append(RestDays(weekdays: chosen, from: monday))
         }
         return StreakAllowances(restDays: schedules, pauses: pauses)
+    }
+
+    /// Rest weekdays as chosen: 1 (Monday) to 7 (Sunday), at most two; sorted, without repeats.
+    public static func validatedRestDays(_ weekdays: [Int], field: String = "restDays") throws(DomainError) -> [Int] {
+        guard weekdays.allSatisfy({ (1...7).contains($0) }) else {
+            throw .invalid(field: field, "Weekdays are 1 (Monday) to 7 (Sunday).")
+        }
+        let chosen = Array(Set(weekdays)).sorted()
+        guard chosen.count <= Self.maxRestDays else {
+            throw .invalid(field: field, "Choose at most \(Self.maxRestDays) rest days a week.")
+        }
+        return chosen
     }
 
     /// A pause of the days `start` through `end`: from tomorrow at the earliest, not over another

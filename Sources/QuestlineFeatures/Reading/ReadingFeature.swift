@@ -290,6 +290,11 @@ public struct ReadingFeature: Sendable {
         public var reads: [String] = []
         public var loggedIn = true
         public var claimed = false
+        /// Days with three reads (repairs), rest weekdays (always in force) and a pause.
+        public var repairs: [String] = []
+        public var restDays: [Int] = []
+        public var pauseStart: String?
+        public var pauseEnd: String?
 
         public init() {}
     }
@@ -323,10 +328,25 @@ public struct ReadingFeature: Sendable {
         let joined = day(query.joined, "joined")
         let completed = day(query.completed, "completed")
         let reads = query.reads.compactMap { day($0, "reads") }
+        let repairs = query.repairs.compactMap { day($0, "repairs") }
+        let rest = validation.check { () throws(DomainError) in
+            try StreakAllowances.validatedRestDays(query.restDays, field: "rest")
+        }
+        let pauseStart = day(query.pauseStart, "pauseStart")
+        let pauseEnd = day(query.pauseEnd, "pauseEnd")
+        if (pauseStart == nil) != (pauseEnd == nil)
+            || (pauseStart.map { start in pauseEnd.map { $0 < start } ?? false } ?? false)
+        {
+            validation.add(field: "pauseEnd", "Give a pause's first and last day, the last on or after the first.")
+        }
         try validation.finish()
+        var allowances = StreakAllowances(
+            restDays: (rest ?? []).isEmpty ? [] : [.init(weekdays: rest ?? [], from: LocalDay(dayNumber: 0))],
+            pauses: pauseStart.flatMap { start in pauseEnd.map { [.init(start: start, end: $0)] } } ?? [])
+        if allowances.restDays.isEmpty && allowances.pauses.isEmpty { allowances = .none }
         let status = ReaderStatus(
             loggedIn: query.loggedIn, joinDay: joined, completedOn: completed, claimed: query.claimed,
-            readDays: Set(reads))
+            readDays: Set(reads).union(repairs), repairDays: Set(repairs), allowances: allowances)
         let model = ReadingWidget.model(campaign: campaign!, status: status, today: LocalDay(now!, in: zone!.timeZone))
         return (model, campaigns.map(\.id))
     }

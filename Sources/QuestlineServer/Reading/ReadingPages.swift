@@ -229,6 +229,13 @@ struct ReadingPages {
         query.reads = (q["reads"] ?? "").split(separator: ",").map(String.init)
         query.loggedIn = q["loggedIn"] != "false"
         query.claimed = q["claimed"] == "true"
+        query.repairs = (q["repairs"] ?? "").split(separator: ",").map(String.init)
+        query.restDays = try (q["rest"] ?? "").split(separator: ",").map { raw throws(DomainError) in
+            guard let weekday = Int(raw) else { throw .invalid(field: "rest", "Give weekdays as numbers, 1 to 7.") }
+            return weekday
+        }
+        query.pauseStart = q["pauseStart"].map(String.init)
+        query.pauseEnd = q["pauseEnd"].map(String.init)
         let (model, campaigns) = try await reading.preview(query)
         return pages.page(
             "reading-preview", title: "Widget preview", model: WidgetPreviewPage(model, campaigns: campaigns),
