@@ -50,3 +50,33 @@ def test_activity_empty_then_with_a_read_and_a_save(browser, server, shot):
     click(browser, ".saved-list button")
     wait_text(browser, ".notice", "Removed")
     wait_text(browser, ".empty-state", "No saved articles")
+
+
+def test_the_month_and_year_in_review(browser, server, shot):
+    """The recap page at phone size: slides from the member's reading, the picture to share,
+    the neighbouring periods and the year (#39)."""
+    from test_accounts import sign_up, unique_email, click, wait_text
+    sign_up(browser, server, unique_email(), name="Ravi Recap With A Rather Long Name", zone="UTC")
+    browser.get(server.url("/reading/random"))
+    wait_text(browser, "article", "counts as today's read")
+    browser.get(server.url("/activity"))
+    click(browser, "a[href='/activity/recap']")
+    wait_text(browser, "#recap-title", "in review")
+    wait_text(browser, ".recap__slide", "You read")
+    wait_text(browser, ".recap", "So far")
+    shot("recap-month")
+    # The picture downloads as an SVG that says the period.
+    picture = browser.find_element(By.CSS_SELECTOR, "a[download='questline-recap.svg']").get_attribute("href")
+    browser.get(picture)
+    assert "in review" in browser.page_source
+    browser.back()
+    wait_text(browser, "#recap-title", "in review")
+    # The year, and back to the month.
+    year = next(link for link in browser.find_elements(By.CSS_SELECTOR, ".recap__periods a")
+                if link.text.startswith("The year"))
+    click(browser, f".recap__periods a[href='{year.get_attribute('href').split(server.url(''))[-1]}']")
+    wait_text(browser, ".recap__slide", "You read")
+    shot("recap-year")
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    browser.back()
+    wait_text(browser, ".recap__periods", "The year")

@@ -132,7 +132,9 @@ def queue(binary, state):
 class Device:
     def __init__(self, binary, port, script, state, log):
         self.args = [binary, "device", "run", "--server", f"http://127.0.0.1:{port}", "--username", "devicekid",
-                     "--password", PASSWORD, "--script", script, "--state", state, "--max-backoff", "0.5"]
+                     "--password", PASSWORD, "--script", script, "--state", state, "--max-backoff", "0.5",
+                     # Small batches: the upload takes many requests, so kills land in the middle of it.
+                     "--batch-size", "10"]
         self.log, self.state = log, state
         self.process = None
 

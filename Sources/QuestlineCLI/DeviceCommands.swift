@@ -58,6 +58,7 @@ struct DeviceRun: AsyncParsableCommand {
     @Option(help: "The longest wait between two tries, in seconds (default 30).") var maxBackoff: Double = 30
     @Option(help: "How often to ask for the policy while waiting or following, in seconds (default 60).")
     var policyEvery: Double = 60
+    @Option(help: "The most reports a request carries, 1 to 500 (default 500).") var batchSize = 500
     @Flag(help: "Keep running after the script is played: keep sending and applying the policy.") var follow = false
 
     func validate() throws {
@@ -65,6 +66,9 @@ struct DeviceRun: AsyncParsableCommand {
             throw ValidationError("--server: give an http or https URL, e.g. http://127.0.0.1:8080.")
         }
         guard maxBackoff > 0 else { throw ValidationError("--max-backoff: give a number of seconds above 0.") }
+        guard (1...OutboxSender.maxBatch).contains(batchSize) else {
+            throw ValidationError("--batch-size: give 1 to \(OutboxSender.maxBatch).")
+        }
         if let timeZone, TimeZoneID(timeZone) == nil {
             throw ValidationError("--time-zone: \(timeZone) is not an IANA time zone.")
         }
@@ -75,7 +79,7 @@ struct DeviceRun: AsyncParsableCommand {
         let lines = try Self.readScript(script)
         let device = try await DevicePlayer(
             server: URL(string: server)!, username: username, password: password, directory: directory,
-            backoff: Backoff(base: 0.25, cap: maxBackoff), policyEvery: policyEvery)
+            backoff: Backoff(base: 0.25, cap: maxBackoff), policyEvery: policyEvery, batchSize: batchSize)
         try await device.signIn()
         let child = try await device.resolveChild(child, timeZone: timeZone)
         try await device.play(lines, childID: child.id, zone: child.zone, follow: follow)
@@ -161,7 +165,8 @@ actor DevicePlayer {
     var failures = 0
 
     init(
-        server: URL, username: String, password: String, directory: URL, backoff: Backoff, policyEvery: Double
+        server: URL, username: String, password: String, directory: URL, backoff: Backoff, policyEvery: Double,
+        batchSize: Int
     ) async throws {
         self.directory = directory
         self.username = username
@@ -175,7 +180,7 @@ actor DevicePlayer {
             tokens: FileTokenStore(url: directory.appendingPathComponent("token")))
         outbox = try Outbox(directory: directory)
         sender = OutboxSender(
-            outbox: outbox, session: session, backoff: backoff, log: { print($0) })
+            outbox: outbox, session: session, backoff: backoff, batchLimit: batchSize, log: { print($0) })
     }
 
     static func instant(_ text: String) -> Date? {

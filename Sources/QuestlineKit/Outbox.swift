@@ -16,8 +16,8 @@ public enum OutboxItem: Sendable, Equatable, Codable {
     case usage(childID: String, report: Components.Schemas.UsageReport)
     /// An article read (its `eventId` is its key).
     case read(Components.Schemas.ReadInput)
-    /// An interval of reading time (its `eventId` is its key).
-    case readingTime(eventID: String, start: Date, end: Date, timeZone: String)
+    /// An interval of reading time (its `eventId` is its key), on an article when known.
+    case readingTime(eventID: String, start: Date, end: Date, timeZone: String, articleID: String? = nil)
     /// An article saved (sent with the entry's key as its Idempotency-Key).
     case save(Components.Schemas.SaveRequest)
     /// A child's request for more minutes of a reward app (sent with the entry's key).
@@ -38,7 +38,7 @@ public enum OutboxItem: Sendable, Equatable, Codable {
         switch self {
         case .usage(_, let report): report.id
         case .read(let read): read.eventId
-        case .readingTime(let id, _, _, _): id
+        case .readingTime(let id, _, _, _, _): id
         case .save, .timeRequest: ""
         }
     }

@@ -30,7 +30,10 @@ public actor OutboxSender {
 
     public let outbox: Outbox
     public let session: QuestlineSession
-    public static let batchLimit = 500
+    /// The most items a request carries (the API takes 500; fewer keeps each request short on a
+    /// slow network).
+    public static let maxBatch = 500
+    public let batchLimit: Int
     public var maxConflicts = 20
     private let backoff: Backoff
     private let log: @Sendable (String) -> Void
@@ -38,9 +41,10 @@ public actor OutboxSender {
     private var conflicts: [String: Int] = [:]
 
     public init(
-        outbox: Outbox, session: QuestlineSession, backoff: Backoff = Backoff(),
+        outbox: Outbox, session: QuestlineSession, backoff: Backoff = Backoff(), batchLimit: Int = maxBatch,
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.batchLimit = min(max(batchLimit, 1), Self.maxBatch)
         self.outbox = outbox
         self.session = session
         self.backoff = backoff
@@ -95,7 +99,7 @@ public actor OutboxSender {
         let waiting = await outbox.waiting()
         guard let first = waiting.first else { return nil }
         guard let group = first.item.batch else { return [first] }
-        return Array(waiting.lazy.filter { $0.item.batch == group }.prefix(Self.batchLimit))
+        return Array(waiting.lazy.filter { $0.item.batch == group }.prefix(batchLimit))
     }
 
     // MARK: - One request
@@ -135,8 +139,10 @@ public actor OutboxSender {
                 case .readingTime:
                     let intervals = batch.compactMap {
                         entry -> Operations.recordReadingTime.Input.Body.jsonPayload.intervalsPayloadPayload? in
-                        guard case .readingTime(let id, let start, let end, let zone) = entry.item else { return nil }
-                        return .init(eventId: id, start: start, end: end, timeZone: zone)
+                        guard case .readingTime(let id, let start, let end, let zone, let article) = entry.item else {
+                            return nil
+                        }
+                        return .init(eventId: id, start: start, end: end, timeZone: zone, articleId: article)
                     }
                     return Self.verdict(
                         try await client.recordReadingTime(

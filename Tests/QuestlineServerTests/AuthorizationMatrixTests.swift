@@ -407,6 +407,14 @@ let matrix: [MatrixRow] = [
     MatrixRow(
         operation: "getActivity", request: { _ in Cell(method: .get, path: "/api/v1/activity", json: nil) },
         expected: all(200)),
+    // Each asker's own recap.
+    MatrixRow(
+        operation: "getRecap", request: { _ in Cell(method: .get, path: "/api/v1/me/recap?period=2026", json: nil) },
+        expected: all(200)),
+    MatrixRow(
+        operation: "getRecapPicture",
+        request: { _ in Cell(method: .get, path: "/api/v1/me/recap.svg?period=2026-05", json: nil) },
+        expected: all(200)),
     MatrixRow(
         operation: "recordReadingTime",
         request: { _ in

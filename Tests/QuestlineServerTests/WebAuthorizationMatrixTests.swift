@@ -84,6 +84,8 @@ let webMatrix: [WebRow] = [
     get("/game/archive", web(303, 200, 200, 200, 200, 200)),
     get("/game/play/{id}", web(303, 200, 404, 404, 404, 404)) { w in "/game/play/\(w.session)" },
     get("/activity", web(303, 200, 200, 200, 200, 200)),
+    get("/activity/recap", web(303, 200, 200, 200, 200, 200)),
+    get("/activity/recap.svg", web(303, 200, 200, 200, 200, 200)),
     get("/activity/saved", web(303, 200, 200, 200, 200, 200)),
     get("/admin/funnel", web(303, 200, 403, 403, 403, 403)),
     get("/profile", web(303, 200, 200, 200, 200, 200)),

@@ -71,8 +71,9 @@ private let t0 = Date(timeIntervalSince1970: 1_778_400_000)
             let ada = try await member(store)
             let day = LocalDay(iso: "2026-05-10")!
             #expect(
-                try await store.activity.recordIntervals(.member(ada), [("a", t0, 600, day), ("b", t0, 30, day)]) == 2)
-            #expect(try await store.activity.recordIntervals(.member(ada), [("a", t0, 600, day)]) == 0)
+                try await store.activity.recordIntervals(
+                    .member(ada), [("a", t0, 600, day, nil), ("b", t0, 30, day, "Octopus")]) == 2)
+            #expect(try await store.activity.recordIntervals(.member(ada), [("a", t0, 600, day, nil)]) == 0)
             #expect(try await store.activity.intervals(.member(ada), from: day).map(\.seconds).sorted() == [30, 600])
         }
     }

@@ -92,6 +92,36 @@ public struct ActivityFeature: Sendable {
         return list
     }
 
+    // MARK: The year (or month) in review
+
+    /// The member's recap of `period` (`YYYY-MM` or `YYYY`; this month when nil), in their local
+    /// days: their own data only; a child's includes their quests.
+    public func recap(_ member: MemberRecord, period text: String?) async throws -> Recap {
+        let zone = member.zone
+        let today = clock.today(in: zone)
+        let period = try RecapPeriod.validated(text, today: today)
+        let last = min(period.last, today)
+        let from = period.first.start(in: zone)
+        let to = last.adding(days: 1).start(in: zone)
+        var facts = try await store.activity.recapFacts(
+            member.id, first: period.first, last: last, from: from, to: to, zone: zone)
+        if member.role == .child {
+            let (rows, app) = try await store.quests.read { q in
+                (
+                    try await q.reportRows(member.id, first: period.first, last: last, from: from, to: to),
+                    try await q.topLearningApp(member.id, first: period.first, last: last)
+                )
+            }
+            facts.child = Recap.Child(
+                learningMinutes: rows.learning.values.reduce(0, +), questsCompleted: rows.completions.count,
+                pointsEarned: rows.ledger.filter { $0.points > 0 }.reduce(0) { $0 + $1.points },
+                pointsSpent: rows.ledger.filter { $0.points < 0 }.reduce(0) { $0 - $1.points }, topApp: app)
+        }
+        let seconds = facts.intervals.reduce(0) { $0 + min(max($1.seconds, 0), ReadingInterval.maxSeconds) }
+        let comparison = try await store.activity.readingComparison(first: period.first, last: last, seconds: seconds)
+        return Recap(period: period, today: today, facts: facts, comparison: comparison)
+    }
+
     // MARK: Insights
 
     public func view(_ member: MemberRecord, locale: Locale) async throws -> ActivityView {
@@ -142,12 +172,14 @@ public struct ActivityFeature: Sendable {
         return result
     }
 
-    /// Reading intervals from a client; each is capped at an hour and never negative.
-    public func recordTime(_ owner: ReadOwner, intervals: [(eventID: String, start: Date, end: Date, timeZone: String)])
-        async throws -> Int
-    {
+    /// Reading intervals from a client; each is capped at an hour and never negative, and may
+    /// name the article it was spent on (the year in review ranks articles by it).
+    public func recordTime(
+        _ owner: ReadOwner,
+        intervals: [(eventID: String, start: Date, end: Date, timeZone: String, article: String?)]
+    ) async throws -> Int {
         var issues: [FieldIssue] = []
-        var rows: [(eventID: String, start: Date, seconds: Int, day: LocalDay)] = []
+        var rows: [(eventID: String, start: Date, seconds: Int, day: LocalDay, article: String?)] = []
         for (index, interval) in intervals.enumerated() {
             if interval.eventID.isEmpty || interval.eventID.count > 64 {
                 issues.append(FieldIssue(field: "intervals[\(index)].eventId", message: "Use 1 to 64 characters."))
@@ -159,6 +191,10 @@ public struct ActivityFeature: Sendable {
             if let found = DateWindow.readingIssue(interval.start, field: "intervals[\(index)].start") {
                 issues.append(found)
             }
+            if let article = interval.article, article.isEmpty || article.count > 300 {
+                issues.append(
+                    FieldIssue(field: "intervals[\(index)].articleId", message: "Use 1 to 300 characters."))
+            }
             guard let zone = TimeZoneID(interval.timeZone) else {
                 issues.append(FieldIssue(field: "intervals[\(index)].timeZone", message: "Use an IANA time zone name."))
                 continue
@@ -166,7 +202,7 @@ public struct ActivityFeature: Sendable {
             rows.append(
                 (
                     interval.eventID, interval.start, ReadingInterval.clamp(start: interval.start, end: interval.end),
-                    LocalDay(interval.start, in: zone.timeZone)
+                    LocalDay(interval.start, in: zone.timeZone), interval.article
                 ))
         }
         if !issues.isEmpty { throw DomainError.invalid(issues) }

@@ -38,6 +38,45 @@ public struct NotificationsFeature: Sendable {
         return preferences
     }
 
+    /// One pass over the members who read last month: for each whose month (in their zone) has
+    /// closed, the `recap.ready` event of that month, and after December of the year, once each.
+    /// Returns how many it sent.
+    @discardableResult
+    public func sendRecapsReady() async throws -> Int {
+        let now = clock.now()
+        let utcToday = LocalDay(now, in: .gmt)
+        // Members who read from last month (UTC's, a day wider for the zones around it) to today,
+        // and whose last month was not decided yet.
+        let lastMonth = RecapPeriod.month(of: utcToday.firstOfMonth.adding(days: -1))
+        let from = lastMonth.first.adding(days: -1)
+        var sent = 0
+        var after: MemberID?
+        repeat {
+            let page = try await store.notifications.recapCandidates(
+                from: from, through: utcToday.adding(days: 1), sentSince: from, after: after)
+            after = page.next
+            for (member, timeZone) in page.members {
+                guard let zone = TimeZoneID(timeZone) else { continue }
+                let today = LocalDay(now, in: zone.timeZone)
+                let closed = RecapPeriod.month(of: today.firstOfMonth.adding(days: -1))
+                // An event only for a month the member read in; the log keeps the decision either way.
+                let read = try await !store.reading.readHistory(
+                    .member(member), from: closed.first, through: closed.last
+                ).days.isEmpty
+                var periods = [(closed, closed.first)]
+                if case .month(let year, 12) = closed { periods.append((.year(year), RecapPeriod.year(year).last)) }
+                for (period, day) in periods
+                where try await store.notifications.sendRecapReady(
+                    member, period: period.key, day: day, event: read, eventID: ids.makeUUID().uuidString.lowercased(),
+                    now: now)
+                {
+                    sent += 1
+                }
+            }
+        } while after != nil
+        return sent
+    }
+
     /// One pass over the members who read in the last days: sends each reminder that is due
     /// and was not sent for that local day. Returns how many it sent.
     @discardableResult
@@ -103,6 +142,9 @@ public struct ReminderService: Service {
         while Task.serviceGoesOn {
             do { try await notifications.sendDueReminders() } catch {
                 logger.warning("Reminder pass failed; the next one tries again", metadata: ["error": "\(error)"])
+            }
+            do { try await notifications.sendRecapsReady() } catch {
+                logger.warning("Recap pass failed; the next one tries again", metadata: ["error": "\(error)"])
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
         }

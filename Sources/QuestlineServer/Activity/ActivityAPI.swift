@@ -1,4 +1,5 @@
 import Foundation
+import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
@@ -57,6 +58,17 @@ extension APIImplementation {
                         progress: .init(done: report.outcome.done, total: report.outcome.total)))))
     }
 
+    func getRecap(_ input: Operations.getRecap.Input) async throws -> Operations.getRecap.Output {
+        let recap = try await activity.recap(try identity.requireMember(), period: input.query.period)
+        return .ok(.init(body: .json(.init(recap))))
+    }
+
+    func getRecapPicture(_ input: Operations.getRecapPicture.Input) async throws -> Operations.getRecapPicture.Output {
+        let me = try identity.requireMember()
+        let recap = try await activity.recap(me, period: input.query.period)
+        return .ok(.init(body: .image_svg_plus_xml(HTTPBody(RecapPicture.svg(recap, name: me.displayName)))))
+    }
+
     func getActivity(_ input: Operations.getActivity.Input) async throws -> Operations.getActivity.Output {
         let me = try identity.requireMember()
         let localeID = input.query.locale ?? "en_US"
@@ -89,7 +101,7 @@ extension APIImplementation {
             throw DomainError.invalid(field: "intervals", "Send at most 500 intervals at once.")
         }
         let recorded = try await activity.recordTime(
-            .member(me.id), intervals: body.intervals.map { ($0.eventId, $0.start, $0.end, $0.timeZone) })
+            .member(me.id), intervals: body.intervals.map { ($0.eventId, $0.start, $0.end, $0.timeZone, $0.articleId) })
         return .ok(.init(body: .json(.init(recorded: recorded))))
     }
 }

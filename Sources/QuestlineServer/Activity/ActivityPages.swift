@@ -16,6 +16,29 @@ struct ActivityPages {
         router.get("/activity/saved") { request, context in try await self.saved(request, context) }
         router.post("/activity/saved/remove") { request, context in try await self.remove(request, context) }
         router.post("/activity/saved/add") { request, context in try await self.add(request, context) }
+        router.get("/activity/recap") { request, context in try await self.recap(request, context) }
+        router.get("/activity/recap.svg") { request, context in try await self.recapPicture(request, context) }
+    }
+
+    /// The month (or year) in review as slides, with the periods around it.
+    private func recap(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try context.requireWebMember(next: "/activity/recap")
+        let recap = try await activity.recap(member, period: request.uri.queryParameters["period"].map(String.init))
+        return pages.page(
+            "recap", title: "Your \(recap.period.title)",
+            model: RecapPage(recap, today: activity.clock.today(in: member.zone)),
+            context: context, path: "/activity", back: "/activity")
+    }
+
+    private func recapPicture(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let member = try context.requireWebMember(next: "/activity/recap")
+        let recap = try await activity.recap(member, period: request.uri.queryParameters["period"].map(String.init))
+        var headers = HTTPFields()
+        headers[.contentType] = "image/svg+xml"
+        headers[.cacheControl] = "private, no-cache"
+        return Response(
+            status: .ok, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(string: RecapPicture.svg(recap, name: member.displayName))))
     }
 
     private func overview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -24,7 +47,9 @@ struct ActivityPages {
         let calendar = try await reading.streakCalendar(
             for: ReaderIdentity(member), month: try StreakCalendarView.month(request.uri.queryParameters["month"]))
         return pages.page(
-            "activity", title: "Activity", model: ActivityPage(view, calendar: calendar, zone: member.zone),
+            "activity", title: "Activity",
+            model: ActivityPage(
+                view, calendar: calendar, zone: member.zone, today: activity.clock.today(in: member.zone)),
             context: context, path: "/activity", back: "/")
     }
 

@@ -36,8 +36,10 @@ struct ActivityPage: Equatable {
     let calendar: StreakCalendarView
     let badges: [BadgeView]
     let noBadges: Bool
+    /// The member's year, for the link to its review.
+    let year: Int
 
-    init(_ view: ActivityView, calendar: StreakCalendar, zone: TimeZone) {
+    init(_ view: ActivityView, calendar: StreakCalendar, zone: TimeZone, today: LocalDay) {
         let insights = view.insights
         saved = Saved(
             count: view.saved.count, lastSaved: view.saved.lastSavedText, thumbnails: view.saved.thumbnails,
@@ -54,6 +56,7 @@ struct ActivityPage: Equatable {
         self.calendar = StreakCalendarView(calendar, path: "/activity")
         badges = view.badges.map { BadgeView(title: $0.title, day: Wording.longDate(LocalDay($0.awardedAt, in: zone))) }
         noBadges = view.badges.isEmpty
+        year = today.year
     }
 
     /// Reading time as the module shows it: "< 1 min", "12 min", "1 h 5 min".

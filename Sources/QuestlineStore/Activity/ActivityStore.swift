@@ -207,15 +207,16 @@ public struct ActivityStore: Sendable {
     // MARK: Reading time and reads
 
     public func recordIntervals(
-        _ owner: ReadOwner, _ intervals: [(eventID: String, start: Date, seconds: Int, day: LocalDay)]
+        _ owner: ReadOwner,
+        _ intervals: [(eventID: String, start: Date, seconds: Int, day: LocalDay, article: String?)]
     ) async throws -> Int {
         try await database.transaction { db in
             var recorded = 0
             for interval in intervals {
                 let inserted = try await db.raw(
                     """
-                    INSERT INTO reading_intervals (owner, event_id, started_at, seconds, local_day)
-                    VALUES (\(bind: owner.key), \(bind: interval.eventID), \(bind: interval.start.storedMillis), \(bind: interval.seconds), \(bind: interval.day.iso))
+                    INSERT INTO reading_intervals (owner, event_id, started_at, seconds, local_day, article_id)
+                    VALUES (\(bind: owner.key), \(bind: interval.eventID), \(bind: interval.start.storedMillis), \(bind: interval.seconds), \(bind: interval.day.iso), \(bind: interval.article))
                     ON CONFLICT (owner, event_id) DO NOTHING RETURNING event_id
                     """
                 ).first()

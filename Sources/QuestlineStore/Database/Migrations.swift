@@ -97,5 +97,5 @@ public enum Migrations {
         + ReadingSchema.migrations + ActivitySchema.migrations + QuestSchema.migrations
         + StorySchema.migrations + StoryMemberSchema.migrations + BadgeSchema.migrations
         + LiveEventSchema.migrations + LimitSchema.migrations + OutboxSchema.migrations + NotificationSchema.migrations
-        + WikiSchema.migrations + StreakSettingsSchema.migrations
+        + WikiSchema.migrations + StreakSettingsSchema.migrations + RecapSchema.migrations
 }

@@ -215,7 +215,69 @@ public struct NotificationStore: Sendable {
     }
 }
 
+extension NotificationStore {
+    /// One page of the members who read from `from` through `through` (ISO days, a little
+    /// wider than any zone's month) and have had no `recap.ready` since `sentSince`, with their
+    /// zones, in id order after `after`.
+    public func recapCandidates(
+        from: LocalDay, through: LocalDay, sentSince: LocalDay, after: MemberID?, limit: Int = 1_000
+    ) async throws -> (members: [(member: MemberID, timeZone: String)], next: MemberID?) {
+        let start = after?.rawValue ?? ""
+        return try await database.withConnection { db in
+            let rows = try await db.raw(
+                """
+                SELECT m.id, m.time_zone FROM members m
+                WHERE m.id > \(bind: start) AND EXISTS (
+                    SELECT 1 FROM reading_days d WHERE d.owner = m.id
+                    AND d.local_day >= \(bind: from.iso) AND d.local_day <= \(bind: through.iso))
+                AND NOT EXISTS (
+                    SELECT 1 FROM notification_log l WHERE l.member_id = m.id
+                    AND l.kind = \(bind: OutboxEventType.recapReady.rawValue) AND l.local_day >= \(bind: sentSince.iso))
+                ORDER BY m.id LIMIT \(bind: limit)
+                """
+            ).all()
+            let members: [(member: MemberID, timeZone: String)] = try rows.map {
+                (
+                    member: try MemberID.parse(try $0.decode(column: "id", as: String.self), field: "member"),
+                    timeZone: try $0.decode(column: "time_zone", as: String.self)
+                )
+            }
+            return (members, rows.count == limit ? members.last?.member : nil)
+        }
+    }
+
+    /// Records that the recap of `period` was decided for `member` and, with `event`, writes its
+    /// `recap.ready` event: once (the log's key is the member, the kind and `day`, the period's
+    /// marker day). Without `event` (nothing to recap) the row only keeps the member out of the
+    /// following passes. Returns whether an event was written now.
+    public func sendRecapReady(
+        _ member: MemberID, period: String, day: LocalDay, event: Bool, eventID: String, now: Date
+    ) async throws -> Bool {
+        try await database.transaction { db in
+            guard
+                try await db.raw(
+                    """
+                    INSERT INTO notification_log (member_id, kind, local_day, sent_at)
+                    VALUES (\(bind: member.rawValue), \(bind: OutboxEventType.recapReady.rawValue), \(bind: day.iso), \(bind: now.storedMillis))
+                    ON CONFLICT (member_id, kind, local_day) DO NOTHING RETURNING member_id
+                    """
+                ).first() != nil
+            else { return false }
+            guard event else { return false }
+            try await outbox.record(
+                .recapReady, member: member, data: OutboxData.RecapReady(memberId: member.rawValue, period: period),
+                id: eventID, now: now, on: db)
+            return true
+        }
+    }
+}
+
 extension OutboxData {
+    public struct RecapReady: Codable, Sendable, Equatable {
+        public let memberId: String
+        public let period: String
+    }
+
     public struct ReadingStreak: Codable, Sendable, Equatable {
         public let memberId: String
         public let streak: Int

@@ -70,6 +70,7 @@ public enum OutboxEventType: String, Sendable, Codable, CaseIterable {
     case readingStreakLost = "reading.streak_lost"
     case storyRewardsCollected = "story.rewards_collected"
     case memberDeleted = "member.deleted"
+    case recapReady = "recap.ready"
 }
 
 /// One event of the outbox, as delivered: `{"id", "type", "occurredAt", "data"}`.

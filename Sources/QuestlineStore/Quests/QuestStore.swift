@@ -376,6 +376,18 @@ public struct QuestQueries: Sendable {
         return (learning, completions, ledger)
     }
 
+    /// The learning app a child used most in `first`…`last` (by earned minutes), by name.
+    public func topLearningApp(_ child: MemberID, first: LocalDay, last: LocalDay) async throws -> String? {
+        try await db.raw(
+            """
+            SELECT a.name, CAST(SUM(e.minutes) AS BIGINT) AS minutes FROM quest_earnings e
+            JOIN quest_apps a ON a.child_id = e.child_id AND a.token = e.token
+            WHERE e.child_id = \(bind: child.rawValue) AND e.local_day >= \(bind: first.iso) AND e.local_day <= \(bind: last.iso)
+            GROUP BY a.name ORDER BY minutes DESC, a.name LIMIT 1
+            """
+        ).first()?.decode(column: "name", as: String.self)
+    }
+
     // MARK: Requests for more time
 
     public func insertRequest(_ request: TimeRequest) async throws {

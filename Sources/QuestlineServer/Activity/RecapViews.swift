@@ -1,0 +1,116 @@
+import Foundation
+import QuestlineAPI
+import QuestlineCore
+
+/// The recap as a picture to share: the period, the member's name (laid out to fit, as the
+/// share card does) and the first slides' figures.
+enum RecapPicture {
+    static func svg(_ recap: Recap, name: String) -> String {
+        let background = "#1f5fbf"
+        let foreground = "#ffffff"
+        func text(_ lines: [String], x: Int, y: Int, size: Int, step: Int, width: Int, weight: String = "400") -> String
+        {
+            lines.enumerated().map { index, line in
+                let estimate = Int(Double(line.count * size) * ShareCard.em)
+                let fit =
+                    estimate * 10 >= width * 8
+                    ? " textLength=\"\(min(estimate, width))\" lengthAdjust=\"spacingAndGlyphs\"" : ""
+                return """
+                      <text x="\(x)" y="\(y + index * step)" font-family="system-ui, sans-serif" font-size="\(size)" font-weight="\(weight)" fill="\(foreground)"\(fit)>\(ShareCard.escape(line))</text>
+                    """
+            }.joined(separator: "\n")
+        }
+        let heading = "\(recap.closed ? "" : "So far: ")\(recap.period.title) in review"
+        let slides = recap.slides.prefix(3)
+        var y = 150
+        var rows: [String] = []
+        for slide in slides {
+            rows.append(
+                text(
+                    ShareCard.lines("\(slide.title): \(slide.figure)", width: 520, fontSize: 24, maxLines: 1), x: 40,
+                    y: y, size: 24, step: 28, width: 520, weight: "700"))
+            rows.append(
+                text(
+                    ShareCard.lines(slide.caption, width: 520, fontSize: 18, maxLines: 1), x: 40, y: y + 26, size: 18,
+                    step: 22, width: 520))
+            y += 62
+        }
+        return """
+            <svg xmlns="http://www.w3.org/2000/svg" width="600" height="360" viewBox="0 0 600 360" role="img" aria-label="\(ShareCard.escape(heading))">
+              <rect width="600" height="360" rx="24" fill="\(background)"/>
+            \(text(ShareCard.lines(heading, width: 520, fontSize: 30, maxLines: 1), x: 40, y: 64, size: 30, step: 34, width: 520, weight: "700"))
+            \(text(ShareCard.lines(name, width: 520, fontSize: 20, maxLines: 1), x: 40, y: 100, size: 20, step: 24, width: 520))
+            \(rows.joined(separator: "\n"))
+            </svg>
+            """
+    }
+}
+
+/// The recap page (`recap.mustache`): its slides, the neighbouring periods, the picture.
+struct RecapPage: Equatable {
+    struct Slide: Equatable {
+        let title: String
+        let figure: String
+        let caption: String
+        let number: Int
+    }
+
+    struct Link: Equatable {
+        let label: String
+        let href: String
+    }
+
+    let heading: String
+    let soFar: Bool
+    let slides: [Slide]
+    let count: Int
+    let picture: String
+    let links: [Link]
+
+    init(_ recap: Recap, today: LocalDay) {
+        heading = "\(recap.period.title) in review"
+        soFar = !recap.closed
+        let all = recap.slides
+        slides = all.enumerated().map {
+            Slide(title: $1.title, figure: $1.figure, caption: $1.caption, number: $0 + 1)
+        }
+        count = all.count
+        picture = "/activity/recap.svg?period=\(recap.period.key)"
+        var links: [Link] = []
+        switch recap.period {
+        case .month(let year, let month):
+            let previous = RecapPeriod.month(of: recap.period.first.adding(days: -1))
+            links.append(Link(label: "← \(previous.title)", href: "/activity/recap?period=\(previous.key)"))
+            let next = RecapPeriod.month(of: recap.period.last.adding(days: 1))
+            if next.first <= today {
+                links.append(Link(label: "\(next.title) →", href: "/activity/recap?period=\(next.key)"))
+            }
+            links.append(Link(label: "The year \(year)", href: "/activity/recap?period=\(year)"))
+            _ = month
+        case .year(let year):
+            links.append(Link(label: "← \(year - 1)", href: "/activity/recap?period=\(year - 1)"))
+            if year < today.year {
+                links.append(Link(label: "\(year + 1) →", href: "/activity/recap?period=\(year + 1)"))
+            }
+            links.append(Link(label: "This month", href: "/activity/recap"))
+        }
+        self.links = links
+    }
+}
+
+extension Components.Schemas.Recap {
+    init(_ recap: Recap) {
+        self.init(
+            period: recap.period.key, title: recap.period.title, closed: recap.closed,
+            readingMinutes: recap.readingMinutes, articles: recap.articles,
+            topArticles: recap.topArticles.map { .init(title: $0.title, minutes: $0.minutes, opens: $0.opens) },
+            bestStreak: recap.bestStreak, saved: recap.saved, gamesPlayed: recap.gamesPlayed,
+            accuracy: recap.accuracy, bestGameRun: recap.bestGameRun, percentile: recap.percentile,
+            child: recap.child.map {
+                .init(
+                    learningMinutes: $0.learningMinutes, questsCompleted: $0.questsCompleted,
+                    pointsEarned: $0.pointsEarned, pointsSpent: $0.pointsSpent, topApp: $0.topApp)
+            },
+            slides: recap.slides.map { .init(title: $0.title, figure: $0.figure, caption: $0.caption) })
+    }
+}
