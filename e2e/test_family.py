@@ -269,3 +269,28 @@ def test_guardian_builds_a_milestone_chain_and_the_child_sees_each_step(browser,
         child.save_screenshot(str(SHOTS / "family-child-chain.png"))
     finally:
         child.quit()
+
+
+def test_household_members_cheer_each_other(browser, server, shot):
+    """Cheers at phone size (#39): the guardian sends a preset, the child sees it on their
+    cheers page and cheers back; only the guardian has the switch."""
+    zone, email, token, kid, username = api_family(server, "cheer", "Carla Cheer", "Cody")
+    log_in(browser, server, email, "password123", "Carla Cheer")
+    browser.get(server.url("/quests/family"))
+    click(browser, "a[href='/quests/family/cheers']")
+    wait_text(browser, "#send-title", "Send a cheer")
+    click(browser, "button[name=cheer][value=proud]")
+    wait_text(browser, ".notice", "Sent:")
+    wait_text(browser, ".cheer-list", "So proud of you!")
+    shot("cheers-guardian")
+    browser.get(server.url("/profile"))
+    click(browser, "form.logout button")
+    log_in(browser, server, username, "kidpass123", "Cody")
+    browser.get(server.url("/quests"))
+    click(browser, "a[href='/quests/family/cheers']")
+    wait_text(browser, ".cheer--mine", "So proud of you!")
+    click(browser, "button[name=cheer][value=thanks]")
+    wait_text(browser, ".cheer-list", "Thank you!")
+    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/quests/family/cheers/settings']")
+    shot("cheers-child")
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")

@@ -437,6 +437,23 @@ let matrix: [MatrixRow] = [
         },
         expected: householdData(guardian: 200, child: 403), owner: .guardian),
     MatrixRow(
+        operation: "listCheers",
+        request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/cheers", json: nil) },
+        expected: householdData(guardian: 200, child: 200), owner: .guardian),
+    // To the child: the child cheering itself is refused by the rule (400), after access.
+    MatrixRow(
+        operation: "sendCheer",
+        request: { w in
+            Cell(
+                method: .post, path: "/api/v1/households/\(w.household)/cheers",
+                json: #"{"to":"\#(w.childID)","cheer":"proud"}"#)
+        }, expected: householdData(guardian: 201, child: 400), owner: .guardian),
+    MatrixRow(
+        operation: "setCheerSettings",
+        request: { w in
+            Cell(method: .put, path: "/api/v1/households/\(w.household)/cheer-settings", json: #"{"enabled":false}"#)
+        }, expected: householdData(guardian: 204, child: 403), owner: .guardian),
+    MatrixRow(
         operation: "householdEvents",
         request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/events", json: nil) },
         expected: householdData(guardian: 200, child: 200), owner: .guardian, streams: true),

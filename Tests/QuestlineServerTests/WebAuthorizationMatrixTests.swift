@@ -85,6 +85,10 @@ let webMatrix: [WebRow] = [
     get("/game/play/{id}", web(303, 200, 404, 404, 404, 404)) { w in "/game/play/\(w.session)" },
     get("/activity", web(303, 200, 200, 200, 200, 200)),
     get("/activity/recap", web(303, 200, 200, 200, 200, 200)),
+    // Cheers are a household's: without one, 404; another household's guardian sees their own.
+    get("/quests/family/cheers", web(303, 404, 404, 200, 200, 200)),
+    post("/quests/family/cheers", web(303, 404, 404, 303, 303, 303), form: "to=nobody&cheer=proud"),
+    post("/quests/family/cheers/settings", web(303, 404, 404, 303, 403, 303), form: "enabled=on"),
     get("/activity/recap.svg", web(303, 200, 200, 200, 200, 200)),
     get("/activity/saved", web(303, 200, 200, 200, 200, 200)),
     get("/admin/funnel", web(303, 200, 403, 403, 403, 403)),

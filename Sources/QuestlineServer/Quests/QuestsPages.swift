@@ -16,6 +16,7 @@ struct QuestsPages {
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/quests/family") { request, context in try await self.console(request, context) }
+        registerCheers(on: router)
         router.post("/quests/family/rules") { request, context in try await self.setRules(request, context) }
         router.get("/quests/children/:child") { request, context in try await self.childPage(request, context) }
         router.get("/quests/children/:child/device") { request, context in try await self.device(request, context) }

@@ -51,6 +51,8 @@ public struct LiveEvent: Sendable, Equatable, Codable {
 
 public enum LiveEventKind: String, Sendable, Codable, CaseIterable {
     case progress, points, catalog, rules, policy, request
+    /// A household member cheered another (`childId` names the one cheered).
+    case cheer
     /// A quest was set, changed, paused or deleted (`challenge` on the wire).
     case quest = "challenge"
 }

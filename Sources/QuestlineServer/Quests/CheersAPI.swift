@@ -1,0 +1,55 @@
+import Foundation
+import QuestlineAPI
+import QuestlineCore
+import QuestlineFeatures
+import QuestlineStore
+
+/// Cheers over the API: the household's list, sending one, a guardian's switch.
+extension APIImplementation {
+    func listCheers(_ input: Operations.listCheers.Input) async throws -> Operations.listCheers.Output {
+        let me = try identity.requireMember()
+        let board = try await quests.cheers(try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me)
+        return .ok(.init(body: .json(.init(board))))
+    }
+
+    func sendCheer(_ input: Operations.sendCheer.Input) async throws -> Operations.sendCheer.Output {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
+        let sent = try await quests.sendCheer(body.cheer, to: body.to, household: household, as: me)
+        let names = Dictionary(
+            try await quests.cheers(household, as: me).members.map { ($0.id, $0.displayName) },
+            uniquingKeysWith: { first, _ in first })
+        return .created(.init(body: .json(.init(sent, names: names))))
+    }
+
+    func setCheerSettings(_ input: Operations.setCheerSettings.Input) async throws
+        -> Operations.setCheerSettings.Output
+    {
+        let me = try identity.requireMember()
+        guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
+        try await quests.setCheers(
+            try HouseholdID.parse(input.path.householdId, field: "householdId"), enabled: body.enabled, as: me)
+        return .noContent(.init())
+    }
+}
+
+extension Components.Schemas.CheerItem {
+    init(_ cheer: SentCheer, names: [MemberID: String]) {
+        self.init(
+            id: cheer.id, from: cheer.from.rawValue, fromName: names[cheer.from] ?? "A former member",
+            to: cheer.to.rawValue, toName: names[cheer.to] ?? "A former member", cheer: cheer.cheer.rawValue,
+            text: cheer.cheer.text, emoji: cheer.cheer.emoji, sentAt: cheer.sentAt)
+    }
+}
+
+extension Components.Schemas.CheerBoard {
+    init(_ board: QuestsFeature.CheerBoard) {
+        let names = Dictionary(board.members.map { ($0.id, $0.displayName) }, uniquingKeysWith: { first, _ in first })
+        self.init(
+            enabled: board.enabled, sentToday: board.sentToday, perDay: CheerRules.maxPerDay,
+            presets: Cheer.allCases.map { .init(cheer: $0.rawValue, text: $0.text, emoji: $0.emoji) },
+            members: board.members.map { .init(id: $0.id.rawValue, displayName: $0.displayName) },
+            cheers: board.cheers.map { .init($0, names: names) })
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Hummingbird
+import QuestlineCore
+import QuestlineFeatures
+import QuestlineStore
+
+/// The household's cheers page (`cheers.mustache`): the latest cheers, a form to cheer someone
+/// with a preset, and for guardians the switch.
+struct CheersPage: Equatable {
+    struct Row: Equatable {
+        let emoji: String
+        let text: String
+        let from: String
+        let to: String
+        let toMe: Bool
+        let when: String
+    }
+
+    struct Choice: Equatable {
+        let value: String
+        let label: String
+    }
+
+    let enabled: Bool
+    let rows: [Row]
+    let empty: Bool
+    let members: [Choice]
+    let presets: [Choice]
+    let left: Int
+    let canSend: Bool
+    let guardian: Bool
+    let notice: String?
+    let error: String?
+    /// The household's event stream: the list redraws itself when a cheer arrives.
+    let live: String?
+
+    init(_ board: QuestsFeature.CheerBoard, me: MemberRecord, message: Flash.Message?, now: Date) {
+        let names = Dictionary(board.members.map { ($0.id, $0.displayName) }, uniquingKeysWith: { first, _ in first })
+        enabled = board.enabled
+        rows = board.cheers.map { cheer in
+            Row(
+                emoji: cheer.cheer.emoji, text: cheer.cheer.text, from: names[cheer.from] ?? "A former member",
+                to: cheer.to == me.id ? "you" : names[cheer.to] ?? "a former member", toMe: cheer.to == me.id,
+                when: Wording.at(cheer.sentAt, now: now, in: me.zone))
+        }
+        empty = board.cheers.isEmpty
+        members = board.members.filter { $0.id != me.id }.map { Choice(value: $0.id.rawValue, label: $0.displayName) }
+        presets = Cheer.allCases.map { Choice(value: $0.rawValue, label: "\($0.emoji) \($0.text)") }
+        left = max(CheerRules.maxPerDay - board.sentToday, 0)
+        canSend = board.enabled && left > 0 && !members.isEmpty
+        guardian = me.role == .guardian
+        notice = message?.kind == .notice ? message?.text : nil
+        error = message?.kind == .error ? message?.text : nil
+        live = liveEventsPath(me)
+    }
+}
+
+extension QuestsPages {
+    func registerCheers(on router: Router<AppRequestContext>) {
+        router.get("/quests/family/cheers") { request, context in try await self.cheers(request, context) }
+        router.post("/quests/family/cheers") { request, context in try await self.sendCheer(request, context) }
+        router.post("/quests/family/cheers/settings") { request, context in
+            try await self.setCheers(request, context)
+        }
+    }
+
+    private func household(of member: MemberRecord) throws -> HouseholdID {
+        guard let household = member.householdID else {
+            throw DomainError.notFound("Cheers are for members of a household: create or join one from your profile.")
+        }
+        return household
+    }
+
+    private func cheers(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests/family/cheers")
+        let board = try await quests.cheers(try household(of: me), as: me)
+        let page = CheersPage(board, me: me, message: flash.message(in: request), now: quests.clock.now())
+        return pages.page(
+            "cheers", title: "Cheers", model: page, context: context, path: "/quests",
+            back: me.role == .child ? "/quests" : "/quests/family")
+    }
+
+    private func sendCheer(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests/family/cheers")
+        let form = try await Form(request)
+        do {
+            let sent = try await quests.sendCheer(
+                form["cheer"], to: form["to"], household: try household(of: me), as: me)
+            return flash.redirect(to: "/quests/family/cheers", .notice, "Sent: \(sent.cheer.emoji) \(sent.cheer.text)")
+        } catch let error as DomainError where error.isFormProblem {
+            return flash.redirect(to: "/quests/family/cheers", refused: error)
+        }
+    }
+
+    private func setCheers(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests/family/cheers")
+        let form = try await Form(request)
+        let enabled = form["enabled"] == "on"
+        try await quests.setCheers(try household(of: me), enabled: enabled, as: me)
+        return flash.redirect(
+            to: "/quests/family/cheers", .notice, enabled ? "Cheers are on." : "Cheers are off for everyone.")
+    }
+}

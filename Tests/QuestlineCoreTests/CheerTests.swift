@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+@testable import QuestlineCore
+
+/// Cheers (#39): presets only, never to oneself, not while off, five a day.
+@Suite struct CheerTests {
+    let ada = MemberID(UUID())
+    let kid = MemberID(UUID())
+
+    @Test func onlyPresetsToSomeoneElseWhileOnAndFiveADay() throws {
+        #expect(
+            try CheerRules.check("highFive", from: ada, to: kid, enabled: true, sentToday: 4, secondsToTomorrow: 60)
+                == .highFive)
+        #expect(throws: DomainError.self) {
+            try CheerRules.check(
+                "You are great", from: ada, to: kid, enabled: true, sentToday: 0, secondsToTomorrow: 60)
+        }
+        #expect(throws: DomainError.invalid(field: "to", "Cheer someone else in your household.")) {
+            try CheerRules.check("proud", from: ada, to: ada, enabled: true, sentToday: 0, secondsToTomorrow: 60)
+        }
+        #expect(throws: DomainError.conflict(field: nil, message: "Cheers are turned off in this household.")) {
+            try CheerRules.check("proud", from: ada, to: kid, enabled: false, sentToday: 0, secondsToTomorrow: 60)
+        }
+        #expect(
+            throws: DomainError.tooManyRequests(
+                retryAfter: 3600, "You have sent 5 cheers today: send more tomorrow.")
+        ) {
+            try CheerRules.check("proud", from: ada, to: kid, enabled: true, sentToday: 5, secondsToTomorrow: 3600)
+        }
+        // Every preset has words and an emoji, and no preset is free text.
+        #expect(Cheer.allCases.allSatisfy { !$0.text.isEmpty && !$0.emoji.isEmpty })
+    }
+}
