@@ -274,18 +274,22 @@ def test_guardian_builds_a_milestone_chain_and_the_child_sees_each_step(browser,
 def test_household_members_cheer_each_other(browser, server, shot):
     """Cheers at phone size (#39): the guardian sends a preset, the child sees it on their
     cheers page and cheers back; only the guardian has the switch."""
-    zone, email, token, kid, username = api_family(server, "cheer", "Carla Cheer", "Cody")
-    log_in(browser, server, email, "password123", "Carla Cheer")
+    # 50-character names, one of them a single word: the page stays within the phone's width.
+    guardian_name = "Carla " + "Cheerful" * 5 + "Joyfulness"[:4]
+    child_name = "Cody" + "x" * 46
+    zone, email, token, kid, username = api_family(server, "cheer", guardian_name, child_name)
+    log_in(browser, server, email, "password123", guardian_name)
     browser.get(server.url("/quests/family"))
     click(browser, "a[href='/quests/family/cheers']")
     wait_text(browser, "#send-title", "Send a cheer")
     click(browser, "button[name=cheer][value=proud]")
     wait_text(browser, ".notice", "Sent:")
     wait_text(browser, ".cheer-list", "So proud of you!")
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     shot("cheers-guardian")
     browser.get(server.url("/profile"))
     click(browser, "form.logout button")
-    log_in(browser, server, username, "kidpass123", "Cody")
+    log_in(browser, server, username, "kidpass123", child_name)
     browser.get(server.url("/quests"))
     click(browser, "a[href='/quests/family/cheers']")
     wait_text(browser, ".cheer--mine", "So proud of you!")

@@ -18,7 +18,7 @@ import Testing
         #expect(!RecapPeriod.year(2026).isClosed(today: today))
         #expect(RecapPeriod.year(2026).isClosed(today: Self.day("2027-01-01")))
         #expect(RecapPeriod.month(year: 2028, month: 2).last == Self.day("2028-02-29"))
-        for bad in ["26", "2026-13", "2026-1", "2026-11-01", "November"] {
+        for bad in ["26", "2026-13", "2026-1", "2026-11-01", "November", "0000", "0000-01", "1999", "-202", "+202"] {
             #expect(throws: DomainError.self) { try RecapPeriod.validated(bad, today: today) }
         }
         #expect(throws: DomainError.invalid(field: "period", "December 2026 has not begun yet.")) {

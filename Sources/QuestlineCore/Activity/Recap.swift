@@ -8,7 +8,9 @@ public enum RecapPeriod: Hashable, Sendable {
     /// `YYYY-MM` or `YYYY`.
     public init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard let year = Int(parts[0]), parts[0].count == 4 else { return nil }
+        // Four digits, a year a `LocalDay` can hold (so `first` and `last` always exist).
+        guard parts[0].count == 4, parts[0].allSatisfy(\.isASCII), let year = Int(parts[0]), (1...9999).contains(year)
+        else { return nil }
         switch parts.count {
         case 1: self = .year(year)
         case 2:

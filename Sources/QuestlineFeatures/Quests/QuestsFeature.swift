@@ -865,9 +865,9 @@ public struct QuestsFeature: Sendable {
     }
 
     /// The actor cheers a member of their household with a preset (`CheerRules`); the household
-    /// hears it live.
+    /// hears it live. Returns the cheer and the names of its sender and recipient.
     public func sendCheer(_ raw: String, to recipient: String, household: HouseholdID, as actor: MemberRecord)
-        async throws -> SentCheer
+        async throws -> (cheer: SentCheer, names: [MemberID: String])
     {
         try AccessPolicy.check(actor.actor, .readHousehold(household))
         let to = try MemberID.parse(recipient, field: "to")
@@ -877,7 +877,7 @@ public struct QuestsFeature: Sendable {
         let now = clock.now()
         let today = LocalDay(now, in: actor.zone)
         return try await store.quests.write { q in
-            try await q.points.lock(actor.id)  // one cheer at a time per sender: the daily limit holds
+            try await q.lockSender(actor.id)  // one cheer at a time per sender: the daily limit holds
             let cheer = try CheerRules.check(
                 raw, from: actor.id, to: target.id, enabled: try await q.cheersEnabled(household),
                 sentToday: try await q.cheersSent(by: actor.id, on: today),
@@ -886,7 +886,7 @@ public struct QuestsFeature: Sendable {
                 id: ids.makeUUID().uuidString.lowercased(), from: actor.id, to: target.id, cheer: cheer, sentAt: now)
             try await q.insertCheer(sent, household: household, day: today)
             try await q.live?.announce(.cheer, household: household, child: target.id, now: now)
-            return sent
+            return (sent, [actor.id: actor.displayName, target.id: target.displayName])
         }
     }
 

@@ -78,7 +78,7 @@ struct RecapPage: Equatable {
         picture = "/activity/recap.svg?period=\(recap.period.key)"
         var links: [Link] = []
         switch recap.period {
-        case .month(let year, let month):
+        case .month(let year, _):
             let previous = RecapPeriod.month(of: recap.period.first.adding(days: -1))
             links.append(Link(label: "← \(previous.title)", href: "/activity/recap?period=\(previous.key)"))
             let next = RecapPeriod.month(of: recap.period.last.adding(days: 1))
@@ -86,7 +86,6 @@ struct RecapPage: Equatable {
                 links.append(Link(label: "\(next.title) →", href: "/activity/recap?period=\(next.key)"))
             }
             links.append(Link(label: "The year \(year)", href: "/activity/recap?period=\(year)"))
-            _ = month
         case .year(let year):
             links.append(Link(label: "← \(year - 1)", href: "/activity/recap?period=\(year - 1)"))
             if year < today.year {

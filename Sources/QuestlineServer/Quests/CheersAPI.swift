@@ -16,10 +16,7 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
-        let sent = try await quests.sendCheer(body.cheer, to: body.to, household: household, as: me)
-        let names = Dictionary(
-            try await quests.cheers(household, as: me).members.map { ($0.id, $0.displayName) },
-            uniquingKeysWith: { first, _ in first })
+        let (sent, names) = try await quests.sendCheer(body.cheer, to: body.to, household: household, as: me)
         return .created(.init(body: .json(.init(sent, names: names))))
     }
 

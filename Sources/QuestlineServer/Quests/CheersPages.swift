@@ -84,7 +84,7 @@ extension QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family/cheers")
         let form = try await Form(request)
         do {
-            let sent = try await quests.sendCheer(
+            let (sent, _) = try await quests.sendCheer(
                 form["cheer"], to: form["to"], household: try household(of: me), as: me)
             return flash.redirect(to: "/quests/family/cheers", .notice, "Sent: \(sent.cheer.emoji) \(sent.cheer.text)")
         } catch let error as DomainError where error.isFormProblem {

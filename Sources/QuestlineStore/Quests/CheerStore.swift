@@ -55,6 +55,14 @@ extension QuestQueries {
         ).run()
     }
 
+    /// Holds the sender's member row for the rest of the transaction, so that two cheers of one
+    /// sender (on two instances of PostgreSQL) count one after the other and the daily limit
+    /// holds. SQLite's write transactions are serialized already.
+    public func lockSender(_ member: MemberID) async throws {
+        if db.dialect.name == "sqlite" { return }
+        try await db.raw("SELECT id FROM members WHERE id = \(bind: member.rawValue) FOR UPDATE").run()
+    }
+
     /// Cheers `member` sent on their local `day`.
     public func cheersSent(by member: MemberID, on day: LocalDay) async throws -> Int {
         try await db.raw(
