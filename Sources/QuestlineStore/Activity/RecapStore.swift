@@ -93,11 +93,12 @@ extension ActivityStore {
     /// How many readers read less than `seconds` in `first`…`last`, of all who read then
     /// (reading time, each interval at most an hour).
     public func readingComparison(first: LocalDay, last: LocalDay, seconds: Int) async throws -> Recap.Comparison {
-        try await database.withConnection { db in
+        let cap = String(ReadingInterval.maxSeconds)  // an interval counts at most this, as in Activity
+        return try await database.withConnection { db in
             let row = try await db.raw(
                 """
                 SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN s < \(bind: seconds) THEN 1 ELSE 0 END), 0) AS below
-                FROM (SELECT owner, SUM(CASE WHEN seconds > 3600 THEN 3600 WHEN seconds < 0 THEN 0 ELSE seconds END) AS s
+                FROM (SELECT owner, SUM(CASE WHEN seconds > \(unsafeRaw: cap) THEN \(unsafeRaw: cap) WHEN seconds < 0 THEN 0 ELSE seconds END) AS s
                       FROM reading_intervals WHERE local_day >= \(bind: first.iso) AND local_day <= \(bind: last.iso)
                       GROUP BY owner) readers
                 """

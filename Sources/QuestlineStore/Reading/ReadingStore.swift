@@ -451,12 +451,10 @@ public struct ReadingStore: Sendable {
         let from = requests.map(\.from).min()!
         let through = requests.map(\.through).max()!
         // One row per member with its days joined by commas: a member with a month of reads
-        // costs one row to decode, not thirty. A day read three times or more is marked `+`
-        // (it can repair a break).
-        let joined = SQLRaw(
-            flavor == .postgres
-                ? "string_agg(local_day || CASE WHEN reads >= 3 THEN '+' ELSE '' END, ',')"
-                : "group_concat(local_day || CASE WHEN reads >= 3 THEN '+' ELSE '' END, ',')")
+        // costs one row to decode, not thirty. A day read often enough to repair a break
+        // (`StreakAllowances.repairReads`) is marked `+`.
+        let mark = "local_day || CASE WHEN reads >= \(StreakAllowances.repairReads) THEN '+' ELSE '' END"
+        let joined = SQLRaw(flavor == .postgres ? "string_agg(\(mark), ',')" : "group_concat(\(mark), ',')")
         let rows = try await db.raw(
             """
             SELECT 'day' AS kind, owner AS who, NULL AS campaign, \(joined) AS a, NULL AS b, NULL AS c, NULL AS d FROM reading_days
