@@ -298,3 +298,46 @@ def test_household_members_cheer_each_other(browser, server, shot):
     assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/quests/family/cheers/settings']")
     shot("cheers-child")
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_the_family_streak_counts_a_day_everyone_met(browser, server, shot):
+    """The family streak at phone size (#39): the guardian joins themselves and the child; a
+    read and some learning make the day, and the page redraws live; the child's board shows it."""
+    zone, email, token, kid, username = api_family(server, "streak", "Fran Family", "Finn")
+    log_in(browser, server, email, "password123", "Fran Family")
+    browser.get(server.url("/quests/family"))
+    wait_text(browser, ".family-card", "Nobody is in the family streak yet")
+    click(browser, ".family-card a[href='/quests/family/streak']")
+    wait_text(browser, "#streak-title", "0-day family streak")
+    for _ in range(2):
+        click(browser, "form[action='/quests/family/streak'] button[value=on]")
+        wait_text(browser, ".notice", "Joined")
+    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/quests/family/streak'] button[value=on]")
+    wait_text(browser, ".family-members", "Needs a read today")
+    wait_text(browser, ".family-members", "Needs learning today")
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "connected")
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    api(server, "POST", "/api/v1/reading/reads", {"eventId": "fs-read", "articleId": "Octopus", "title": "Octopus", "language": "en", "at": (now - datetime.timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M:%SZ"), "timeZone": zone}, token=token)
+    session = api(server, "POST", "/api/v1/auth/login", {"login": username, "password": "kidpass123"})
+    api(server, "POST", f"/api/v1/children/{kid['id']}/usage", {"reports": [
+        {"id": "fs-1", "appToken": "khan", "startedAt": (now - datetime.timedelta(minutes=12)).strftime("%Y-%m-%dT%H:%M:%SZ"), "durationSeconds": 600, "timeZone": zone},
+    ]}, token=session["token"])
+    # The child's learning announces progress: the page redraws without a reload.
+    wait_text(browser, "#streak-title", "1-day family streak")
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".family-day--met")) == 1
+    shot("family-streak-guardian")
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+
+    browser.get(server.url("/profile"))
+    click(browser, "form.logout button")
+    log_in(browser, server, username, "kidpass123", "Finn")
+    browser.get(server.url("/quests"))
+    wait_text(browser, ".family-card", "1-day family streak")
+    shot("family-streak-child")
+    click(browser, ".family-card a[href='/quests/family/streak']")
+    wait_text(browser, ".family-members", "Done for today")
+    # The child may leave the streak for itself, never the guardian.
+    assert len(browser.find_elements(By.CSS_SELECTOR, "form[action='/quests/family/streak']")) == 1
+    browser.back()
+    wait_text(browser, ".family-card", "1-day family streak")

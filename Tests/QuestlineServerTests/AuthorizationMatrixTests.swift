@@ -454,6 +454,18 @@ let matrix: [MatrixRow] = [
             Cell(method: .put, path: "/api/v1/households/\(w.household)/cheer-settings", json: #"{"enabled":false}"#)
         }, expected: householdData(guardian: 204, child: 403), owner: .guardian),
     MatrixRow(
+        operation: "getFamilyStreak",
+        request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/family-streak", json: nil) },
+        expected: householdData(guardian: 200, child: 200), owner: .guardian),
+    // The guardian's own membership: a child may not change another member's.
+    MatrixRow(
+        operation: "setFamilyStreakMember",
+        request: { w in
+            Cell(
+                method: .put, path: "/api/v1/households/\(w.household)/family-streak/members/\(w.guardianID)",
+                json: #"{"joined":true}"#)
+        }, expected: householdData(guardian: 200, child: 403), owner: .guardian),
+    MatrixRow(
         operation: "householdEvents",
         request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/events", json: nil) },
         expected: householdData(guardian: 200, child: 200), owner: .guardian, streams: true),

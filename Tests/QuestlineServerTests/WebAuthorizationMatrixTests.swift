@@ -89,6 +89,12 @@ let webMatrix: [WebRow] = [
     get("/quests/family/cheers", web(303, 404, 404, 200, 200, 200)),
     post("/quests/family/cheers", web(303, 404, 404, 303, 303, 303), form: "to=nobody&cheer=proud"),
     post("/quests/family/cheers/settings", web(303, 404, 404, 303, 403, 303), form: "enabled=on"),
+    // The family streak is a household's; a child may not take the guardian in or out.
+    get("/quests/family/streak", web(303, 404, 404, 200, 200, 200)),
+    WebRow(
+        route: "POST /quests/family/streak",
+        request: { w in ("/quests/family/streak", "member=\(w.guardianID)&joined=on") },
+        expected: web(303, 404, 404, 303, 403, 404)),
     get("/activity/recap.svg", web(303, 200, 200, 200, 200, 200)),
     get("/activity/saved", web(303, 200, 200, 200, 200, 200)),
     get("/admin/funnel", web(303, 200, 403, 403, 403, 403)),

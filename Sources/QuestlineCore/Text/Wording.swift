@@ -29,6 +29,12 @@ public enum Wording {
     /// "Mon 14".
     public static func shortDay(_ day: LocalDay) -> String { "\(shortWeekdays[day.isoWeekday - 1]) \(day.day)" }
 
+    /// "Ada", "Ada and Bo", "Ada, Bo and Cy".
+    public static func list(_ items: [String]) -> String {
+        guard let last = items.last else { return "" }
+        return items.count == 1 ? last : items.dropLast().joined(separator: ", ") + " and " + last
+    }
+
     /// Years as readers know them: "1944", "44 BC".
     public static func year(_ year: Int) -> String { year > 0 ? String(year) : "\(-year) BC" }
 

@@ -60,7 +60,7 @@ public struct UsageOutcome: Sendable {
 /// Flow of a write: load what the rule needs and decide (core) and write, in one transaction;
 /// after the commit, tell the household's connected devices.
 public struct QuestsFeature: Sendable {
-    private let store: Store
+    let store: Store
     public let clock: any WallClock
     let ids: any IDGenerator
     public let live: LiveHub

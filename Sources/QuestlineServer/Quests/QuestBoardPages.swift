@@ -12,7 +12,8 @@ extension QuestsPages {
         guard me.role == .child else { return Response.redirect(to: "/quests/family", type: .normal) }
         let board = try await quests.board(me.id, as: me)
         // A redemption's answer comes from the redirect's flash message.
-        let model = BoardPage(board: board, message: flash.message(in: request), now: quests.clock.now())
+        var model = BoardPage(board: board, message: flash.message(in: request), now: quests.clock.now())
+        model.family = try await familyCard(for: me)
         return pages.page(
             "quests", title: "Your quests", model: model, context: context, path: "/quests",
             status: model.errors.isEmpty ? .ok : .badRequest, back: "/")

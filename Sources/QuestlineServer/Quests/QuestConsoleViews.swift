@@ -58,6 +58,8 @@ struct FamilyConsolePage: Equatable {
     let rules: Rules?
     let errors: [String: String]
     let notice: String?
+    /// The household together: the family streak and the ways in (`family-card.mustache`).
+    var family: FamilyCard?
 
     /// A member without a household: the page says so and offers nothing else.
     static let withoutHousehold = FamilyConsolePage(

@@ -202,6 +202,8 @@ struct BoardPage {
     let rules: Rules
     let errors: [String: String]
     let notice: String?
+    /// The household together: the family streak and the ways in (`family-card.mustache`).
+    var family: FamilyCard?
 
     /// From the board and the message a redirect left (a redemption's answer).
     init(board: QuestBoard, message: Flash.Message?, now: Date) {

@@ -17,6 +17,7 @@ struct QuestsPages {
     func register(on router: Router<AppRequestContext>) {
         router.get("/quests/family") { request, context in try await self.console(request, context) }
         registerCheers(on: router)
+        registerFamilyStreak(on: router)
         router.post("/quests/family/rules") { request, context in try await self.setRules(request, context) }
         router.get("/quests/children/:child") { request, context in try await self.childPage(request, context) }
         router.get("/quests/children/:child/device") { request, context in try await self.device(request, context) }
@@ -88,10 +89,11 @@ struct QuestsPages {
                 "quests-family", title: "Family", model: FamilyConsolePage.withoutHousehold, context: context,
                 path: "/quests", back: "/")
         }
-        let page = FamilyConsolePage(
+        var page = FamilyConsolePage(
             viewer: me, household: household, children: try await quests.household(as: me),
             rules: try await quests.rules(household, as: me),
             errors: errors, saved: request.uri.queryParameters["saved"] != nil)
+        page.family = try await familyCard(for: me)
         return pages.page(
             "quests-family", title: "Family", model: page, context: context, path: "/quests",
             status: errors.isEmpty ? .ok : .badRequest, back: "/")

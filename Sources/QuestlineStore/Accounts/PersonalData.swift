@@ -45,6 +45,7 @@ public enum PersonalData {
         Holding(table: "challenges", column: "assignee_id", export: (.quests, "quests")),
         Holding(table: "usage_reports", column: "child_id", export: (.quests, "usage")),
         Holding(table: "cheers", column: "from_member", export: (.quests, "cheersSent")),
+        Holding(table: "family_streak_members", column: "member_id", export: (.quests, "familyStreak")),
         Holding(table: "quest_earnings", column: "child_id", export: (.quests, "earnings")),
         Holding(table: "quest_completions", column: "child_id", export: (.quests, "completions")),
         Holding(table: "quest_learning_runs", column: "child_id", export: (.quests, "learningRuns")),

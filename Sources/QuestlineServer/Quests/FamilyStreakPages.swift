@@ -1,0 +1,125 @@
+import Foundation
+import Hummingbird
+import QuestlineCore
+import QuestlineFeatures
+
+/// What the child's board and the guardian's console show of the household together
+/// (`family-card.mustache`): the family streak at a glance, and the ways in.
+struct FamilyCard: Equatable {
+    let streak: Int
+    let anyoneIn: Bool
+    let todayMet: Bool
+    /// "Waiting on Kid and Grace today."
+    let waiting: String?
+
+    init(_ view: QuestsFeature.FamilyStreakView) {
+        streak = view.board.current
+        anyoneIn = view.members.contains { $0.joined }
+        todayMet = view.board.todayMet
+        let names = view.members.filter { view.board.waitingOn.contains($0.member.id) }.map(\.member.displayName)
+        waiting = names.isEmpty ? nil : "Waiting on \(Wording.list(names)) today."
+    }
+}
+
+/// The family streak page (`family-streak.mustache`): the streak, the last 14 days, each
+/// member with their day, and joining or leaving where the viewer may.
+struct FamilyStreakPage: Equatable {
+    struct Day: Equatable {
+        let label: String
+        let weekday: String
+        let state: String
+        let title: String
+    }
+
+    struct Member: Equatable {
+        let id: String
+        let name: String
+        let status: String
+        let met: Bool
+        let joined: Bool
+        /// The viewer may switch this member (themselves, or a guardian a child).
+        let canChange: Bool
+    }
+
+    let card: FamilyCard
+    let days: [Day]
+    let members: [Member]
+    let notice: String?
+    let error: String?
+    let live: String?
+
+    init(_ view: QuestsFeature.FamilyStreakView, me: MemberRecord, message: Flash.Message?) {
+        card = FamilyCard(view)
+        days = view.board.days.map { day in
+            let title: String
+            switch day.state {
+            case .met: title = "Everyone met it"
+            case .missed: title = "Missed"
+            case .none: title = "Nobody in the streak"
+            case .today: title = "Today, not met yet"
+            }
+            return Day(
+                label: String(day.day.day), weekday: Wording.shortWeekdays[day.day.isoWeekday - 1],
+                state: day.state.rawValue,
+                title: "\(Wording.shortDay(day.day)): \(title)")
+        }
+        members = view.members.map { entry in
+            let member = entry.member
+            let need = member.role == .child ? "learning" : "a read"
+            let status =
+                !entry.joined ? "Not in the family streak" : entry.metToday ? "Done for today" : "Needs \(need) today"
+            return Member(
+                id: member.id.rawValue, name: member.displayName, status: status, met: entry.joined && entry.metToday,
+                joined: entry.joined, canChange: AccessPolicy.allows(me.actor, .updateMember(member.scope)))
+        }
+        notice = message?.kind == .notice ? message?.text : nil
+        error = message?.kind == .error ? message?.text : nil
+        live = liveEventsPath(me)
+    }
+}
+
+extension QuestsPages {
+    func registerFamilyStreak(on router: Router<AppRequestContext>) {
+        router.get("/quests/family/streak") { request, context in try await self.familyStreak(request, context) }
+        router.post("/quests/family/streak") { request, context in try await self.setFamilyStreak(request, context) }
+    }
+
+    /// The household the actor belongs to, for the household's shared pages.
+    func sharedHousehold(of member: MemberRecord) throws -> HouseholdID {
+        guard let household = member.householdID else {
+            throw DomainError.notFound("This is for members of a household: create or join one from your profile.")
+        }
+        return household
+    }
+
+    /// The family card for the board or the console, when the member has a household.
+    func familyCard(for member: MemberRecord) async throws -> FamilyCard? {
+        guard let household = member.householdID else { return nil }
+        return FamilyCard(try await quests.familyStreak(household, as: member))
+    }
+
+    private func familyStreak(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests/family/streak")
+        let view = try await quests.familyStreak(try sharedHousehold(of: me), as: me)
+        return pages.page(
+            "family-streak", title: "Family streak",
+            model: FamilyStreakPage(view, me: me, message: flash.message(in: request)), context: context,
+            path: "/quests", back: me.role == .child ? "/quests" : "/quests/family")
+    }
+
+    private func setFamilyStreak(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let me = try context.requireWebMember(next: "/quests/family/streak")
+        let form = try await Form(request)
+        let joined = form["joined"] == "on"
+        do {
+            try await quests.setFamilyStreak(
+                try sharedHousehold(of: me), member: try MemberID.parse(form["member"], field: "member"),
+                joined: joined, as: me)
+            return flash.redirect(
+                to: "/quests/family/streak", .notice,
+                joined ? "Joined: it counts from today." : "Left the family streak: it counts until the end of today.")
+        } catch let error as DomainError where error.isFormProblem {
+            return flash.redirect(to: "/quests/family/streak", refused: error)
+        }
+    }
+}
