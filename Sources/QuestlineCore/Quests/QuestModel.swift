@@ -176,6 +176,30 @@ public struct RewardUnlock: Sendable, Equatable, Hashable, Codable {
         self.token = token
         self.minutes = minutes
     }
+
+    /// The minutes one unlock may last.
+    public static let minutesRange = 1...240
+
+    /// The reward apps a quest unlocks, each a reward app of `catalog`, once, for 1 to 240
+    /// minutes: every quest's rule, a co-op quest's for each of its children. `whose` names the
+    /// catalog in the message ("this child's").
+    public static func check(_ unlocks: [RewardUnlock], catalog: [QuestApp], whose: String = "this child's")
+        throws(DomainError)
+    {
+        let byToken = Dictionary(catalog.map { ($0.token, $0) }, uniquingKeysWith: { first, _ in first })
+        for unlock in unlocks {
+            guard let app = byToken[unlock.token] else {
+                throw .invalid(field: "rewardApps", "\(unlock.token) is not in \(whose) apps.")
+            }
+            guard app.role == .reward else { throw .invalid(field: "rewardApps", "\(app.name) is not a reward app.") }
+            guard minutesRange.contains(unlock.minutes) else {
+                throw .invalid(field: "rewardApps", "Unlock each reward app for 1 to 240 minutes.")
+            }
+        }
+        if Set(unlocks.map(\.token)).count != unlocks.count {
+            throw .invalid(field: "rewardApps", "Choose each app once.")
+        }
+    }
 }
 
 /// Everything a guardian sets in the quest builder.
@@ -228,6 +252,25 @@ public struct QuestSpec: Sendable, Equatable, Codable {
     }
 
     public static let bonusChoices = [5, 10, 15, 20, 25]
+    /// The minutes a day may be asked to reach (streaks, consistency, a co-op quest's days).
+    public static let dailyMinimumRange = 1...1440
+
+    /// A quest's title, trimmed: 1 to 80 characters (every quest's rule, co-op quests' too).
+    @discardableResult
+    public static func checkedTitle(_ title: String) throws(DomainError) -> String {
+        let trimmed = title.trimmed()
+        guard (1...80).contains(trimmed.count) else {
+            throw .invalid(field: "title", "Give the quest a title (1 to 80 characters).")
+        }
+        return trimmed
+    }
+
+    /// The bonus percent a guardian may choose.
+    public static func checkBonus(_ percent: Int) throws(DomainError) {
+        guard bonusChoices.contains(percent) else {
+            throw .invalid(field: "bonusPercent", "Choose 5, 10, 15, 20 or 25 percent.")
+        }
+    }
     /// How many steps a milestone chain may have: at least two, at most a week's worth.
     public static let chainSteps = 2...7
 
@@ -250,12 +293,7 @@ public struct QuestSpec: Sendable, Equatable, Codable {
     /// end before it).
     public func validate(catalog: [QuestApp], today: LocalDay?) throws(DomainError) {
         var v = FieldValidation()
-        let title = title.trimmed()
-        v.check { () throws(DomainError) in
-            guard (1...80).contains(title.count) else {
-                throw .invalid(field: "title", "Give the quest a title (1 to 80 characters).")
-            }
-        }
+        _ = v.check { () throws(DomainError) in try QuestSpec.checkedTitle(title) }
         v.check { () throws(DomainError) in
             if let description, description.count > 500 {
                 throw .invalid(field: "description", "Use at most 500 characters.")
@@ -279,11 +317,7 @@ public struct QuestSpec: Sendable, Equatable, Codable {
                     "Use a target from \(targetRange.lowerBound) to \(targetRange.upperBound) \(goal.unit.rawValue).")
             }
         }
-        v.check { () throws(DomainError) in
-            guard QuestSpec.bonusChoices.contains(bonusPercent) else {
-                throw .invalid(field: "bonusPercent", "Choose 5, 10, 15, 20 or 25 percent.")
-            }
-        }
+        v.check { () throws(DomainError) in try QuestSpec.checkBonus(bonusPercent) }
         v.check { () throws(DomainError) in
             guard !weekdays.isEmpty else { throw .invalid(field: "weekdays", "Choose at least one day of the week.") }
             guard weekdays.allSatisfy({ (1...7).contains($0) }) else {
@@ -303,7 +337,7 @@ public struct QuestSpec: Sendable, Equatable, Codable {
         }
         v.check { () throws(DomainError) in
             if goal == .streak || goal == .dailyConsistency {
-                guard let minimum = dailyMinimumMinutes, (1...1440).contains(minimum) else {
+                guard let minimum = dailyMinimumMinutes, QuestSpec.dailyMinimumRange.contains(minimum) else {
                     throw .invalid(field: "dailyMinimumMinutes", "Give the minutes a day must reach (1 to 1440).")
                 }
             }
@@ -355,23 +389,7 @@ public struct QuestSpec: Sendable, Equatable, Codable {
                 }
             }
         }
-        v.check { () throws(DomainError) in
-            for unlock in rewardApps {
-                guard byToken[unlock.token]?.role == .reward else {
-                    throw .invalid(
-                        field: "rewardApps",
-                        byToken[unlock.token] == nil
-                            ? "\(unlock.token) is not in this child's apps."
-                            : "\(byToken[unlock.token]!.name) is not a reward app.")
-                }
-                guard (1...240).contains(unlock.minutes) else {
-                    throw .invalid(field: "rewardApps", "Unlock each reward app for 1 to 240 minutes.")
-                }
-            }
-            if Set(rewardApps.map(\.token)).count != rewardApps.count {
-                throw .invalid(field: "rewardApps", "Choose each app once.")
-            }
-        }
+        v.check { () throws(DomainError) in try RewardUnlock.check(rewardApps, catalog: catalog) }
         v.check { () throws(DomainError) in
             if let endDay, endDay < startDay {
                 throw .invalid(field: "endDate", "The end date is before the start date.")

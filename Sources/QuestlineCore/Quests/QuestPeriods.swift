@@ -104,7 +104,11 @@ extension QuestSpec {
 
     /// The bonus a completion pays: `bonusPercent` of the points earned toward the quest in
     /// the period, rounded down, at least 1.
-    public func bonus(forPoints points: Int) -> Int { max(1, points * bonusPercent / 100) }
+    public func bonus(forPoints points: Int) -> Int { Self.bonus(forPoints: points, percent: bonusPercent) }
+
+    /// `percent` of `points`, rounded down, at least 1: every quest's bonus, a co-op quest's
+    /// share of it too.
+    public static func bonus(forPoints points: Int, percent: Int) -> Int { max(1, points * percent / 100) }
 
     /// Whether usage of `app` can count toward this quest.
     func counts(_ app: QuestApp?) -> Bool {

@@ -396,6 +396,10 @@ public struct QuestsFeature: Sendable {
     func settle(
         _ q: QuestQueries, child: MemberRecord, touching days: Set<LocalDay>, now: Date, catalog: [QuestApp]? = nil
     ) async throws -> SettlementPlan {
+        // The co-op quests whose weeks these days fall in, held before any points lock: their
+        // settlement credits the other children too (see `lockCoopQuests`).
+        let coop = try await q.lockCoopQuests(
+            child: child.id, days: Self.coopDays(days, today: LocalDay(now, in: child.zone)))
         try await q.points.lock(child.id)
         let quests = try await q.quests(assignee: child.id).filter { $0.status == .active }
         let scope = SettlementScope(quests: quests, touching: days, now: now, zone: child.zone)
@@ -408,6 +412,8 @@ public struct QuestsFeature: Sendable {
         }
         try await q.apply(plan, child: child.id, now: now) { ids.makeUUID().uuidString.lowercased() }
         try await recordOutcomes(q, plan: plan, child: child, now: now)
+        // Co-op progress is the children's stored learning: settled after this child's is stored.
+        if !plan.earnings.isEmpty { try await settleCoop(q, coop, members: nil, now: now) }
         return plan
     }
 
@@ -445,7 +451,7 @@ public struct QuestsFeature: Sendable {
     }
 
     /// When a quest update may reach the member's phone (see `NotificationPreferences`).
-    private func questUpdateAt(_ q: QuestQueries, _ member: MemberRecord, now: Date) async throws -> Date? {
+    func questUpdateAt(_ q: QuestQueries, _ member: MemberRecord, now: Date) async throws -> Date? {
         let preferences =
             try await q.notificationPreferences(member.id) ?? .defaults(isChild: member.role == .child)
         return preferences.questUpdateAt(now, in: member.zone)

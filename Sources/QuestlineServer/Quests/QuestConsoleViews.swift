@@ -60,6 +60,8 @@ struct FamilyConsolePage: Equatable {
     let notice: String?
     /// The household together: the family streak and the ways in (`family-card.mustache`).
     var family: FamilyCard?
+    /// This week's and the next's co-op quests (`coop-card.mustache`).
+    var coop: [CoopCard] = []
 
     /// A member without a household: the page says so and offers nothing else.
     static let withoutHousehold = FamilyConsolePage(

@@ -204,6 +204,8 @@ struct BoardPage {
     let notice: String?
     /// The household together: the family streak and the ways in (`family-card.mustache`).
     var family: FamilyCard?
+    /// This week's and the next's co-op quests (`coop-card.mustache`).
+    var coop: [CoopCard] = []
 
     /// From the board and the message a redirect left (a redemption's answer).
     init(board: QuestBoard, message: Flash.Message?, now: Date) {

@@ -18,6 +18,7 @@ struct QuestsPages {
         router.get("/quests/family") { request, context in try await self.console(request, context) }
         registerCheers(on: router)
         registerFamilyStreak(on: router)
+        registerCoop(on: router)
         router.post("/quests/family/rules") { request, context in try await self.setRules(request, context) }
         router.get("/quests/children/:child") { request, context in try await self.childPage(request, context) }
         router.get("/quests/children/:child/device") { request, context in try await self.device(request, context) }
@@ -94,6 +95,7 @@ struct QuestsPages {
             rules: try await quests.rules(household, as: me),
             errors: errors, saved: request.uri.queryParameters["saved"] != nil)
         page.family = try await familyCard(for: me)
+        page.coop = try await coopCards(for: me)
         return pages.page(
             "quests-family", title: "Family", model: page, context: context, path: "/quests",
             status: errors.isEmpty ? .ok : .badRequest, back: "/")

@@ -98,5 +98,5 @@ public enum Migrations {
         + StorySchema.migrations + StoryMemberSchema.migrations + BadgeSchema.migrations
         + LiveEventSchema.migrations + LimitSchema.migrations + OutboxSchema.migrations + NotificationSchema.migrations
         + WikiSchema.migrations + StreakSettingsSchema.migrations + RecapSchema.migrations
-        + CheerSchema.migrations + FamilyStreakSchema.migrations
+        + CheerSchema.migrations + FamilyStreakSchema.migrations + CoopQuestSchema.migrations
 }

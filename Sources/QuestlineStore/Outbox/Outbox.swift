@@ -71,6 +71,7 @@ public enum OutboxEventType: String, Sendable, Codable, CaseIterable {
     case storyRewardsCollected = "story.rewards_collected"
     case memberDeleted = "member.deleted"
     case recapReady = "recap.ready"
+    case coopQuestCompleted = "coop.completed"
 }
 
 /// One event of the outbox, as delivered: `{"id", "type", "occurredAt", "data"}`.
@@ -404,6 +405,28 @@ public enum OutboxData {
             self.memberId = memberId
             self.questId = questId
             self.period = period
+            self.bonus = bonus
+            self.notifyAt = notifyAt?.formatted(.iso8601)
+        }
+    }
+
+    /// A co-op quest reached its target: one event per contributor, with their share and bonus.
+    public struct CoopQuestCompleted: Codable, Sendable, Equatable {
+        public let memberId: String
+        public let coopQuestId: String
+        /// The week's Monday.
+        public let week: String
+        public let contribution: Int
+        public let bonus: Int
+        /// As in `QuestCompleted`.
+        public let notifyAt: String?
+        public init(
+            memberId: String, coopQuestId: String, week: String, contribution: Int, bonus: Int, notifyAt: Date?
+        ) {
+            self.memberId = memberId
+            self.coopQuestId = coopQuestId
+            self.week = week
+            self.contribution = contribution
             self.bonus = bonus
             self.notifyAt = notifyAt?.formatted(.iso8601)
         }
