@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import QuestlineAPI
+import QuestlineCore
 import QuestlineFeatures
 import QuestlineServer
 import Testing
@@ -27,7 +28,15 @@ enum Asker: String, CaseIterable, Sendable {
 struct World: Sendable {
     var tokens: [Asker: String] = [:]
     var adminID = "", childID = "", guardianID = "", household = "", quest = "", session = "", invitation = "",
-        comment = "", webhook = "", delivery = "", timeRequest = ""
+        comment = "", webhook = "", delivery = "", timeRequest = "", child2ID = "", coop = ""
+
+    /// This week's Monday on the harness's clock (a Thursday midday: the same in every zone).
+    var monday: String { CoopQuestSpec.monday(of: LocalDay(Harness.start, in: .gmt)).iso }
+
+    /// A co-op quest for both children, this week.
+    var coopInput: String {
+        #"{"title":"Together","goal":"minutes","target":60,"weekStart":"\#(monday)","children":["\#(childID)","\#(child2ID)"],"rewardApps":[{"appToken":"game","minutes":10}]}"#
+    }
 
     /// A tiny valid PNG: the signature and nothing else an image sniffer needs.
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
@@ -65,6 +74,20 @@ struct World: Sendable {
                 json:
                     #"{"title":"Learn","goalType":"dailyMinutes","target":30,"rewardApps":[{"appToken":"game","minutes":10}]}"#,
                 token: guardian
+            ).string("id")
+        // A second child with the same reward app, and a co-op quest for both (this week).
+        world.child2ID =
+            try await app.send(
+                .post, "/api/v1/households/\(world.household)/children",
+                json: #"{"username":"kidtwo","password":"kidpass123","displayName":"Kid Two"}"#, token: guardian
+            )
+            .string("id")
+        _ = try await app.send(
+            .put, "/api/v1/children/\(world.child2ID)/apps/game", json: #"{"name":"Game","role":"reward"}"#,
+            token: guardian)
+        world.coop =
+            try await app.send(
+                .post, "/api/v1/households/\(world.household)/coop-quests", json: world.coopInput, token: guardian
             ).string("id")
         // The device's app catalog, with an icon.
         _ = try await app.send(
@@ -465,6 +488,23 @@ let matrix: [MatrixRow] = [
                 method: .put, path: "/api/v1/households/\(w.household)/family-streak/members/\(w.guardianID)",
                 json: #"{"joined":true}"#)
         }, expected: householdData(guardian: 200, child: 403), owner: .guardian),
+    MatrixRow(
+        operation: "listCoopQuests",
+        request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/coop-quests", json: nil) },
+        expected: householdData(guardian: 200, child: 200), owner: .guardian),
+    MatrixRow(
+        operation: "createCoopQuest",
+        request: { w in
+            Cell(method: .post, path: "/api/v1/households/\(w.household)/coop-quests", json: w.coopInput)
+        }, expected: householdData(guardian: 201, child: 403), owner: .guardian),
+    MatrixRow(
+        operation: "getCoopQuest",
+        request: { w in Cell(method: .get, path: "/api/v1/coop-quests/\(w.coop)", json: nil) },
+        expected: householdData(guardian: 200, child: 200), owner: .guardian),
+    MatrixRow(
+        operation: "cancelCoopQuest",
+        request: { w in Cell(method: .post, path: "/api/v1/coop-quests/\(w.coop)/cancel", json: nil) },
+        expected: householdData(guardian: 200, child: 403), owner: .guardian),
     MatrixRow(
         operation: "householdEvents",
         request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/events", json: nil) },

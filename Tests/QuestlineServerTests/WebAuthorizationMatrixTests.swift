@@ -95,6 +95,22 @@ let webMatrix: [WebRow] = [
         route: "POST /quests/family/streak",
         request: { w in ("/quests/family/streak", "member=\(w.guardianID)&joined=on") },
         expected: web(303, 404, 404, 303, 403, 404)),
+    // Co-op quests are a household's; only its guardian sets or cancels one (another household's
+    // guardian naming these children is refused by the rule: the page again, 400).
+    get("/quests/family/coop", web(303, 404, 404, 200, 200, 200)),
+    WebRow(
+        route: "POST /quests/family/coop",
+        request: { w in
+            (
+                "/quests/family/coop",
+                "title=Together&goal=minutes&target=60&dailyMinimum=15&bonus=10&week=\(w.monday)&child=\(w.childID)&child=\(w.child2ID)"
+            )
+        },
+        expected: web(303, 404, 404, 303, 403, 400)),
+    WebRow(
+        route: "POST /quests/family/coop/{quest}/cancel",
+        request: { w in ("/quests/family/coop/\(w.coop)/cancel", "") },
+        expected: web(303, 404, 404, 303, 403, 404)),
     get("/activity/recap.svg", web(303, 200, 200, 200, 200, 200)),
     get("/activity/saved", web(303, 200, 200, 200, 200, 200)),
     get("/admin/funnel", web(303, 200, 403, 403, 403, 403)),

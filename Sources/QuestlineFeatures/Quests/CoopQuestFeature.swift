@@ -63,7 +63,7 @@ extension QuestsFeature {
             var catalogs: [(MemberID, [QuestApp])] = []
             for child in children { catalogs.append((child.id, try await q.apps(child.id))) }
             return CoopBoard(
-                quests: quests.map { view($0, facts: facts, members: members, today: today, actor: actor) },
+                quests: quests.map { coopView($0, facts: facts, members: members, today: today, actor: actor) },
                 children: children, rewardApps: Self.sharedRewardApps(catalogs), canSet: canSet, thisWeek: thisWeek)
         }
     }
@@ -72,7 +72,7 @@ extension QuestsFeature {
     public func coopQuest(_ id: CoopQuestID, as actor: MemberRecord) async throws -> CoopQuestView {
         let (quest, members) = try await coopQuestAndHousehold(id, as: actor)
         return try await store.quests.read { q in
-            view(quest, facts: try await q.coopFacts([quest]), members: members, today: clock.today(in: actor.zone),
+            coopView(quest, facts: try await q.coopFacts([quest]), members: members, today: clock.today(in: actor.zone),
                 actor: actor)
         }
     }
@@ -110,7 +110,7 @@ extension QuestsFeature {
             return quest
         }
         return try await store.quests.read { q in
-            view(quest, facts: try await q.coopFacts([quest]), members: members, today: today, actor: actor)
+            coopView(quest, facts: try await q.coopFacts([quest]), members: members, today: today, actor: actor)
         }
     }
 
@@ -137,7 +137,7 @@ extension QuestsFeature {
         return (quest, try await store.accounts.household(quest.householdID)?.members ?? [])
     }
 
-    private func view(
+    func coopView(
         _ quest: CoopQuest, facts: (days: [LearningDay], paid: [CoopQuestID: [MemberID: Int]]),
         members: [MemberRecord], today: LocalDay, actor: MemberRecord
     ) -> CoopQuestView {

@@ -15,12 +15,35 @@ extension QuestsFeature {
     public func familyStreak(_ household: HouseholdID, as actor: MemberRecord) async throws -> FamilyStreakView {
         try AccessPolicy.check(actor.actor, .readHousehold(household))
         let members = try await store.accounts.household(household)?.members ?? []
+        return try await store.quests.read { q in try await familyStreak(q, household, members: members, zone: actor.zone) }
+    }
+
+    /// What the board and the console show of the household together: the family streak and
+    /// this week's and the next's co-op quests, from one read of the household.
+    public func together(_ household: HouseholdID, as actor: MemberRecord) async throws -> (
+        streak: FamilyStreakView, coop: [CoopQuestView]
+    ) {
+        try AccessPolicy.check(actor.actor, .readHousehold(household))
+        let members = try await store.accounts.household(household)?.members ?? []
+        let today = clock.today(in: actor.zone)
+        return try await store.quests.read { q in
+            let streak = try await familyStreak(q, household, members: members, zone: actor.zone)
+            let quests = try await q.coopQuests(household, since: CoopQuestSpec.monday(of: today))
+                .filter { $0.status == .active }
+            let facts = try await q.coopFacts(quests)
+            return (streak, quests.map { coopView($0, facts: facts, members: members, today: today, actor: actor) })
+        }
+    }
+
+    private func familyStreak(
+        _ q: QuestQueries, _ household: HouseholdID, members: [MemberRecord], zone: TimeZone
+    ) async throws
+        -> FamilyStreakView
+    {
         let now = clock.now()
         let todays = members.map { LocalDay(now, in: $0.zone) }
-        let fallback = todays.min() ?? LocalDay(now, in: actor.zone)
-        let facts = try await store.quests.read { q in
-            try await q.familyStreakFacts(household, from: FamilyStreak.factsFrom(today: fallback))
-        }
+        let fallback = todays.min() ?? LocalDay(now, in: zone)
+        let facts = try await q.familyStreakFacts(household, from: FamilyStreak.factsFrom(today: fallback))
         let inStreak = zip(members, todays).map { member, today in
             let kind: FamilyStreak.Kind = member.role == .child ? .learner : .reader
             return FamilyStreak.Member(

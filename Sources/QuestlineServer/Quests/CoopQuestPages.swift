@@ -19,11 +19,12 @@ struct CoopCard: Equatable {
     let phaseLabel: String
     let progress: String
     let percent: Int
-    let pays: String
+    /// What it pays (the full page; the board's and the console's cards leave it out).
+    let pays: String?
     let shares: [Share]
     let canCancel: Bool
 
-    init(_ view: QuestsFeature.CoopQuestView, appNames: [String: String]) {
+    init(_ view: QuestsFeature.CoopQuestView, appNames: [String: String], compact: Bool = false) {
         let spec = view.quest.spec
         let unit = spec.goal == .minutes ? ("minute", "minutes") : ("learning day", "learning days")
         id = view.quest.id.rawValue
@@ -41,7 +42,9 @@ struct CoopCard: Equatable {
         percent = view.progress.percent
         let apps = spec.rewardApps.map { "\(appNames[$0.token] ?? $0.token) for \(Wording.count($0.minutes, "minute"))" }
         pays =
-            "Each child who helps gets \(spec.bonusPercent)% of their own points of the week"
+            compact
+            ? nil
+            : "Each child who helps gets \(spec.bonusPercent)% of their own points of the week"
             + (apps.isEmpty ? "." : ", and \(Wording.list(apps)).")
         let total = max(view.progress.value, 1)
         shares = view.progress.shares.map { share in
@@ -132,16 +135,6 @@ extension QuestsPages {
         router.post("/quests/family/coop/:quest/cancel") { request, context in
             try await self.cancelCoop(request, context)
         }
-    }
-
-    /// The co-op cards for the board or the console (this week's and the next's), when the
-    /// member has a household.
-    func coopCards(for member: MemberRecord) async throws -> [CoopCard] {
-        guard let household = member.householdID else { return [] }
-        let board = try await quests.coopBoard(household, as: member)
-        let today = quests.clock.today(in: member.zone)
-        return board.quests.filter { $0.phase != .cancelled && $0.quest.spec.weekEnd >= today }
-            .map { CoopCard($0, appNames: board.appNames) }
     }
 
     private func coop(_ request: Request, _ context: AppRequestContext) async throws -> Response {

@@ -92,10 +92,12 @@ extension QuestsPages {
         return household
     }
 
-    /// The family card for the board or the console, when the member has a household.
-    func familyCard(for member: MemberRecord) async throws -> FamilyCard? {
-        guard let household = member.householdID else { return nil }
-        return FamilyCard(try await quests.familyStreak(household, as: member))
+    /// The family card and the co-op cards for the board or the console, when the member has a
+    /// household (one read of the household: `QuestsFeature.together`).
+    func together(for member: MemberRecord) async throws -> (FamilyCard?, [CoopCard]) {
+        guard let household = member.householdID else { return (nil, []) }
+        let together = try await quests.together(household, as: member)
+        return (FamilyCard(together.streak), together.coop.map { CoopCard($0, appNames: [:], compact: true) })
     }
 
     private func familyStreak(_ request: Request, _ context: AppRequestContext) async throws -> Response {

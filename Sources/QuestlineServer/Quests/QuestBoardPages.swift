@@ -13,8 +13,7 @@ extension QuestsPages {
         let board = try await quests.board(me.id, as: me)
         // A redemption's answer comes from the redirect's flash message.
         var model = BoardPage(board: board, message: flash.message(in: request), now: quests.clock.now())
-        model.family = try await familyCard(for: me)
-        model.coop = try await coopCards(for: me)
+        (model.family, model.coop) = try await together(for: me)
         return pages.page(
             "quests", title: "Your quests", model: model, context: context, path: "/quests",
             status: model.errors.isEmpty ? .ok : .badRequest, back: "/")

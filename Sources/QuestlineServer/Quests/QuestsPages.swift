@@ -94,8 +94,7 @@ struct QuestsPages {
             viewer: me, household: household, children: try await quests.household(as: me),
             rules: try await quests.rules(household, as: me),
             errors: errors, saved: request.uri.queryParameters["saved"] != nil)
-        page.family = try await familyCard(for: me)
-        page.coop = try await coopCards(for: me)
+        (page.family, page.coop) = try await together(for: me)
         return pages.page(
             "quests-family", title: "Family", model: page, context: context, path: "/quests",
             status: errors.isEmpty ? .ok : .badRequest, back: "/")
