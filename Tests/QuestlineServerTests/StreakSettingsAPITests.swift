@@ -8,7 +8,7 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
 
 extension Harness {
     /// A form sent as the browser sends it, signed in with `token`.
-    fileprivate func submit(_ path: String, form: String, token: String) async throws -> Reply {
+    func submit(_ path: String, form: String, token: String) async throws -> Reply {
         try await send(
             .post, path,
             headers: [

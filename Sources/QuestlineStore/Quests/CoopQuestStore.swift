@@ -126,7 +126,8 @@ extension QuestQueries {
         let ids = SQLList(quests.map { SQLBind($0.id.rawValue) })
         let rows = try await db.raw(
             """
-            SELECT 'day' AS kind, child_id AS child, local_day AS a, SUM(minutes) AS n1, SUM(points) AS n2
+            SELECT 'day' AS kind, child_id AS child, local_day AS a, CAST(SUM(minutes) AS BIGINT) AS n1,
+                CAST(SUM(points) AS BIGINT) AS n2
             FROM quest_earnings WHERE child_id IN (\(children)) AND local_day >= \(bind: first.iso) AND local_day <= \(bind: last.iso)
             GROUP BY child_id, local_day
             UNION ALL
