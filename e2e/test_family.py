@@ -341,3 +341,65 @@ def test_the_family_streak_counts_a_day_everyone_met(browser, server, shot):
     assert len(browser.find_elements(By.CSS_SELECTOR, "form[action='/quests/family/streak']")) == 1
     browser.back()
     wait_text(browser, ".family-card", "1-day family streak")
+
+
+def test_a_coop_quest_is_set_on_the_page_and_completes_live(browser, server, shot):
+    """Co-op quests at phone size (#39): the guardian sets one target for two children on the
+    page (a refusal keeps what was typed), both children's learning completes it while the page
+    is open, everyone's share and bonus show, and the child's board shows the card."""
+    long_name = "Wilhelmina" + "w" * 40
+    zone, email, token, kid, username = api_family(server, "coop", "Cora Coop", long_name)
+    second_name = f"kid{uuid.uuid4().hex[:6]}"
+    second = api(server, "POST", f"/api/v1/households/{kid['householdId']}/children",
+                 {"username": second_name, "password": "kidpass123", "displayName": "Milo"}, token=token)
+    for app_token, body in [("khan", {"name": "Khan Kids", "icon": "📘", "role": "learning"}), ("game", {"name": "Minecraft", "icon": "🎮", "role": "reward"})]:
+        api(server, "PUT", f"/api/v1/children/{second['id']}/apps/{app_token}", body, token=token)
+
+    log_in(browser, server, email, "password123", "Cora Coop")
+    browser.get(server.url("/quests/family"))
+    click(browser, ".family-card a[href='/quests/family/coop']")
+    wait_text(browser, "#coop-new-title", "Set a co-op quest")
+    fill(browser, "coop-title-input", "Twenty minutes together")
+    fill(browser, "coop-target", "20")
+    # One child only: refused, and what was typed stays.
+    click(browser, f"input[name=child][value='{kid['id']}']")
+    click(browser, "form[action='/quests/family/coop'] button[type=submit]")
+    wait_text(browser, ".form__error", "Choose 2 to 8 different children.")
+    assert browser.find_element(By.ID, "coop-title-input").get_attribute("value") == "Twenty minutes together"
+    assert browser.find_element(By.CSS_SELECTOR, f"input[name=child][value='{kid['id']}']").is_selected()
+    click(browser, f"input[name=child][value='{second['id']}']")
+    click(browser, "input[name=app][value=game]")
+    click(browser, "form[action='/quests/family/coop'] button[type=submit]")
+    wait_text(browser, ".notice", "Set: Twenty minutes together")
+    wait_text(browser, ".coop-list", "0 of 20 minutes together")
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "connected")
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    for child, login, report in [(kid, username, "co-1"), (second, second_name, "co-2")]:
+        session = api(server, "POST", "/api/v1/auth/login", {"login": login, "password": "kidpass123"})
+        api(server, "POST", f"/api/v1/children/{child['id']}/usage", {"reports": [
+            {"id": report, "appToken": "khan", "startedAt": (now - datetime.timedelta(minutes=12)).strftime("%Y-%m-%dT%H:%M:%SZ"), "durationSeconds": 600, "timeZone": zone},
+        ]}, token=session["token"])
+    # The second child's learning completes it: the page redraws without a reload.
+    wait_text(browser, ".coop-list", "Done together!")
+    wait_text(browser, ".coop-list", "20 of 20 minutes together")
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".coop-share__bonus")) == 2
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    shot("coop-guardian")
+
+    browser.get(server.url("/profile"))
+    click(browser, "form.logout button")
+    log_in(browser, server, username, "kidpass123", long_name)
+    browser.get(server.url("/quests"))
+    wait_text(browser, ".family-card", "Twenty minutes together")
+    wait_text(browser, ".family-card", "Done together!")
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    shot("coop-child-board")
+    click(browser, ".family-card a[href='/quests/family/coop']")
+    wait_text(browser, ".coop-list", "Milo")
+    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/quests/family/coop']")
+    assert not browser.find_elements(By.CSS_SELECTOR, ".coop form")
+    shot("coop-child")
+    browser.back()
+    wait_text(browser, ".family-card", "Twenty minutes together")

@@ -16,7 +16,7 @@ enum CoopQuestSchema {
                     spec TEXT NOT NULL,
                     week_start TEXT NOT NULL,
                     status TEXT NOT NULL CHECK (status IN ('active', 'cancelled')),
-                    created_by TEXT,
+                    created_by TEXT REFERENCES members(id) ON DELETE SET NULL,
                     created_at BIGINT NOT NULL,
                     completed_at BIGINT
                 )
