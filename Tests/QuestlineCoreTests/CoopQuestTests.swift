@@ -49,7 +49,9 @@ private func fields(_ body: () throws(DomainError) -> Void) -> Set<String> {
         good.title = "  Read together  "
         #expect(try good.validated(household: household, today: day("2026-03-25")).title == "Read together")
         // Next week is allowed; the week after, or last week, is not.
-        #expect(throws: Never.self) { try spec(week: "2026-03-30").validated(household: household, today: day("2026-03-25")) }
+        #expect(throws: Never.self) {
+            try spec(week: "2026-03-30").validated(household: household, today: day("2026-03-25"))
+        }
         let bad = CoopQuestSpec(
             title: " ", goal: .days, target: 15, dailyMinimumMinutes: 0, weekStart: day("2026-03-24"),
             children: [ada, ada], bonusPercent: 7, rewardApps: [RewardUnlock(token: "game", minutes: 500)])
@@ -64,7 +66,8 @@ private func fields(_ body: () throws(DomainError) -> Void) -> Set<String> {
         // A stranger's child is not the household's.
         #expect(
             fields { () throws(DomainError) in
-                _ = try spec(children: [ada, MemberID(UUID())]).validated(household: household, today: day("2026-03-25"))
+                _ = try spec(children: [ada, MemberID(UUID())]).validated(
+                    household: household, today: day("2026-03-25"))
             } == ["children"])
         // Days: at most seven a child.
         #expect(
@@ -145,9 +148,11 @@ private func fields(_ body: () throws(DomainError) -> Void) -> Set<String> {
             }
         }
         // Berlin, Sunday 23:30 (CEST, UTC+2) for an hour: 30 minutes on Sunday, 30 on Monday.
-        let adaDays = days(ada, [UsageRecord(token: "khan", start: at("2026-03-29T21:30:00Z"), seconds: 3600, zone: berlin)])
+        let adaDays = days(
+            ada, [UsageRecord(token: "khan", start: at("2026-03-29T21:30:00Z"), seconds: 3600, zone: berlin)])
         // Honolulu, Sunday 22:00 local (UTC-10) is Monday 08:00 UTC: still the week in Honolulu.
-        let benDays = days(ben, [UsageRecord(token: "khan", start: at("2026-03-30T08:00:00Z"), seconds: 1800, zone: honolulu)])
+        let benDays = days(
+            ben, [UsageRecord(token: "khan", start: at("2026-03-30T08:00:00Z"), seconds: 1800, zone: honolulu)])
         let progress = CoopProgress(spec(target: 60), days: adaDays + benDays, paid: [:])
         #expect(progress.shares.map(\.value) == [30, 30])
         #expect(progress.completed)

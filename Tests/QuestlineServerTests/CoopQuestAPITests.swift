@@ -94,7 +94,9 @@ private struct Ledger: Decodable {
                 .post, list, json: Self.input(f, second: kiri.id), token: f.guardian,
                 headers: [HTTPField.Name("Idempotency-Key")!: "coop-1"])
             #expect(try again.decode(Coop.self).id == coop.id)
-            #expect(try await app.send(.get, list, token: f.child).decode(Components.Schemas.CoopBoard.self).quests.count == 1)
+            #expect(
+                try await app.send(.get, list, token: f.child).decode(Components.Schemas.CoopBoard.self).quests.count
+                    == 1)
 
             // Kid learns 40 minutes (80 points): not there yet.
             _ = try await app.send(
@@ -189,7 +191,9 @@ private struct Ledger: Decodable {
             ).decode(Coop.self)
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for n in 0..<12 {
-                    for (token, child, zone) in [(f.child, f.childID, "Europe/Berlin"), (kiri.token, kiri.id, "Asia/Tokyo")] {
+                    for (token, child, zone) in [
+                        (f.child, f.childID, "Europe/Berlin"), (kiri.token, kiri.id, "Asia/Tokyo"),
+                    ] {
                         group.addTask {
                             let start = "2026-05-07T0\(n / 4):\(10 + (n % 4) * 10):00Z"
                             return try await app.send(

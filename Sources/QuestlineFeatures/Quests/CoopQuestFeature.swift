@@ -72,7 +72,8 @@ extension QuestsFeature {
     public func coopQuest(_ id: CoopQuestID, as actor: MemberRecord) async throws -> CoopQuestView {
         let (quest, members) = try await coopQuestAndHousehold(id, as: actor)
         return try await store.quests.read { q in
-            coopView(quest, facts: try await q.coopFacts([quest]), members: members, today: clock.today(in: actor.zone),
+            coopView(
+                quest, facts: try await q.coopFacts([quest]), members: members, today: clock.today(in: actor.zone),
                 actor: actor)
         }
     }
@@ -90,7 +91,9 @@ extension QuestsFeature {
         let id = CoopQuestID(ids.makeUUID())
         let quest = try await store.quests.write { q -> CoopQuest in
             var catalogs: [MemberID: [QuestApp]] = [:]
-            for child in children where draft.children.contains(child.id) { catalogs[child.id] = try await q.apps(child.id) }
+            for child in children where draft.children.contains(child.id) {
+                catalogs[child.id] = try await q.apps(child.id)
+            }
             // Children of the household not chosen still count as "of the household" for the rule.
             for child in children where catalogs[child.id] == nil { catalogs[child.id] = [] }
             let spec = try draft.validated(household: catalogs, today: today)
@@ -106,7 +109,9 @@ extension QuestsFeature {
                 id: id, householdID: household, spec: spec, status: .active, createdAt: now, completedAt: nil)
             try await q.insertCoopQuest(quest, by: actor.id)
             try await settleCoop(q, [quest], members: members, now: now)
-            for child in spec.children { try await q.live?.announce(.quest, household: household, child: child, now: now) }
+            for child in spec.children {
+                try await q.live?.announce(.quest, household: household, child: child, now: now)
+            }
             return quest
         }
         return try await store.quests.read { q in

@@ -15,7 +15,9 @@ extension QuestsFeature {
     public func familyStreak(_ household: HouseholdID, as actor: MemberRecord) async throws -> FamilyStreakView {
         try AccessPolicy.check(actor.actor, .readHousehold(household))
         let members = try await store.accounts.household(household)?.members ?? []
-        return try await store.quests.read { q in try await familyStreak(q, household, members: members, zone: actor.zone) }
+        return try await store.quests.read { q in
+            try await familyStreak(q, household, members: members, zone: actor.zone)
+        }
     }
 
     /// What the board and the console show of the household together: the family streak and

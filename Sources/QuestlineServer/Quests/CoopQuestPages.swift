@@ -40,12 +40,14 @@ struct CoopCard: Equatable {
         }
         progress = "\(view.progress.value) of \(Wording.count(spec.target, unit.0, unit.1)) together"
         percent = view.progress.percent
-        let apps = spec.rewardApps.map { "\(appNames[$0.token] ?? $0.token) for \(Wording.count($0.minutes, "minute"))" }
+        let apps = spec.rewardApps.map {
+            "\(appNames[$0.token] ?? $0.token) for \(Wording.count($0.minutes, "minute"))"
+        }
         pays =
             compact
             ? nil
             : "Each child who helps gets \(spec.bonusPercent)% of their own points of the week"
-            + (apps.isEmpty ? "." : ", and \(Wording.list(apps)).")
+                + (apps.isEmpty ? "." : ", and \(Wording.list(apps)).")
         let total = max(view.progress.value, 1)
         shares = view.progress.shares.map { share in
             Share(
@@ -176,7 +178,8 @@ extension QuestsPages {
                 to: "/quests/family/coop", .notice,
                 view.phase == .completed ? "Set, and already done together!" : "Set: \(view.quest.spec.title).")
         } refused: { error in
-            try await coopPage(me, context, form: typed, errors: FieldErrors.of(error), notice: nil, status: .badRequest)
+            try await coopPage(
+                me, context, form: typed, errors: FieldErrors.of(error), notice: nil, status: .badRequest)
         }
     }
 
@@ -191,7 +194,8 @@ extension QuestsPages {
         var v = FieldValidation()
         let target = v.check { () throws(DomainError) in try number("target", "target") }
         let minimum =
-            body["goal"] == "days" ? v.check { () throws(DomainError) in try number("dailyMinimum", "dailyMinimumMinutes") } : 15
+            body["goal"] == "days"
+            ? v.check { () throws(DomainError) in try number("dailyMinimum", "dailyMinimumMinutes") } : 15
         let unlock =
             body.values("app").isEmpty
             ? 0 : v.check { () throws(DomainError) in try number("unlockMinutes", "rewardApps") }
@@ -199,7 +203,11 @@ extension QuestsPages {
         if week == nil { v.add(field: "weekStart", "Choose this week or the next.") }
         var children: [MemberID] = []
         for child in body.values("child") {
-            if let id = MemberID(child) { children.append(id) } else { v.add(field: "children", "Choose children of your household.") }
+            if let id = MemberID(child) {
+                children.append(id)
+            } else {
+                v.add(field: "children", "Choose children of your household.")
+            }
         }
         try v.finish()
         guard let target, let minimum, let unlock, let week else { throw .invalid(field: "form", "Check the form.") }

@@ -75,6 +75,7 @@ extension Components.Schemas.CoopBoard {
         self.init(
             thisWeek: board.thisWeek.iso, canSet: board.canSet, quests: board.quests.map { .init($0) },
             children: board.children.map { .init(id: $0.id.rawValue, displayName: $0.displayName) },
-            rewardApps: board.rewardApps.map { .init(appToken: $0.token, name: $0.name, ofEveryChild: $0.ofEveryChild) })
+            rewardApps: board.rewardApps.map { .init(appToken: $0.token, name: $0.name, ofEveryChild: $0.ofEveryChild) }
+        )
     }
 }

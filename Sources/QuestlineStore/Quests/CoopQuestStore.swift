@@ -108,7 +108,8 @@ extension QuestQueries {
     static func decodeCoop(_ row: any SQLRow) throws -> CoopQuest {
         CoopQuest(
             id: try CoopQuestID.parse(try row.decode(column: "id", as: String.self), field: "id"),
-            householdID: try HouseholdID.parse(try row.decode(column: "household_id", as: String.self), field: "household_id"),
+            householdID: try HouseholdID.parse(
+                try row.decode(column: "household_id", as: String.self), field: "household_id"),
             spec: try JSONDecoder().decode(
                 CoopQuestSpec.self, from: Data(try row.decode(column: "spec", as: String.self).utf8)),
             status: CoopQuestStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .cancelled,
@@ -118,11 +119,14 @@ extension QuestQueries {
 
     /// What the quests' progress is made of, in one statement: the children's learning per
     /// local day over the quests' weeks (`quest_earnings`, summed per day), and the bonuses paid.
-    public func coopFacts(_ quests: [CoopQuest]) async throws -> (days: [LearningDay], paid: [CoopQuestID: [MemberID: Int]]) {
+    public func coopFacts(_ quests: [CoopQuest]) async throws -> (
+        days: [LearningDay], paid: [CoopQuestID: [MemberID: Int]]
+    ) {
         guard let first = quests.map(\.spec.weekStart).min(), let last = quests.map(\.spec.weekEnd).max() else {
             return ([], [:])
         }
-        let children = SQLList(Set(quests.flatMap(\.spec.children)).sorted { $0.rawValue < $1.rawValue }.map { SQLBind($0.rawValue) })
+        let children = SQLList(
+            Set(quests.flatMap(\.spec.children)).sorted { $0.rawValue < $1.rawValue }.map { SQLBind($0.rawValue) })
         let ids = SQLList(quests.map { SQLBind($0.id.rawValue) })
         let rows = try await db.raw(
             """
