@@ -194,7 +194,17 @@ def main():
     #    counts as mid-upload when the queue still held reports afterwards.
     mid_upload, kills, states = 0, 0, 1
     while kills < options.kills or (mid_upload < 2 and kills < 4 * options.kills):
-        time.sleep(rng.uniform(0.05, 0.4))
+        if kills % 2 == 0:
+            # Any moment after a start: signing in, reading the script, queueing or sending.
+            time.sleep(rng.uniform(0.05, 0.4))
+        else:
+            # A moment of the upload itself: a start signs in first (bcrypt, a third of a second
+            # in a debug build) and queues the script, which can outlast the delays above, so
+            # every kill would land before the upload began.
+            began = time.time()
+            while time.time() - began < 10 and device.process.poll() is None and queue(options.bin, device.state)[0] == 0:
+                time.sleep(0.02)
+            time.sleep(rng.uniform(0.0, 0.3))
         if device.process.poll() is not None:
             # It finished before enough kills landed mid-upload: the same script again, on a
             # fresh state (a replay, which must change nothing either).
