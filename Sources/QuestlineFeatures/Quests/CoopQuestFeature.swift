@@ -197,10 +197,12 @@ extension QuestsFeature {
         var members = known
         for quest in quests {
             let progress = CoopProgress(quest.spec, days: facts.days, paid: facts.paid[quest.id] ?? [:])
-            let payouts = CoopSettlement.plan(quest, progress)
-            guard !payouts.isEmpty else { continue }
+            let planned = CoopSettlement.plan(quest, progress)
+            guard !planned.isEmpty else { continue }
             if members == nil { members = try await store.accounts.household(quest.householdID)?.members ?? [] }
             let byID = Dictionary((members ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            // A child who has left the household is not paid (nor recorded as paid).
+            let payouts = planned.filter { byID[$0.child] != nil }
             try await q.recordCoopPayouts(quest.id, payouts, now: now)
             for payout in payouts {
                 guard let child = byID[payout.child] else { continue }
