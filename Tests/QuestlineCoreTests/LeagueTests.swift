@@ -47,13 +47,20 @@ private func entries(_ points: [Int]) -> [LeagueRules.Entry] {
         #expect(LeagueRules.mayJoinPublic(.guardian) && LeagueRules.mayJoinPublic(nil))
     }
 
-    @Test func divisionsFillUpToThirty() {
-        #expect(
-            LeagueRules.division(among: [(id: "a", members: 12), (id: "b", members: 29), (id: "c", members: 30)]) == "b"
-        )
-        #expect(LeagueRules.division(among: [(id: "b", members: 5), (id: "a", members: 5)]) == "a")
-        #expect(LeagueRules.division(among: [(id: "a", members: 30)]) == nil)
-        #expect(LeagueRules.division(among: [(id: "a", members: 0)].filter { $0.members > 0 }) == nil)
+    @Test func divisionsHoldThirtyAtMostAndDifferByOneAtMost() {
+        #expect(LeagueRules.divisions([Int]()).isEmpty)
+        #expect(LeagueRules.divisions(Array(1...30)).map(\.count) == [30])
+        #expect(LeagueRules.divisions(Array(1...41)).map(\.count) == [21, 20])
+        #expect(LeagueRules.divisions(Array(1...61)).map(\.count) == [21, 20, 20])
+        #expect(LeagueRules.divisions(Array(1...61)).flatMap { $0 } == Array(1...61), "in the order they joined")
+    }
+
+    /// Joining counts for the divisions from the next week that begins anywhere (UTC+14).
+    @Test func aMemberWhoJoinsMidWeekPlaysInADivisionFromTheNextWeek() {
+        let monday = day("2026-11-23")  // begins in Kiritimati at 2026-11-22T10:00Z
+        #expect(LeagueRules.playsInDivision(joinedAt: at("2026-11-22T09:59:59Z"), week: monday))
+        #expect(!LeagueRules.playsInDivision(joinedAt: at("2026-11-22T10:00:00Z"), week: monday))
+        #expect(LeagueRules.playsInDivision(joinedAt: at("2026-11-25T10:00:00Z"), week: day("2026-11-30")))
     }
 
     @Test func equalPointsShareARankAndTheEarlierJoinerIsListedFirst() {

@@ -63,11 +63,34 @@ public enum LeagueRules {
     /// Children play on their household's board and in friend groups only.
     public static func mayJoinPublic(_ role: HouseholdRole?) -> Bool { role != .child }
 
-    /// The division a member joining `tier` goes to: the fullest one with room (so divisions
-    /// fill up rather than spread thin), the first of equals; nil: a new one.
-    public static func division<ID: Comparable>(among divisions: [(id: ID, members: Int)]) -> ID? {
-        divisions.filter { $0.members < divisionSize }
-            .min { ($1.members, $0.id) < ($0.members, $1.id) }?.id
+    /// The zone that starts a day first (UTC+14): a week has begun somewhere from its Monday
+    /// there.
+    public static let firstZone = TimeZone(secondsFromGMT: 14 * 3600)!
+
+    /// Whether a member who joined at `joinedAt` plays in the public divisions of the week of
+    /// `monday`: only if they joined before that week began anywhere, so that a division's
+    /// members stay the same all week (a member who joins mid-week plays from the next).
+    public static func playsInDivision(joinedAt: Date, week monday: LocalDay) -> Bool {
+        joinedAt < monday.start(in: firstZone)
+    }
+
+    /// The public divisions of one tier for a week: its players in the order they joined, in
+    /// as few divisions of at most `divisionSize` as hold them, of sizes that differ by one at
+    /// the most (41 players: 21 and 20, not 30 and 11). Deterministic, so every instance and
+    /// every read agree without storing the split.
+    public static func divisions<T>(_ players: [T]) -> [[T]] {
+        guard !players.isEmpty else { return [] }
+        let count = (players.count + divisionSize - 1) / divisionSize
+        let base = players.count / count
+        let larger = players.count % count
+        var result: [[T]] = []
+        var start = 0
+        for index in 0..<count {
+            let size = base + (index < larger ? 1 : 0)
+            result.append(Array(players[start..<(start + size)]))
+            start += size
+        }
+        return result
     }
 
     /// A member's standing in a board.

@@ -126,15 +126,20 @@ public struct NotificationsFeature: Sendable {
     }
 }
 
-/// Runs `sendDueReminders` every five minutes on every instance (the log makes each reminder
-/// happen once).
+/// Runs `sendDueReminders`, `sendRecapsReady` and the league close every five minutes on
+/// every instance (the log makes each reminder happen once; a league week closes once).
 public struct ReminderService: Service {
     let notifications: NotificationsFeature
+    let leagues: LeaguesFeature?
     let logger: Logger
     static let interval = Duration.seconds(300)
 
-    public init(notifications: NotificationsFeature, logger: Logger = Logger(label: "questline.reminders")) {
+    public init(
+        notifications: NotificationsFeature, leagues: LeaguesFeature? = nil,
+        logger: Logger = Logger(label: "questline.reminders")
+    ) {
         self.notifications = notifications
+        self.leagues = leagues
         self.logger = logger
     }
 
@@ -145,6 +150,9 @@ public struct ReminderService: Service {
             }
             do { try await notifications.sendRecapsReady() } catch {
                 logger.warning("Recap pass failed; the next one tries again", metadata: ["error": "\(error)"])
+            }
+            do { try await leagues?.closeDueWeeks() } catch {
+                logger.warning("League close failed; the next pass tries again", metadata: ["error": "\(error)"])
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
         }

@@ -16,6 +16,7 @@ struct APIImplementation: APIProtocol {
     let stories: StoriesFeature
     let webhooks: WebhooksFeature
     let notifications: NotificationsFeature
+    let leagues: LeaguesFeature
 
     var identity: Identity { Identity.current }
 

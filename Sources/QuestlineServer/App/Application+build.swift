@@ -142,6 +142,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     }
 
     let notifications = NotificationsFeature(store: store, configuration: features)
+    let leagues = LeaguesFeature(store: store, configuration: features)
     let api = router.group("api/v1")
         .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
         .add(middleware: TextRuleMiddleware(part: .jsonBody))
@@ -153,7 +154,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     try APIImplementation(
         accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
         webhooks: WebhooksFeature(store: store, configuration: features),
-        notifications: notifications
+        notifications: notifications, leagues: leagues
     ).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
 
     let readingRoutes = ReadingPages(reading: reading, activity: activity, pages: pages)
@@ -165,6 +166,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     ).register(on: router)
     GamePages(games: games, accounts: accounts, pages: pages).register(on: router)
     QuestsPages(quests: quests, accounts: accounts, pages: pages, flash: flash).register(on: router)
+    LeaguePages(leagues: leagues, pages: pages, flash: flash).register(on: router)
     StoryAssetPages(stories: StoryContentFeature(store: store, configuration: features)).register(on: router)
     // The stories map draws with Leaflet when the system has it (Debian's libjs-leaflet).
     let leaflet = FileManager.default.fileExists(atPath: configuration.leafletDirectory + "/leaflet.js")
@@ -185,7 +187,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     if configuration.deliverWebhooks { services.append(WebhookSender(store: store, configuration: features)) }
     if configuration.housekeeping { services.append(HousekeepingService(store: store, clock: features.clock)) }
     if configuration.reminders {
-        services.append(ReminderService(notifications: notifications))
+        services.append(ReminderService(notifications: notifications, leagues: leagues))
     }
     if store.database.flavor == .sqlite, store.database.checkpoints == .background {
         services.append(CheckpointService(database: store.database))

@@ -48,6 +48,8 @@ public enum PersonalData {
         Holding(table: "family_streak_members", column: "member_id", export: (.quests, "familyStreak")),
         Holding(table: "coop_members", column: "child_id", export: (.quests, "coopQuests")),
         Holding(table: "coop_payouts", column: "child_id", export: (.quests, "coopPayouts")),
+        Holding(table: "league_players", column: "member_id", export: (.reading, "league")),
+        Holding(table: "league_results", column: "member_id", export: (.reading, "leagueResults")),
         Holding(table: "quest_earnings", column: "child_id", export: (.quests, "earnings")),
         Holding(table: "quest_completions", column: "child_id", export: (.quests, "completions")),
         Holding(table: "quest_learning_runs", column: "child_id", export: (.quests, "learningRuns")),

@@ -99,4 +99,5 @@ public enum Migrations {
         + LiveEventSchema.migrations + LimitSchema.migrations + OutboxSchema.migrations + NotificationSchema.migrations
         + WikiSchema.migrations + StreakSettingsSchema.migrations + RecapSchema.migrations
         + CheerSchema.migrations + FamilyStreakSchema.migrations + CoopQuestSchema.migrations
+        + LeagueSchema.migrations
 }

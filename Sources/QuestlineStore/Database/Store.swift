@@ -22,6 +22,8 @@ public struct Store: Sendable {
     public let notifications: NotificationStore
     /// Wikipedia summaries: a cache of what Wikipedia answered, and the imported offline pack.
     public let wiki: WikiStore
+    /// Weekly leagues: players, closed weeks and their results, friend groups.
+    public let leagues: LeagueStore
     /// Liveness checks asked at the same time share one `SELECT 1` (see `Coalescer`): each
     /// still waits for a round trip that started after it asked.
     private let pings: Coalescer<Bool, Bool>
@@ -42,6 +44,7 @@ public struct Store: Sendable {
         limits = LimitStore(database)
         notifications = NotificationStore(database, outbox: outbox)
         wiki = WikiStore(database)
+        leagues = LeagueStore(database, outbox: outbox)
         quests = QuestStore(database, live: live)
         stories = StoryStore(database, live: live)
     }

@@ -72,6 +72,7 @@ public enum OutboxEventType: String, Sendable, Codable, CaseIterable {
     case memberDeleted = "member.deleted"
     case recapReady = "recap.ready"
     case coopQuestCompleted = "coop.completed"
+    case leagueClosed = "league.closed"
 }
 
 /// One event of the outbox, as delivered: `{"id", "type", "occurredAt", "data"}`.
@@ -407,6 +408,32 @@ public enum OutboxData {
             self.period = period
             self.bonus = bonus
             self.notifyAt = notifyAt?.formatted(.iso8601)
+        }
+    }
+
+    /// A league week closed: the member's place on each board they played (#39).
+    public struct LeagueClosed: Codable, Sendable, Equatable {
+        public struct Board: Codable, Sendable, Equatable {
+            public let board: String
+            public let rank: Int
+            public let points: Int
+            public let movement: String
+            public let tier: String?
+            public init(board: String, rank: Int, points: Int, movement: String, tier: String?) {
+                self.board = board
+                self.rank = rank
+                self.points = points
+                self.movement = movement
+                self.tier = tier
+            }
+        }
+        public let memberId: String
+        public let week: String
+        public let boards: [Board]
+        public init(memberId: String, week: String, boards: [Board]) {
+            self.memberId = memberId
+            self.week = week
+            self.boards = boards
         }
     }
 

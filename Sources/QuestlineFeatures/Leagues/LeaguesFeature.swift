@@ -1,0 +1,259 @@
+public import Foundation
+public import QuestlineCore
+public import QuestlineStore
+
+/// Weekly leagues (#39): opt-in; adults in public divisions of their tier, everyone on their
+/// household's board and in the friend groups their guardians joined by code. Points come from
+/// reads and daily games; the week closes when the last zone has finished its Sunday
+/// (`LeagueRules`), once, on whichever instance's pass gets there first.
+public struct LeaguesFeature: Sendable {
+    let store: Store
+    public let clock: any WallClock
+    let ids: any IDGenerator
+    /// Draws a friend group's code (the core has no randomness of its own).
+    let codeIndexes: @Sendable () -> [Int]
+
+    public init(store: Store, configuration: FeatureConfiguration) {
+        self.store = store
+        clock = configuration.clock
+        ids = configuration.ids
+        codeIndexes = { (0..<FriendCode.length).map { _ in Int.random(in: 0..<FriendCode.alphabet.count) } }
+    }
+
+    /// One board as a member sees it: display names and points only.
+    public struct Board: Sendable {
+        public struct Row: Sendable {
+            public let member: MemberID
+            public let name: String
+            public let points: Int
+            public let rank: Int
+            public let isMe: Bool
+            /// Where the row would move if the week closed now (divisions only).
+            public let movement: LeagueRules.Movement
+        }
+
+        public let kind: LeagueBoardKind
+        /// The board's key in results: `division`, `household`, `friends:<group id>`.
+        public let key: String
+        public let title: String
+        public let tier: LeagueTier?
+        public let rows: [Row]
+    }
+
+    public struct View: Sendable {
+        public let me: MemberRecord
+        public let joined: Bool
+        public let tier: LeagueTier
+        public let week: LocalDay
+        public let closesAt: Date
+        /// A joined adult not in a division yet this week (joined after it began).
+        public let divisionFromNextWeek: Bool
+        public let boards: [Board]
+        public let last: (week: LocalDay, results: [LeagueResultRow])?
+        public let friendGroups: [FriendGroup]
+        public let householdNames: [HouseholdID: String]
+        /// A guardian: creates, joins and leaves friend groups for the household.
+        public let managesGroups: Bool
+    }
+
+    public func league(as actor: MemberRecord) async throws -> View {
+        let now = clock.now()
+        let week = LeagueRules.week(at: now, in: actor.zone)
+        return try await store.leagues.read { q in
+            let player = try await q.player(actor.id)
+            var groups: [FriendGroup] = []
+            if let household = actor.householdID { groups = try await q.friendGroups(of: household) }
+            var boards: [Board] = []
+            var inDivision = false
+            if let player, player.joined {
+                if LeagueRules.mayJoinPublic(actor.role),
+                    LeagueRules.playsInDivision(joinedAt: player.joinedAt, week: week)
+                {
+                    let tierPlayers = try await q.players(week: week).filter {
+                        $0.tier == player.tier && LeagueRules.mayJoinPublic($0.role)
+                            && LeagueRules.playsInDivision(joinedAt: $0.joinedAt, week: week)
+                    }
+                    if let division = LeagueRules.divisions(tierPlayers).first(where: {
+                        $0.contains { $0.member == actor.id }
+                    }) {
+                        inDivision = true
+                        boards.append(
+                            board(.division, key: "division", title: "\(player.tier.name) league", tier: player.tier,
+                                division, me: actor.id))
+                    }
+                }
+                if let household = actor.householdID {
+                    let members = try await q.players(week: week, households: [household])
+                    boards.append(board(.household, key: "household", title: "Your household", tier: nil, members, me: actor.id))
+                }
+                for group in groups {
+                    let members = try await q.players(week: week, households: group.households)
+                    boards.append(
+                        board(.friends, key: "friends:\(group.id)", title: group.name, tier: nil, members, me: actor.id))
+                }
+            }
+            var names: [HouseholdID: String] = [:]
+            for household in Set(groups.flatMap(\.households)) {
+                names[household] = try await store.accounts.household(household)?.name
+            }
+            return View(
+                me: actor, joined: player?.joined ?? false, tier: player?.tier ?? .bronze, week: week,
+                closesAt: LeagueRules.closes(week),
+                divisionFromNextWeek: (player?.joined ?? false) && LeagueRules.mayJoinPublic(actor.role) && !inDivision,
+                boards: boards, last: try await q.lastResults(actor.id), friendGroups: groups, householdNames: names,
+                managesGroups: actor.householdID.map { AccessPolicy.allows(actor.actor, .manageHousehold($0)) } ?? false)
+        }
+    }
+
+    private func board(
+        _ kind: LeagueBoardKind, key: String, title: String, tier: LeagueTier?, _ players: [LeaguePlayer], me: MemberID
+    ) -> Board {
+        let entries = players.map { LeagueRules.Entry(member: $0.member, points: $0.points, joinedAt: $0.joinedAt) }
+        let names = Dictionary(players.map { ($0.member, $0.displayName) }, uniquingKeysWith: { first, _ in first })
+        let results = LeagueRules.close(entries, tier: tier)
+        return Board(
+            kind: kind, key: key, title: title, tier: tier,
+            rows: results.map {
+                Board.Row(
+                    member: $0.member, name: names[$0.member] ?? "A player", points: $0.points, rank: $0.rank,
+                    isMe: $0.member == me, movement: $0.movement)
+            })
+    }
+
+    /// Joins (playing from now: the household board and friend groups at once, a public
+    /// division from the next week) or leaves. A guardian may do it for a child of theirs.
+    public func setJoined(_ joined: Bool, member memberID: MemberID? = nil, as actor: MemberRecord) async throws {
+        var member = actor
+        if let memberID, memberID != actor.id {
+            guard let target = try await store.accounts.member(memberID) else {
+                throw DomainError.notFound("No such member.")
+            }
+            try AccessPolicy.check(actor.actor, .updateMember(target.scope))
+            member = target
+        }
+        let now = clock.now()
+        try await store.leagues.write { q in try await q.setPlayer(member.id, joined: joined, now: now) }
+    }
+
+    // MARK: Friend groups
+
+    /// A guardian starts a friend group for the household; the answer carries the code to
+    /// give another household's guardian.
+    public func createFriendGroup(name raw: String, as actor: MemberRecord) async throws -> FriendGroup {
+        let household = try guardianHousehold(of: actor)
+        let name = raw.trimmed()
+        guard (1...40).contains(name.count) else {
+            throw DomainError.invalid(field: "name", "Give the group a name (1 to 40 characters).")
+        }
+        guard try await store.leagues.read({ try await $0.friendGroups(of: household) }).count < Self.maxGroups else {
+            throw DomainError.conflict(field: nil, message: "A household can be in at most \(Self.maxGroups) friend groups.")
+        }
+        let now = clock.now()
+        for _ in 0..<5 {
+            let code = FriendCode.make(codeIndexes())
+            let id = ids.makeUUID().uuidString.lowercased()
+            if try await store.leagues.write({
+                try await $0.createFriendGroup(id: id, code: code, name: name, household: household, now: now)
+            }) {
+                return FriendGroup(id: id, code: code, name: name, households: [household])
+            }
+        }
+        throw DomainError.unavailable("No free code was found; try again.")
+    }
+
+    /// A guardian joins the household to a friend group with the code another guardian gave.
+    public func joinFriendGroup(code typed: String, as actor: MemberRecord) async throws -> FriendGroup {
+        let household = try guardianHousehold(of: actor)
+        guard let code = FriendCode.normalized(typed) else {
+            throw DomainError.invalid(field: "code", "A code is eight letters and digits, like ABCD-EFGH.")
+        }
+        let now = clock.now()
+        return try await store.leagues.write { q in
+            guard let group = try await q.group(code: code) else {
+                throw DomainError.invalid(field: "code", "No friend group has this code.")
+            }
+            guard group.households < Self.maxHouseholds else {
+                throw DomainError.conflict(field: "code", message: "This group is full (\(Self.maxHouseholds) households).")
+            }
+            try await q.join(group: group.id, household: household, now: now)
+            guard let joined = try await q.friendGroups(of: household).first(where: { $0.id == group.id }) else {
+                throw DomainError.notFound("No such friend group.")
+            }
+            return joined
+        }
+    }
+
+    public func leaveFriendGroup(_ id: String, as actor: MemberRecord) async throws {
+        let household = try guardianHousehold(of: actor)
+        guard try await store.leagues.write({ try await $0.leave(group: id, household: household) }) else {
+            throw DomainError.notFound("Your household is not in this friend group.")
+        }
+    }
+
+    public static let maxGroups = 10
+    public static let maxHouseholds = 10
+
+    private func guardianHousehold(of actor: MemberRecord) throws -> HouseholdID {
+        guard let household = actor.householdID else {
+            throw DomainError.notFound("Friend groups are for households: create or join one from your profile.")
+        }
+        try AccessPolicy.check(actor.actor, .manageHousehold(household))
+        return household
+    }
+
+    // MARK: The close
+
+    /// Closes the weeks whose close has passed (the latest two, so a pass missed for a week is
+    /// made up), once each whatever the number of instances: results frozen, tiers moved, one
+    /// `league.closed` event per player. Returns the weeks it closed.
+    @discardableResult
+    public func closeDueWeeks() async throws -> [LocalDay] {
+        let now = clock.now()
+        let latest = LeagueRules.monday(of: LocalDay(now, in: LeagueRules.lastZone)).adding(days: -7)
+        var closed: [LocalDay] = []
+        for week in [latest.adding(days: -7), latest] where LeagueRules.isClosed(week, at: now) {
+            if try await close(week, now: now) { closed.append(week) }
+        }
+        return closed
+    }
+
+    private func close(_ week: LocalDay, now: Date) async throws -> Bool {
+        try await store.leagues.write { q in
+            guard try await q.claimClose(week, now: now) else { return false }
+            let players = try await q.players(week: week)
+            var results: [(board: String, result: LeagueRules.Result, tiered: Bool)] = []
+            // Public divisions, tier by tier.
+            for tier in LeagueTier.allCases {
+                let inTier = players.filter {
+                    $0.tier == tier && LeagueRules.mayJoinPublic($0.role)
+                        && LeagueRules.playsInDivision(joinedAt: $0.joinedAt, week: week)
+                }
+                for division in LeagueRules.divisions(inTier) {
+                    let entries = division.map {
+                        LeagueRules.Entry(member: $0.member, points: $0.points, joinedAt: $0.joinedAt)
+                    }
+                    results += LeagueRules.close(entries, tier: tier).map { ("division", $0, true) }
+                }
+            }
+            // Household boards.
+            for (_, members) in Dictionary(grouping: players.filter { $0.householdID != nil }, by: { $0.householdID! }) {
+                let entries = members.map {
+                    LeagueRules.Entry(member: $0.member, points: $0.points, joinedAt: $0.joinedAt)
+                }
+                results += LeagueRules.close(entries, tier: nil).map { ("household", $0, false) }
+            }
+            try await q.recordResults(week, results, now: now)
+            for (member, rows) in Dictionary(grouping: results, by: { $0.result.member }) {
+                try await q.recordClosed(
+                    OutboxData.LeagueClosed(
+                        memberId: member.rawValue, week: week.iso,
+                        boards: rows.map {
+                            .init(
+                                board: $0.board, rank: $0.result.rank, points: $0.result.points,
+                                movement: $0.result.movement.rawValue, tier: $0.tiered ? $0.result.tier.name : nil)
+                        }), member: member, id: ids.makeUUID().uuidString.lowercased(), now: now)
+            }
+            return true
+        }
+    }
+}
