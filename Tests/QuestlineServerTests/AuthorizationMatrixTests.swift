@@ -192,6 +192,11 @@ private func householdData(guardian: Int, child: Int) -> [Asker: Int] {
 private func ownerOnly(_ status: Int, others: Int) -> [Asker: Int] {
     [.anonymous: 401, .owner: status, .stranger: others, .guardian: others, .child: others, .otherGuardian: others]
 }
+/// A guardian's act for their own household: the household's guardians may, a child may not,
+/// a member without a household has none (the owner here is the administrator, without one).
+private func guardiansOwn(_ status: Int) -> [Asker: Int] {
+    [.anonymous: 401, .owner: 404, .stranger: 404, .guardian: status, .child: 403, .otherGuardian: status]
+}
 private func adminOnly(_ status: Int) -> [Asker: Int] {
     [.anonymous: 401, .owner: status, .stranger: 403, .guardian: 403, .child: 403, .otherGuardian: 403]
 }
@@ -505,6 +510,25 @@ let matrix: [MatrixRow] = [
         operation: "cancelCoopQuest",
         request: { w in Cell(method: .post, path: "/api/v1/coop-quests/\(w.coop)/cancel", json: nil) },
         expected: householdData(guardian: 200, child: 403), owner: .guardian),
+    // Each asker's own league.
+    MatrixRow(operation: "getLeague", request: { _ in Cell(method: .get, path: "/api/v1/me/league", json: nil) }, expected: all(200)),
+    MatrixRow(
+        operation: "setLeague",
+        request: { _ in Cell(method: .put, path: "/api/v1/me/league", json: #"{"joined":true}"#) }, expected: all(200)),
+    // Friend groups are a household's guardians' to start, join and leave; an unknown code is
+    // refused by its field, an unknown group is not found.
+    MatrixRow(
+        operation: "createFriendGroup",
+        request: { _ in Cell(method: .post, path: "/api/v1/me/league/friend-groups", json: #"{"name":"Friends"}"#) },
+        expected: guardiansOwn(201)),
+    MatrixRow(
+        operation: "joinFriendGroup",
+        request: { _ in Cell(method: .post, path: "/api/v1/me/league/friend-groups/join", json: #"{"code":"ABCD-EFGH"}"#) },
+        expected: guardiansOwn(400)),
+    MatrixRow(
+        operation: "leaveFriendGroup",
+        request: { _ in Cell(method: .delete, path: "/api/v1/me/league/friend-groups/none", json: nil) },
+        expected: guardiansOwn(404)),
     MatrixRow(
         operation: "householdEvents",
         request: { w in Cell(method: .get, path: "/api/v1/households/\(w.household)/events", json: nil) },

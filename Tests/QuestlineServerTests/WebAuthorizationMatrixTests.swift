@@ -111,6 +111,15 @@ let webMatrix: [WebRow] = [
         route: "POST /quests/family/coop/{quest}/cancel",
         request: { w in ("/quests/family/coop/\(w.coop)/cancel", "") },
         expected: web(303, 404, 404, 303, 403, 404)),
+    // The league is each member's own; friend groups are the household's guardians' (a bad code
+    // shows the page again, 400; leaving a group the household is not in, 404).
+    get("/league", web(303, 200, 200, 200, 200, 200)),
+    post("/league", web(303, 303, 303, 303, 303, 303), form: "joined=on"),
+    post("/league/friend-groups", web(303, 404, 404, 303, 403, 303), form: "name=Friends"),
+    post("/league/friend-groups/join", web(303, 404, 404, 400, 403, 400), form: "code=ABCD-EFGH"),
+    post("/league/friend-groups/{group}/leave", web(303, 404, 404, 404, 403, 404)) { _ in
+        "/league/friend-groups/none/leave"
+    },
     get("/activity/recap.svg", web(303, 200, 200, 200, 200, 200)),
     get("/activity/saved", web(303, 200, 200, 200, 200, 200)),
     get("/admin/funnel", web(303, 200, 403, 403, 403, 403)),

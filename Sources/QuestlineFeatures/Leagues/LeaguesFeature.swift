@@ -220,7 +220,8 @@ public struct LeaguesFeature: Sendable {
     private func close(_ week: LocalDay, now: Date) async throws -> Bool {
         try await store.leagues.write { q in
             guard try await q.claimClose(week, now: now) else { return false }
-            let players = try await q.players(week: week)
+            // Who had joined by the close played that week (on their household's board at once).
+            let players = try await q.players(week: week).filter { $0.joinedAt < LeagueRules.closes(week) }
             var results: [(board: String, result: LeagueRules.Result, tiered: Bool)] = []
             // Public divisions, tier by tier.
             for tier in LeagueTier.allCases {
