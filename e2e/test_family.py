@@ -403,3 +403,52 @@ def test_a_coop_quest_is_set_on_the_page_and_completes_live(browser, server, sho
     shot("coop-child")
     browser.back()
     wait_text(browser, ".family-card", "Twenty minutes together")
+
+
+def test_the_weekly_league_with_a_friend_group(browser, server, shot):
+    """Leagues at phone size (#39): a guardian joins, starts a friend group and sees its code;
+    another household's guardian joins with the code (typed loosely); both households' players
+    share the friends board; the child plays with them and never sees a code."""
+    long_name = "Leopold" + "l" * 43
+    zone, email, token, kid, username = api_family(server, "league", "Lena League", long_name)
+    other_email = f"other-{uuid.uuid4().hex[:8]}@example.com"
+    other = api(server, "POST", "/api/v1/auth/signup", {"email": other_email, "password": "password123", "displayName": "Otto Other", "timeZone": zone})["token"]
+    api(server, "POST", "/api/v1/households", {"name": "Other home"}, token=other)
+
+    log_in(browser, server, email, "password123", "Lena League")
+    browser.get(server.url("/reading"))
+    click(browser, "a[href='/league']")
+    wait_text(browser, "#league-title", "Weekly league")
+    click(browser, "form[action='/league'] button[value=on]")
+    wait_text(browser, ".notice", "You are in")
+    fill(browser, "group-name", "Cousins")
+    click(browser, "form[action='/league/friend-groups'] button[type=submit]")
+    notice = wait_text(browser, ".notice", "give the code")
+    code = notice.text.split("the code ")[1].split(" ")[0]
+    # A wrong code is refused under its field.
+    fill(browser, "group-code", "nope")
+    click(browser, "form[action='/league/friend-groups/join'] button[type=submit]")
+    wait_text(browser, ".form__error", "A code is eight letters and digits")
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+
+    # The other guardian joins with the code in lower case; both join the league, and the child.
+    api(server, "POST", "/api/v1/me/league/friend-groups/join", {"code": code.lower()}, token=other)
+    api(server, "PUT", "/api/v1/me/league", {"joined": True}, token=other)
+    api(server, "PUT", "/api/v1/me/league", {"joined": True, "memberId": kid["id"]}, token=token)
+    browser.get(server.url("/league"))
+    wait_text(browser, ".league-board", "Cousins")
+    wait_text(browser, ".league-board", "Otto Other")
+    wait_text(browser, ".league-groups", code)
+    shot("league-guardian")
+
+    browser.get(server.url("/profile"))
+    click(browser, "form.logout button")
+    log_in(browser, server, username, "kidpass123", long_name)
+    browser.get(server.url("/league"))
+    wait_text(browser, ".league-board", "Your household")
+    wait_text(browser, ".league-board", "Otto Other")
+    assert code not in browser.page_source
+    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/league/friend-groups']")
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    shot("league-child")
+    browser.back()

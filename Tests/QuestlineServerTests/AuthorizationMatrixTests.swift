@@ -511,7 +511,9 @@ let matrix: [MatrixRow] = [
         request: { w in Cell(method: .post, path: "/api/v1/coop-quests/\(w.coop)/cancel", json: nil) },
         expected: householdData(guardian: 200, child: 403), owner: .guardian),
     // Each asker's own league.
-    MatrixRow(operation: "getLeague", request: { _ in Cell(method: .get, path: "/api/v1/me/league", json: nil) }, expected: all(200)),
+    MatrixRow(
+        operation: "getLeague", request: { _ in Cell(method: .get, path: "/api/v1/me/league", json: nil) },
+        expected: all(200)),
     MatrixRow(
         operation: "setLeague",
         request: { _ in Cell(method: .put, path: "/api/v1/me/league", json: #"{"joined":true}"#) }, expected: all(200)),
@@ -523,7 +525,9 @@ let matrix: [MatrixRow] = [
         expected: guardiansOwn(201)),
     MatrixRow(
         operation: "joinFriendGroup",
-        request: { _ in Cell(method: .post, path: "/api/v1/me/league/friend-groups/join", json: #"{"code":"ABCD-EFGH"}"#) },
+        request: { _ in
+            Cell(method: .post, path: "/api/v1/me/league/friend-groups/join", json: #"{"code":"ABCD-EFGH"}"#)
+        },
         expected: guardiansOwn(400)),
     MatrixRow(
         operation: "leaveFriendGroup",

@@ -63,7 +63,8 @@ private func at(_ iso: String) throws -> Date { try Date(iso, strategy: .iso8601
             #expect(grace.joined && grace.tier == .bronze && grace.week == "2026-05-04")
             #expect(grace.closesAt == (try at("2026-05-11T12:00:00Z")))
             let division = try #require(grace.boards.first { $0.kind == .division })
-            #expect(division.rows.map(\.displayName) == ["Member", "Grace"] && division.rows.map(\.points) == [30, 20])
+            #expect(
+                division.rows.map(\.displayName) == ["Member", "Grace"] && division.rows.map(\.points) == [30, 20])
             #expect(division.rows.first { $0.me }?.displayName == "Grace")
             let household = try #require(grace.boards.first { $0.kind == .household })
             #expect(Set(household.rows.map(\.displayName)) == ["Grace", "Kid"])
@@ -91,7 +92,7 @@ private func at(_ iso: String) throws -> Date { try Date(iso, strategy: .iso8601
                 try await db.raw(
                     "SELECT COUNT(*) AS n FROM outbox_events WHERE type = 'league.closed' AND body LIKE '%2026-05-04%'"
                 ).first()?
-                    .decode(column: "n", as: Int.self) ?? 0
+                .decode(column: "n", as: Int.self) ?? 0
             }
             #expect(events == 3, "one per player on a board: Grace, Kid and Sam (Lou joined mid-week, alone)")
 
@@ -140,7 +141,8 @@ private func at(_ iso: String) throws -> Date { try Date(iso, strategy: .iso8601
             try await app.send(.post, "\(groups)/join", json: #"{"code":"ZZZZ-ZZZZ"}"#, token: f.otherGuardian)
                 .expectProblem(.badRequest, field: "code")
             let typed = code.lowercased().replacingOccurrences(of: "-", with: "")
-            let joined = try await app.send(.post, "\(groups)/join", json: #"{"code":"\#(typed)"}"#, token: f.otherGuardian)
+            let joined = try await app.send(
+                .post, "\(groups)/join", json: #"{"code":"\#(typed)"}"#, token: f.otherGuardian)
             #expect(joined.status == .ok, "\(joined.text)")
             let households = try joined.decode(Components.Schemas.FriendGroup.self).households
             #expect(Set(households) == ["Hopper home", "Other"], "\(households)")

@@ -69,27 +69,27 @@ public struct LeaguesFeature: Sendable {
                 if LeagueRules.mayJoinPublic(actor.role),
                     LeagueRules.playsInDivision(joinedAt: player.joinedAt, week: week)
                 {
-                    let tierPlayers = try await q.players(week: week).filter {
-                        $0.tier == player.tier && LeagueRules.mayJoinPublic($0.role)
-                            && LeagueRules.playsInDivision(joinedAt: $0.joinedAt, week: week)
-                    }
+                    let tierPlayers = Self.inDivisions(try await q.players(week: week, tier: player.tier), week: week)
                     if let division = LeagueRules.divisions(tierPlayers).first(where: {
                         $0.contains { $0.member == actor.id }
                     }) {
                         inDivision = true
                         boards.append(
-                            board(.division, key: "division", title: "\(player.tier.name) league", tier: player.tier,
+                            board(
+                                .division, key: "division", title: "\(player.tier.name) league", tier: player.tier,
                                 division, me: actor.id))
                     }
                 }
                 if let household = actor.householdID {
                     let members = try await q.players(week: week, households: [household])
-                    boards.append(board(.household, key: "household", title: "Your household", tier: nil, members, me: actor.id))
+                    boards.append(
+                        board(.household, key: "household", title: "Your household", tier: nil, members, me: actor.id))
                 }
                 for group in groups {
                     let members = try await q.players(week: week, households: group.households)
                     boards.append(
-                        board(.friends, key: "friends:\(group.id)", title: group.name, tier: nil, members, me: actor.id))
+                        board(.friends, key: "friends:\(group.id)", title: group.name, tier: nil, members, me: actor.id)
+                    )
                 }
             }
             var names: [HouseholdID: String] = [:]
@@ -101,7 +101,15 @@ public struct LeaguesFeature: Sendable {
                 closesAt: LeagueRules.closes(week),
                 divisionFromNextWeek: (player?.joined ?? false) && LeagueRules.mayJoinPublic(actor.role) && !inDivision,
                 boards: boards, last: try await q.lastResults(actor.id), friendGroups: groups, householdNames: names,
-                managesGroups: actor.householdID.map { AccessPolicy.allows(actor.actor, .manageHousehold($0)) } ?? false)
+                managesGroups: actor.householdID.map { AccessPolicy.allows(actor.actor, .manageHousehold($0)) } ?? false
+            )
+        }
+    }
+
+    /// The players of a week's public divisions: adults who joined before it began anywhere.
+    static func inDivisions(_ players: [LeaguePlayer], week: LocalDay) -> [LeaguePlayer] {
+        players.filter {
+            LeagueRules.mayJoinPublic($0.role) && LeagueRules.playsInDivision(joinedAt: $0.joinedAt, week: week)
         }
     }
 
@@ -146,7 +154,8 @@ public struct LeaguesFeature: Sendable {
             throw DomainError.invalid(field: "name", "Give the group a name (1 to 40 characters).")
         }
         guard try await store.leagues.read({ try await $0.friendGroups(of: household) }).count < Self.maxGroups else {
-            throw DomainError.conflict(field: nil, message: "A household can be in at most \(Self.maxGroups) friend groups.")
+            throw DomainError.conflict(
+                field: nil, message: "A household can be in at most \(Self.maxGroups) friend groups.")
         }
         let now = clock.now()
         for _ in 0..<5 {
@@ -173,7 +182,8 @@ public struct LeaguesFeature: Sendable {
                 throw DomainError.invalid(field: "code", "No friend group has this code.")
             }
             guard group.households < Self.maxHouseholds else {
-                throw DomainError.conflict(field: "code", message: "This group is full (\(Self.maxHouseholds) households).")
+                throw DomainError.conflict(
+                    field: "code", message: "This group is full (\(Self.maxHouseholds) households).")
             }
             try await q.join(group: group.id, household: household, now: now)
             guard let joined = try await q.friendGroups(of: household).first(where: { $0.id == group.id }) else {
@@ -225,10 +235,7 @@ public struct LeaguesFeature: Sendable {
             var results: [(board: String, result: LeagueRules.Result, tiered: Bool)] = []
             // Public divisions, tier by tier.
             for tier in LeagueTier.allCases {
-                let inTier = players.filter {
-                    $0.tier == tier && LeagueRules.mayJoinPublic($0.role)
-                        && LeagueRules.playsInDivision(joinedAt: $0.joinedAt, week: week)
-                }
+                let inTier = Self.inDivisions(players.filter { $0.tier == tier }, week: week)
                 for division in LeagueRules.divisions(inTier) {
                     let entries = division.map {
                         LeagueRules.Entry(member: $0.member, points: $0.points, joinedAt: $0.joinedAt)
@@ -237,7 +244,8 @@ public struct LeaguesFeature: Sendable {
                 }
             }
             // Household boards.
-            for (_, members) in Dictionary(grouping: players.filter { $0.householdID != nil }, by: { $0.householdID! }) {
+            for (_, members) in Dictionary(grouping: players.filter { $0.householdID != nil }, by: { $0.householdID! })
+            {
                 let entries = members.map {
                     LeagueRules.Entry(member: $0.member, points: $0.points, joinedAt: $0.joinedAt)
                 }

@@ -57,7 +57,8 @@ struct LeaguePage: Equatable {
                     Row(
                         rank: row.rank, name: row.name, points: Wording.count(row.points, "point"), me: row.isMe,
                         movement: row.movement.rawValue,
-                        movementLabel: row.movement == .up ? "↑ moving up" : row.movement == .down ? "↓ moving down" : nil)
+                        movementLabel: row.movement == .up
+                            ? "↑ moving up" : row.movement == .down ? "↓ moving down" : nil)
                 }, empty: board.rows.isEmpty)
         }
         last =
@@ -66,8 +67,10 @@ struct LeaguePage: Equatable {
                     let board = result.board == "division" ? "your division" : "your household"
                     let move =
                         result.movement == .up
-                        ? ", up to \(result.tier?.name ?? "")" : result.movement == .down ? ", down to \(result.tier?.name ?? "")" : ""
-                    return "Week of \(Wording.shortDay(last.week)): #\(result.rank) in \(board) with \(Wording.count(result.points, "point"))\(move)."
+                        ? ", up to \(result.tier?.name ?? "")"
+                        : result.movement == .down ? ", down to \(result.tier?.name ?? "")" : ""
+                    return
+                        "Week of \(Wording.shortDay(last.week)): #\(result.rank) in \(board) with \(Wording.count(result.points, "point"))\(move)."
                 }
             } ?? []
         hasLast = !last.isEmpty
@@ -132,7 +135,8 @@ struct LeaguePages {
             let group = try await leagues.createFriendGroup(name: form["name"], as: me)
             return flash.redirect(
                 to: "/league", .notice,
-                "\(group.name) is set: give the code \(FriendCode.shown(group.code)) to the other household's guardian.")
+                "\(group.name) is set: give the code \(FriendCode.shown(group.code)) to the other household's guardian."
+            )
         } refused: { error in
             try await page(me, context, notice: nil, errors: FieldErrors.of(error), status: .badRequest)
         }

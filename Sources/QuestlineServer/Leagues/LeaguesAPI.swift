@@ -37,7 +37,8 @@ extension APIImplementation {
         return .ok(.init(body: .json(.init(group, view: view))))
     }
 
-    func leaveFriendGroup(_ input: Operations.leaveFriendGroup.Input) async throws -> Operations.leaveFriendGroup.Output {
+    func leaveFriendGroup(_ input: Operations.leaveFriendGroup.Input) async throws -> Operations.leaveFriendGroup.Output
+    {
         let me = try identity.requireMember()
         try await leagues.leaveFriendGroup(input.path.groupId, as: me)
         return .noContent(.init())

@@ -152,9 +152,11 @@ public struct LeagueQueries: Sendable {
     }
 
     /// The players of the week of `monday` with their points, in one statement: everyone who
-    /// plays (`households` nil), or the members of these households. Points: reads as the
+    /// plays (`households` nil), or the members of these households; of one tier, or all. Points: reads as the
     /// reading streak counts them and the daily games finished, on the week's days.
-    public func players(week monday: LocalDay, households: [HouseholdID]? = nil) async throws -> [LeaguePlayer] {
+    public func players(week monday: LocalDay, households: [HouseholdID]? = nil, tier: LeagueTier? = nil)
+        async throws -> [LeaguePlayer]
+    {
         let first = monday.iso
         let last = monday.adding(days: 6).iso
         var filter: SQLQueryString = ""
@@ -163,6 +165,7 @@ public struct LeagueQueries: Sendable {
             let list = SQLList(households.map { SQLBind($0.rawValue) })
             filter = " AND hm.household_id IN (\(list))"
         }
+        if let tier { filter = filter + " AND p.tier = \(bind: Int64(tier.rawValue))" }
         let rows = try await db.raw(
             """
             SELECT p.member_id, p.tier, p.joined_at, m.display_name, hm.role, hm.household_id,
@@ -210,10 +213,13 @@ public struct LeagueQueries: Sendable {
         _ monday: LocalDay, _ results: [(board: String, result: LeagueRules.Result, tiered: Bool)], now: Date
     ) async throws {
         guard !results.isEmpty else { return }
-        for chunk in stride(from: 0, to: results.count, by: 500).map({ Array(results[$0..<min($0 + 500, results.count)]) }) {
+        for chunk in stride(from: 0, to: results.count, by: 500).map({
+            Array(results[$0..<min($0 + 500, results.count)])
+        }) {
             let rows = chunk.map {
                 SQLGroupExpression([
-                    SQLBind(monday.iso), SQLBind($0.result.member.rawValue), SQLBind($0.board), SQLBind(Int64($0.result.rank)),
+                    SQLBind(monday.iso), SQLBind($0.result.member.rawValue), SQLBind($0.board),
+                    SQLBind(Int64($0.result.rank)),
                     SQLBind(Int64($0.result.points)), SQLBind($0.result.movement.rawValue),
                     SQLBind($0.tiered ? Int64($0.result.tier.rawValue) : nil),
                 ])
@@ -255,7 +261,8 @@ public struct LeagueQueries: Sendable {
                     board: try row.decode(column: "board", as: String.self),
                     rank: Int(try row.decode(column: "rank", as: Int64.self)),
                     points: Int(try row.decode(column: "points", as: Int64.self)),
-                    movement: LeagueRules.Movement(rawValue: try row.decode(column: "movement", as: String.self)) ?? .stay,
+                    movement: LeagueRules.Movement(rawValue: try row.decode(column: "movement", as: String.self))
+                        ?? .stay,
                     tier: try row.decode(column: "tier", as: Int64?.self).flatMap { LeagueTier(rawValue: Int($0)) })
             }
         )
@@ -279,7 +286,8 @@ public struct LeagueQueries: Sendable {
             if let index = groups.firstIndex(where: { $0.id == id }) {
                 let group = groups[index]
                 groups[index] = FriendGroup(
-                    id: id, code: group.code, name: group.name, households: group.households + (member.map { [$0] } ?? []))
+                    id: id, code: group.code, name: group.name,
+                    households: group.households + (member.map { [$0] } ?? []))
             } else {
                 groups.append(
                     FriendGroup(
@@ -331,12 +339,13 @@ public struct LeagueQueries: Sendable {
 
     /// The household leaves; a group left without households goes.
     public func leave(group: String, household: HouseholdID) async throws -> Bool {
-        let left = try await db.raw(
-            """
-            DELETE FROM friend_group_households WHERE group_id = \(bind: group) AND household_id = \(bind: household.rawValue)
-            RETURNING group_id
-            """
-        ).first() != nil
+        let left =
+            try await db.raw(
+                """
+                DELETE FROM friend_group_households WHERE group_id = \(bind: group) AND household_id = \(bind: household.rawValue)
+                RETURNING group_id
+                """
+            ).first() != nil
         try await db.raw(
             """
             DELETE FROM friend_groups WHERE id = \(bind: group)
