@@ -46,7 +46,7 @@ import Testing
                         serverURL: url, transport: transport, tokens: MemoryTokenStore())
                     try await guardian.signUp(
                         email: "kit-guardian@example.com", password: "password123", displayName: "Guardian",
-                        timeZone: "Europe/Berlin")
+                        timeZone: Self.zone)
                     let household = try await guardian.client.createHousehold(body: .json(.init(name: "Kit")))
                         .created.body.json
                     let child = try await guardian.client.createChild(
@@ -81,6 +81,17 @@ import Testing
         }
     }
 
+    /// A fixed-offset zone where it is about midday now. These tests run against the real
+    /// clock (the device's side has no injected one), so reports made "minutes ago" must not
+    /// straddle a local midnight, whenever the suite runs (they did in Berlin's first 20
+    /// minutes of the day).
+    static let zone: String = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let offset = max(-12, min(14, 12 - calendar.component(.hour, from: Date())))
+        return offset == 0 ? "UTC" : "Etc/GMT" + (offset > 0 ? "-" : "+") + String(abs(offset))
+    }()
+
     static func report(_ id: String, app: String = "learn", endingAgo seconds: Double, duration: Int)
         -> OutboxItem
     {
@@ -88,7 +99,7 @@ import Testing
             childID: "",
             report: .init(
                 id: id, appToken: app, startedAt: Date().addingTimeInterval(-seconds - Double(duration)),
-                durationSeconds: duration, timeZone: "Europe/Berlin"))
+                durationSeconds: duration, timeZone: Self.zone))
     }
 
     @Test func theOutboxSendsInBatchesDropsOnlyTheRefusedReportAndSendsNothingTwice() async throws {
@@ -138,18 +149,18 @@ import Testing
                     .read(
                         .init(
                             eventId: "read-1", articleId: "Octopus", title: "Octopus", language: "en",
-                            at: now.addingTimeInterval(-600), timeZone: "Europe/Berlin")), nil
+                            at: now.addingTimeInterval(-600), timeZone: Self.zone)), nil
                 ),
                 (
                     .read(
                         .init(
                             eventId: "read-2", articleId: "Squid", title: "Squid", language: "en",
-                            at: now.addingTimeInterval(-300), timeZone: "Europe/Berlin")), nil
+                            at: now.addingTimeInterval(-300), timeZone: Self.zone)), nil
                 ),
                 (
                     .readingTime(
                         eventID: "time-1", start: now.addingTimeInterval(-600), end: now.addingTimeInterval(-300),
-                        timeZone: "Europe/Berlin"), nil
+                        timeZone: Self.zone), nil
                 ),
                 (.save(.init(language: "en", title: "Octopus")), "save-1"),
             ]
@@ -226,7 +237,7 @@ import Testing
             let game = { (minutes: Int) in
                 UsageRecord(
                     token: "game", start: now.addingTimeInterval(-Double(minutes * 60) + 1), seconds: minutes * 60,
-                    zone: TimeZoneID("Europe/Berlin")!)
+                    zone: TimeZoneID(Self.zone)!)
             }
             let later = now.addingTimeInterval(2)
             #expect(await keeper.policy(at: later, localUse: [game(10)])?.apps.first?.minutesLeft == 5)
