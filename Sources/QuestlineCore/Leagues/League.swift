@@ -46,7 +46,7 @@ public enum LeagueRules {
     public static func week(at now: Date, in zone: TimeZone) -> LocalDay { monday(of: LocalDay(now, in: zone)) }
 
     /// The Monday of `day`'s week (ISO weeks: Monday to Sunday).
-    public static func monday(of day: LocalDay) -> LocalDay { day.adding(days: 1 - day.isoWeekday) }
+    public static func monday(of day: LocalDay) -> LocalDay { day.monday }
 
     /// The fair close of the week that starts on `monday`: when the last time zone has finished
     /// its Sunday, so every member has all of their Sunday to play. Monday 12:00 UTC.

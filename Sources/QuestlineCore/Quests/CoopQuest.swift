@@ -47,7 +47,7 @@ public struct CoopQuestSpec: Sendable, Equatable, Codable {
     public var days: ClosedRange<LocalDay> { weekStart...weekEnd }
 
     /// The Monday of `day`'s week.
-    public static func monday(of day: LocalDay) -> LocalDay { day.adding(days: 1 - day.isoWeekday) }
+    public static func monday(of day: LocalDay) -> LocalDay { day.monday }
 
     /// Checks every field, named as the API names them: the children are two to eight of
     /// `household` (each with its catalog), the week this one or the next in the guardian's

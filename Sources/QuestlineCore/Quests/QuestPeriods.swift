@@ -25,7 +25,7 @@ extension QuestSpec {
         switch period {
         case .day, .run: (first, last) = (day, day)
         case .week:
-            let monday = day.adding(days: 1 - day.isoWeekday)
+            let monday = day.monday
             (first, last) = (monday, monday.adding(days: 6))
         case .whole: (first, last) = (startDay, endDay ?? day)
         case .chain:

@@ -97,6 +97,10 @@ public struct LocalDay: Hashable, Comparable, Sendable {
         return (w < 0 ? w + 7 : w) + 1
     }
 
+    /// The Monday of this day's ISO week (Monday to Sunday): weekly quests, co-op quests and
+    /// league weeks all start on it.
+    public var monday: LocalDay { adding(days: 1 - isoWeekday) }
+
     /// The instant this day starts in `timeZone` (the first instant of the day, which is not
     /// always 00:00 on days where a DST change skips midnight).
     public func start(in timeZone: TimeZone) -> Date {

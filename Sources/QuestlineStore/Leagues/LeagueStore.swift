@@ -204,11 +204,8 @@ public struct LeagueQueries: Sendable {
         ).first() != nil
     }
 
-    public func isClosed(_ monday: LocalDay) async throws -> Bool {
-        try await db.raw("SELECT week FROM league_weeks WHERE week = \(bind: monday.iso)").first() != nil
-    }
-
-    /// Writes a closed week's results (one statement) and the tiers they moved to.
+    /// Writes a closed week's results (one statement per 500 rows) and the tiers they moved to
+    /// (one statement per player who moves).
     public func recordResults(
         _ monday: LocalDay, _ results: [(board: String, result: LeagueRules.Result, tiered: Bool)], now: Date
     ) async throws {
