@@ -7,20 +7,23 @@ import Testing
 
 /// The statements a hot request runs, from authentication to commit, held to a budget (#37:
 /// each statement is work on the database's thread, and the load runs showed that the count,
-/// more than any one statement, set a write's cost). Counted on SQLite, whose connections count
-/// what they run (`Database.statementsRun`); PostgreSQL runs the same store code. Each request is
+/// more than any one statement, set a write's cost). Counted on both databases (their
+/// connections count what they run, `Database.statementsRun`). PostgreSQL's budget is larger by
+/// what only it runs: the shared rate limits' one upsert for a write (SQLite's are in memory),
+/// the child's points lock, and a live event's household lock and `pg_notify`. Each request is
 /// measured the second time it is sent with new content, so that one-off work (a session read
 /// into the cache, a first settlement) is not counted.
 @Suite struct StatementBudgetTests {
     /// Statements `send` runs (BEGIN and COMMIT included).
     func statements(_ app: Harness, _ send: () async throws -> Void) async throws -> Int {
-        let before = try #require(app.store.database.statementsRun)
+        let before = app.store.database.statementsRun
         try await send()
-        return try #require(app.store.database.statementsRun) - before
+        return app.store.database.statementsRun - before
     }
 
     @Test func familyRequests() async throws {
-        try await Harness.run(sessionLifetime: 7 * 86_400, on: [.sqlite]) { app in
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let postgres = app.database == .postgres
             let quests = QuestAPITests()
             let f = try await quests.familyWithDailyQuest(app)
             var n = 0
@@ -68,18 +71,18 @@ import Testing
             try await console()
             let family = try await statements(app) { try await console() }
             print(
-                "statements: usage \(usage), redemption \(redemption), board \(board), quest \(create) to set, \(quest) to read, console \(family)"
+                "statements (\(app.database)): usage \(usage), redemption \(redemption), board \(board), quest \(create) to set, \(quest) to read, console \(family)"
             )
             // A usage report: the child, BEGIN, the catalogue, the reports' insert, settlement's
             // three reads (quests; earnings and bonuses; usage), its totals (one statement), the
             // earnings, the stats, the balance, the ledger, the live events, the acting member's
             // check, COMMIT; and since #39 the co-op quests the child is in (held before the points
             // lock: their payouts credit the other children). 23 before #37's third step.
-            #expect(usage <= 16)
+            #expect(usage <= (postgres ? 20 : 16))
             // A redemption: the child, BEGIN, the rules, the catalogue, the shield rules, the
             // balance, the ledger, the grant, the notification settings, the live events, the
             // check, COMMIT. 15 before.
-            #expect(redemption <= 12)
+            #expect(redemption <= (postgres ? 15 : 12))
             // The board: the child, the catalogue, the quests, the grants, the usage (once for
             // progress and reward time), the completed periods, the totals, the shield rules,
             // the household's rules. 14 before.
@@ -87,7 +90,7 @@ import Testing
             // Setting a quest answers from the rows it wrote and the quest's own usage, in its
             // transaction (settling it asks for the child's co-op quests too, #39); reading one
             // quest reads that quest, not the whole board.
-            #expect(create <= 15)
+            #expect(create <= (postgres ? 19 : 15))
             #expect(quest <= 5)
             // The guardian's console: the household and its members, its quests, their shown periods'
             // completions, one statement of balances, apps and streaks, the household's rules (before:
@@ -98,7 +101,8 @@ import Testing
     }
 
     @Test func readingRequests() async throws {
-        try await Harness.run(on: [.sqlite]) { app in
+        try await Harness.run { app in
+            let postgres = app.database == .postgres
             let (reader, _) = try await app.signUp("reader@example.com")
             var n = 0
             func read() async throws {
@@ -116,11 +120,11 @@ import Testing
                 let widget = try await app.send(.get, "/api/v1/reading/widget", token: reader)
                 #expect(widget.status == .ok)
             }
-            print("statements: read \(recorded), widget \(widget)")
+            print("statements (\(app.database)): read \(recorded), widget \(widget)")
             // A read: BEGIN, the event, the day's count, the check, COMMIT (concurrent reads
             // share these in one group commit). The widget: one read of its facts, and here
             // (the harness does not buffer analytics) the view's analytics event in a write.
-            #expect(recorded <= 5)
+            #expect(recorded <= (postgres ? 6 : 5))
             #expect(widget <= 5)
         }
     }

@@ -43,8 +43,8 @@ public struct RateLimits: Sendable, Equatable {
 /// tokens, refilled evenly over a minute.
 ///
 /// Where the buckets live: with a `shared` store (PostgreSQL, which several instances may
-/// serve), in the database, so that all instances count against one budget (one upsert per
-/// bucket); without one (SQLite, which one instance serves), in memory, where a check costs
+/// serve), in the database, so that all instances count against one budget (one upsert for
+/// all of a request's buckets); without one (SQLite, which one instance serves), in memory, where a check costs
 /// no write. Thread-safe; stale in-memory buckets are dropped as the table grows.
 public final class RateLimiter: Sendable {
     private struct Bucket {
@@ -63,11 +63,24 @@ public final class RateLimiter: Sendable {
         self.shared = shared
     }
 
-    /// Takes one token for `key`. Returns nil when allowed, else the seconds to wait.
-    public func take(_ key: String, limit: Int) async throws -> Int? {
-        guard limit > 0 else { return nil }
+    /// Takes one token from each of `buckets` (key and limit a minute; a limit of 0 is no
+    /// limit). Returns nil when every bucket allowed it, else the first bucket in the given
+    /// order that refused and the seconds to wait for it. With a shared store, all of them are
+    /// taken in one statement.
+    public func take(_ buckets: [(key: String, limit: Int)]) async throws -> (index: Int, wait: Int)? {
+        let limited = buckets.enumerated().filter { $0.element.limit > 0 }
+        guard !limited.isEmpty else { return nil }
         let now = clock.now()
-        if let shared { return try await shared.take(key, limit: limit, window: Self.window, now: now) }
+        let waits: [Int?]
+        if let shared {
+            waits = try await shared.take(limited.map(\.element), window: Self.window, now: now)
+        } else {
+            waits = limited.map { take($0.element.key, limit: $0.element.limit, now: now) }
+        }
+        return zip(limited, waits).lazy.compactMap { bucket, wait in wait.map { (bucket.offset, $0) } }.first
+    }
+
+    private func take(_ key: String, limit: Int, now: Date) -> Int? {
         let rate = Double(limit) / Self.window
         return buckets.withLockedValue { table in
             if table.count > Self.maxKeys {

@@ -20,22 +20,22 @@ struct RateLimitMiddleware: RouterMiddleware {
         guard [.post, .put, .patch, .delete].contains(request.method) else { return try await next(request, context) }
         let address = clients.client(
             peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: .xForwardedFor])
-        if RoutePolicy.of(request, context).limitsLogins,
-            let wait = try await limiter.take("login|" + address, limit: limits.loginsPerAddress)
-        {
-            throw DomainError.tooManyRequests(
-                retryAfter: wait,
-                "Too many sign-in attempts from this address. Try again in \(AccountsFeature.wait(wait)).")
+        // Every bucket this request takes, in the order their refusals are reported; one
+        // statement takes them all when the limits are shared.
+        var buckets: [(key: String, limit: Int)] = []
+        var refusals: [@Sendable (Int) -> String] = []
+        if RoutePolicy.of(request, context).limitsLogins {
+            buckets.append(("login|" + address, limits.loginsPerAddress))
+            refusals.append { "Too many sign-in attempts from this address. Try again in \(AccountsFeature.wait($0))." }
         }
-        if let member = context.identity.member,
-            let wait = try await limiter.take("write|" + member.id.rawValue, limit: limits.writesPerMember)
-        {
-            throw DomainError.tooManyRequests(
-                retryAfter: wait, "Too many changes in a short time. Try again in \(AccountsFeature.wait(wait)).")
+        if let member = context.identity.member {
+            buckets.append(("write|" + member.id.rawValue, limits.writesPerMember))
+            refusals.append { "Too many changes in a short time. Try again in \(AccountsFeature.wait($0))." }
         }
-        if let wait = try await limiter.take("write-address|" + address, limit: limits.writesPerAddress) {
-            throw DomainError.tooManyRequests(
-                retryAfter: wait, "Too many requests from this address. Try again in \(AccountsFeature.wait(wait)).")
+        buckets.append(("write-address|" + address, limits.writesPerAddress))
+        refusals.append { "Too many requests from this address. Try again in \(AccountsFeature.wait($0))." }
+        if let refused = try await limiter.take(buckets) {
+            throw DomainError.tooManyRequests(retryAfter: refused.wait, refusals[refused.index](refused.wait))
         }
         return try await next(request, context)
     }

@@ -92,6 +92,12 @@ public final class Database: @unchecked Sendable {
     /// the shared `NIOThreadPool.singleton`, which also hashes passwords).
     private let sqlite: SQLiteConnections?
     private let postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>?
+    /// PostgreSQL: the statements kept prepared on the pool's connections (see
+    /// `PreparedPostgresDatabase`), and how many statements they ran.
+    let postgresNames = PreparedStatementNames()
+    /// PostgreSQL: whether statements are kept prepared (`statements=unnamed` in the URL: no).
+    private let keepsStatementsPrepared: Bool
+    private let postgresStatements = StatementCounter()
     /// One SQLite write transaction at a time in this process (see `AsyncLock`): the writer
     /// connection's turn.
     private let sqliteWriteLock = AsyncLock()
@@ -110,9 +116,9 @@ public final class Database: @unchecked Sendable {
     /// reads: 0.68–0.71 of the baseline against 0.74–0.75, and only 5% faster for batches).
     public var writerExecutor: (any TaskExecutor)? { sqlite?.writer.executor }
 
-    /// SQLite: the statements this database's connections have run since it opened (pragmas
-    /// included), so that a test can hold a request to its budget; nil on PostgreSQL.
-    public var statementsRun: Int? { sqlite?.statements.total }
+    /// The statements this database's connections have run since it opened (SQLite's pragmas
+    /// included), so that a test can hold a request to its budget.
+    public var statementsRun: Int { sqlite?.statements.total ?? postgresStatements.total }
 
     /// `poolSize` caps PostgreSQL's pooled connections for the whole instance (spread over the
     /// event loops, at least one each); nil keeps `defaultPostgresConnectionsPerLoop` a loop.
@@ -133,6 +139,7 @@ public final class Database: @unchecked Sendable {
                 readers: readers, logger: logger)
             postgresPool = nil
             postgresConfiguration = nil
+            keepsStatementsPrepared = false
             self.poolSize = readers + 1
         case .postgres(let url):
             flavor = .postgres
@@ -141,11 +148,20 @@ public final class Database: @unchecked Sendable {
                 throw StoreError.invalidDatabaseURL(
                     "expected postgres://user:password@host:port/database[?sslmode=disable][&schema=name]")
             }
+            let options = URLComponents(string: url)?.queryItems ?? []
             // `schema=name` puts Questline's tables in that schema (used by the tests to isolate runs).
-            if let schema = URLComponents(string: url)?.queryItems?.first(where: { $0.name == "schema" })?.value,
-                !schema.isEmpty
-            {
+            if let schema = options.first(where: { $0.name == "schema" })?.value, !schema.isEmpty {
                 configuration.searchPath = [schema]
+            }
+            // `statements=unnamed` sends every statement unnamed, as PostgresKit does: for a pooler
+            // that hands a session's statements to different server connections (PgBouncer in
+            // transaction mode before 1.21), where a named statement would not be found.
+            switch options.first(where: { $0.name == "statements" })?.value {
+            case nil, "prepared": keepsStatementsPrepared = true
+            case "unnamed": keepsStatementsPrepared = false
+            case let other?:
+                throw StoreError.invalidDatabaseURL(
+                    "statements=\(other): expected statements=prepared or statements=unnamed")
             }
             let loops = NIOSingletons.groupLoopCountSuggestion
             let perLoop = poolSize.map { max(1, $0 / loops) } ?? Self.defaultPostgresConnectionsPerLoop
@@ -183,8 +199,19 @@ public final class Database: @unchecked Sendable {
             let connection = try await pool.requestConnection(logger: logger).get()
             defer { pool.releaseConnection(connection, logger: logger) }
             recordPoolWait(since: asked)
-            return try await body(connection.sql(queryLogLevel: .trace))
+            return try await body(
+                PreparedPostgresDatabase(
+                    connection: connection, unnamed: connection.sql(queryLogLevel: .trace),
+                    names: keepsStatementsPrepared ? postgresNames : nil, counter: postgresStatements))
         }
+    }
+
+    /// Runs one statement that is atomic by itself (an upsert) as its own transaction: on
+    /// PostgreSQL without BEGIN, COMMIT or the acting members' check (a round trip each); on
+    /// SQLite in the writer's turn, as every write.
+    public func autocommit<T: Sendable>(_ statement: (any SQLDatabase) async throws -> T) async throws -> T {
+        guard flavor == .postgres else { return try await transaction(marking: [], actingFor: [], statement) }
+        return try await withConnection(statement)
     }
 
     /// Runs `body` in one transaction: all of it commits, or none of it does.

@@ -35,29 +35,48 @@ public struct LimitStore: Sendable {
 
     init(_ database: Database) { self.database = database }
 
-    /// Takes one token from `bucket` (`limit` tokens, refilled evenly over `window`), in one
-    /// statement. Returns nil when allowed, else the seconds until a token is back.
-    public func take(_ bucket: String, limit: Int, window: TimeInterval, now: Date) async throws -> Int? {
-        let rate = Double(limit) / (window * 1000)  // tokens per millisecond
+    /// Takes one token from each of `buckets` (each `limit` tokens, refilled evenly over
+    /// `window`), all in one statement that commits by itself. Returns, in the order given, nil
+    /// for a bucket that allowed it, else the seconds until its token is back.
+    ///
+    /// A bucket's limit travels in its row (`excluded.tokens` is the limit less one), so one
+    /// statement serves buckets of different limits; rows go in key order, so two requests that
+    /// take the same buckets never wait for each other's rows crosswise.
+    public func take(_ buckets: [(key: String, limit: Int)], window: TimeInterval, now: Date) async throws -> [Int?] {
+        guard !buckets.isEmpty else { return [] }
         let now = now.storedMillis
+        let postgres = database.flavor == .postgres
+        let limit: SQLQueryString = "(excluded.tokens + 1)"
         let refill: SQLQueryString =
-            "\(unsafeRaw: database.flavor == .postgres ? "LEAST" : "MIN")(\(bind: Double(limit)), rate_buckets.tokens + \(unsafeRaw: database.flavor == .postgres ? "GREATEST" : "MAX")(0, \(bind: now) - rate_buckets.updated_at) * \(bind: rate))"
-        let row = try await database.transaction { db in
+            "\(unsafeRaw: postgres ? "LEAST" : "MIN")(\(limit), rate_buckets.tokens + \(unsafeRaw: postgres ? "GREATEST" : "MAX")(0, \(bind: now) - rate_buckets.updated_at) * \(limit) / \(bind: window * 1000))"
+        var rows = SQLQueryString("")
+        for (index, bucket) in buckets.sorted(by: { $0.key < $1.key }).enumerated() {
+            rows +=
+                "\(unsafeRaw: index == 0 ? "" : ", ")(\(bind: bucket.key), \(bind: Double(bucket.limit - 1)), 1, \(bind: now))"
+        }
+        let taken = try await database.autocommit { db in
             try await db.raw(
                 """
-                INSERT INTO rate_buckets (bucket, tokens, taken, updated_at)
-                VALUES (\(bind: bucket), \(bind: Double(limit - 1)), 1, \(bind: now))
+                INSERT INTO rate_buckets (bucket, tokens, taken, updated_at) VALUES \(rows)
                 ON CONFLICT (bucket) DO UPDATE SET
                     tokens = CASE WHEN \(refill) >= 1 THEN \(refill) - 1 ELSE \(refill) END,
                     taken = CASE WHEN \(refill) >= 1 THEN 1 ELSE 0 END,
                     updated_at = \(bind: now)
-                RETURNING tokens, taken
+                RETURNING bucket, tokens, taken
                 """
-            ).first()
+            ).all()
         }
-        guard let row, try row.decode(column: "taken", as: Int.self) == 0 else { return nil }
-        let tokens = try row.decode(column: "tokens", as: Double.self)
-        return max(1, Int(((1 - tokens) / rate / 1000).rounded(.up)))
+        var refused: [String: Double] = [:]
+        for row in taken where try row.decode(column: "taken", as: Int.self) == 0 {
+            refused[try row.decode(column: "bucket", as: String.self)] = try row.decode(
+                column: "tokens", as: Double.self)
+        }
+        return buckets.map { bucket in
+            refused[bucket.key].map { tokens in
+                let rate = Double(bucket.limit) / (window * 1000)  // tokens per millisecond
+                return max(1, Int(((1 - tokens) / rate / 1000).rounded(.up)))
+            }
+        }
     }
 
     /// Until when `login` is locked, if it is.
