@@ -78,7 +78,7 @@ struct PreparedPostgresDatabase: SQLDatabase {
     static func isDataStatement(_ sql: String) -> Bool {
         var utf8 = sql.utf8.drop(while: { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D })
         var word: [UInt8] = []
-        while let byte = utf8.first, word.count < 6, byte != 0x20, byte != 0x0A, byte != 0x09, byte != 0x28 {
+        while let byte = utf8.first, word.count < 7, byte != 0x20, byte != 0x0A, byte != 0x09, byte != 0x28 {
             word.append(byte & 0xDF)  // upper case (letters only matter)
             utf8 = utf8.dropFirst()
         }
