@@ -116,6 +116,55 @@ import Testing
         }
     }
 
+    /// A row's direct decodings answer as PostgresKit's row does, for every hot type against
+    /// every column type (values, NULLs, and mismatches, which both refuse).
+    @Test func directRowsDecodeAsPostgresKitsRowsDo() async throws {
+        try await withPostgres { prepared, _ in
+            let row = try await prepared.withConnection { db in
+                try await db.raw(
+                    """
+                    SELECT 'héllo'::text AS t, ''::varchar AS v, 42::bigint AS b, -7::integer AS i, 2::smallint AS s,
+                        2.5::double precision AS d, 1.25::real AS r, true AS yes, 3.5::numeric AS n,
+                        NULL::text AS nt, NULL::bigint AS nb, NULL::double precision AS nd, NULL::boolean AS nyes
+                    WHERE 1 = \(bind: 1)
+                    """
+                ).first()
+            }
+            let direct = try #require(row as? DirectPostgresRow)
+            let kit = direct.row.sql()
+            #expect(direct.allColumns == kit.allColumns)
+            for column in direct.allColumns {
+                #expect(try direct.decodeNil(column: column) == kit.decodeNil(column: column), "\(column)")
+                func same<D: Decodable & Equatable>(_: D.Type) {
+                    let mine = try? direct.decode(column: column, as: D.self)
+                    let theirs = try? kit.decode(column: column, as: D.self)
+                    #expect(
+                        mine == theirs,
+                        "\(column) as \(D.self): \(String(describing: mine)) against \(String(describing: theirs))")
+                }
+                same(String.self)
+                same(String?.self)
+                same(Int.self)
+                same(Int?.self)
+                same(Int64.self)
+                same(Int64?.self)
+                same(Double.self)
+                same(Double?.self)
+                same(Bool.self)
+                same(Bool?.self)
+            }
+            // The hot types (NULLs included) take the direct way; a mismatch does not.
+            #expect(DirectPostgresRow.direct(direct.cells["t"], as: String.self) == "héllo")
+            #expect(DirectPostgresRow.direct(direct.cells["nb"], as: Int64?.self) == .some(nil))
+            #expect(DirectPostgresRow.direct(direct.cells["i"], as: Int.self) == -7)
+            #expect(DirectPostgresRow.direct(direct.cells["t"], as: Int.self) == nil)
+            #expect(try direct.decode(column: "t", as: String.self) == "héllo")
+            #expect(try direct.decode(column: "nb", as: Int64?.self) == nil)
+            #expect(try direct.decode(column: "n", as: Double.self) == 3.5)  // PostgresKit's numeric workaround
+            #expect(throws: (any Error).self) { try direct.decode(column: "missing", as: String.self) }
+        }
+    }
+
     /// PostgresNIO keeps a failed preparation for the statement's name on its connection; the
     /// connection then runs that statement unnamed, so it works once it can.
     @Test func aStatementThatFailedToPrepareWorksLaterOnTheSameConnection() async throws {

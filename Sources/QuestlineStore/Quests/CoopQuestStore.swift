@@ -105,13 +105,15 @@ extension QuestQueries {
         ).all().map(Self.decodeCoop)
     }
 
+    /// Co-op quest specs by their stored text (see `DecodedJSONCache`).
+    static let coopSpecs = DecodedJSONCache<CoopQuestSpec>()
+
     static func decodeCoop(_ row: any SQLRow) throws -> CoopQuest {
         CoopQuest(
             id: try CoopQuestID.parse(try row.decode(column: "id", as: String.self), field: "id"),
             householdID: try HouseholdID.parse(
                 try row.decode(column: "household_id", as: String.self), field: "household_id"),
-            spec: try JSONDecoder().decode(
-                CoopQuestSpec.self, from: Data(try row.decode(column: "spec", as: String.self).utf8)),
+            spec: try Self.coopSpecs.decode(try row.decode(column: "spec", as: String.self)),
             status: CoopQuestStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .cancelled,
             createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)),
             completedAt: try row.decode(column: "completed_at", as: Int64?.self).map { Date(storedMillis: $0) })

@@ -566,9 +566,11 @@ public struct QuestQueries: Sendable {
 
     private static let questColumns = "id, household_id, spec, status, created_by, created_at, completions"
 
+    /// Quest specs by their stored text (see `DecodedJSONCache`).
+    static let specs = DecodedJSONCache<QuestSpec>()
+
     private func decodeQuest(_ row: any SQLRow) throws -> Quest {
-        let spec = try JSONDecoder().decode(
-            QuestSpec.self, from: Data(try row.decode(column: "spec", as: String.self).utf8))
+        let spec = try QuestQueries.specs.decode(try row.decode(column: "spec", as: String.self))
         return Quest(
             id: QuestID(try row.decode(column: "id", as: String.self))!,
             householdID: HouseholdID(try row.decode(column: "household_id", as: String.self))!, spec: spec,
