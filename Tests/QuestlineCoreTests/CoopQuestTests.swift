@@ -77,9 +77,9 @@ private func fields(_ body: () throws(DomainError) -> Void) -> Set<String> {
     }
 
     @Test func theWeekStartsOnMonday() {
-        #expect(CoopQuestSpec.monday(of: day("2026-03-29")) == day("2026-03-23"))  // a Sunday
-        #expect(CoopQuestSpec.monday(of: day("2026-03-23")) == day("2026-03-23"))
-        #expect(CoopQuestSpec.monday(of: day("2027-01-01")) == day("2026-12-28"))  // across New Year
+        #expect(day("2026-03-29").monday == day("2026-03-23"))  // a Sunday
+        #expect(day("2026-03-23").monday == day("2026-03-23"))
+        #expect(day("2027-01-01").monday == day("2026-12-28"))  // across New Year
     }
 
     @Test func progressCountsTheWeeksLearningOfTheChosenChildren() {

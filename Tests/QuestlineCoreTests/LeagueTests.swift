@@ -34,7 +34,7 @@ private func entries(_ points: [Int]) -> [LeagueRules.Entry] {
         let berlin = zone("Europe/Berlin")
         #expect(LeagueRules.week(at: at("2026-10-25T22:30:00Z"), in: berlin) == day("2026-10-19"))  // Sun 23:30 CET
         #expect(LeagueRules.week(at: at("2026-10-25T23:00:00Z"), in: berlin) == day("2026-10-26"))  // Mon 00:00
-        #expect(LeagueRules.monday(of: day("2027-01-03")) == day("2026-12-28"))  // across New Year
+        #expect(day("2027-01-03").monday == day("2026-12-28"))  // across New Year
     }
 
     @Test func pointsComeFromArticlesAndGames() {

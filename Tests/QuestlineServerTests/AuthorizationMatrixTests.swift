@@ -31,7 +31,7 @@ struct World: Sendable {
         comment = "", webhook = "", delivery = "", timeRequest = "", child2ID = "", coop = ""
 
     /// This week's Monday on the harness's clock (a Thursday midday: the same in every zone).
-    var monday: String { CoopQuestSpec.monday(of: LocalDay(Harness.start, in: .gmt)).iso }
+    var monday: String { LocalDay(Harness.start, in: .gmt).monday.iso }
 
     /// A co-op quest for both children, this week.
     var coopInput: String {

@@ -43,10 +43,7 @@ public enum LeagueRules {
     public static let lastZone = TimeZone(secondsFromGMT: -12 * 3600)!
 
     /// The week a member plays at `now`: the Monday of their local day.
-    public static func week(at now: Date, in zone: TimeZone) -> LocalDay { monday(of: LocalDay(now, in: zone)) }
-
-    /// The Monday of `day`'s week (ISO weeks: Monday to Sunday).
-    public static func monday(of day: LocalDay) -> LocalDay { day.monday }
+    public static func week(at now: Date, in zone: TimeZone) -> LocalDay { LocalDay(now, in: zone).monday }
 
     /// The fair close of the week that starts on `monday`: when the last time zone has finished
     /// its Sunday, so every member has all of their Sunday to play. Monday 12:00 UTC.

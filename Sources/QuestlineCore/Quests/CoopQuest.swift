@@ -46,9 +46,6 @@ public struct CoopQuestSpec: Sendable, Equatable, Codable {
     public var weekEnd: LocalDay { weekStart.adding(days: 6) }
     public var days: ClosedRange<LocalDay> { weekStart...weekEnd }
 
-    /// The Monday of `day`'s week.
-    public static func monday(of day: LocalDay) -> LocalDay { day.monday }
-
     /// Checks every field, named as the API names them: the children are two to eight of
     /// `household` (each with its catalog), the week this one or the next in the guardian's
     /// `today`, each reward app a reward app of every child. The title, bonus, daily minimum and
@@ -75,7 +72,7 @@ public struct CoopQuestSpec: Sendable, Equatable, Codable {
             }
         }
         v.check { () throws(DomainError) in
-            let thisWeek = Self.monday(of: today)
+            let thisWeek = today.monday
             guard weekStart == thisWeek || weekStart == thisWeek.adding(days: 7) else {
                 throw .invalid(field: "weekStart", "Choose this week (from \(thisWeek.iso)) or the next.")
             }

@@ -219,7 +219,7 @@ public struct LeaguesFeature: Sendable {
     @discardableResult
     public func closeDueWeeks() async throws -> [LocalDay] {
         let now = clock.now()
-        let latest = LeagueRules.monday(of: LocalDay(now, in: LeagueRules.lastZone)).adding(days: -7)
+        let latest = LocalDay(now, in: LeagueRules.lastZone).monday.adding(days: -7)
         var closed: [LocalDay] = []
         for week in [latest.adding(days: -7), latest] where LeagueRules.isClosed(week, at: now) {
             if try await close(week, now: now) { closed.append(week) }

@@ -56,7 +56,7 @@ extension QuestsFeature {
         let canSet = AccessPolicy.allows(actor.actor, .manageHousehold(household))
         let now = clock.now()
         let today = LocalDay(now, in: actor.zone)
-        let thisWeek = CoopQuestSpec.monday(of: today)
+        let thisWeek = today.monday
         return try await store.quests.read { q in
             let quests = try await q.coopQuests(household, since: thisWeek.adding(days: -7))
             let facts = try await q.coopFacts(quests)

@@ -30,7 +30,7 @@ extension QuestsFeature {
         let today = clock.today(in: actor.zone)
         return try await store.quests.read { q in
             let streak = try await familyStreak(q, household, members: members, zone: actor.zone)
-            let quests = try await q.coopQuests(household, since: CoopQuestSpec.monday(of: today))
+            let quests = try await q.coopQuests(household, since: today.monday)
                 .filter { $0.status == .active }
             let facts = try await q.coopFacts(quests)
             return (streak, quests.map { coopView($0, facts: facts, members: members, today: today, actor: actor) })

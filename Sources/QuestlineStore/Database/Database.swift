@@ -93,10 +93,9 @@ public final class Database: @unchecked Sendable {
     private let sqlite: SQLiteConnections?
     private let postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>?
     /// PostgreSQL: the statements kept prepared on the pool's connections (see
-    /// `PreparedPostgresDatabase`), and how many statements they ran.
-    let postgresNames = PreparedStatementNames()
-    /// PostgreSQL: whether statements are kept prepared (`statements=unnamed` in the URL: no).
-    private let keepsStatementsPrepared: Bool
+    /// `PreparedPostgresDatabase`); nil with `statements=unnamed` in the URL, and on SQLite.
+    let postgresNames: PreparedStatementNames?
+    /// PostgreSQL: how many statements the pool's connections ran.
     private let postgresStatements = StatementCounter()
     /// One SQLite write transaction at a time in this process (see `AsyncLock`): the writer
     /// connection's turn.
@@ -139,14 +138,15 @@ public final class Database: @unchecked Sendable {
                 readers: readers, logger: logger)
             postgresPool = nil
             postgresConfiguration = nil
-            keepsStatementsPrepared = false
+            postgresNames = nil
             self.poolSize = readers + 1
         case .postgres(let url):
             flavor = .postgres
             var configuration: SQLPostgresConfiguration
             do { configuration = try SQLPostgresConfiguration(url: url) } catch {
                 throw StoreError.invalidDatabaseURL(
-                    "expected postgres://user:password@host:port/database[?sslmode=disable][&schema=name]")
+                    "expected postgres://user:password@host:port/database[?sslmode=disable][&schema=name][&statements=unnamed]"
+                )
             }
             let options = URLComponents(string: url)?.queryItems ?? []
             // `schema=name` puts Questline's tables in that schema (used by the tests to isolate runs).
@@ -157,8 +157,8 @@ public final class Database: @unchecked Sendable {
             // that hands a session's statements to different server connections (PgBouncer in
             // transaction mode before 1.21), where a named statement would not be found.
             switch options.first(where: { $0.name == "statements" })?.value {
-            case nil, "prepared": keepsStatementsPrepared = true
-            case "unnamed": keepsStatementsPrepared = false
+            case nil, "prepared": postgresNames = PreparedStatementNames()
+            case "unnamed": postgresNames = nil
             case let other?:
                 throw StoreError.invalidDatabaseURL(
                     "statements=\(other): expected statements=prepared or statements=unnamed")
@@ -202,7 +202,7 @@ public final class Database: @unchecked Sendable {
             return try await body(
                 PreparedPostgresDatabase(
                     connection: connection, unnamed: connection.sql(queryLogLevel: .trace),
-                    names: keepsStatementsPrepared ? postgresNames : nil, counter: postgresStatements))
+                    names: postgresNames, counter: postgresStatements))
         }
     }
 

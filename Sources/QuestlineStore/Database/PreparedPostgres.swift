@@ -59,12 +59,12 @@ struct PreparedPostgresDatabase: SQLDatabase {
                 let rows = try await connection.execute(NamedStatement(bindings: bindings), logger: logger)
                 for try await row in rows { onRow(DirectPostgresRow(row)) }
             }
-            if !statement.known { names.prepared(statement.name, on: connection) }
+            if !statement.known { names.record(statement.name, prepared: true, on: connection) }
         } catch {
             // A statement whose first run on this connection failed may have failed to prepare,
             // and PostgresNIO keeps that failure for the name: this connection runs it unnamed
             // from now on.
-            if !statement.known { names.failed(statement.name, on: connection) }
+            if !statement.known { names.record(statement.name, prepared: false, on: connection) }
             throw error
         }
     }
@@ -249,12 +249,10 @@ final class PreparedStatementNames: Sendable {
         return statement
     }
 
-    func prepared(_ name: String, on connection: PostgresConnection) {
-        state.withLock { $0.connections[ObjectIdentifier(connection), default: [:]][name] = true }
-    }
-
-    func failed(_ name: String, on connection: PostgresConnection) {
-        state.withLock { $0.connections[ObjectIdentifier(connection), default: [:]][name] = false }
+    /// Records that `name` prepared on `connection` (`true`) or failed to (`false`); nothing
+    /// once the connection has closed (a later connection at its address starts afresh).
+    func record(_ name: String, prepared: Bool, on connection: PostgresConnection) {
+        state.withLock { $0.connections[ObjectIdentifier(connection)]?[name] = prepared }
     }
 
     /// Names given so far (for tests).
