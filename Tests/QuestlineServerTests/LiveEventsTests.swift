@@ -83,7 +83,9 @@ import Testing
                 .put, "/api/v1/children/\(f.childID)/apps/chess",
                 json: #"{"name":"Chess","role":"learning"}"#, token: f.guardian)
             try await resumed.wait { $0.events.count >= 16 }
-            #expect(resumed.events.map(\.id).prefix(15) == events.map(\.id).dropFirst(5))
+            // What a listener heard is what the log holds, field by field (the notification
+            // is built by PostgreSQL from the written row).
+            #expect(Array(resumed.events.prefix(15)) == Array(events.dropFirst(5)))
             #expect(resumed.events.last?.kind == .catalog)
             #expect(resumed.events.count == 16)
             try await received.wait { $0.events.count >= 21 }

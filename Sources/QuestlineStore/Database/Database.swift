@@ -223,18 +223,24 @@ public final class Database: @unchecked Sendable {
     /// marked applied in the same transaction, so that a retry finds the write and its key
     /// together, or neither (see `IdempotencyClaim`); the members it acts for (`members`, else
     /// the task's `ActingMember`) must still exist when it commits.
+    ///
+    /// `lastly` runs after those checks, as the transaction's last statements before COMMIT:
+    /// what takes a lock that others queue on (the household's live-event lock) holds it for as
+    /// few round trips as possible.
     public func transaction<T: Sendable>(
         marking claims: [IdempotencyClaim]? = nil, actingFor members: [MemberID]? = nil,
+        lastly: ((any SQLDatabase) async throws -> Void)? = nil,
         _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
         let claims = claims ?? IdempotencyClaim.current.map { [$0] } ?? []
         let members = members ?? ActingMember.current.map { [$0] } ?? []
+        let steps = TransactionSteps(claims: claims, members: members, lastly: lastly)
         return try await withSpan("db.transaction", ofKind: .client) { span in
             span.attributes["db.system"] = flavor == .sqlite ? "sqlite" : "postgresql"
-            guard flavor == .sqlite else { return try await runTransaction(claims, members, body) }
+            guard flavor == .sqlite else { return try await runTransaction(steps, body) }
             await sqliteWriteLock.lock()
             do {
-                let result = try await runTransaction(claims, members, body)
+                let result = try await runTransaction(steps, body)
                 sqliteWriteLock.unlock()
                 return result
             } catch {
@@ -244,25 +250,34 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// What a transaction does after its body: the checks, then `lastly`, then COMMIT.
+    private struct TransactionSteps {
+        let claims: [IdempotencyClaim]
+        let members: [MemberID]
+        let lastly: ((any SQLDatabase) async throws -> Void)?
+    }
+
     private func runTransaction<T: Sendable>(
-        _ claims: [IdempotencyClaim], _ members: [MemberID], _ body: (any SQLDatabase) async throws -> T
+        _ steps: TransactionSteps, _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
         // SQLite: the whole transaction on the writer connection's thread, one hop.
         if let sqlite {
-            return try await sqlite.writer.run { db in try await inTransaction(db, claims, members, body) }
+            return try await sqlite.writer.run { db in try await inTransaction(db, steps, body) }
         }
-        return try await withConnection { db in try await inTransaction(db, claims, members, body) }
+        return try await withConnection { db in try await inTransaction(db, steps, body) }
     }
 
     private func inTransaction<T: Sendable>(
-        _ db: any SQLDatabase, _ claims: [IdempotencyClaim], _ members: [MemberID],
-        _ body: (any SQLDatabase) async throws -> T
+        _ db: any SQLDatabase, _ steps: TransactionSteps, _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
         try await db.raw(flavor == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
         do {
             let result = try await body(db)
-            try await ActingMember.check(members, flavor: flavor, on: db)
-            for claim in claims { try await claim.markApplied(on: db) }
+            // The acting members' rows are held (`FOR KEY SHARE`) from here to the commit, so
+            // the check need not be the very last statement.
+            try await ActingMember.check(steps.members, flavor: flavor, on: db)
+            for claim in steps.claims { try await claim.markApplied(on: db) }
+            try await steps.lastly?(db)
             try await db.raw("COMMIT").run()
             return result
         } catch {

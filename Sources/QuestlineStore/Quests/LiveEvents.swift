@@ -186,13 +186,15 @@ public final class LiveEventLog: Sendable {
     /// Runs `body` in one transaction with an announcer for its events.
     func write<T: Sendable>(_ body: (any SQLDatabase, LiveAnnouncer) async throws -> T) async throws -> T {
         var announcer: LiveAnnouncer?
-        let result = try await database.transaction { db in
-            let live = LiveAnnouncer(db: db, log: self)
-            announcer = live
-            let result = try await body(db, live)
-            try await live.flush()
-            return result
-        }
+        // The events are the transaction's last statements: on PostgreSQL their household lock
+        // is then held over two round trips (the events' statement and COMMIT).
+        let result = try await database.transaction(
+            lastly: { _ in try await announcer?.flush() },
+            { db in
+                let live = LiveAnnouncer(db: db, log: self)
+                announcer = live
+                return try await body(db, live)
+            })
         if let events = announcer?.events, !events.isEmpty, !relaysThroughDatabase {
             for deliver in localDelivery.withLockedValue({ $0 }) { deliver(events) }
         }
@@ -210,45 +212,77 @@ public final class LiveEventLog: Sendable {
     }
 
     /// Writes `events` in one statement and returns them with their ids, in id order.
+    ///
+    /// On PostgreSQL the same statement takes the household's lock and sends each event's
+    /// notification (`pg_notify`, delivered at commit to every instance that listens), so the
+    /// lock is held over this statement and COMMIT only. Events of several households (rare)
+    /// take their locks first, in order, one statement each.
     fileprivate func append(_ events: [NewEvent], on db: any SQLDatabase) async throws -> [LiveEvent] {
-        if database.flavor == .postgres {
-            // One writer of a household's events at a time until commit, so that its ids grow
-            // in commit order and "after id N" never skips an event that committed later.
-            for household in Set(events.map(\.household)).sorted() {
-                try await db.raw("SELECT pg_advisory_xact_lock(7426002, hashtext(\(bind: household)))").run()
-            }
-        }
         let rows = events.map {
             SQLGroupExpression([
                 SQLBind($0.household), SQLBind($0.kind.rawValue), SQLBind($0.child), SQLBind($0.quest), SQLBind($0.at),
             ])
         }
-        let written = try await db.raw(
-            """
-            INSERT INTO live_events (household_id, kind, child_id, quest_id, created_at) VALUES \(SQLList(rows))
-            RETURNING id, household_id, kind, child_id, quest_id, created_at
-            """
-        ).all().map { row in
-            LiveEvent(
-                id: try row.decode(column: "id", as: Int64.self),
-                household: try row.decode(column: "household_id", as: String.self),
-                kind: LiveEventKind(rawValue: try row.decode(column: "kind", as: String.self))!,
-                childId: try row.decode(column: "child_id", as: String?.self),
-                challengeId: try row.decode(column: "quest_id", as: String?.self),
-                at: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
-        }.sorted { $0.id < $1.id }
-        guard written.count == events.count else { throw StoreError.noRowReturned("INSERT INTO live_events") }
+        let written: [LiveEvent]
         if database.flavor == .postgres {
-            // Sent at commit, to every instance that listens (one notification an event).
-            let encoder = JSONEncoder()
-            let notes = try written.map {
-                SQLQueryString(
-                    "pg_notify(\(bind: Self.channel), \(bind: String(decoding: try encoder.encode($0), as: UTF8.self)))"
-                )
-            }
-            try await db.raw("SELECT \(notes.joined(separator: ", "))").run()
+            written = try await appendNotifying(events, rows: rows, on: db)
+        } else {
+            written = try await db.raw(
+                """
+                INSERT INTO live_events (household_id, kind, child_id, quest_id, created_at) VALUES \(SQLList(rows))
+                RETURNING id, household_id, kind, child_id, quest_id, created_at
+                """
+            ).all().map(Self.event(from:)).sorted { $0.id < $1.id }
         }
+        guard written.count == events.count else { throw StoreError.noRowReturned("INSERT INTO live_events") }
         return written
+    }
+
+    /// PostgreSQL: one writer of a household's events at a time until commit, so that its ids
+    /// grow in commit order and "after id N" never skips an event that committed later. The
+    /// lock is a materialized CTE the inserted rows are joined with, so it is taken before the
+    /// first id is drawn. The notification is built from the written row (`LiveEvent`'s JSON:
+    /// `at` in seconds since 2001, as `JSONEncoder` writes a date, computed the way `Date` does).
+    private func appendNotifying(
+        _ events: [NewEvent], rows: [SQLGroupExpression], on db: any SQLDatabase
+    ) async throws -> [LiveEvent] {
+        let households = Set(events.map(\.household)).sorted()
+        let lock: SQLQueryString
+        if households.count == 1 {
+            lock = "SELECT pg_advisory_xact_lock(7426002, hashtext(\(bind: households[0])))"
+        } else {
+            for household in households {
+                try await db.raw("SELECT pg_advisory_xact_lock(7426002, hashtext(\(bind: household)))").run()
+            }
+            lock = "SELECT 1"
+        }
+        return try await db.raw(
+            """
+            WITH locked AS MATERIALIZED (\(lock)),
+            written AS (
+                INSERT INTO live_events (household_id, kind, child_id, quest_id, created_at)
+                SELECT v.household_id, v.kind, v.child_id, v.quest_id, v.created_at
+                FROM (VALUES \(SQLList(rows))) AS v (household_id, kind, child_id, quest_id, created_at)
+                CROSS JOIN locked
+                RETURNING id, household_id, kind, child_id, quest_id, created_at
+            )
+            SELECT id, household_id, kind, child_id, quest_id, created_at,
+                pg_notify(\(bind: Self.channel), json_build_object(
+                    'id', id, 'household', household_id, 'kind', kind, 'childId', child_id,
+                    'challengeId', quest_id, 'at', created_at::float8 / 1000 - 978307200)::text) AS notified
+            FROM (SELECT * FROM written ORDER BY id) AS ordered
+            """
+        ).all().map(Self.event(from:))
+    }
+
+    private static func event(from row: any SQLRow) throws -> LiveEvent {
+        LiveEvent(
+            id: try row.decode(column: "id", as: Int64.self),
+            household: try row.decode(column: "household_id", as: String.self),
+            kind: LiveEventKind(rawValue: try row.decode(column: "kind", as: String.self))!,
+            childId: try row.decode(column: "child_id", as: String?.self),
+            challengeId: try row.decode(column: "quest_id", as: String?.self),
+            at: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
     }
 
     /// The household's events after `id`, oldest first (at most `limit`), and whether events
