@@ -491,6 +491,15 @@ public struct QuestsFeature: Sendable {
                         + " Redeem your points after that.")
             }
             let cost = try rules.cost(minutes: minutes)
+            // The grant and what its event needs come before the balance: the balance row is the
+            // child's one row that every spend and credit waits for, held from its write to the
+            // commit, so its write is among the transaction's last (a short balance rolls all
+            // of it back).
+            let grant = UnlockGrant(
+                id: ids.makeUUID().uuidString.lowercased(), token: token, minutes: minutes, startsAt: now,
+                expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), questID: nil)
+            try await q.insertGrant(child.id, grant, now: now)
+            let notifyAt = try await questUpdateAt(q, child, now: now)
             let balance: Int
             do {
                 balance = try await q.points.append(
@@ -501,16 +510,11 @@ public struct QuestsFeature: Sendable {
                     field: "minutes",
                     message: "Not enough points: \(minutes) minutes cost \(cost) and you have \(have).")
             }
-            let grant = UnlockGrant(
-                id: ids.makeUUID().uuidString.lowercased(), token: token, minutes: minutes, startsAt: now,
-                expiresAt: UnlockGrant.expiry(now: now, zone: child.zone), questID: nil)
-            try await q.insertGrant(child.id, grant, now: now)
             try await q.live?.record(
                 .rewardUnlocked, member: child.id,
                 data: OutboxData.RewardUnlocked(
                     memberId: child.id.rawValue, appToken: token, minutes: minutes, startsAt: grant.startsAt,
-                    expiresAt: grant.expiresAt, questId: nil,
-                    notifyAt: try await questUpdateAt(q, child, now: now)), now: now)
+                    expiresAt: grant.expiresAt, questId: nil, notifyAt: notifyAt), now: now)
             try await announce(q, .points, child: child, now: now)
             try await announce(q, .policy, child: child, now: now)
             return (GrantBalance(grant: grant, secondsLeft: minutes * 60), balance)
