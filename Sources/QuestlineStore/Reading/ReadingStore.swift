@@ -235,38 +235,32 @@ public struct ReadingStore: Sendable {
         -> RecordedReads
     {
         guard !reads.isEmpty else { return RecordedReads(eventIDs: [], newDays: []) }
-        let rows = try Self.encodeRows(reads, owner: owner.key, now: now)
+        let rows = Self.encodeRows(reads, owner: owner.key, now: now)
         return try await self.reads.submit(
             PendingReads(owner: owner.key, reads: reads, now: now, rows: rows, completion: completion))
     }
 
-    /// One read as the insert takes it: a JSON array of its columns, in table order.
-    private struct ReadRow: Encodable {
-        let owner: String
-        let read: NewRead
-        let recordedAt: Int64
-
-        func encode(to encoder: any Encoder) throws {
-            var row = encoder.unkeyedContainer()
-            try row.encode(owner)
-            try row.encode(read.eventID)
-            try row.encode(read.articleID)
-            try row.encode(read.title)
-            try row.encode(read.language)
-            try row.encode(read.at.storedMillis)
-            try row.encode(read.timeZone)
-            try row.encode(read.localDay.iso)
-            try row.encode(read.thumbnailURL)
-            try row.encode(recordedAt)
-        }
-    }
-
-    /// A request's reads as JSON rows separated by commas (`[…],[…]`), encoded on the request's
-    /// own thread, so that the single writer only joins the requests' rows.
-    static func encodeRows(_ reads: [NewRead], owner: String, now: Date) throws -> String {
+    /// A request's reads as JSON rows separated by commas (`[…],[…]`; a row is its columns in
+    /// table order), written on the request's own thread, so that the single writer only joins
+    /// the requests' rows.
+    static func encodeRows(_ reads: [NewRead], owner: String, now: Date) -> String {
         let recordedAt = now.storedMillis
-        let array = try JSONEncoder().encode(reads.map { ReadRow(owner: owner, read: $0, recordedAt: recordedAt) })
-        return String(decoding: array.dropFirst().dropLast(), as: UTF8.self)  // without the outer [ ]
+        var rows = JSONRows(capacity: reads.count * 160)
+        for read in reads {
+            rows.beginRow()
+            rows.append(owner)
+            rows.append(read.eventID)
+            rows.append(read.articleID)
+            rows.append(read.title)
+            rows.append(read.language)
+            rows.append(read.at.storedMillis)
+            rows.append(read.timeZone)
+            rows.append(read.localDay.iso)
+            rows.append(read.thumbnailURL)
+            rows.append(recordedAt)
+            rows.endRow()
+        }
+        return rows.text
     }
 
     /// Writes the reads of several requests: one insert of all their rows, then one upsert of
