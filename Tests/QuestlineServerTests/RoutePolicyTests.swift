@@ -25,17 +25,17 @@ import Testing
             ("/a/%2E/b", "/a/b"), ("%2Fhealth", "/health"), ("/api/v1/members/abc%2f", "/api/v1/members/abc"),
         ]
         for (path, canonical) in cases {
-            #expect(CanonicalPathMiddleware.canonical(path) == canonical, "\(path)")
+            #expect(CanonicalPath.canonical(path) == canonical, "\(path)")
             // The one-pass check never calls a path canonical that is not.
-            if CanonicalPathMiddleware.isPlainlyCanonical(path) { #expect(canonical == nil, "\(path)") }
+            if CanonicalPath.isPlainlyCanonical(path) { #expect(canonical == nil, "\(path)") }
         }
         for path in ["/", "/api/v1/reading/widget", "/quests/abc-1/edit", "/a.b/c."] {
-            #expect(CanonicalPathMiddleware.isPlainlyCanonical(path), "\(path)")
+            #expect(CanonicalPath.isPlainlyCanonical(path), "\(path)")
         }
         for path in ["", "a/b", "/a/", "/a//b", "/.well-known/x", "/a/%41"] {
-            #expect(!CanonicalPathMiddleware.isPlainlyCanonical(path), "\(path)")
+            #expect(!CanonicalPath.isPlainlyCanonical(path), "\(path)")
         }
-        #expect(CanonicalPathMiddleware.canonical("/.well-known/x") == nil)
+        #expect(CanonicalPath.canonical("/.well-known/x") == nil)
     }
 
     /// Every route in the policy table is a route of the router: a renamed route cannot

@@ -81,25 +81,24 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     // transaction and AsyncHTTPClient one per outgoing call, inside it).
     if configuration.tracing { router.addMiddleware { TracingMiddleware() } }
     router.addMiddleware {
-        // Request id, metrics and security headers in one level (#37).
+        // Request id, metrics, security headers and the request's log line in one level (#37).
         EnvelopeMiddleware()
         ErrorMiddleware(pages: pages, accounts: accounts)
-        // Before anything that decides by route (`RoutePolicy`): one spelling per address.
-        CanonicalPathMiddleware()
-        TextRuleMiddleware(part: .address)
-        SameOriginFormMiddleware()
+        // Before anything that decides by route (`RoutePolicy`): one spelling per address; the
+        // text rule on the address; a form's origin.
+        AddressChecksMiddleware()
         FlashMiddleware(flash: flash)
-        FileMiddleware(
-            ServerResources.path("public"), urlBasePath: "/static",
-            cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),
-            logger: logger)
-        FileMiddleware(
-            configuration.leafletDirectory, urlBasePath: "/static/vendor/leaflet",
-            cacheControl: .init([(MediaType(type: .any), [.maxAge(86400)])]),
-            logger: logger)
+        StaticFilesMiddleware(
+            bundled: FileMiddleware(
+                ServerResources.path("public"), urlBasePath: "/static",
+                cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]),
+                logger: logger),
+            leaflet: FileMiddleware(
+                configuration.leafletDirectory, urlBasePath: "/static/vendor/leaflet",
+                cacheControl: .init([(MediaType(type: .any), [.maxAge(86400)])]),
+                logger: logger))
         AuthMiddleware(accounts: accounts)
         formTokens
-        RequestLogMiddleware(level: .info)
         RateLimitMiddleware(
             limiter: RateLimiter(
                 clock: features.clock, shared: store.database.flavor == .postgres ? store.limits : nil),
@@ -145,7 +144,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let leagues = LeaguesFeature(store: store, configuration: features)
     let api = router.group("api/v1")
         .add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
-        .add(middleware: TextRuleMiddleware(part: .jsonBody))
+        .add(middleware: TextRuleMiddleware())
         .add(
             middleware: IdempotencyMiddleware(
                 store: store.idempotency, clock: features.clock, secrets: features.secrets,

@@ -21,6 +21,7 @@ struct AuthMiddleware: RouterMiddleware {
             context.identity = try await accounts.authenticate(token: token)
             if let member = context.identity.member {
                 context.logger[metadataKey: "member_id"] = .string(member.id.rawValue)
+                context.logNote?.member = member.id.rawValue
             }
         }
         let identity = context.identity

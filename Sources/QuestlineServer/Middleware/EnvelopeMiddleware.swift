@@ -4,14 +4,19 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import Metrics
+import NIOConcurrencyHelpers
 import NIOPosix
 import QuestlineCore
 
-/// What every request gets on its way in and out, in one middleware level instead of three
+/// What every request gets on its way in and out, in one middleware level instead of four
 /// (issue #37, item 4: each level of the chain costs an async call and a copy of the context):
 ///
 /// - **An id** (the caller's `X-Request-Id` when it is sane), in every log line of the request
 ///   and echoed in the response.
+/// - **One log line** when it is answered: method, path (never the query string, which can carry
+///   search text), the matched route, status and duration, and the member once the session is
+///   read (`AuthMiddleware` notes it in `RequestLogNote`). Headers and bodies are never logged
+///   (they carry tokens, cookies and passwords).
 /// - **Metrics**, under the names and dimensions Hummingbird's `MetricsMiddleware` used
 ///   (`hb_requests`, `http_server_request_duration`, `hb_request_errors`,
 ///   `http_server_active_requests`), so dashboards keep working. The metric handles are kept in
@@ -30,6 +35,8 @@ struct EnvelopeMiddleware: RouterMiddleware {
         let id = Self.requestID(request)
         context.requestID = id
         context.logger[metadataKey: "request_id"] = .string(id)
+        let note = RequestLogNote()
+        context.logNote = note
         let method = request.method
         let active = MetricHandles.active(method)
         active.increment()
@@ -38,6 +45,7 @@ struct EnvelopeMiddleware: RouterMiddleware {
             response.headers[.xRequestID] = id
             Self.secure(&response.headers)
             let status = response.status
+            Self.log(request, context, note, status: status, since: start)
             let route = context.endpointPath ?? "Unknown"
             // Counted once the body is written (a live stream is active until it ends), as
             // Hummingbird's middleware does.
@@ -56,12 +64,27 @@ struct EnvelopeMiddleware: RouterMiddleware {
             // `ErrorMiddleware` (inside this one) answers every error; what reaches here is the
             // rare error thrown while writing that answer.
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
+            Self.log(request, context, note, status: status, since: start)
             let handles = MetricHandles.endpoint(context.endpointPath ?? "NotFound", method, status)
             handles.requests.increment()
             handles.errors.increment()
             active.decrement()
             throw error
         }
+    }
+
+    private static func log(
+        _ request: Request, _ context: Context, _ note: RequestLogNote, status: HTTPResponse.Status, since start: UInt64
+    ) {
+        guard context.logger.logLevel <= .info else { return }
+        var metadata: Logger.Metadata = [
+            "method": .string(request.method.rawValue), "path": .string(request.uri.path),
+            "route": .string(context.endpointPath ?? "none"), "status": .stringConvertible(status.code),
+            "duration_ms": .stringConvertible(
+                (Double(DispatchTime.now().uptimeNanoseconds - start) / 100_000).rounded() / 10),
+        ]
+        if let member = note.member { metadata["member_id"] = .string(member) }
+        context.logger.info("Request", metadata: metadata)
     }
 
     /// The caller's id when it is 1 to 64 letters, digits, `-` or `_`; a new one otherwise.
@@ -143,5 +166,17 @@ enum MetricHandles {
                 ]))
         cache.endpoints[key] = handles
         return handles
+    }
+}
+
+/// What inner middleware tells the request's log line (a reference, so that the envelope, which
+/// runs outside them, reads what they noted on their copy of the context).
+final class RequestLogNote: Sendable {
+    private let noted = NIOLockedValueBox<String?>(nil)
+
+    /// The member the session names, once `AuthMiddleware` has read it.
+    var member: String? {
+        get { noted.withLockedValue { $0 } }
+        set { noted.withLockedValue { $0 = newValue } }
     }
 }

@@ -9,7 +9,7 @@ import Hummingbird
 /// every spelling that reaches a route gets that route's policy. The one table of such
 /// properties; the middleware that applies each asks here.
 ///
-/// Spellings other than the canonical one (`CanonicalPathMiddleware`) never reach a handler:
+/// Spellings other than the canonical one (`CanonicalPath`) never reach a handler:
 /// the router would match `/api/v1/auth/login/` and `//api/v1//auth/login` to the login route,
 /// and a policy looked up by path text would then miss them.
 struct RoutePolicy: Sendable, Equatable {
@@ -55,21 +55,19 @@ struct RoutePolicy: Sendable, Equatable {
     ]
 }
 
-/// Answers a path that is not in its canonical spelling before any middleware that decides
+/// Answers a path that is not in its canonical spelling before anything that decides
 /// something by route: an empty segment (a doubled or trailing slash) or a `.`/`..` segment.
 /// GET and HEAD are redirected (308) to the canonical address, keeping the query; anything else,
 /// and any address with a dot segment, is 404, so that a write reaches a handler by one spelling
-/// only.
-struct CanonicalPathMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
-        -> Response
-    {
+/// only. Applied by `AddressChecksMiddleware`.
+enum CanonicalPath {
+    /// The redirect for a non-canonical GET or HEAD; nil for a canonical path; throws a 404
+    /// problem otherwise.
+    static func answer(_ request: Request) throws -> Response? {
         let path = request.uri.path
-        guard let canonical = Self.canonical(path) else { return try await next(request, context) }
+        guard let canonical = canonical(path) else { return nil }
         // A dot segment is a traversal attempt, not a spelling a browser sends: never redirected.
-        let traverses = path.split(separator: "/").contains { Self.dots($0) != nil }
+        let traverses = path.split(separator: "/").contains { dots($0) != nil }
         if !traverses, request.method == .get || request.method == .head {
             let query = request.uri.query.map { "?" + $0 } ?? ""
             return Response(status: .permanentRedirect, headers: [.location: canonical + query])

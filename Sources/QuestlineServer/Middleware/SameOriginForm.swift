@@ -6,12 +6,9 @@ import Hummingbird
 /// included. Defence in depth: every form also carries a token (`FormTokenMiddleware`), which
 /// is what stops a post without an `Origin`. (The JSON API uses bearer tokens or the cookie with
 /// a JSON body, which a cross-site form cannot send.)
-struct SameOriginFormMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
-        -> Response
-    {
+/// Applied by `AddressChecksMiddleware`.
+enum SameOriginForm {
+    static func check(_ request: Request, _ context: AppRequestContext) throws {
         if RoutePolicy.of(request, context).isForm,
             let origin = request.headers[.origin],
             origin == "null" || originHost(origin) != request.head.authority
@@ -20,7 +17,6 @@ struct SameOriginFormMiddleware: RouterMiddleware {
                 status: .forbidden, type: "cross-origin", title: "Cross-origin form refused",
                 detail: "This form must be sent from this site.")
         }
-        return try await next(request, context)
     }
 }
 

@@ -6,41 +6,33 @@ import QuestlineCore
 import QuestlineFeatures
 
 /// Applies `TextRule` (no control characters) at the edge, in one place, before any handler or
-/// store sees the text: query parameters by name and the address itself on every request, and
-/// every string of a JSON body on the API (after `BodyLimitMiddleware` has bounded it).
-/// Web forms apply the same rule where they are decoded (`Form`).
+/// store sees the text: every string of a JSON body on the API (after `BodyLimitMiddleware` has
+/// bounded it). The address itself and its query parameters are checked on every request by
+/// `AddressChecksMiddleware` (with `addressIssues` below); web forms apply the same rule where
+/// they are decoded (`Form`).
 struct TextRuleMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-
-    enum Part { case address, jsonBody }
-    let part: Part
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        var issues: [FieldIssue] = []
-        switch part {
-        case .address:
-            issues = Self.addressIssues(path: request.uri.path, query: request.uri.query)
-        case .jsonBody:
-            guard request.headers[.contentType]?.lowercased().contains("json") == true else { break }
-            var request = request
-            let body = try await request.collectBody(upTo: context.maxUploadSize)
-            issues = body.withUnsafeReadableBytes { JSONTextScan.issues(in: $0) }
-            guard issues.isEmpty else { break }
-            do {
-                return try await next(request, context)
-            } catch {
-                // The date transcoder sees a date-time without its place in the document: name
-                // the field here, where the body is at hand.
-                guard let invalid = Self.invalidDate(in: error),
-                    let field = body.withUnsafeReadableBytes({ JSONTextScan.path(ofString: invalid.text, in: $0) })
-                else { throw error }
-                throw DomainError.invalid(field: field, invalid.description)
-            }
+        guard request.headers[.contentType]?.lowercased().contains("json") == true else {
+            return try await next(request, context)
         }
+        var request = request
+        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        let issues = body.withUnsafeReadableBytes { JSONTextScan.issues(in: $0) }
         guard issues.isEmpty else { throw DomainError.invalid(issues) }
-        return try await next(request, context)
+        do {
+            return try await next(request, context)
+        } catch {
+            // The date transcoder sees a date-time without its place in the document: name
+            // the field here, where the body is at hand.
+            guard let invalid = Self.invalidDate(in: error),
+                let field = body.withUnsafeReadableBytes({ JSONTextScan.path(ofString: invalid.text, in: $0) })
+            else { throw error }
+            throw DomainError.invalid(field: field, invalid.description)
+        }
     }
 }
 

@@ -17,6 +17,8 @@ public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: Identity = .anonymous
     public var requestID: String = ""
+    /// What the request's log line says of it beyond the request itself (`EnvelopeMiddleware`).
+    var logNote: RequestLogNote?
     /// Where this browser's form token comes from (`FormTokenMiddleware`), nil before it.
     var formTokens: FormTokenSource?
     /// The token this browser's forms carry in this session, made when first read.
