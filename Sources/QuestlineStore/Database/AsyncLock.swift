@@ -29,6 +29,9 @@ final class AsyncLock: Sendable {
         }
     }
 
+    /// Whether anyone waits for the lock (asked by its holder: a waiter never leaves).
+    var hasWaiters: Bool { state.withLockedValue { !$0.waiters.isEmpty } }
+
     func unlock() {
         let next = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
             if state.waiters.isEmpty {

@@ -97,9 +97,9 @@ public final class Database: @unchecked Sendable {
     let postgresNames: PreparedStatementNames?
     /// PostgreSQL: how many statements the pool's connections ran.
     private let postgresStatements = StatementCounter()
-    /// One SQLite write transaction at a time in this process (see `AsyncLock`): the writer
-    /// connection's turn.
-    private let sqliteWriteLock = AsyncLock()
+    /// SQLite's write transactions: one at a time on the writer connection, concurrent ones
+    /// committed together (see `SQLiteWriteGroup`).
+    private let sqliteWrites: SQLiteWriteGroup?
     /// SQLite reader connections per core.
     static let sqliteReadersPerCore = 2
     /// PostgreSQL connections per event loop when no pool size is given.
@@ -136,6 +136,7 @@ public final class Database: @unchecked Sendable {
             sqlite = SQLiteConnections(
                 path: path, pragmas: SQLiteTuning.pragmas(autocheckpointPages: checkpoints.autocheckpointPages),
                 readers: readers, logger: logger)
+            sqliteWrites = SQLiteWriteGroup(writer: sqlite!.writer, logger: logger)
             postgresPool = nil
             postgresConfiguration = nil
             postgresNames = nil
@@ -171,6 +172,7 @@ public final class Database: @unchecked Sendable {
                 source: PostgresConnectionSource(sqlConfiguration: configuration),
                 maxConnectionsPerEventLoop: perLoop, requestTimeout: .seconds(30), logger: logger, on: group)
             sqlite = nil
+            sqliteWrites = nil
         }
     }
 
@@ -237,18 +239,30 @@ public final class Database: @unchecked Sendable {
         let steps = TransactionSteps(claims: claims, members: members, lastly: lastly)
         return try await withSpan("db.transaction", ofKind: .client) { span in
             span.attributes["db.system"] = flavor == .sqlite ? "sqlite" : "postgresql"
-            guard flavor == .sqlite else { return try await runTransaction(steps, body) }
-            await sqliteWriteLock.lock()
-            do {
-                let result = try await runTransaction(steps, body)
-                sqliteWriteLock.unlock()
-                return result
-            } catch {
-                sqliteWriteLock.unlock()
-                throw error
+            // SQLite: the whole transaction on the writer connection's thread, one hop, in a
+            // write group that BEGIN and COMMIT frame.
+            if let sqliteWrites {
+                return try await sqliteWrites.transaction { db in try await runSteps(db, steps, body) }
+            }
+            return try await withConnection { db in
+                try await db.raw("BEGIN").run()
+                do {
+                    let result = try await runSteps(db, steps, body)
+                    try await db.raw("COMMIT").run()
+                    return result
+                } catch {
+                    do { try await db.raw("ROLLBACK").run() } catch {
+                        logger.error("Rollback failed", metadata: ["error": "\(error)"])
+                    }
+                    throw error
+                }
             }
         }
     }
+
+    /// How many SQLite write transactions committed, and how many transactions they held
+    /// (`SQLiteWriteGroup`); nil on PostgreSQL.
+    var sqliteGroupCommits: (commits: Int, members: Int)? { sqliteWrites?.committed }
 
     /// What a transaction does after its body: the checks, then `lastly`, then COMMIT.
     private struct TransactionSteps {
@@ -257,35 +271,17 @@ public final class Database: @unchecked Sendable {
         let lastly: ((any SQLDatabase) async throws -> Void)?
     }
 
-    private func runTransaction<T: Sendable>(
-        _ steps: TransactionSteps, _ body: (any SQLDatabase) async throws -> T
-    ) async throws -> T {
-        // SQLite: the whole transaction on the writer connection's thread, one hop.
-        if let sqlite {
-            return try await sqlite.writer.run { db in try await inTransaction(db, steps, body) }
-        }
-        return try await withConnection { db in try await inTransaction(db, steps, body) }
-    }
-
-    private func inTransaction<T: Sendable>(
+    /// A transaction's body and what follows it before COMMIT.
+    private func runSteps<T: Sendable>(
         _ db: any SQLDatabase, _ steps: TransactionSteps, _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
-        try await db.raw(flavor == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
-        do {
-            let result = try await body(db)
-            // The acting members' rows are held (`FOR KEY SHARE`) from here to the commit, so
-            // the check need not be the very last statement.
-            try await ActingMember.check(steps.members, flavor: flavor, on: db)
-            for claim in steps.claims { try await claim.markApplied(on: db) }
-            try await steps.lastly?(db)
-            try await db.raw("COMMIT").run()
-            return result
-        } catch {
-            do { try await db.raw("ROLLBACK").run() } catch {
-                logger.error("Rollback failed", metadata: ["error": "\(error)"])
-            }
-            throw error
-        }
+        let result = try await body(db)
+        // The acting members' rows are held (`FOR KEY SHARE`) from here to the commit, so
+        // the check need not be the very last statement.
+        try await ActingMember.check(steps.members, flavor: flavor, on: db)
+        for claim in steps.claims { try await claim.markApplied(on: db) }
+        try await steps.lastly?(db)
+        return result
     }
 
     /// Runs `body` while no other instance on this database runs its own `exclusively` block
@@ -314,7 +310,7 @@ public final class Database: @unchecked Sendable {
     /// the last pass; nil on PostgreSQL.
     @discardableResult
     public func checkpoint() async throws -> (logPages: Int, copiedPages: Int)? {
-        guard let connection = sqlite?.checkpointer else { return nil }
+        guard let connection = sqlite?.checkpointer, let writes = sqliteWrites else { return nil }
         // busy, log, checkpointed: the log's pages and how many of them are copied.
         func pass() async throws -> (logPages: Int, copiedPages: Int) {
             let row = try await connection.run { db in try await db.raw("PRAGMA wal_checkpoint(PASSIVE)").first() }
@@ -339,15 +335,10 @@ public final class Database: @unchecked Sendable {
             if next.logPages - last.logPages < 1_000 { break }
         }
         let unlocked = ContinuousClock.now
-        await sqliteWriteLock.lock()
-        let held = ContinuousClock.now
-        let final: (logPages: Int, copiedPages: Int)
-        do {
-            final = try await pass()
-            sqliteWriteLock.unlock()
-        } catch {
-            sqliteWriteLock.unlock()
-            throw error
+        var held = unlocked
+        let final = try await writes.exclusively {
+            held = ContinuousClock.now
+            return try await pass()
         }
         let done = ContinuousClock.now
         func ms(_ duration: Duration) -> Logger.MetadataValue {
