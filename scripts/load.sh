@@ -16,6 +16,7 @@
 #   DURATION=20 CONNECTIONS=64 scripts/load.sh
 #   QUESTLINE_BIN=/tmp/questline-old scripts/load.sh   # a given binary instead of building one
 #   ROUTES="widget read" scripts/load.sh   # only some routes (widget, read, batch, game, usage, redemption, quest; the bare route and /health always)
+#   HOUSEHOLDS=32 scripts/load.sh --postgres   # the family routes' 33 children in 32 households (default 1: one household's writes queue on its lock)
 #   READER_TOKEN=scale-token-0 scripts/load.sh --database /tmp/scale.sqlite   # a member of the scale data (scripts/scale.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -203,12 +204,20 @@ if [[ -n "${READER_TOKEN:-}" ]]; then
     CHILDREN="$CHILDREN${CHILDREN:+,}$TOKEN:$KID"
   done
 else
-  GUARDIAN="$(signup guardian@example.com)"
-  HOUSEHOLD="$(curl -fs -X POST "$URL/api/v1/households" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" -d '{"name":"Load"}' | json "['id']")"
-  curl -fs -X PUT "$URL/api/v1/households/$HOUSEHOLD/quest-rules" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
-    -d '{"pointsPerMinute":1,"minMinutes":1,"maxMinutes":60}' >/dev/null
+  HOUSEHOLDS="${HOUSEHOLDS:-1}"
+  [[ $HOUSEHOLDS =~ ^[0-9]+$ && $HOUSEHOLDS -ge 1 && $HOUSEHOLDS -le 33 ]] || { echo "HOUSEHOLDS: 1 to 33" >&2; exit 2; }
+  declare -a GUARDIANS=() HOMES=()
+  for h in $(seq 1 "$HOUSEHOLDS"); do
+    GUARDIANS[$h]="$(signup "guardian$h@example.com")"
+    HOMES[$h]="$(curl -fs -X POST "$URL/api/v1/households" -H 'content-type: application/json' -H "authorization: Bearer ${GUARDIANS[$h]}" -d "{\"name\":\"Load $h\"}" | json "['id']")"
+    curl -fs -X PUT "$URL/api/v1/households/${HOMES[$h]}/quest-rules" -H 'content-type: application/json' -H "authorization: Bearer ${GUARDIANS[$h]}" \
+      -d '{"pointsPerMinute":1,"minMinutes":1,"maxMinutes":60}' >/dev/null
+  done
+  echo "Family routes: 33 children in $HOUSEHOLDS household(s)"
   CHILDREN=""
   for i in $(seq 1 33); do
+    h=$(( (i - 1) % HOUSEHOLDS + 1 ))
+    GUARDIAN="${GUARDIANS[$h]}"; HOUSEHOLD="${HOMES[$h]}"
     KID="$(curl -fs -X POST "$URL/api/v1/households/$HOUSEHOLD/children" -H 'content-type: application/json' -H "authorization: Bearer $GUARDIAN" \
       -d "{\"username\":\"loadkid$i\",\"password\":\"load-password\",\"displayName\":\"Kid $i\"}" | json "['id']")"
     for app in '"load.learn" "Learn" "learning"' '"load.reward" "Reward" "reward"'; do
