@@ -69,6 +69,11 @@ private struct SignedIn: Decodable {
                     headers: [.contentType: "application/x-www-form-urlencoded", .cookie: formCookie],
                     body: ByteBuffer(string: "login=log%40example.com&password=\(password)&_csrf=\(formToken)"))
                 #expect(web.headers[.setCookie] != nil, "the web login set no session cookie: \(web.status)")
+                // A request the address checks refuse (a control character in the query) is logged
+                // too, with the status it was sent.
+                let refused = try await client.execute(
+                    uri: "/api/v1/me?q=%01", method: .get, headers: [.authorization: "Bearer \(session.token)"])
+                #expect(refused.status == .badRequest)
                 let cookie = web.headers[.setCookie] ?? ""
                 let secrets = [
                     password, session.token, String(cookie.split(separator: ";")[0].split(separator: "=").last ?? ""),
@@ -88,6 +93,11 @@ private struct SignedIn: Decodable {
                 #expect(request["status"] as? String == "200")
                 #expect(request["member_id"] as? String == session.member.id)
                 #expect((request["request_id"] as? String)?.isEmpty == false)
+                let refusedLine = written.compactMap {
+                    try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+                }
+                .first { $0["path"] as? String == "/api/v1/me" && $0["status"] as? String == "400" }
+                #expect(refusedLine != nil, "no line for the refused request")
             }
         }
     }

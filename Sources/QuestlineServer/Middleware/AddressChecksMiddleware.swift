@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import QuestlineCore
 
@@ -7,7 +8,7 @@ import QuestlineCore
 ///
 /// 1. the canonical spelling (`CanonicalPath`): a redirect or a 404 before anything decides by
 ///    route;
-/// 2. the text rule on the path and every query parameter (`TextRuleMiddleware.addressIssues`);
+/// 2. the text rule on the path and every query parameter (`addressIssues`);
 /// 3. a web form's origin (`SameOriginForm`).
 struct AddressChecksMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
@@ -16,9 +17,36 @@ struct AddressChecksMiddleware: RouterMiddleware {
         -> Response
     {
         if let redirect = try CanonicalPath.answer(request) { return redirect }
-        let issues = TextRuleMiddleware.addressIssues(path: request.uri.path, query: request.uri.query)
+        let issues = Self.addressIssues(path: request.uri.path, query: request.uri.query)
         guard issues.isEmpty else { throw DomainError.invalid(issues) }
         try SameOriginForm.check(request, context)
         return try await next(request, context)
+    }
+
+    /// The address's problems: the path and every query parameter must decode (percent-encoded
+    /// UTF-8) to text without control characters. A parameter is named by its key.
+    static func addressIssues(path: String, query: String?) -> [FieldIssue] {
+        var issues: [FieldIssue] = []
+        if let decoded = path.removingPercentEncoding {
+            if decoded.containsControlCharacter {
+                issues.append(FieldIssue(field: "path", message: "The address holds a control character."))
+            }
+        } else {
+            issues.append(FieldIssue(field: "path", message: "The address is not valid percent-encoded UTF-8."))
+        }
+        for pair in (query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let rawKey = parts[0].replacingOccurrences(of: "+", with: " ")
+            let name = rawKey.removingPercentEncoding ?? rawKey
+            guard
+                let value = (parts.count > 1 ? parts[1].replacingOccurrences(of: "+", with: " ") : "")
+                    .removingPercentEncoding
+            else {
+                issues.append(FieldIssue(field: name, message: "Send percent-encoded UTF-8 text."))
+                continue
+            }
+            if let issue = TextRule.issue(value, field: name) { issues.append(issue) }
+        }
+        return issues
     }
 }

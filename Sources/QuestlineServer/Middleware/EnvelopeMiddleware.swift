@@ -35,7 +35,8 @@ struct EnvelopeMiddleware: RouterMiddleware {
         let id = Self.requestID(request)
         context.requestID = id
         context.logger[metadataKey: "request_id"] = .string(id)
-        let note = RequestLogNote()
+        // The line's member, noted further in; nothing to note when the line is not written.
+        let note = context.logger.logLevel <= .info ? RequestLogNote() : nil
         context.logNote = note
         let method = request.method
         let active = MetricHandles.active(method)
@@ -74,9 +75,10 @@ struct EnvelopeMiddleware: RouterMiddleware {
     }
 
     private static func log(
-        _ request: Request, _ context: Context, _ note: RequestLogNote, status: HTTPResponse.Status, since start: UInt64
+        _ request: Request, _ context: Context, _ note: RequestLogNote?, status: HTTPResponse.Status,
+        since start: UInt64
     ) {
-        guard context.logger.logLevel <= .info else { return }
+        guard let note else { return }
         var metadata: Logger.Metadata = [
             "method": .string(request.method.rawValue), "path": .string(request.uri.path),
             "route": .string(context.endpointPath ?? "none"), "status": .stringConvertible(status.code),

@@ -8,7 +8,7 @@ import QuestlineFeatures
 /// Applies `TextRule` (no control characters) at the edge, in one place, before any handler or
 /// store sees the text: every string of a JSON body on the API (after `BodyLimitMiddleware` has
 /// bounded it). The address itself and its query parameters are checked on every request by
-/// `AddressChecksMiddleware` (with `addressIssues` below); web forms apply the same rule where
+/// `AddressChecksMiddleware`; web forms apply the same rule where
 /// they are decoded (`Form`).
 struct TextRuleMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
@@ -37,33 +37,6 @@ struct TextRuleMiddleware: RouterMiddleware {
 }
 
 extension TextRuleMiddleware {
-    /// The address's problems: the path and every query parameter must decode (percent-encoded
-    /// UTF-8) to text without control characters. A parameter is named by its key.
-    static func addressIssues(path: String, query: String?) -> [FieldIssue] {
-        var issues: [FieldIssue] = []
-        if let decoded = path.removingPercentEncoding {
-            if decoded.containsControlCharacter {
-                issues.append(FieldIssue(field: "path", message: "The address holds a control character."))
-            }
-        } else {
-            issues.append(FieldIssue(field: "path", message: "The address is not valid percent-encoded UTF-8."))
-        }
-        for pair in (query ?? "").split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let rawKey = parts[0].replacingOccurrences(of: "+", with: " ")
-            let name = rawKey.removingPercentEncoding ?? rawKey
-            guard
-                let value = (parts.count > 1 ? parts[1].replacingOccurrences(of: "+", with: " ") : "")
-                    .removingPercentEncoding
-            else {
-                issues.append(FieldIssue(field: name, message: "Send percent-encoded UTF-8 text."))
-                continue
-            }
-            if let issue = TextRule.issue(value, field: name) { issues.append(issue) }
-        }
-        return issues
-    }
-
     /// The malformed date-time behind a request's error, if that is what it is.
     static func invalidDate(in error: any Error) -> RFC3339DateTranscoder.InvalidDate? {
         if let invalid = error as? RFC3339DateTranscoder.InvalidDate { return invalid }

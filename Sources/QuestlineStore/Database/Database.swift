@@ -133,10 +133,11 @@ public final class Database: @unchecked Sendable {
         case .sqlite(let path):
             flavor = .sqlite
             let readers = Self.sqliteReadersPerCore * System.coreCount
-            sqlite = SQLiteConnections(
+            let connections = SQLiteConnections(
                 path: path, pragmas: SQLiteTuning.pragmas(autocheckpointPages: checkpoints.autocheckpointPages),
                 readers: readers, logger: logger)
-            sqliteWrites = SQLiteWriteGroup(writer: sqlite!.writer, logger: logger)
+            sqlite = connections
+            sqliteWrites = SQLiteWriteGroup(writer: connections.writer, logger: logger)
             postgresPool = nil
             postgresConfiguration = nil
             postgresNames = nil

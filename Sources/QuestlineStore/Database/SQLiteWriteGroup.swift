@@ -29,8 +29,8 @@ final class SQLiteWriteGroup: @unchecked Sendable {
     private var members = 0
     /// Members whose writes are in the open transaction, waiting for its commit.
     private var waiting: [CheckedContinuation<Void, any Error>] = []
-    /// How many transactions committed, and how many members they held (for tests and the
-    /// performance notes).
+    /// How many transactions committed, and how many members they held (`SQLiteWriteGroupTests`
+    /// checks that concurrent writes share commits).
     private let counts = NIOLockedValueBox((commits: 0, members: 0))
     var committed: (commits: Int, members: Int) { counts.withLockedValue { $0 } }
 

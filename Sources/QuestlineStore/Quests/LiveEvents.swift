@@ -272,7 +272,7 @@ public final class LiveEventLog: Sendable {
                     'challengeId', quest_id, 'at', created_at::float8 / 1000 - 978307200)::text) AS notified
             FROM (SELECT * FROM written ORDER BY id) AS ordered
             """
-        ).all().map(Self.event(from:))
+        ).all().map(Self.event(from:)).sorted { $0.id < $1.id }
     }
 
     private static func event(from row: any SQLRow) throws -> LiveEvent {
