@@ -53,9 +53,9 @@ DAYS = ["0001-01-01", "9999-12-31", "10000-01-01"]
 MONTHS = ["0001-01", "9999-12", "10000-01", "2026-00", "2026-13"]
 # Tables a refused request may not change, and those it cannot be blamed for: analytics events
 # are written by a background flusher from earlier, accepted requests.
-# Bookkeeping that refusals write on purpose: a failed login is counted (login_failures), and a
+# Bookkeeping that refusals write on purpose: a failed login or a wrong friend-group code is counted (failed_attempts), and a
 # request takes a token from its limit buckets (rate_buckets) before it is judged.
-UNCHECKED_TABLES = {"analytics_events", "schema_migrations", "login_failures", "rate_buckets"}
+UNCHECKED_TABLES = {"analytics_events", "schema_migrations", "failed_attempts", "rate_buckets"}
 SKIPPED = {"householdEvents"}
 # Values that make an operation's base request valid, where the schema alone cannot tell
 # (placeholders in braces are ids from the set-up).

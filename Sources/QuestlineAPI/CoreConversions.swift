@@ -59,13 +59,15 @@ extension Components.Schemas.ShieldPolicy {
 }
 
 extension Components.Schemas.StreakSettings {
-    /// The member's rest days and pauses as of their local `today`.
-    public init(_ allowances: StreakAllowances, today: LocalDay) {
+    /// The member's rest days and pauses as of their local `today`; `earliestChange`: the first
+    /// day a new pause or rest-day schedule may reach.
+    public init(_ allowances: StreakAllowances, today: LocalDay, earliestChange: LocalDay? = nil) {
         let waiting = allowances.restDays.last { $0.from > today }
         self.init(
             restDays: allowances.restWeekdays(on: today),
             nextRestDays: waiting.map { .init(weekdays: $0.weekdays, from: $0.from.iso) },
             schedule: allowances.restDays.map { .init(weekdays: $0.weekdays, from: $0.from.iso) },
+            earliestChange: earliestChange?.iso,
             pauses: allowances.pauses.map { .init(start: $0.start.iso, end: $0.end.iso) },
             pausedDaysLeft: max(StreakAllowances.maxPauseDaysPerYear - allowances.pausedDays(inYear: today.year), 0))
     }

@@ -132,6 +132,11 @@ public struct ServeSettings: Sendable {
             description = "\(option.flag) (\(option.variable), \"\(option.key)\" in the config file): \(problem)"
         }
 
+        /// A value that only an environment variable gives.
+        init(variable: String, problem: String) {
+            description = "\(variable): \(problem)"
+        }
+
         init(removed names: String, instead: String) {
             description = "\(names) is no longer an option: \(instead)"
         }
@@ -229,13 +234,17 @@ public struct ServeSettings: Sendable {
         /// The key file, else `QUESTLINE_SECRET_KEY`; neither is allowed only with demo data.
         func secretKeys(demoData: Bool) throws -> SecretBox? {
             let text: String
+            // Where the keys came from, so that a bad one is reported there.
+            let invalid: (String) -> Invalid
             if let path = try self.text("secretKeyFile") {
                 guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
                     throw Invalid(option: .named("secretKeyFile"), problem: "cannot read \(path)")
                 }
                 text = contents
+                invalid = { Invalid(option: .named("secretKeyFile"), problem: "the key file \(path): \($0)") }
             } else if let variable = config.string(forKey: "secretKey", isSecret: true) {
                 text = variable
+                invalid = { Invalid(variable: "QUESTLINE_SECRET_KEY", problem: $0) }
             } else if demoData {
                 return nil
             } else {
@@ -248,7 +257,7 @@ public struct ServeSettings: Sendable {
             switch SecretBox.parse(text) {
             case .success(let box): return box
             case .failure(let error):
-                throw Invalid(option: .named("secretKeyFile"), problem: "the secret key: \(error.reason)")
+                throw invalid(error.reason)
             }
         }
 

@@ -88,18 +88,33 @@ import Testing
         let keyed = try await ServeSettings.resolve(
             try ServeOptions.parse(["--no-demo-data", "--secret-key-file", keys.path]), environment: [:])
         #expect(keyed.secrets?.keys.count == 2)
-        for (options, environment, problem) in [
-            (["--no-demo-data"], [String: String](), "a secret key is required without demo data"),
-            (["--no-demo-data"], ["QUESTLINE_SECRET_KEY": "short"], "not 64 hex digits"),
-            (["--secret-key-file", "/no/such/keys"], [:], "cannot read"),
+        // A key file written on Windows (CRLF), with comments.
+        let windows = dir.appendingPathComponent("keys-crlf")
+        try Data("# made 2026-11-01, new\r\n\(SecretBox.newKey())\r\n# old\r\n\(SecretBox.newKey())\r\n".utf8)
+            .write(to: windows)
+        #expect(
+            try await ServeSettings.resolve(
+                try ServeOptions.parse(["--no-demo-data", "--secret-key-file", windows.path]), environment: [:]
+            ).secrets?.keys.count == 2)
+        let badFile = dir.appendingPathComponent("keys-bad")
+        try Data("# only a comment\n".utf8).write(to: badFile)
+        // Each bad value is reported where it came from.
+        for (options, environment, problem, source) in [
+            (["--no-demo-data"], [String: String](), "a secret key is required without demo data", "--secret-key-file"),
+            (["--no-demo-data"], ["QUESTLINE_SECRET_KEY": "short"], "not 64 hex digits", "QUESTLINE_SECRET_KEY"),
+            (["--secret-key-file", "/no/such/keys"], [:], "cannot read", "--secret-key-file"),
+            (["--secret-key-file", badFile.path], [:], "no key in it", badFile.path),
         ] {
             do {
                 _ = try await ServeSettings.resolve(try ServeOptions.parse(options), environment: environment)
                 Issue.record("\(options) \(environment) was accepted")
             } catch let invalid as ServeSettings.Invalid {
                 #expect(
-                    invalid.description.contains(problem) && invalid.description.contains("--secret-key-file"),
+                    invalid.description.contains(problem) && invalid.description.contains(source),
                     "\(invalid.description)")
+                if source == "QUESTLINE_SECRET_KEY" {
+                    #expect(!invalid.description.contains("--secret-key-file"), "\(invalid.description)")
+                }
             }
         }
         let quiet = try await ServeSettings.resolve(try ServeOptions.parse(["--no-reminders"]), environment: [:])

@@ -36,43 +36,64 @@ import Testing
         #expect(keen.current == 11)
     }
 
+    static func instant(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
+
     @Test func aRestDayChangeAppliesFromNextMondayOnly() throws {
         // On Wednesday 4 November the reader missed Tuesday; choosing Tuesday now cannot rescue it.
-        let today = Self.day("2026-11-04")
-        let changed = try StreakAllowances.none.settingRestDays([2], today: today)
+        let now = Self.instant("2026-11-04T10:00:00Z")
+        let changed = try StreakAllowances.none.settingRestDays([2], at: now)
         #expect(changed.restDays == [.init(weekdays: [2], from: Self.day("2026-11-09"))])
         #expect(!changed.isRest(Self.day("2026-11-03")))
         #expect(changed.isRest(Self.day("2026-11-10")))
         // Choosing again before Monday replaces the waiting change; on Monday itself it waits a week.
-        let again = try changed.settingRestDays([6, 7], today: Self.day("2026-11-05"))
+        let again = try changed.settingRestDays([6, 7], at: Self.instant("2026-11-05T10:00:00Z"))
         #expect(again.restDays == [.init(weekdays: [6, 7], from: Self.day("2026-11-09"))])
-        let monday = try again.settingRestDays([], today: Self.day("2026-11-09"))
+        let monday = try again.settingRestDays([], at: Self.instant("2026-11-09T10:00:00Z"))
         #expect(monday.restWeekdays(on: Self.day("2026-11-14")) == [6, 7])
         #expect(monday.restWeekdays(on: Self.day("2026-11-16")) == [])
         #expect(throws: DomainError.invalid(field: "restDays", "Choose at most 2 rest days a week.")) {
-            try StreakAllowances.none.settingRestDays([1, 2, 3], today: today)
+            try StreakAllowances.none.settingRestDays([1, 2, 3], at: now)
         }
         #expect(throws: DomainError.invalid(field: "restDays", "Weekdays are 1 (Monday) to 7 (Sunday).")) {
-            try StreakAllowances.none.settingRestDays([0], today: today)
+            try StreakAllowances.none.settingRestDays([0], at: now)
         }
     }
 
-    @Test func pausesStartTomorrowAtTheEarliestAndAllowFourteenDaysAYear() throws {
-        let today = Self.day("2026-12-20")
-        #expect(throws: DomainError.invalid(field: "start", "A pause starts tomorrow at the earliest.")) {
-            try StreakAllowances.none.pausing(from: today, through: today.adding(days: 2), today: today)
+    @Test func aRestDayChangeNeverReachesAMondayBegunAnywhere() throws {
+        // Sunday 8 November 11:00 UTC: Monday 9 has begun in Kiritimati (UTC+14), so a reader in
+        // UTC−12 (still Saturday 23:00 there) cannot make that Monday a rest day by moving east.
+        let changed = try StreakAllowances.none.settingRestDays([1], at: Self.instant("2026-11-08T11:00:00Z"))
+        #expect(changed.restDays == [.init(weekdays: [1], from: Self.day("2026-11-16"))])
+        // An hour earlier Monday 9 has begun nowhere: it may be the first.
+        let earlier = try StreakAllowances.none.settingRestDays([1], at: Self.instant("2026-11-08T09:00:00Z"))
+        #expect(earlier.restDays == [.init(weekdays: [1], from: Self.day("2026-11-09"))])
+    }
+
+    @Test func pausesStartOnADayBegunNowhereAndAllowFourteenDaysAYear() throws {
+        let now = Self.instant("2026-12-20T08:00:00Z")  // 22:00 on the 20th in Kiritimati
+        #expect(
+            throws: DomainError.invalid(
+                field: "start", "A pause starts on a day that has not begun anywhere yet: 21 December 2026 at the earliest.")
+        ) {
+            try StreakAllowances.none.pausing(
+                from: Self.day("2026-12-20"), through: Self.day("2026-12-22"), at: now)
         }
         // Across the new year: 11 days in 2026 and 3 in 2027 are within both years' 14.
         let paused = try StreakAllowances.none.pausing(
-            from: Self.day("2026-12-21"), through: Self.day("2027-01-03"), today: today)
+            from: Self.day("2026-12-21"), through: Self.day("2027-01-03"), at: now)
         #expect(paused.pausedDays(inYear: 2026) == 11)
         #expect(paused.pausedDays(inYear: 2027) == 3)
         #expect(throws: DomainError.invalid(field: "start", "These days are already paused.")) {
-            try paused.pausing(from: Self.day("2027-01-02"), through: Self.day("2027-01-05"), today: today)
+            try paused.pausing(from: Self.day("2027-01-02"), through: Self.day("2027-01-05"), at: now)
         }
         #expect(throws: DomainError.invalid(field: "end", "At most 14 paused days in 2026: 3 left.")) {
             try StreakAllowances(pauses: [.init(start: Self.day("2026-06-01"), end: Self.day("2026-06-11"))])
-                .pausing(from: Self.day("2026-12-25"), through: Self.day("2026-12-28"), today: today)
+                .pausing(from: Self.day("2026-12-25"), through: Self.day("2026-12-28"), at: now)
+        }
+        // Two hours later the 21st has begun in Kiritimati: too late for it, from any zone.
+        #expect(throws: DomainError.self) {
+            try StreakAllowances.none.pausing(
+                from: Self.day("2026-12-21"), through: Self.day("2026-12-22"), at: Self.instant("2026-12-20T10:00:00Z"))
         }
         // Ending early: from today the days count again; a pause to come is cancelled.
         let ended = try paused.endingPause(today: Self.day("2026-12-24"))
@@ -80,7 +101,7 @@ import Testing
         let cancelled = try paused.endingPause(today: Self.day("2026-12-21"))
         #expect(cancelled.pauses.isEmpty)
         #expect(throws: DomainError.conflict(field: nil, message: "There is no pause to end.")) {
-            try cancelled.endingPause(today: today)
+            try cancelled.endingPause(today: Self.day("2026-12-20"))
         }
     }
 

@@ -38,6 +38,17 @@ import Testing
             stranger: stranger, strangerID: strangerID)
     }
 
+    /// A second guardian of the family's household (a new account, invited); returns its token.
+    func addGuardian(_ app: Harness, to f: Family) async throws -> String {
+        let invite = try await app.send(
+            .post, "/api/v1/households/\(f.household)/invitations", json: #"{"role":"guardian"}"#, token: f.guardian)
+        let (token, _) = try await app.signUp("second-guardian@example.com", name: "Second")
+        let joined = try await app.send(
+            .post, "/api/v1/invitations/accept", json: #"{"code":"\#(try invite.string("code"))"}"#, token: token)
+        #expect(joined.status == .ok, "\(joined.text)")
+        return token
+    }
+
     @Test func householdMembersSeeEachOtherAndStrangersSeeNothing() async throws {
         try await Harness.run { app in
             let f = try await family(app)

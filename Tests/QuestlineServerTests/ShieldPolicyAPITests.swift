@@ -209,4 +209,34 @@ import Testing
             #expect(page.text.contains(#"aria-label="Add Minecraft as a reward app""#))
         }
     }
+
+    /// A token is a path segment of the icon's address: one that could not travel in one is
+    /// refused at input, naming the field (`AppToken`, the rule the guardian's catalog uses too).
+    @Test func anAppTokenThatCannotBeAPathSegmentIsRefused() async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let f = try await QuestAPITests().family(app)
+            let path = "/api/v1/children/\(f.childID)/device-apps"
+            for token in ["dev/../x?y", "a%2Fb", "..", "with#hash", #"back\\slash"#] {
+                try await app.send(
+                    .put, path,
+                    json: #"{"apps":[{"token":"fine.app","name":"Fine","category":"games"},{"token":"\#(token)","name":"Bad","category":"games"}]}"#,
+                    token: f.child
+                ).expectProblem(.badRequest, field: "apps[1].token")
+            }
+            #expect(
+                try await app.send(.get, path, token: f.guardian).decode([Components.Schemas.DeviceApp].self).isEmpty)
+            // Every token that is accepted gets an icon address that serves.
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 40)
+            let icon = Data(png).base64EncodedString()
+            let odd = "dev.app+x:y@z~1"
+            #expect(
+                try await app.send(
+                    .put, path, json: #"{"apps":[{"token":"\#(odd)","name":"Odd","category":"games","icon":"\#(icon)"}]}"#,
+                    token: f.child
+                ).status == .ok)
+            let listed = try await app.send(.get, path, token: f.guardian).decode([Components.Schemas.DeviceApp].self)
+            let served = try await app.send(.get, try #require(listed.first?.iconUrl), token: f.guardian)
+            #expect(served.status == .ok && served.bytes == png, "\(listed.first?.iconUrl ?? "")")
+        }
+    }
 }

@@ -119,6 +119,34 @@ extension Harness {
         }
     }
 
+    /// A change of zone cannot make a pause cover a day that had begun anywhere when it was asked.
+    @Test func noZoneChangeLetsAPauseCoverADayAlreadyBegun() async throws {
+        try await Harness.runReading { app in
+            let (token, _) = try await app.signUp("travel@example.com", timeZone: "Pacific/Kiritimati")
+            // Tuesday 5 May 12:00 UTC: Wednesday 6 May 02:00 in Kiritimati, Tuesday 00:00 in UTC−12.
+            app.clock.set(at("2026-05-05T12:00:00Z"))
+            let body = #"{"start":"2026-05-06","end":"2026-05-07"}"#
+            try await app.send(.post, "/api/v1/me/streak/pause", json: body, token: token)
+                .expectProblem(.badRequest, field: "start")
+            #expect(
+                try await app.send(.patch, "/api/v1/me", json: #"{"timeZone":"Etc/GMT+12"}"#, token: token).status
+                    == .ok)
+            // There the 6th is the day after tomorrow, but it has begun in Kiritimati: refused still.
+            let refused = try await app.send(.post, "/api/v1/me/streak/pause", json: body, token: token)
+            refused.expectProblem(.badRequest, field: "start")
+            #expect(refused.text.contains("7 May 2026 at the earliest"), "\(refused.text)")
+            let paused = try await app.send(
+                .post, "/api/v1/me/streak/pause", json: #"{"start":"2026-05-07","end":"2026-05-08"}"#, token: token
+            ).decode(Settings.self)
+            #expect(paused.pauses.map(\.start) == ["2026-05-07"])
+            #expect(
+                try await app.send(.patch, "/api/v1/me", json: #"{"timeZone":"Pacific/Kiritimati"}"#, token: token)
+                    .status == .ok)
+            let back = try await app.send(.get, "/api/v1/me/streak", token: token).decode(Settings.self)
+            #expect(back.pauses.map(\.start) == ["2026-05-07"], "the pause never covers the 6th")
+        }
+    }
+
     @Test func theSettingsPageSavesRestDaysAndPausesAndShowsErrors() async throws {
         try await Harness.runReading { app in
             let (token, _) = try await app.signUp("page@example.com", timeZone: "Europe/Paris")

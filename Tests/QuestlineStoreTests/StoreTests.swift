@@ -209,27 +209,27 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
     func aKeyIsClaimedCompletedReplayedAndGuarded(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let idem = store.idempotency
-            let first = try #require(claim(try await idem.begin(scope: "m1", key: "k", requestHash: "h", now: t0)))
-            #expect(try await idem.begin(scope: "m1", key: "k", requestHash: "h", now: t0 + 1) == .inProgress)
+            let first = try #require(claim(try await idem.begin(scope: "m1", key: "k", requestHashes: ["h"], now: t0)))
+            #expect(try await idem.begin(scope: "m1", key: "k", requestHashes: ["h"], now: t0 + 1) == .inProgress)
             try await idem.complete(first, response: response, sealed: false)
             #expect(
-                try await idem.begin(scope: "m1", key: "k", requestHash: "h", now: t0 + 2)
+                try await idem.begin(scope: "m1", key: "k", requestHashes: ["h"], now: t0 + 2)
                     == .replay(response, sealed: false))
-            #expect(try await idem.begin(scope: "m1", key: "k", requestHash: "other", now: t0 + 3) == .mismatch)
+            #expect(try await idem.begin(scope: "m1", key: "k", requestHashes: ["other"], now: t0 + 3) == .mismatch)
             // Keys are per scope.
-            let other = try #require(claim(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 4)))
+            let other = try #require(claim(try await idem.begin(scope: "m2", key: "k", requestHashes: ["h"], now: t0 + 4)))
             // A released claim (nothing committed) can be taken again; an abandoned one after
             // `staleAfter`.
             #expect(try await idem.release(other))
-            #expect(claim(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 5)) != nil)
+            #expect(claim(try await idem.begin(scope: "m2", key: "k", requestHashes: ["h"], now: t0 + 5)) != nil)
             #expect(
-                claim(try await idem.begin(scope: "m2", key: "k", requestHash: "h", now: t0 + 5 + idem.staleAfter + 1))
+                claim(try await idem.begin(scope: "m2", key: "k", requestHashes: ["h"], now: t0 + 5 + idem.staleAfter + 1))
                     != nil)
             // Past its lifetime a finished key is a new request.
             #expect(
                 claim(
                     try await idem.begin(
-                        scope: "m1", key: "k", requestHash: "h", now: t0 + IdempotencyStore.lifetime + 10)) != nil)
+                        scope: "m1", key: "k", requestHashes: ["h"], now: t0 + IdempotencyStore.lifetime + 10)) != nil)
         }
     }
 
@@ -239,23 +239,23 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
             let idem = store.idempotency
             // The write commits, the server stops before storing the response: the retry must
             // not run it again.
-            let lost = try #require(claim(try await idem.begin(scope: "m", key: "crash", requestHash: "h", now: t0)))
+            let lost = try #require(claim(try await idem.begin(scope: "m", key: "crash", requestHashes: ["h"], now: t0)))
             try await write(store, under: lost, "crash-write")
             #expect(try await idem.release(lost) == false)  // something committed: not released
             for later in [t0 + 1, t0 + idem.staleAfter + 60] {
                 #expect(
-                    try await idem.begin(scope: "m", key: "crash", requestHash: "h", now: later)
+                    try await idem.begin(scope: "m", key: "crash", requestHashes: ["h"], now: later)
                         == .appliedWithoutResponse)
             }
             #expect(try await rows(store) == 1)
 
             // A claim abandoned before its write: two late retries race to take it over, one wins;
             // the first request, alive after all, can no longer commit.
-            let slow = try #require(claim(try await idem.begin(scope: "m", key: "slow", requestHash: "h", now: t0)))
+            let slow = try #require(claim(try await idem.begin(scope: "m", key: "slow", requestHashes: ["h"], now: t0)))
             let late = t0 + idem.staleAfter + 1
             let retries = try await withThrowingTaskGroup(of: IdempotencyDecision.self) { group in
                 for _ in 0..<8 {
-                    group.addTask { try await idem.begin(scope: "m", key: "slow", requestHash: "h", now: late) }
+                    group.addTask { try await idem.begin(scope: "m", key: "slow", requestHashes: ["h"], now: late) }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -267,7 +267,7 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
 
             // The purge forgets keys past their lifetime.
             #expect(try await idem.purge(olderThan: late + 1) == 2)
-            #expect(claim(try await idem.begin(scope: "m", key: "crash", requestHash: "h", now: late + 2)) != nil)
+            #expect(claim(try await idem.begin(scope: "m", key: "crash", requestHashes: ["h"], now: late + 2)) != nil)
         }
     }
 
@@ -277,7 +277,7 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
             let idem = store.idempotency
             let decisions = try await withThrowingTaskGroup(of: IdempotencyDecision.self) { group in
                 for _ in 0..<20 {
-                    group.addTask { try await idem.begin(scope: "m", key: "race", requestHash: "h", now: t0) }
+                    group.addTask { try await idem.begin(scope: "m", key: "race", requestHashes: ["h"], now: t0) }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

@@ -35,24 +35,26 @@ public enum LeagueBoardKind: String, Sendable, Codable {
 public enum LeagueRules {
     /// Members in one public division at the most.
     public static let divisionSize = 30
-    /// Points for an article read (each article once a local day, as the reading streak counts it).
+    /// Points for an article read: each article counts once a local day, however often it was
+    /// opened that day (`points(articles:games:)`).
     public static let pointsPerArticle = 10
     /// Points for a game of "Which came first?" finished.
     public static let pointsPerGame = 20
-    /// The zone that finishes a day last (UTC−12, "anywhere on Earth").
-    public static let lastZone = TimeZone(secondsFromGMT: -12 * 3600)!
 
     /// The week a member plays at `now`: the Monday of their local day.
     public static func week(at now: Date, in zone: TimeZone) -> LocalDay { LocalDay(now, in: zone).monday }
 
     /// The fair close of the week that starts on `monday`: when the last time zone has finished
     /// its Sunday, so every member has all of their Sunday to play. Monday 12:00 UTC.
-    public static func closes(_ monday: LocalDay) -> Date { monday.adding(days: 7).start(in: lastZone) }
+    public static func closes(_ monday: LocalDay) -> Date { monday.adding(days: 7).start(in: Anywhere.lastZone) }
 
     /// Whether the week of `monday` is closed at `now`.
     public static func isClosed(_ monday: LocalDay, at now: Date) -> Bool { now >= closes(monday) }
 
-    /// A week's points from what the member did in it (their own local days).
+    /// A week's points from what the member did in it (their own local days). `articles` is the
+    /// number of different articles read on each day of the week, summed over its days (the
+    /// same article read twice in one day counts once; read again the next day, once more);
+    /// `games` the daily games finished. The store counts exactly these (`LeagueQueries.players`).
     public static func points(articles: Int, games: Int) -> Int {
         max(0, articles) * pointsPerArticle + max(0, games) * pointsPerGame
     }
@@ -60,15 +62,11 @@ public enum LeagueRules {
     /// Children play on their household's board and in friend groups only.
     public static func mayJoinPublic(_ role: HouseholdRole?) -> Bool { role != .child }
 
-    /// The zone that starts a day first (UTC+14): a week has begun somewhere from its Monday
-    /// there.
-    public static let firstZone = TimeZone(secondsFromGMT: 14 * 3600)!
-
     /// Whether a member who joined at `joinedAt` plays in the public divisions of the week of
     /// `monday`: only if they joined before that week began anywhere, so that a division's
     /// members stay the same all week (a member who joins mid-week plays from the next).
     public static func playsInDivision(joinedAt: Date, week monday: LocalDay) -> Bool {
-        joinedAt < monday.start(in: firstZone)
+        joinedAt < monday.start(in: Anywhere.firstZone)
     }
 
     /// The public divisions of one tier for a week: its players in the order they joined, in

@@ -50,8 +50,10 @@ public enum DeviceCatalog {
         for (index, item) in items.enumerated() {
             let field = "apps[\(index)]"
             let token = item.token.trimmed()
-            if token.isEmpty || token.count > 200 {
-                issues.append(FieldIssue(field: field + ".token", message: "Use 1 to 200 characters."))
+            var tokenCheck = FieldValidation()
+            tokenCheck.check { () throws(DomainError) in try AppToken.check(token, field: field + ".token") }
+            if !tokenCheck.issues.isEmpty {
+                issues += tokenCheck.issues
             } else if !seen.insert(token).inserted {
                 issues.append(FieldIssue(field: field + ".token", message: "This token is listed twice."))
             }

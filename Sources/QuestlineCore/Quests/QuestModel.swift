@@ -36,13 +36,7 @@ public struct QuestApp: Sendable, Equatable, Hashable, Codable {
     {
         var validation = FieldValidation()
         let token = token.trimmed(newlines: false)
-        validation.check { () throws(DomainError) in
-            guard (1...200).contains(token.utf8.count),
-                token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
-            else {
-                throw .invalid(field: "token", "Use the device's app token: 1 to 200 visible ASCII characters.")
-            }
-        }
+        validation.check { () throws(DomainError) in try AppToken.check(token, field: "token") }
         let name = name.trimmed()
         validation.check { () throws(DomainError) in
             guard (1...60).contains(name.count) else {
@@ -552,5 +546,23 @@ public struct QuestDraft: Sendable, Equatable {
         ).normalized
         try spec.validate(catalog: catalog, today: today)
         return spec
+    }
+}
+
+/// The one rule for an app's token, wherever a token comes in (a guardian's catalog, a device's
+/// list of installed apps): 1 to 200 visible ASCII characters, none of `/ \\ ? # %`, and not `.`
+/// or `..`. A token is a path segment of the addresses handed out for it (an app's icon), so a
+/// token that could not travel in one is refused at input rather than stored.
+public enum AppToken {
+    static let forbidden: Set<Unicode.Scalar> = ["/", "\\", "?", "#", "%"]
+
+    public static func check(_ token: String, field: String) throws(DomainError) {
+        guard (1...200).contains(token.utf8.count),
+            token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && !forbidden.contains($0) }),
+            token != ".", token != ".."
+        else {
+            throw .invalid(
+                field: field, "Use the device's app token: 1 to 200 visible ASCII characters, without / \\ ? # or %.")
+        }
     }
 }

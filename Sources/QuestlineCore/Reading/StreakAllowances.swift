@@ -1,13 +1,16 @@
+public import Foundation
+
 /// What forgives a reader's streak besides a campaign's freezes: rest days, pauses, and
 /// repairs (issue #39). Every streak (the reading challenge's, the everyday one in Activity,
 /// the calendar and the reminders) asks the same rules here, in the member's local days.
 ///
 /// - **Rest days:** up to two ISO weekdays on which the streak neither breaks nor grows. A change
-///   applies from the next local Monday, so a streak cannot be rescued after the fact by
-///   turning a missed day into a rest day.
-/// - **Pauses:** up to 14 days a calendar year, starting tomorrow at the earliest; a paused day
-///   keeps the streak and does not grow it. A pause can be ended early: from today on, days
-///   count again.
+///   applies from the first Monday that has not begun anywhere on Earth, so a streak cannot be
+///   rescued after the fact by turning a missed day into a rest day, not even by changing zone.
+/// - **Pauses:** up to 14 days a calendar year, starting at the earliest on the first day that
+///   has not begun anywhere on Earth (`Anywhere.firstDayNotBegun`: no later change of zone can
+///   make a pause cover a day that had begun when it was asked for); a paused day keeps the
+///   streak and does not grow it. A pause can be ended early: from today on, days count again.
 /// - **Repairs:** a streak broken by one missed day is earned back by reading at least three
 ///   articles in one day, on the day after the miss or the day after that (the day between then
 ///   read), at most once in 30 days. Repairs are worked out from the history, not stored: a late
@@ -82,11 +85,19 @@ public struct StreakAllowances: Sendable, Equatable, Codable {
         }
     }
 
-    /// The rest weekdays chosen today, in force from the next Monday (replacing a change already
-    /// waiting for that Monday).
-    public func settingRestDays(_ weekdays: [Int], today: LocalDay) throws(DomainError) -> StreakAllowances {
+    /// The first day a change asked at `now` may reach (`Anywhere.firstDayNotBegun`).
+    public static func earliestChange(at now: Date) -> LocalDay { Anywhere.firstDayNotBegun(at: now) }
+
+    /// The Monday from which rest days chosen now apply: the first on or after `earliestChange`.
+    public static func restDaysFrom(earliestChange: LocalDay) -> LocalDay {
+        earliestChange.adding(days: (8 - earliestChange.isoWeekday) % 7)
+    }
+
+    /// The rest weekdays chosen at `now`, in force from the first Monday that has not begun
+    /// anywhere (replacing a change already waiting for that Monday).
+    public func settingRestDays(_ weekdays: [Int], at now: Date) throws(DomainError) -> StreakAllowances {
         let chosen = try Self.validatedRestDays(weekdays)
-        let monday = today.adding(days: 8 - today.isoWeekday)
+        let monday = Self.restDaysFrom(earliestChange: Self.earliestChange(at: now))
         var schedules = restDays.filter { $0.from < monday }
         if restWeekdays(on: monday) != chosen || restDays.contains(where: { $0.from >= monday }) {
             schedules.append(RestDays(weekdays: chosen, from: monday))
@@ -106,12 +117,18 @@ public struct StreakAllowances: Sendable, Equatable, Codable {
         return chosen
     }
 
-    /// A pause of the days `start` through `end`: from tomorrow at the earliest, not over another
-    /// pause, and at most 14 paused days in each calendar year it touches.
-    public func pausing(from start: LocalDay, through end: LocalDay, today: LocalDay) throws(DomainError)
+    /// A pause of the days `start` through `end`, asked at `now`: from the first day that has not
+    /// begun anywhere at the earliest, not over another pause, and at most 14 paused days in each
+    /// calendar year it touches.
+    public func pausing(from start: LocalDay, through end: LocalDay, at now: Date) throws(DomainError)
         -> StreakAllowances
     {
-        guard start > today else { throw .invalid(field: "start", "A pause starts tomorrow at the earliest.") }
+        let earliest = Self.earliestChange(at: now)
+        guard start >= earliest else {
+            throw .invalid(
+                field: "start",
+                "A pause starts on a day that has not begun anywhere yet: \(Wording.date(earliest)) at the earliest.")
+        }
         guard end >= start else { throw .invalid(field: "end", "The pause must end on or after its first day.") }
         let pause = Pause(start: start, end: end)
         guard !pauses.contains(where: { $0.start <= end && start <= $0.end }) else {

@@ -19,7 +19,7 @@ public struct AccountsFeature: Sendable {
     let sessionLifetime: TimeInterval
     let invitationLifetime: TimeInterval
     /// Failed logins per account and the lock that follows them.
-    let loginGuard: LoginGuard
+    let loginGuard: AttemptGuard
     /// Recently authenticated sessions (a few seconds), dropped on every change to the member.
     let sessions: SessionCache
     /// Called after a child's time zone is set (to the same zone too, so that a retry runs it
@@ -42,7 +42,8 @@ public struct AccountsFeature: Sendable {
         passwords = PasswordHasher(cost: configuration.bcryptCost)
         sessionLifetime = configuration.sessionLifetime
         invitationLifetime = configuration.invitationLifetime
-        loginGuard = LoginGuard(store: store.limits, clock: configuration.clock, limits: configuration.rateLimits)
+        loginGuard = AttemptGuard(
+            store: store.limits, clock: configuration.clock, policy: configuration.rateLimits.logins)
         let sessions = SessionCache(lifetime: configuration.sessionCacheSeconds)
         self.sessions = sessions
         // What other instances change (a sign-out, a deletion, a new role) ends here too.
@@ -87,21 +88,23 @@ public struct AccountsFeature: Sendable {
         try validation.finish()
         // After repeated failures the account is locked for a while, doubling each time: the
         // same answer whether or not the account exists, so it reveals nothing.
-        if let seconds = try await loginGuard.lockedFor(login) {
+        // Every spelling that reaches an account shares its lock (`LoginName.key`).
+        let attempt = [AttemptSubject.login(LoginName.key(login))]
+        if let seconds = try await loginGuard.lockedFor(attempt) {
             throw DomainError.tooManyRequests(
                 retryAfter: seconds, "Too many failed attempts. Try again in \(Self.wait(seconds)).")
         }
         guard let (member, hash) = try await store.accounts.credentials(login: login) else {
             // The same work as a known login: one bcrypt verification, against a hash made once.
             _ = try await passwords.verify(password, hash: try await passwords.decoyHash())
-            try await loginGuard.failed(login)
+            try await loginGuard.failed(attempt)
             throw DomainError.unauthenticated("The e-mail or username and password do not match an account.")
         }
         guard try await passwords.verify(password, hash: hash) else {
-            try await loginGuard.failed(login)
+            try await loginGuard.failed(attempt)
             throw DomainError.unauthenticated("The e-mail or username and password do not match an account.")
         }
-        try await loginGuard.succeeded(login)
+        try await loginGuard.succeeded(attempt)
         return try await startSession(for: member)
     }
 

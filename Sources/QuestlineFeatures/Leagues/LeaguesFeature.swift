@@ -1,4 +1,5 @@
 public import Foundation
+import Logging
 public import QuestlineCore
 public import QuestlineStore
 
@@ -12,11 +13,16 @@ public struct LeaguesFeature: Sendable {
     let ids: any IDGenerator
     /// Draws a friend group's code (the core has no randomness of its own).
     let codeIndexes: @Sendable () -> [Int]
+    /// Wrong codes typed, per member and per household (`RateLimits.friendCodes`).
+    let codeGuard: AttemptGuard
+    let logger = Logger(label: "questline.leagues")
 
     public init(store: Store, configuration: FeatureConfiguration) {
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
+        codeGuard = AttemptGuard(
+            store: store.limits, clock: configuration.clock, policy: configuration.rateLimits.friendCodes)
         codeIndexes = { (0..<FriendCode.length).map { _ in Int.random(in: 0..<FriendCode.alphabet.count) } }
     }
 
@@ -48,6 +54,9 @@ public struct LeaguesFeature: Sendable {
         public let closesAt: Date
         /// A joined adult not in a division yet this week (joined after it began).
         public let divisionFromNextWeek: Bool
+        /// When the division shown is drawn, while it is not yet: the week has begun for the
+        /// member before the last zone finished the week before, whose close draws it.
+        public let divisionDrawAt: Date?
         public let boards: [Board]
         public let last: (week: LocalDay, results: [LeagueResultRow])?
         public let friendGroups: [FriendGroup]
@@ -65,19 +74,33 @@ public struct LeaguesFeature: Sendable {
             if let household = actor.householdID { groups = try await q.friendGroups(of: household) }
             var boards: [Board] = []
             var inDivision = false
+            var provisional = false
             if let player, player.joined {
-                if LeagueRules.mayJoinPublic(actor.role),
-                    LeagueRules.playsInDivision(joinedAt: player.joinedAt, week: week)
-                {
-                    let tierPlayers = Self.inDivisions(try await q.players(week: week, tier: player.tier), week: week)
-                    if let division = LeagueRules.divisions(tierPlayers).first(where: {
-                        $0.contains { $0.member == actor.id }
-                    }) {
-                        inDivision = true
-                        boards.append(
-                            board(
-                                .division, key: "division", title: "\(player.tier.name) league", tier: player.tier,
-                                division, me: actor.id))
+                if LeagueRules.mayJoinPublic(actor.role) {
+                    if try await q.isDrawn(week) {
+                        // Drawn when the week before closed: who plays with whom stays all week.
+                        if let place = try await q.drawnPlace(actor.id, week: week) {
+                            inDivision = true
+                            boards.append(
+                                board(
+                                    .division, key: "division", title: "\(place.tier.name) league", tier: place.tier,
+                                    try await q.players(week: week, division: place), me: actor.id))
+                        }
+                    } else if LeagueRules.playsInDivision(joinedAt: player.joinedAt, week: week) {
+                        // Not drawn yet (the week has begun here before the last zone finished
+                        // the week before): the division as it would be drawn now.
+                        let tierPlayers = Self.inDivisions(
+                            try await q.players(week: week, tier: player.tier), week: week)
+                        if let division = LeagueRules.divisions(tierPlayers).first(where: {
+                            $0.contains { $0.member == actor.id }
+                        }) {
+                            inDivision = true
+                            provisional = true
+                            boards.append(
+                                board(
+                                    .division, key: "division", title: "\(player.tier.name) league",
+                                    tier: player.tier, division, me: actor.id))
+                        }
                     }
                 }
                 if let household = actor.householdID {
@@ -100,9 +123,32 @@ public struct LeaguesFeature: Sendable {
                 me: actor, joined: player?.joined ?? false, tier: player?.tier ?? .bronze, week: week,
                 closesAt: LeagueRules.closes(week),
                 divisionFromNextWeek: (player?.joined ?? false) && LeagueRules.mayJoinPublic(actor.role) && !inDivision,
+                divisionDrawAt: provisional ? LeagueRules.closes(week.adding(days: -7)) : nil,
                 boards: boards, last: try await q.lastResults(actor.id), friendGroups: groups, householdNames: names,
                 managesGroups: actor.householdID.map { AccessPolicy.allows(actor.actor, .manageHousehold($0)) } ?? false
             )
+        }
+    }
+
+    /// A week's public divisions with their players: as drawn (those who still play), else split
+    /// from `players` by their tiers now.
+    private func divisions(of week: LocalDay, players: [LeaguePlayer], _ q: LeagueQueries) async throws -> [(
+        LeagueTier, [LeaguePlayer]
+    )] {
+        let drawn = try await q.drawn(week)
+        if drawn.isEmpty {
+            return LeagueTier.allCases.flatMap { tier in
+                LeagueRules.divisions(Self.inDivisions(players.filter { $0.tier == tier }, week: week)).map {
+                    (tier, $0)
+                }
+            }
+        }
+        var placed: [LeagueQueries.DrawnPlace: [LeaguePlayer]] = [:]
+        for player in players {
+            if let place = drawn[player.member] { placed[place, default: []].append(player) }
+        }
+        return placed.sorted { ($0.key.tier, $0.key.division) < ($1.key.tier, $1.key.division) }.map {
+            ($0.key.tier, $0.value)
         }
     }
 
@@ -171,16 +217,26 @@ public struct LeaguesFeature: Sendable {
     }
 
     /// A guardian joins the household to a friend group with the code another guardian gave.
+    /// Wrong codes are counted against the guardian and the household: after a few, joining is
+    /// locked for a while (the answer says until when), and each refusal is logged.
     public func joinFriendGroup(code typed: String, as actor: MemberRecord) async throws -> FriendGroup {
         let household = try guardianHousehold(of: actor)
+        let subjects: [AttemptSubject] = [.friendCodeMember(actor.id), .friendCodeHousehold(household)]
+        if let until = try await codeGuard.lockedUntil(subjects) {
+            let now = clock.now()
+            logger.notice(
+                "friend-group join refused: locked",
+                metadata: ["member_id": "\(actor.id.rawValue)", "household_id": "\(household.rawValue)"])
+            throw DomainError.tooManyRequests(
+                retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up))),
+                "Too many wrong codes: joining a group is locked \(Wording.until(until, now: now, in: actor.zone)).")
+        }
         guard let code = FriendCode.normalized(typed) else {
             throw DomainError.invalid(field: "code", "A code is eight letters and digits, like ABCD-EFGH.")
         }
         let now = clock.now()
-        return try await store.leagues.write { q in
-            guard let group = try await q.group(code: code) else {
-                throw DomainError.invalid(field: "code", "No friend group has this code.")
-            }
+        let joined = try await store.leagues.write { q -> FriendGroup? in
+            guard let group = try await q.group(code: code) else { return nil }
             guard group.households < Self.maxHouseholds else {
                 throw DomainError.conflict(
                     field: "code", message: "This group is full (\(Self.maxHouseholds) households).")
@@ -191,6 +247,14 @@ public struct LeaguesFeature: Sendable {
             }
             return joined
         }
+        guard let joined else {
+            try await codeGuard.failed(subjects)
+            logger.notice(
+                "friend-group join refused: no group has this code",
+                metadata: ["member_id": "\(actor.id.rawValue)", "household_id": "\(household.rawValue)"])
+            throw DomainError.invalid(field: "code", "No friend group has this code.")
+        }
+        return joined
     }
 
     public func leaveFriendGroup(_ id: String, as actor: MemberRecord) async throws {
@@ -219,7 +283,7 @@ public struct LeaguesFeature: Sendable {
     @discardableResult
     public func closeDueWeeks() async throws -> [LocalDay] {
         let now = clock.now()
-        let latest = LocalDay(now, in: LeagueRules.lastZone).monday.adding(days: -7)
+        let latest = LocalDay(now, in: Anywhere.lastZone).monday.adding(days: -7)
         var closed: [LocalDay] = []
         for week in [latest.adding(days: -7), latest] where LeagueRules.isClosed(week, at: now) {
             if try await close(week, now: now) { closed.append(week) }
@@ -233,15 +297,13 @@ public struct LeaguesFeature: Sendable {
             // Who had joined by the close played that week (on their household's board at once).
             let players = try await q.players(week: week).filter { $0.joinedAt < LeagueRules.closes(week) }
             var results: [(board: String, result: LeagueRules.Result, tiered: Bool)] = []
-            // Public divisions, tier by tier.
-            for tier in LeagueTier.allCases {
-                let inTier = Self.inDivisions(players.filter { $0.tier == tier }, week: week)
-                for division in LeagueRules.divisions(inTier) {
-                    let entries = division.map {
-                        LeagueRules.Entry(member: $0.member, points: $0.points, joinedAt: $0.joinedAt)
-                    }
-                    results += LeagueRules.close(entries, tier: tier).map { ("division", $0, true) }
+            // Public divisions: as drawn for the week (its players who still play), or, for a
+            // week never drawn, split now.
+            for (tier, division) in try await divisions(of: week, players: players, q) {
+                let entries = division.map {
+                    LeagueRules.Entry(member: $0.member, points: $0.points, joinedAt: $0.joinedAt)
                 }
+                results += LeagueRules.close(entries, tier: tier).map { ("division", $0, true) }
             }
             // Household boards.
             for (_, members) in Dictionary(grouping: players.filter { $0.householdID != nil }, by: { $0.householdID! })
@@ -252,6 +314,14 @@ public struct LeaguesFeature: Sendable {
                 results += LeagueRules.close(entries, tier: nil).map { ("household", $0, false) }
             }
             try await q.recordResults(week, results, now: now)
+            // The next week's divisions, with the tiers this close gave.
+            let next = week.adding(days: 7)
+            let nextPlayers = Self.inDivisions(try await q.players(week: next), week: next)
+            try await q.draw(
+                next,
+                LeagueTier.allCases.map { tier in
+                    (tier, LeagueRules.divisions(nextPlayers.filter { $0.tier == tier }).map { $0.map(\.member) })
+                })
             for (member, rows) in Dictionary(grouping: results, by: { $0.result.member }) {
                 try await q.recordClosed(
                     OutboxData.LeagueClosed(

@@ -97,6 +97,8 @@ extension QuestsFeature {
             // Children of the household not chosen still count as "of the household" for the rule.
             for child in children where catalogs[child.id] == nil { catalogs[child.id] = [] }
             let spec = try draft.validated(household: catalogs, today: today)
+            // The cap is counted under the household's lock, in the transaction that writes.
+            try await q.lockCoopQuests(of: household)
             let sameWeek = try await q.coopQuests(household, since: spec.weekStart).filter {
                 $0.spec.weekStart == spec.weekStart && $0.status == .active
             }

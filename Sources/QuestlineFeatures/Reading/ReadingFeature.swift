@@ -237,46 +237,58 @@ public struct ReadingFeature: Sendable {
 
     // MARK: Forgiving streaks
 
-    /// The member's rest days and pauses, and their local today (what the settings are read
-    /// against).
-    public func streakAllowances(_ member: MemberRecord) async throws -> (StreakAllowances, today: LocalDay) {
-        (try await store.reading.streakAllowances(member.id), clock.today(in: member.zone))
+    /// A member's rest days and pauses, their local today (what the settings are read against),
+    /// and the first day a change may reach (`StreakAllowances.earliestChange`).
+    public struct StreakSettings: Sendable {
+        public let allowances: StreakAllowances
+        public let today: LocalDay
+        public let earliestChange: LocalDay
+
+        init(_ allowances: StreakAllowances, member: MemberRecord, now: Date) {
+            self.allowances = allowances
+            today = LocalDay(now, in: member.zone)
+            earliestChange = StreakAllowances.earliestChange(at: now)
+        }
     }
 
-    /// Chooses the member's rest weekdays, in force from next Monday (`StreakAllowances`).
-    public func setRestDays(_ member: MemberRecord, weekdays: [Int]) async throws -> (StreakAllowances, today: LocalDay)
+    public func streakAllowances(_ member: MemberRecord) async throws -> StreakSettings {
+        StreakSettings(try await store.reading.streakAllowances(member.id), member: member, now: clock.now())
+    }
+
+    /// Chooses the member's rest weekdays, in force from the first Monday that has not begun
+    /// anywhere (`StreakAllowances`).
+    public func setRestDays(_ member: MemberRecord, weekdays: [Int]) async throws -> StreakSettings
     {
-        let today = clock.today(in: member.zone)
-        let changed = try await store.reading.changeStreakAllowances(member.id, now: clock.now()) { current in
-            try current.settingRestDays(weekdays, today: today)
+        let now = clock.now()
+        let changed = try await store.reading.changeStreakAllowances(member.id, now: now) { current in
+            try current.settingRestDays(weekdays, at: now)
         }
-        return (changed, today)
+        return StreakSettings(changed, member: member, now: now)
     }
 
     /// Pauses the member's streak from `start` through `end` (local days, ISO), as the core's
     /// rule allows; each refusal names its field.
-    public func pauseStreak(_ member: MemberRecord, start: String, end: String) async throws -> (
-        StreakAllowances, today: LocalDay
-    ) {
+    public func pauseStreak(_ member: MemberRecord, start: String, end: String) async throws -> StreakSettings {
         var validation = FieldValidation()
         let first = validation.check { () throws(DomainError) in try DateWindow.day(start, field: "start") }
         let last = validation.check { () throws(DomainError) in try DateWindow.day(end, field: "end") }
         try validation.finish()
         guard let first, let last else { throw DomainError.invalid(field: "start", "Give the pause's days.") }
-        let today = clock.today(in: member.zone)
-        let changed = try await store.reading.changeStreakAllowances(member.id, now: clock.now()) { current in
-            try current.pausing(from: first, through: last, today: today)
+        let now = clock.now()
+        let changed = try await store.reading.changeStreakAllowances(member.id, now: now) { current in
+            try current.pausing(from: first, through: last, at: now)
         }
-        return (changed, today)
+        return StreakSettings(changed, member: member, now: now)
     }
 
     /// Ends the member's pause in force (or cancels the one to come).
-    public func endStreakPause(_ member: MemberRecord) async throws -> (StreakAllowances, today: LocalDay) {
-        let today = clock.today(in: member.zone)
-        let changed = try await store.reading.changeStreakAllowances(member.id, now: clock.now()) { current in
+    public func endStreakPause(_ member: MemberRecord) async throws -> StreakSettings {
+        let now = clock.now()
+        let today = LocalDay(now, in: member.zone)
+        let changed = try await store.reading.changeStreakAllowances(member.id, now: now) { current in
             try current.endingPause(today: today)
         }
-        return (changed, today)
+        return StreakSettings(changed, member: member, now: now)
     }
 
     /// What a QA preview asks for: a campaign, an instant and zone, and a reader's history.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import NIOConcurrencyHelpers
 public import QuestlineCore
 public import QuestlineStore
@@ -17,18 +17,33 @@ public struct RateLimits: Sendable, Equatable {
     /// The first lock, in seconds (then doubled, up to `maxLockSeconds`).
     public var lockSeconds: Int
     public var maxLockSeconds: Int
+    /// Wrong friend-group codes a member or a household may type before joining is locked
+    /// (`friendCodes`): the code is all that keeps a stranger from a household's children.
+    public var friendCodeFailuresBeforeLock: Int
+
+    /// Failed logins of one account.
+    public var logins: AttemptPolicy {
+        AttemptPolicy(failuresBeforeLock: failuresBeforeLock, lockSeconds: lockSeconds, maxLockSeconds: maxLockSeconds)
+    }
+
+    /// Wrong friend-group codes of one member, or of one household's guardians together: after
+    /// `friendCodeFailuresBeforeLock`, each further one locks joining for 5 minutes, doubling,
+    /// at most a day.
+    public var friendCodes: AttemptPolicy {
+        AttemptPolicy(failuresBeforeLock: friendCodeFailuresBeforeLock, lockSeconds: 300, maxLockSeconds: 86_400)
+    }
 
     public static let standard = RateLimits(
         loginsPerAddress: 20, writesPerMember: 600, writesPerAddress: 1200,
-        failuresBeforeLock: 5, lockSeconds: 60, maxLockSeconds: 900)
+        failuresBeforeLock: 5, lockSeconds: 60, maxLockSeconds: 900, friendCodeFailuresBeforeLock: 5)
     /// No limits (load tests).
     public static let off = RateLimits(
         loginsPerAddress: 0, writesPerMember: 0, writesPerAddress: 0,
-        failuresBeforeLock: 0, lockSeconds: 0, maxLockSeconds: 0)
+        failuresBeforeLock: 0, lockSeconds: 0, maxLockSeconds: 0, friendCodeFailuresBeforeLock: 0)
 
     public init(
         loginsPerAddress: Int, writesPerMember: Int, writesPerAddress: Int, failuresBeforeLock: Int, lockSeconds: Int,
-        maxLockSeconds: Int
+        maxLockSeconds: Int, friendCodeFailuresBeforeLock: Int = 5
     ) {
         self.loginsPerAddress = loginsPerAddress
         self.writesPerMember = writesPerMember
@@ -36,6 +51,7 @@ public struct RateLimits: Sendable, Equatable {
         self.failuresBeforeLock = failuresBeforeLock
         self.lockSeconds = lockSeconds
         self.maxLockSeconds = maxLockSeconds
+        self.friendCodeFailuresBeforeLock = friendCodeFailuresBeforeLock
     }
 }
 
@@ -99,39 +115,57 @@ public final class RateLimiter: Sendable {
     }
 }
 
-/// Failed logins per account, with a lock that doubles with each further failure. Kept in the
-/// database: every instance sees the same count and lock, and a restart keeps them.
-public struct LoginGuard: Sendable {
+/// How many failed attempts of one kind a subject may make before it is locked, and for how
+/// long: from `failuresBeforeLock` failures on, each further failure locks it for `lockSeconds`,
+/// doubled with each failure, at most `maxLockSeconds`. A `failuresBeforeLock` of 0 locks nothing.
+public struct AttemptPolicy: Sendable, Equatable {
+    public var failuresBeforeLock: Int
+    public var lockSeconds: Int
+    public var maxLockSeconds: Int
+
+    public init(failuresBeforeLock: Int, lockSeconds: Int, maxLockSeconds: Int) {
+        self.failuresBeforeLock = failuresBeforeLock
+        self.lockSeconds = lockSeconds
+        self.maxLockSeconds = maxLockSeconds
+    }
+
+    func lock(over: Int) -> Int { min(maxLockSeconds, lockSeconds << min(over, 20)) }
+}
+
+/// Failed attempts (a login, a friend group's code) with a lock that doubles with each further
+/// failure. Kept in the database: every instance sees the same count and lock, and a restart
+/// keeps them. One guard per kind of attempt, with its policy.
+public struct AttemptGuard: Sendable {
     private let store: LimitStore
     private let clock: any WallClock
-    let limits: RateLimits
+    let policy: AttemptPolicy
 
-    public init(store: LimitStore, clock: any WallClock, limits: RateLimits) {
+    public init(store: LimitStore, clock: any WallClock, policy: AttemptPolicy) {
         self.store = store
         self.clock = clock
-        self.limits = limits
+        self.policy = policy
     }
 
-    /// The account's key, as the login lookup computes it (`LoginName.key`): every spelling that
-    /// reaches an account shares its lock.
-    private static func key(_ login: String) -> String { LoginName.key(login) }
-
-    /// Seconds until `login` may try again, or nil.
-    public func lockedFor(_ login: String) async throws -> Int? {
-        let now = clock.now()
-        guard let until = try await store.lockedUntil(Self.key(login), now: now) else { return nil }
-        return Int(until.timeIntervalSince(now).rounded(.up))
+    /// Until when the latest lock of `subjects` holds, or nil.
+    public func lockedUntil(_ subjects: [AttemptSubject]) async throws -> Date? {
+        try await store.lockedUntil(subjects, now: clock.now())
     }
 
-    public func failed(_ login: String) async throws {
-        guard limits.failuresBeforeLock > 0 else { return }
-        let limits = limits
-        try await store.loginFailed(Self.key(login), failuresBeforeLock: limits.failuresBeforeLock, now: clock.now()) {
-            over in min(limits.maxLockSeconds, limits.lockSeconds << min(over, 20))
+    /// Seconds until every one of `subjects` may try again, or nil.
+    public func lockedFor(_ subjects: [AttemptSubject]) async throws -> Int? {
+        guard let until = try await lockedUntil(subjects) else { return nil }
+        return max(1, Int(until.timeIntervalSince(clock.now()).rounded(.up)))
+    }
+
+    public func failed(_ subjects: [AttemptSubject]) async throws {
+        guard policy.failuresBeforeLock > 0 else { return }
+        let policy = policy
+        try await store.failed(subjects, failuresBeforeLock: policy.failuresBeforeLock, now: clock.now()) {
+            policy.lock(over: $0)
         }
     }
 
-    public func succeeded(_ login: String) async throws {
-        try await store.loginSucceeded(Self.key(login))
+    public func succeeded(_ subjects: [AttemptSubject]) async throws {
+        try await store.succeeded(subjects)
     }
 }

@@ -30,12 +30,17 @@ public struct SecretBox: Sendable {
     /// A key made now and held only in memory: for tests and tools that store nothing sealed.
     public static func ephemeral() -> SecretBox { SecretBox(keys: [SymmetricKey(size: .bits256)]) }
 
-    /// Parses keys as configured: 64 hex digits each, separated by new lines or commas; blank
-    /// lines and lines starting with `#` are skipped. Nil with a reason when one is malformed.
+    /// Parses keys as configured: 64 hex digits each, separated by line ends (LF or CRLF) or
+    /// commas; blank lines and lines starting with `#` are skipped. A failure with a reason when
+    /// one is malformed.
     public static func parse(_ text: String) -> Result<SecretBox, ParseError> {
-        let pieces = text.split(whereSeparator: { $0 == "\n" || $0 == "," || $0 == "\r" })
+        // Lines first (LF, CRLF or CR: `isNewline`), comments dropped, then commas.
+        let pieces = text.split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            .filter { !$0.hasPrefix("#") }
+            .flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
         guard !pieces.isEmpty else { return .failure(ParseError(reason: "no key in it")) }
         var keys: [SymmetricKey] = []
         for (index, piece) in pieces.enumerated() {
@@ -89,6 +94,12 @@ public struct SecretBox: Sendable {
     /// HMAC-SHA256 under the current key, for `purpose`: made once, used per request.
     public func keyedHash(purpose: String) -> KeyedHash { KeyedHash(key: subkey(keys[0].key, purpose: purpose)) }
 
+    /// HMAC-SHA256 under every key, the current first: what was hashed under a key still in
+    /// the file (before a rotation) is matched by one of them.
+    public func keyedHashes(purpose: String) -> [KeyedHash] {
+        keys.map { KeyedHash(key: subkey($0.key, purpose: purpose)) }
+    }
+
     public struct KeyedHash: Sendable {
         let key: SymmetricKey
 
@@ -98,13 +109,16 @@ public struct SecretBox: Sendable {
         }
     }
 
-    /// A key for one purpose, derived from the current key and `material` (HKDF): without the
-    /// server's key, `material` (a request body holding a password) cannot be tested.
-    public func derivedKey(purpose: String, material: [UInt8], info: String) -> SymmetricKey {
-        keys[0].key.withUnsafeBytes { server in
-            HKDF<SHA256>.deriveKey(
-                inputKeyMaterial: SymmetricKey(data: Array(server) + material),
-                salt: Array("questline.\(purpose).v2".utf8), info: Array(info.utf8), outputByteCount: 32)
+    /// Keys for one purpose, derived from each server key (the current first) and `material`
+    /// (HKDF): without the server's key, `material` (a request body holding a password) cannot be
+    /// tested. The first seals; every one opens what its server key sealed before a rotation.
+    public func derivedKeys(purpose: String, material: [UInt8], info: String) -> [SymmetricKey] {
+        keys.map { key in
+            key.key.withUnsafeBytes { server in
+                HKDF<SHA256>.deriveKey(
+                    inputKeyMaterial: SymmetricKey(data: Array(server) + material),
+                    salt: Array("questline.\(purpose).v2".utf8), info: Array(info.utf8), outputByteCount: 32)
+            }
         }
     }
 

@@ -148,7 +148,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         .add(
             middleware: IdempotencyMiddleware(
                 store: store.idempotency, clock: features.clock, secrets: features.secrets,
-                requestHasher: features.secrets.keyedHash(purpose: "idempotency-request"),
+                requestHashers: features.secrets.keyedHashes(purpose: "idempotency-request"),
                 faultAfterCommit: configuration.faultAfterCommit))
     try APIImplementation(
         accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,

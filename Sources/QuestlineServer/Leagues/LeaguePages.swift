@@ -34,6 +34,8 @@ struct LeaguePage: Equatable {
     let tier: String
     let closes: String
     let nextWeekNote: Bool
+    /// While the week's divisions are not drawn: when they are.
+    let drawNote: String?
     let boards: [Board]
     let last: [String]
     let hasLast: Bool
@@ -48,6 +50,7 @@ struct LeaguePage: Equatable {
         tier = view.tier.name
         closes = Wording.at(view.closesAt, now: now, in: view.me.zone)
         nextWeekNote = view.divisionFromNextWeek
+        drawNote = view.divisionDrawAt.map { Wording.at($0, now: now, in: view.me.zone) }
         boards = view.boards.map { board in
             Board(
                 title: board.title,

@@ -58,7 +58,7 @@ extension Components.Schemas.League {
     init(_ view: LeaguesFeature.View) {
         self.init(
             joined: view.joined, tier: .init(rawValue: "\(view.tier)")!, week: view.week.iso, closesAt: view.closesAt,
-            divisionFromNextWeek: view.divisionFromNextWeek,
+            divisionFromNextWeek: view.divisionFromNextWeek, divisionDrawAt: view.divisionDrawAt,
             boards: view.boards.map { board in
                 .init(
                     kind: .init(rawValue: board.kind.rawValue)!, key: board.key, title: board.title,

@@ -28,7 +28,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
     let clock: any WallClock
     /// The server's key: keys the request hashes and the seals.
     let secrets: SecretBox
-    let requestHasher: SecretBox.KeyedHash
+    /// The request hash under every server key, the current first (`SecretBox.keyedHashes`): a
+    /// retry made across a key rotation matches the hash its first try stored.
+    let requestHashers: [SecretBox.KeyedHash]
     /// See `AppConfiguration.faultAfterCommit`.
     var faultAfterCommit = false
 
@@ -61,13 +63,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
         let sealed = RoutePolicy.of(request, context).holdsCredential
         // Keyed with the server's secret (HMAC): a copy of the table cannot test guesses of a
         // body (a password, an e-mail) against it.
-        let requestHash =
-            (sealed ? "sealed:" : "")
-            + requestHasher.hex(Array(request.method.rawValue.utf8) + [0] + Array(request.uri.path.utf8) + [0] + body)
+        let hashed = Array(request.method.rawValue.utf8) + [0] + Array(request.uri.path.utf8) + [0] + body
+        let requestHashes = requestHashers.map { (sealed ? "sealed:" : "") + $0.hex(hashed) }
         let seal = IdempotencySeal(secrets: secrets, request: body, key: key, scope: scope)
 
         let claim: IdempotencyClaim
-        switch try await store.begin(scope: scope, key: key, requestHash: requestHash, now: clock.now()) {
+        switch try await store.begin(scope: scope, key: key, requestHashes: requestHashes, now: clock.now()) {
         case .replay(let stored, let isSealed):
             guard let bytes = isSealed ? seal.open(stored.body) : stored.body else { throw Self.reused() }
             Self.count("replay")
@@ -162,23 +163,25 @@ struct IdempotencyMiddleware: RouterMiddleware {
 /// copy of the table can neither open it nor test guesses of the body; a different body fails to
 /// open and is a reused key.
 struct IdempotencySeal {
-    let key: SymmetricKey
+    /// One key per server key, the current first: it seals; each opens what it sealed.
+    let keys: [SymmetricKey]
 
     init(secrets: SecretBox, request body: [UInt8], key idempotencyKey: String, scope: String) {
-        key = secrets.derivedKey(
+        keys = secrets.derivedKeys(
             purpose: "idempotency.seal", material: body + [0] + Array(idempotencyKey.utf8), info: scope)
     }
 
     func seal(_ bytes: [UInt8]) throws -> [UInt8] {
-        guard let combined = try AES.GCM.seal(bytes, using: key).combined else { return [] }
+        guard let key = keys.first, let combined = try AES.GCM.seal(bytes, using: key).combined else { return [] }
         return [UInt8](combined)
     }
 
     func open(_ bytes: [UInt8]) -> [UInt8]? {
-        guard let box = try? AES.GCM.SealedBox(combined: bytes), let opened = try? AES.GCM.open(box, using: key) else {
-            return nil
+        guard let box = try? AES.GCM.SealedBox(combined: bytes) else { return nil }
+        for key in keys {
+            if let opened = try? AES.GCM.open(box, using: key) { return [UInt8](opened) }
         }
-        return [UInt8](opened)
+        return nil
     }
 }
 

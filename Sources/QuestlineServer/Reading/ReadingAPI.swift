@@ -89,27 +89,23 @@ extension APIImplementation {
     func getStreakSettings(_ input: Operations.getStreakSettings.Input) async throws
         -> Operations.getStreakSettings.Output
     {
-        let (allowances, today) = try await reading.streakAllowances(try identity.requireMember())
-        return .ok(.init(body: .json(.init(allowances, today: today))))
+        return .ok(.init(body: .json(.init(try await reading.streakAllowances(try identity.requireMember())))))
     }
 
     func setRestDays(_ input: Operations.setRestDays.Input) async throws -> Operations.setRestDays.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let (allowances, today) = try await reading.setRestDays(me, weekdays: body.weekdays)
-        return .ok(.init(body: .json(.init(allowances, today: today))))
+        return .ok(.init(body: .json(.init(try await reading.setRestDays(me, weekdays: body.weekdays)))))
     }
 
     func pauseStreak(_ input: Operations.pauseStreak.Input) async throws -> Operations.pauseStreak.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let (allowances, today) = try await reading.pauseStreak(me, start: body.start, end: body.end)
-        return .ok(.init(body: .json(.init(allowances, today: today))))
+        return .ok(.init(body: .json(.init(try await reading.pauseStreak(me, start: body.start, end: body.end)))))
     }
 
     func endStreakPause(_ input: Operations.endStreakPause.Input) async throws -> Operations.endStreakPause.Output {
-        let (allowances, today) = try await reading.endStreakPause(try identity.requireMember())
-        return .ok(.init(body: .json(.init(allowances, today: today))))
+        return .ok(.init(body: .json(.init(try await reading.endStreakPause(try identity.requireMember())))))
     }
 
     func joinChallenge(_ input: Operations.joinChallenge.Input) async throws -> Operations.joinChallenge.Output {
@@ -261,5 +257,11 @@ extension Components.Schemas.Article {
             articleId: article.key, title: article.title, language: article.language,
             description: article.description, extract: article.extract, thumbnailUrl: article.thumbnail?.source,
             url: article.pageURL)
+    }
+}
+
+extension Components.Schemas.StreakSettings {
+    init(_ settings: ReadingFeature.StreakSettings) {
+        self.init(settings.allowances, today: settings.today, earliestChange: settings.earliestChange)
     }
 }

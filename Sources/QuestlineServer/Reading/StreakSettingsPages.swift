@@ -27,13 +27,20 @@ struct StreakSettingsPage: Equatable {
     let currentPause: String?
     let pauseStarted: Bool
     let pausedDaysLeft: Int
+    /// The first day a pause may cover, in words.
+    let earliestText: String
+    /// The Monday a rest-day change made now applies from, in words.
+    let restChangeFrom: String
     let values: [String: String]
     let errors: [String: String]
     let notice: String?
 
     static let names = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
-    init(_ allowances: StreakAllowances, today: LocalDay, form: FormState, notice: String?) {
+    init(_ settings: ReadingFeature.StreakSettings, form: FormState, notice: String?) {
+        let allowances = settings.allowances
+        let today = settings.today
+        let earliest = settings.earliestChange
         let inForce = allowances.restWeekdays(on: today)
         let waiting = allowances.restDays.last { $0.from > today }
         let shown =
@@ -52,9 +59,11 @@ struct StreakSettingsPage: Equatable {
         pauseStarted = current.map { $0.start <= today } ?? false
         pausedDaysLeft = max(StreakAllowances.maxPauseDaysPerYear - allowances.pausedDays(inYear: today.year), 0)
         var values = form.values
-        values["start"] = values["start"] ?? today.adding(days: 1).iso
-        values["end"] = values["end"] ?? today.adding(days: 7).iso
-        values["min"] = today.adding(days: 1).iso
+        values["start"] = values["start"] ?? earliest.iso
+        values["end"] = values["end"] ?? earliest.adding(days: 6).iso
+        values["min"] = earliest.iso
+        earliestText = Wording.date(earliest)
+        restChangeFrom = Wording.longDate(StreakAllowances.restDaysFrom(earliestChange: earliest))
         self.values = values
         errors = form.errors
         self.notice = notice
@@ -78,14 +87,13 @@ extension ReadingPages {
         _ request: Request, _ context: AppRequestContext, refused: FormState = FormState()
     ) async throws -> Response {
         let member = try context.requireWebMember(next: "/reading/streak")
-        let (allowances, today) = try await reading.streakAllowances(member)
+        let settings = try await reading.streakAllowances(member)
         let q = request.uri.queryParameters
         let notice =
             q["rest"] != nil
-            ? "Your rest days are saved: they apply from next Monday."
+            ? "Your rest days are saved."
             : q["paused"] != nil ? "Your streak is paused." : q["ended"] != nil ? "The pause has ended." : nil
-        let page = StreakSettingsPage(
-            allowances, today: today, form: refused, notice: refused.error == nil ? notice : nil)
+        let page = StreakSettingsPage(settings, form: refused, notice: refused.error == nil ? notice : nil)
         return pages.page(
             "streak-settings", title: "Rest days and pauses", model: page, context: context, path: "/reading/streak",
             status: refused.error.map { Problem.from($0).httpStatus } ?? .ok, back: "/reading")

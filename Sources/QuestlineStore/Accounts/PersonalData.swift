@@ -128,9 +128,8 @@ public enum PersonalData {
             try await db.raw("DELETE FROM \(ident: holding.table) WHERE \(ident: holding.column) = \(bind: id)").run()
         }
         try await db.raw("DELETE FROM rate_buckets WHERE bucket LIKE \(bind: "%|" + id)").run()
-        for name in login {
-            try await db.raw("DELETE FROM login_failures WHERE login = \(bind: LoginName.key(name))").run()
-        }
+        try await LimitStore.forget(
+            login.map { AttemptSubject.login(LoginName.key($0)) } + [.friendCodeMember(member)], on: db)
         // What stays, without them.
         let opaque = "deleted-" + UUID().uuidString.lowercased()
         try await db.raw("UPDATE analytics_events SET subject = \(bind: opaque) WHERE subject = \(bind: id)").run()
@@ -141,6 +140,9 @@ public enum PersonalData {
         let household = try await db.raw(
             "SELECT household_id FROM household_members WHERE member_id = \(bind: id)"
         ).first()?.decode(column: "household_id", as: String.self)
+        // A child's co-op quests stay the household's, without them (their share goes with
+        // `coop_members` and `coop_payouts`).
+        try await QuestQueries(db: db, live: nil).removeFromCoopQuests(member)
         // The member's own rows, by their foreign keys.
         try await db.raw("DELETE FROM members WHERE id = \(bind: id)").run()
         if let household,

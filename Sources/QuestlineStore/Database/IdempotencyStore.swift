@@ -154,7 +154,10 @@ public struct IdempotencyStore: Sendable {
         self.staleAfter = staleAfter
     }
 
-    public func begin(scope: String, key: String, requestHash: String, now: Date) async throws -> IdempotencyDecision {
+    public func begin(scope: String, key: String, requestHashes: [String], now: Date) async throws
+        -> IdempotencyDecision
+    {
+        let requestHash = requestHashes.first ?? ""
         let token = UUID().uuidString
         return try await database.transaction { db in
             let claimed = try await db.raw(
@@ -187,7 +190,9 @@ public struct IdempotencyStore: Sendable {
                 ).run()
                 return .proceed(IdempotencyClaim(scope: scope, key: key, token: token))
             }
-            guard try row.decode(column: "request_hash", as: String.self) == requestHash else { return .mismatch }
+            guard requestHashes.contains(try row.decode(column: "request_hash", as: String.self)) else {
+                return .mismatch
+            }
             switch try row.decode(column: "state", as: String.self) {
             case "done":
                 let body =

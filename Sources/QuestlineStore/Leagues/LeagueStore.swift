@@ -57,7 +57,23 @@ enum LeagueSchema {
                 )
                 """,
                 "CREATE INDEX friend_group_households_by_household ON friend_group_households (household_id)",
-            ])
+            ]),
+        // A week's public divisions as drawn when the week before closed: who plays with whom
+        // cannot change in the week (a member who leaves keeps their place in the split).
+        Migration(
+            version: 920, name: "league_divisions",
+            [
+                """
+                CREATE TABLE league_divisions (
+                    week TEXT NOT NULL,
+                    member_id TEXT NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+                    tier BIGINT NOT NULL,
+                    division BIGINT NOT NULL,
+                    PRIMARY KEY (week, member_id)
+                )
+                """,
+                "CREATE INDEX league_divisions_by_division ON league_divisions (week, tier, division)",
+            ]),
     ]
 }
 
@@ -151,14 +167,88 @@ public struct LeagueQueries: Sendable {
         ).run()
     }
 
+    /// Where a week's public divisions put a member, once drawn: their tier that week and the
+    /// division's number. Nil when the week is not drawn or the member is not in its split.
+    public struct DrawnPlace: Sendable, Hashable {
+        public let tier: LeagueTier
+        public let division: Int
+    }
+
+    /// Whether the week of `monday` has its divisions drawn.
+    public func isDrawn(_ monday: LocalDay) async throws -> Bool {
+        try await db.raw("SELECT 1 AS x FROM league_divisions WHERE week = \(bind: monday.iso) LIMIT 1").first() != nil
+    }
+
+    /// The drawn places of the week of `monday`, by member.
+    public func drawn(_ monday: LocalDay) async throws -> [MemberID: DrawnPlace] {
+        var places: [MemberID: DrawnPlace] = [:]
+        for row in try await db.raw(
+            "SELECT member_id, tier, division FROM league_divisions WHERE week = \(bind: monday.iso)"
+        ).all() {
+            let member = try MemberID.parse(try row.decode(column: "member_id", as: String.self), field: "member_id")
+            places[member] = DrawnPlace(
+                tier: LeagueTier(rawValue: Int(try row.decode(column: "tier", as: Int64.self))) ?? .bronze,
+                division: Int(try row.decode(column: "division", as: Int64.self)))
+        }
+        return places
+    }
+
+    /// The member's drawn place in the week of `monday`, if the week is drawn and they are in it.
+    public func drawnPlace(_ member: MemberID, week monday: LocalDay) async throws -> DrawnPlace? {
+        guard
+            let row = try await db.raw(
+                """
+                SELECT tier, division FROM league_divisions
+                WHERE week = \(bind: monday.iso) AND member_id = \(bind: member.rawValue)
+                """
+            ).first()
+        else { return nil }
+        return DrawnPlace(
+            tier: LeagueTier(rawValue: Int(try row.decode(column: "tier", as: Int64.self))) ?? .bronze,
+            division: Int(try row.decode(column: "division", as: Int64.self)))
+    }
+
+    /// Records the divisions of the week of `monday` (each tier's, in order), unless the week is
+    /// drawn already. One statement per 500 members.
+    public func draw(_ monday: LocalDay, _ divisions: [(tier: LeagueTier, members: [[MemberID]])]) async throws {
+        guard try await !isDrawn(monday) else { return }
+        let rows = divisions.flatMap { tier in
+            tier.members.enumerated().flatMap { index, members in
+                members.map {
+                    SQLGroupExpression([
+                        SQLBind(monday.iso), SQLBind($0.rawValue), SQLBind(Int64(tier.tier.rawValue)),
+                        SQLBind(Int64(index)),
+                    ])
+                }
+            }
+        }
+        for start in stride(from: 0, to: rows.count, by: 500) {
+            try await db.raw(
+                """
+                INSERT INTO league_divisions (week, member_id, tier, division)
+                VALUES \(SQLList(Array(rows[start..<min(start + 500, rows.count)])))
+                ON CONFLICT (week, member_id) DO NOTHING
+                """
+            ).run()
+        }
+    }
+
     /// The players of the week of `monday` with their points, in one statement: everyone who
-    /// plays (`households` nil), or the members of these households; of one tier, or all. Points: reads as the
-    /// reading streak counts them and the daily games finished, on the week's days.
-    public func players(week monday: LocalDay, households: [HouseholdID]? = nil, tier: LeagueTier? = nil)
+    /// plays (`households` nil), or the members of these households; of one tier, or all. Points
+    /// as `LeagueRules.points` defines them: the different articles read on each of the week's
+    /// local days, and the daily games finished.
+    /// `division`: the players of one drawn division of the week (who still play).
+    public func players(
+        week monday: LocalDay, households: [HouseholdID]? = nil, tier: LeagueTier? = nil,
+        division: DrawnPlace? = nil
+    )
         async throws -> [LeaguePlayer]
     {
         let first = monday.iso
         let last = monday.adding(days: 6).iso
+        // The instants in which some zone was on one of the week's days (the index on read_at).
+        let from = monday.start(in: Anywhere.firstZone).storedMillis
+        let until = monday.adding(days: 7).start(in: Anywhere.lastZone).storedMillis
         var filter: SQLQueryString = ""
         if let households {
             guard !households.isEmpty else { return [] }
@@ -166,11 +256,20 @@ public struct LeagueQueries: Sendable {
             filter = " AND hm.household_id IN (\(list))"
         }
         if let tier { filter = filter + " AND p.tier = \(bind: Int64(tier.rawValue))" }
+        if let division {
+            filter =
+                filter
+                + """
+                 AND p.member_id IN (SELECT member_id FROM league_divisions WHERE week = \(bind: first)
+                    AND tier = \(bind: Int64(division.tier.rawValue)) AND division = \(bind: Int64(division.division)))
+                """
+        }
         let rows = try await db.raw(
             """
             SELECT p.member_id, p.tier, p.joined_at, m.display_name, hm.role, hm.household_id,
-                COALESCE((SELECT CAST(SUM(d.reads) AS BIGINT) FROM reading_days d
-                    WHERE d.owner = p.member_id AND d.local_day >= \(bind: first) AND d.local_day <= \(bind: last)), 0) AS articles,
+                (SELECT COUNT(DISTINCT e.local_day || '|' || e.article_id) FROM reading_events e
+                    WHERE e.owner = p.member_id AND e.read_at >= \(bind: from) AND e.read_at < \(bind: until)
+                    AND e.local_day >= \(bind: first) AND e.local_day <= \(bind: last)) AS articles,
                 (SELECT COUNT(*) FROM game_sessions g WHERE g.member_id = p.member_id AND g.from_archive = 0
                     AND g.completed_at IS NOT NULL AND g.game_date >= \(bind: first) AND g.game_date <= \(bind: last)) AS games
             FROM league_players p JOIN members m ON m.id = p.member_id

@@ -1,4 +1,5 @@
 public import Foundation
+public import QuestlineCore
 import SQLKit
 
 enum LimitSchema {
@@ -24,11 +25,39 @@ enum LimitSchema {
                 )
                 """,
             ]
-        }
+        },
+        // Failed attempts of every kind (a login, a friend group's code), each under a subject
+        // key that names its kind (`login|…`, `friend-code|member|…`).
+        Migration(
+            version: 910, name: "failed_attempts",
+            [
+                "DELETE FROM login_failures",
+                "ALTER TABLE login_failures RENAME TO failed_attempts",
+                "ALTER TABLE failed_attempts RENAME COLUMN login TO subject",
+            ]),
     ]
 }
 
-/// Request limits and login locks kept in the database, so that every instance on it counts
+/// What a failed attempt is counted against: its row's key names its kind, so that no typed
+/// login can reach another kind's lock.
+public enum AttemptSubject: Sendable, Hashable {
+    /// An account, by its login key (`LoginName.key`).
+    case login(String)
+    /// A member typing friend-group codes.
+    case friendCodeMember(MemberID)
+    /// A household whose guardians type friend-group codes.
+    case friendCodeHousehold(HouseholdID)
+
+    var key: String {
+        switch self {
+        case .login(let key): "login|" + key
+        case .friendCodeMember(let member): "friend-code|member|" + member.rawValue
+        case .friendCodeHousehold(let household): "friend-code|household|" + household.rawValue
+        }
+    }
+}
+
+/// Request limits and the locks of failed attempts (logins, friend-group codes) kept in the database, so that every instance on it counts
 /// against the same budget and a restart forgets nothing.
 public struct LimitStore: Sendable {
     let database: Database
@@ -79,45 +108,55 @@ public struct LimitStore: Sendable {
         }
     }
 
-    /// Until when `login` is locked, if it is.
-    public func lockedUntil(_ login: String, now: Date) async throws -> Date? {
-        try await database.withConnection { db in
-            let until = try await db.raw("SELECT locked_until FROM login_failures WHERE login = \(bind: login)")
-                .first()?
-                .decode(column: "locked_until", as: Int64?.self)
+    /// Until when the latest lock of `subjects` holds, if one does.
+    public func lockedUntil(_ subjects: [AttemptSubject], now: Date) async throws -> Date? {
+        guard !subjects.isEmpty else { return nil }
+        return try await database.withConnection { db in
+            let list = SQLList(subjects.map { SQLBind($0.key) })
+            let until = try await db.raw(
+                "SELECT MAX(locked_until) AS until FROM failed_attempts WHERE subject IN (\(list))"
+            ).first()?.decode(column: "until", as: Int64?.self)
             return until.map { Date(storedMillis: $0) }.flatMap { $0 > now ? $0 : nil }
         }
     }
 
-    /// Counts a failed login; from `failuresBeforeLock` failures on, each further failure locks
-    /// the login for `lock(failuresOver)` seconds. Atomic across instances.
-    public func loginFailed(
-        _ login: String, failuresBeforeLock: Int, now: Date, lock: @Sendable (_ over: Int) -> Int
+    /// Counts a failed attempt against each of `subjects`; from `failuresBeforeLock` failures on,
+    /// each further failure locks that subject for `lock(failuresOver)` seconds. Atomic across
+    /// instances.
+    public func failed(
+        _ subjects: [AttemptSubject], failuresBeforeLock: Int, now: Date, lock: @Sendable (_ over: Int) -> Int
     ) async throws {
         try await database.transaction { db in
-            guard
-                let failures = try await db.raw(
-                    """
-                    INSERT INTO login_failures (login, failures, updated_at) VALUES (\(bind: login), 1, \(bind: now.storedMillis))
-                    ON CONFLICT (login) DO UPDATE SET failures = login_failures.failures + 1,
-                        updated_at = \(bind: now.storedMillis)
-                    RETURNING failures
-                    """
-                ).first()?.decode(column: "failures", as: Int.self)
-            else { return }
-            let over = failures - failuresBeforeLock
-            guard over >= 0 else { return }
-            let until = now.addingTimeInterval(TimeInterval(lock(over)))
-            try await db.raw(
-                "UPDATE login_failures SET locked_until = \(bind: until.storedMillis) WHERE login = \(bind: login)"
-            ).run()
+            for subject in subjects.map(\.key).sorted() {
+                guard
+                    let failures = try await db.raw(
+                        """
+                        INSERT INTO failed_attempts (subject, failures, updated_at) VALUES (\(bind: subject), 1, \(bind: now.storedMillis))
+                        ON CONFLICT (subject) DO UPDATE SET failures = failed_attempts.failures + 1,
+                            updated_at = \(bind: now.storedMillis)
+                        RETURNING failures
+                        """
+                    ).first()?.decode(column: "failures", as: Int.self)
+                else { continue }
+                let over = failures - failuresBeforeLock
+                guard over >= 0 else { continue }
+                let until = now.addingTimeInterval(TimeInterval(lock(over)))
+                try await db.raw(
+                    "UPDATE failed_attempts SET locked_until = \(bind: until.storedMillis) WHERE subject = \(bind: subject)"
+                ).run()
+            }
         }
     }
 
-    public func loginSucceeded(_ login: String) async throws {
-        try await database.transaction { db in
-            try await db.raw("DELETE FROM login_failures WHERE login = \(bind: login)").run()
-        }
+    /// Forgets the failures of `subjects` (a login that succeeded).
+    public func succeeded(_ subjects: [AttemptSubject]) async throws {
+        guard !subjects.isEmpty else { return }
+        try await database.transaction { db in try await Self.forget(subjects, on: db) }
+    }
+
+    static func forget(_ subjects: [AttemptSubject], on db: any SQLDatabase) async throws {
+        try await db.raw("DELETE FROM failed_attempts WHERE subject IN (\(SQLList(subjects.map { SQLBind($0.key) })))")
+            .run()
     }
 
     /// Forgets buckets full again (untouched for `window`) and failures older than `cutoff`
@@ -129,7 +168,7 @@ public struct LimitStore: Sendable {
             ).run()
             try await db.raw(
                 """
-                DELETE FROM login_failures WHERE updated_at < \(bind: cutoff.storedMillis)
+                DELETE FROM failed_attempts WHERE updated_at < \(bind: cutoff.storedMillis)
                     AND (locked_until IS NULL OR locked_until < \(bind: now.storedMillis))
                 """
             ).run()

@@ -63,6 +63,32 @@ extension QuestQueries {
         try await db.raw("INSERT INTO coop_members (quest_id, child_id) VALUES \(SQLList(rows))").run()
     }
 
+    /// Holds the household's co-op quests for the rest of the transaction (its row, `FOR UPDATE`
+    /// on PostgreSQL; SQLite's write transactions are serialized already), so that the weekly
+    /// cap is counted and kept by one writer at a time, on any number of instances.
+    public func lockCoopQuests(of household: HouseholdID) async throws {
+        guard db.dialect.name != "sqlite" else { return }
+        try await db.raw("SELECT id FROM households WHERE id = \(bind: household.rawValue) FOR UPDATE").run()
+    }
+
+    /// Takes `child` out of the co-op quests they are in (their account is being deleted): the
+    /// quest stays the household's, its spec without the child.
+    func removeFromCoopQuests(_ child: MemberID) async throws {
+        let rows = try await db.raw(
+            """
+            SELECT id, household_id, spec, status, created_at, completed_at FROM coop_quests
+            WHERE id IN (SELECT quest_id FROM coop_members WHERE child_id = \(bind: child.rawValue))
+            """
+        ).all()
+        for quest in try rows.map(Self.decodeCoop) {
+            var spec = quest.spec
+            spec.children.removeAll { $0 == child }
+            try await db.raw(
+                "UPDATE coop_quests SET spec = \(bind: try CoopQuestSchema.encode(spec)) WHERE id = \(bind: quest.id.rawValue)"
+            ).run()
+        }
+    }
+
     public func cancelCoopQuest(_ id: CoopQuestID) async throws {
         try await db.raw("UPDATE coop_quests SET status = 'cancelled' WHERE id = \(bind: id.rawValue)").run()
     }
