@@ -191,6 +191,9 @@ actor DevicePlayer {
     /// Signs in (keeping the saved session when there is one), waiting while the server cannot
     /// be reached. A wrong password stops the command.
     func signIn() async throws {
+        if await session.forgotDamagedToken, !(await session.isSignedIn) {
+            print("the saved session in \(directory.appendingPathComponent("token").path) was damaged: signing in again")
+        }
         while !(await session.isSignedIn) {
             do {
                 try await session.logIn(login: username, password: password)
@@ -284,8 +287,16 @@ actor DevicePlayer {
                 try await signIn()
                 continue
             case .wait(let seconds, let reason):
-                print("waiting \(String(format: "%.1f", seconds)) s: \(reason)")
-                try await Task.sleep(for: .seconds(seconds))
+                // Until the held lane may go again, or sooner when the next line is due or the
+                // policy should be checked (other lanes are not held).
+                var pause = min(seconds, policyEvery)
+                if progress.played < lines.count, let at = lines[progress.played].line.at.flatMap(Self.instant) {
+                    let due = at.addingTimeInterval(Double(lines[progress.played].line.seconds ?? 0))
+                    pause = min(pause, max(due.timeIntervalSince(Date()), 0.05))
+                }
+                print("waiting \(String(format: "%.1f", pause)) s: \(reason)")
+                try await Task.sleep(for: .seconds(pause))
+                if Date().timeIntervalSince(lastPolicyCheck) >= policyEvery { await applyPolicy() }
                 continue
             }
 

@@ -23,6 +23,28 @@ public enum OutboxItem: Sendable, Equatable, Codable {
     /// A child's request for more minutes of a reward app (sent with the entry's key).
     case timeRequest(childID: String, appToken: String, minutes: Int, note: String?)
 
+    /// The queue within the outbox this item waits in: items of one lane go in order, one lane
+    /// never waits for another that the server holds back (a time request refused with 429 does
+    /// not hold a child's use). Use is per child; each kind of reading has its own.
+    var lane: String {
+        switch self {
+        case .usage(let child, _): "usage:\(child)"
+        case .read: "reads"
+        case .readingTime: "reading-time"
+        case .save: "saves"
+        case .timeRequest(let child, _, _, _): "time-request:\(child)"
+        }
+    }
+
+    /// The lane whose earlier items must reach the server first: a child's request for more
+    /// time waits for the use queued before it, so the guardian sees the use it asks about.
+    var after: String? {
+        switch self {
+        case .timeRequest(let child, _, _, _): "usage:\(child)"
+        default: nil
+        }
+    }
+
     /// Which requests can carry this item together with others of the same batch.
     var batch: String? {
         switch self {
@@ -138,6 +160,9 @@ public actor Outbox {
     private var handle: FileHandle?
 
     private var file: URL { directory.appendingPathComponent("outbox.jsonl") }
+    /// Sequence numbers stay below this (a file's line with a larger one is damaged): far more
+    /// than a device ever queues, and room for every increment after it.
+    static let maxSeq: Int64 = 1 << 53
 
     public init(directory: URL, limit: Int = 10_000, clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.directory = directory
@@ -364,12 +389,21 @@ public actor Outbox {
         }
         var bySeq: [Int64: OutboxEntry] = [:]
         var order: [Int64] = []
-        for line in complete.split(separator: 0x0A) where !line.isEmpty {
+        for (index, line) in complete.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated()
+        where !line.isEmpty {
+            let lineNumber = index + 1
             let record: Record
             do { record = try decoder.decode(Record.self, from: Data(line)) } catch {
-                throw OutboxError.io("\(file.lastPathComponent) has a line that is not a record: \(error)")
+                throw OutboxError.io(
+                    "\(file.lastPathComponent) line \(lineNumber) is not a record; move the file aside to start an empty outbox"
+                )
             }
             if let entry = record.add {
+                guard (1..<Self.maxSeq).contains(entry.seq) else {
+                    throw OutboxError.io(
+                        "\(file.lastPathComponent) line \(lineNumber) is damaged: its seq \(entry.seq) is not between 1 and \(Self.maxSeq - 1); move the file aside to start an empty outbox"
+                    )
+                }
                 bySeq[entry.seq] = entry
                 order.append(entry.seq)
                 nextSeq = max(nextSeq, entry.seq + 1)

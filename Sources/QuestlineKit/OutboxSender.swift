@@ -1,22 +1,31 @@
-import Foundation
+public import Foundation
 internal import OpenAPIRuntime
 internal import QuestlineAPI
 internal import QuestlineClient
 
-/// Sends what waits in an `Outbox`, in order, batch by batch, and records each entry as sent
-/// or dropped.
+/// Sends what waits in an `Outbox`, lane by lane, batch by batch, and records each entry as
+/// sent or dropped.
+///
+/// **Lanes** (`OutboxItem.lane`): a child's use, reads, reading time, saves, a child's requests
+/// for time. Within a lane items go in the order they were queued; a lane the server holds back
+/// (429, 408, a 409 while another try runs) waits for its own backoff while the other lanes go
+/// on, so one refused request never holds back a device's other work. A request for time waits
+/// for the child's use queued before it (`OutboxItem.after`).
 ///
 /// What an answer means:
 /// - 2xx, and 409 `idempotency-applied` (the server applied it before, the answer was lost):
 ///   sent.
 /// - 401: the session ended; nothing more is sent until the member signs in again.
-/// - 408, 409 (another try of the same key still running), 429, 5xx, or no answer (offline,
-///   server down): the batch waits and is tried again with exponential backoff and jitter,
-///   never sooner than the server's `Retry-After`. A 409 that keeps coming back after
-///   `maxConflicts` tries is dropped (a conflict that does not clear is not a busy server).
-/// - any other 4xx: the server refuses it for good, so it is dropped with the problem's words
-///   as the reason, never retried. When the problem names one item of a batch
-///   (`reports[3].durationSeconds`), only that item is dropped and the rest is sent again.
+/// - 408, 409 (another try of the same key still running), 429: the lane waits and is tried
+///   again with exponential backoff and jitter, never sooner than the server's `Retry-After`.
+///   A 409 that names no item and keeps coming back after `maxConflicts` tries is dropped (a
+///   conflict that does not clear is not a busy server).
+/// - 5xx, or no answer (offline, server down): every lane waits (the server, not one request,
+///   is the problem), with backoff.
+/// - any other 4xx, and a 409 that names an item (`reports[3].id`: sent before with other
+///   content): the server refuses it for good, so it is dropped with the problem's words as the
+///   reason, never retried. When the problem names items of a batch, only those are dropped and
+///   the rest is sent again.
 public actor OutboxSender {
     /// What one pass over the queue ended with.
     public enum Pass: Sendable, Equatable {
@@ -37,31 +46,50 @@ public actor OutboxSender {
     public var maxConflicts = 20
     private let backoff: Backoff
     private let log: @Sendable (String) -> Void
+    private let clock: @Sendable () -> Date
+    /// Failures in a row with no answer or a server error (every lane waits).
     private var failures = 0
+    /// Per lane: failures in a row, and until when it waits, and why.
+    private var laneFailures: [String: Int] = [:]
+    private var heldUntil: [String: (until: Date, reason: String)] = [:]
     private var conflicts: [String: Int] = [:]
 
     public init(
         outbox: Outbox, session: QuestlineSession, backoff: Backoff = Backoff(), batchLimit: Int = maxBatch,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        clock: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.batchLimit = min(max(batchLimit, 1), Self.maxBatch)
         self.outbox = outbox
         self.session = session
         self.backoff = backoff
+        self.clock = clock
         self.log = log
     }
 
-    /// Sends what waits until the queue is empty, or until a batch must wait (then says how
-    /// long), or the session ends.
+    /// Sends what waits until the queue is empty, or until every lane with something waiting
+    /// must wait (then says how long), or the session ends.
     public func sendPass() async -> Pass {
-        while let batch = await nextBatch() {
+        while true {
+            let waiting = await outbox.waiting()
+            guard !waiting.isEmpty else { return .drained }
+            let now = clock()
+            guard let batch = Self.nextBatch(waiting, held: heldUntil.filter { $0.value.until > now }, limit: batchLimit)
+            else {
+                let held = heldUntil.filter { $0.value.until > now }.min { $0.value.until < $1.value.until }
+                return .wait(
+                    seconds: max(held.map { $0.value.until.timeIntervalSince(now) } ?? 0.05, 0.05),
+                    reason: held?.value.reason ?? "waiting")
+            }
             guard await session.isSignedIn else { return .signedOut }
+            let lane = batch[0].item.lane
             let verdict = await send(batch)
             do {
                 switch verdict {
                 case .sent:
                     try await outbox.markSent(batch.map(\.seq))
                     failures = 0
+                    laneFailures[lane] = nil
+                    heldUntil[lane] = nil
                 case .signedOut:
                     try? await session.signedOut()
                     return .signedOut
@@ -70,11 +98,16 @@ public actor OutboxSender {
                         items.isEmpty ? batch : items.compactMap { batch.indices.contains($0) ? batch[$0] : nil }
                     try await outbox.markDropped(dropped.map(\.seq), reason: reason)
                     for entry in dropped { log("dropped \(entry.item.kind) \(entry.key): \(reason)") }
-                case .retry(let reason, let retryAfter, let conflict):
+                case .retry(let reason, let retryAfter, let conflict, let everyLane):
+                    if everyLane {
+                        let seconds = backoff.delay(attempt: failures, retryAfter: retryAfter)
+                        failures += 1
+                        return .wait(seconds: seconds, reason: reason)
+                    }
                     let key = batch[0].key
                     if conflict {
                         conflicts[key, default: 0] += 1
-                        if conflicts[key]! >= maxConflicts {
+                        if conflicts[key, default: 0] >= maxConflicts {
                             let reason = "still conflicting after \(maxConflicts) tries: \(reason)"
                             try await outbox.markDropped(batch.map(\.seq), reason: reason)
                             log("dropped \(batch.count) \(batch[0].item.kind): \(reason)")
@@ -82,24 +115,38 @@ public actor OutboxSender {
                             continue
                         }
                     }
-                    let seconds = backoff.delay(attempt: failures, retryAfter: retryAfter)
-                    failures += 1
-                    return .wait(seconds: seconds, reason: reason)
+                    let attempt = laneFailures[lane, default: 0]
+                    laneFailures[lane] = attempt + 1
+                    let seconds = backoff.delay(attempt: attempt, retryAfter: retryAfter)
+                    heldUntil[lane] = (now.addingTimeInterval(max(seconds, 0.001)), reason)
+                    log("\(batch[0].item.kind) waits \(String(format: "%.1f", seconds)) s: \(reason)")
                 }
             } catch {
                 failures += 1
                 return .wait(seconds: backoff.delay(attempt: failures), reason: "the outbox: \(error)")
             }
         }
-        return .drained
     }
 
-    /// The first waiting entry, with the entries that go in the same request.
-    private func nextBatch() async -> [OutboxEntry]? {
-        let waiting = await outbox.waiting()
-        guard let first = waiting.first else { return nil }
-        guard let group = first.item.batch else { return [first] }
-        return Array(waiting.lazy.filter { $0.item.batch == group }.prefix(batchLimit))
+    /// The first waiting entry whose lane is not held (nor waiting for an earlier entry of a
+    /// lane it comes after), with the entries of its lane that go in the same request. Within a
+    /// lane only its oldest entry may go first.
+    static func nextBatch(_ waiting: [OutboxEntry], held: [String: (until: Date, reason: String)], limit: Int)
+        -> [OutboxEntry]?
+    {
+        var passed: Set<String> = []
+        var firstOfLane: [String: Int64] = [:]
+        for entry in waiting where firstOfLane[entry.item.lane] == nil { firstOfLane[entry.item.lane] = entry.seq }
+        for entry in waiting {
+            let lane = entry.item.lane
+            guard !passed.contains(lane) else { continue }
+            passed.insert(lane)
+            if held[lane] != nil { continue }
+            if let before = entry.item.after, let first = firstOfLane[before], first < entry.seq { continue }
+            guard let group = entry.item.batch else { return [entry] }
+            return Array(waiting.lazy.filter { $0.item.batch == group }.prefix(limit))
+        }
+        return nil
     }
 
     // MARK: - One request
@@ -109,7 +156,9 @@ public actor OutboxSender {
         case signedOut
         /// Refused for good; `items` are the batch's indices the problem names (empty: all).
         case refused(String, items: [Int])
-        case retry(String, retryAfter: Double?, conflict: Bool)
+        /// Try again later: this lane only, or every lane (`everyLane`: the server failed or
+        /// gave no answer).
+        case retry(String, retryAfter: Double?, conflict: Bool, everyLane: Bool = false)
     }
 
     private func send(_ batch: [OutboxEntry]) async -> Verdict {
@@ -159,12 +208,12 @@ public actor OutboxSender {
                             body: .json(.init(appToken: app, minutes: minutes, note: note))))
                 }
             }
-            if case .retry(let reason, _, let conflict) = verdict {
-                return .retry(reason, retryAfter: retryAfter, conflict: conflict)
+            if case .retry(let reason, _, let conflict, let everyLane) = verdict {
+                return .retry(reason, retryAfter: retryAfter, conflict: conflict, everyLane: everyLane)
             }
             return verdict
         } catch {
-            return .retry("no answer: \(Self.short(error))", retryAfter: nil, conflict: false)
+            return .retry("no answer: \(Self.short(error))", retryAfter: nil, conflict: false, everyLane: true)
         }
     }
 
@@ -184,16 +233,22 @@ public actor OutboxSender {
     /// What a refusal means, from its status and problem (the one place the rules above live).
     static func verdict(status: Int, problem: Components.Schemas.Problem?) -> Verdict {
         let type = problem?._type ?? ""
+        let fields = ([problem?.field] + (problem?.errors ?? []).map(\.field)).compactMap { $0 }
+        let items = Array(Set(fields.compactMap(itemIndex))).sorted()
+        let refusal = "\(status) \(problem?.detail ?? problem?.title ?? "refused")"
         switch status {
         case 200..<300: return .sent
         case 401: return .signedOut
         case 409 where type.hasSuffix("idempotency-applied"): return .sent
-        case 408, 409, 429, 500...:
+        // An item sent before with other content (another device's copy): that item, for good.
+        case 409 where !type.hasSuffix("idempotency-in-progress") && !items.isEmpty:
+            return .refused(refusal, items: items)
+        case 408, 409, 429:
             return .retry("\(status) \(problem?.title ?? "")", retryAfter: nil, conflict: status == 409)
+        case 500...:
+            return .retry("\(status) \(problem?.title ?? "")", retryAfter: nil, conflict: false, everyLane: true)
         default:
-            let fields = ([problem?.field] + (problem?.errors ?? []).map(\.field)).compactMap { $0 }
-            let reason = "\(status) \(problem?.detail ?? problem?.title ?? "refused")"
-            return .refused(reason, items: Array(Set(fields.compactMap(itemIndex))).sorted())
+            return .refused(refusal, items: items)
         }
     }
 

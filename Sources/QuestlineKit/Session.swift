@@ -59,7 +59,15 @@ public actor QuestlineSession {
     ///   - transport: URLSession's (`OpenAPIURLSession`) on Apple platforms, AsyncHTTPClient's
     ///     (`OpenAPIAsyncHTTPClient`) on Linux.
     public init(serverURL: URL, transport: any ClientTransport, tokens: any TokenStore) async throws {
-        let auth = BearerTokenMiddleware(token: try await tokens.load())
+        var token = try await tokens.load()
+        if let saved = token, !Self.isPlausible(token: saved) {
+            // A damaged or tampered store (a token no server issues): forgotten, so the member
+            // signs in again instead of every request being refused.
+            try await tokens.save(nil)
+            token = nil
+            forgotDamagedToken = true
+        }
+        let auth = BearerTokenMiddleware(token: token)
         self.auth = auth
         self.tokens = tokens
         client = Client(
@@ -68,6 +76,15 @@ public actor QuestlineSession {
     }
 
     public var isSignedIn: Bool { auth.token != nil }
+
+    /// Whether the saved token was not one a server issues (and so was forgotten at start).
+    public private(set) var forgotDamagedToken = false
+
+    /// A session token as servers issue it: 16 to 512 visible ASCII characters (a bearer
+    /// token travels in a header, which a server refuses past a few kilobytes).
+    public static func isPlausible(token: String) -> Bool {
+        (16...512).contains(token.utf8.count) && token.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
 
     /// The member signed in, as the server last described them (nil until `currentMember`).
     public var signedInMember: Components.Schemas.Member? { member }

@@ -1,8 +1,10 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import HTTPTypes
 import Logging
 import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineClient
 import QuestlineCore
@@ -180,6 +182,83 @@ import Testing
             #expect(again.articlesRead30Days == 2)
             #expect(again.secondsRead7Days == 300)
             #expect(again.saved.count == 1)
+        }
+    }
+
+    /// Four requests for time then some use: the fourth request is refused for a while (429),
+    /// and the use still reaches the server in the same pass; the request waits in its own lane.
+    @Test func aRefusedRequestHoldsBackNothingElse() async throws {
+        try await Self.withFamily { family in
+            let outbox = try Outbox(directory: family.directory.appendingPathComponent("lanes"))
+            var items: [(item: OutboxItem, key: String?)] = (0..<4).map {
+                (.timeRequest(childID: family.childID, appToken: "game", minutes: 10, note: nil), "ask-\($0)")
+            }
+            guard case .usage(_, let report) = Self.report("after-asks", endingAgo: 120, duration: 300) else { return }
+            items.append((.usage(childID: family.childID, report: report), nil))
+            try await outbox.enqueue(contentsOf: items)
+            let sender = OutboxSender(outbox: outbox, session: family.child)
+            let pass = await sender.sendPass()
+            guard case .wait(let seconds, let reason) = pass else {
+                Issue.record("expected a wait for the held request, got \(pass)")
+                return
+            }
+            #expect(seconds >= 290 && reason.hasPrefix("429"), "\(seconds) \(reason)")
+            #expect(await outbox.waiting().map(\.key) == ["ask-3"])
+            let board = try await family.child.client.getQuestBoard(path: .init(childId: family.childID)).ok.body.json
+            #expect(board.learningMinutes == 5, "the use arrived while the request waits")
+        }
+    }
+
+    /// Two devices of one child send the same report stamped in different zones: the second is
+    /// refused for that report only (409 naming it), which is dropped; the rest of its batch goes.
+    @Test func aConflictingReportIsDroppedAloneAndTheRestArrives() async throws {
+        try await Self.withFamily { family in
+            guard case .usage(_, let first) = Self.report("same-line", endingAgo: 600, duration: 120),
+                case .usage(_, let other) = Self.report("other-line", endingAgo: 300, duration: 180)
+            else { return }
+            let phone = try Outbox(directory: family.directory.appendingPathComponent("phone"))
+            try await phone.enqueue(.usage(childID: family.childID, report: first))
+            #expect(await OutboxSender(outbox: phone, session: family.child).sendPass() == .drained)
+
+            let tablet = try Outbox(directory: family.directory.appendingPathComponent("tablet"))
+            let restamped = Components.Schemas.UsageReport(
+                id: first.id, appToken: first.appToken, startedAt: first.startedAt,
+                durationSeconds: first.durationSeconds, timeZone: first.timeZone == "UTC" ? "Etc/GMT-1" : "UTC")
+            try await tablet.enqueue(contentsOf: [
+                (.usage(childID: family.childID, report: restamped), nil), (.usage(childID: family.childID, report: other), nil),
+            ])
+            #expect(await OutboxSender(outbox: tablet, session: family.child).sendPass() == .drained)
+            let tally = await tablet.counts()
+            #expect(tally.sent == 1 && tally.dropped == 1, "\(tally)")
+            #expect(tally.drops.first?.key == "same-line" && tally.drops.first?.reason.hasPrefix("409") == true)
+            let board = try await family.child.client.getQuestBoard(path: .init(childId: family.childID)).ok.body.json
+            #expect(board.learningMinutes == 5, "2 minutes from the phone and 3 from the tablet")
+        }
+    }
+
+    /// A damaged token file: the session forgets it and signs in again rather than being
+    /// refused forever; the server answers an oversized header with a problem document.
+    @Test func aDamagedTokenIsForgottenAndAnOversizedHeaderGetsAProblem() async throws {
+        try await Self.withFamily { family in
+            let file = family.directory.appendingPathComponent("damaged-token")
+            let huge = String(repeating: "x", count: 100_000)
+            try FileTokenStore(url: file).save(huge)
+            let session = try await QuestlineSession(
+                serverURL: family.url, transport: AsyncHTTPClientTransport(), tokens: FileTokenStore(url: file))
+            #expect(await session.isSignedIn == false)
+            #expect(await session.forgotDamagedToken)
+            #expect(try FileTokenStore(url: file).load() == nil)
+            try await session.logIn(login: "kitkid", password: "password123")
+            #expect(await session.isSignedIn)
+
+            let (response, body) = try await AsyncHTTPClientTransport().send(
+                HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/api/v1/me", headerFields: [
+                    .authorization: "Bearer \(huge)"
+                ]), body: nil, baseURL: family.url, operationID: "getMe")
+            #expect(response.status.code == 431)
+            #expect(response.headerFields[.contentType] == "application/problem+json")
+            let text = try await String(collecting: try #require(body), upTo: 10_000)
+            #expect(text.contains("headers-too-large"), "\(text)")
         }
     }
 

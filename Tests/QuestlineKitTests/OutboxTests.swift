@@ -116,16 +116,75 @@ import Testing
         #expect(
             OutboxSender.verdict(status: 409, problem: problem(409, type: "https://x/idempotency-in-progress"))
                 == .retry("409 t", retryAfter: nil, conflict: true))
-        for status in [408, 429, 500, 503] {
+        for status in [408, 429] {
+            #expect(
+                OutboxSender.verdict(status: status, problem: nil) == .retry("\(status) ", retryAfter: nil, conflict: false))
+        }
+        // The server failing holds every lane, not one.
+        for status in [500, 503] {
             #expect(
                 OutboxSender.verdict(status: status, problem: nil)
-                    == .retry("\(status) ", retryAfter: nil, conflict: status == 409))
+                    == .retry("\(status) ", retryAfter: nil, conflict: false, everyLane: true))
         }
+        // A conflict that names an item (sent before with other content): that item, for good.
+        #expect(
+            OutboxSender.verdict(status: 409, problem: problem(409, type: "https://x/conflict", field: "reports[2].id"))
+                == .refused("409 d", items: [2]))
+        #expect(
+            OutboxSender.verdict(status: 409, problem: problem(409, type: "https://x/conflict"))
+                == .retry("409 t", retryAfter: nil, conflict: true))
         #expect(
             OutboxSender.verdict(status: 400, problem: problem(400, field: "reports[3].durationSeconds"))
                 == .refused("400 d", items: [3]))
         #expect(OutboxSender.verdict(status: 403, problem: problem(403)) == .refused("403 d", items: []))
         #expect(OutboxSender.verdict(status: 422, problem: nil) == .refused("422 refused", items: []))
+    }
+
+    /// Lanes: a held lane never holds another; within a lane, order; a request for time waits
+    /// for the child's use queued before it.
+    @Test func aHeldLaneHoldsBackNothingElse() {
+        func entry(_ seq: Int64, _ item: OutboxItem) -> OutboxEntry {
+            OutboxEntry(seq: seq, key: "k\(seq)", item: item, queuedAt: Date())
+        }
+        let ask = OutboxItem.timeRequest(childID: "child", appToken: "game", minutes: 10, note: nil)
+        let waiting = [
+            entry(1, ask), entry(2, ask), entry(3, Self.usage(0)), entry(4, Self.usage(1)),
+            entry(5, .save(.init(language: "en", title: "T"))),
+        ]
+        let none: [String: (until: Date, reason: String)] = [:]
+        #expect(OutboxSender.nextBatch(waiting, held: none, limit: 500)?.map(\.seq) == [1])
+        let asksHeld = ["time-request:child": (Date.distantFuture, "429")]
+        #expect(OutboxSender.nextBatch(waiting, held: asksHeld, limit: 500)?.map(\.seq) == [3, 4])
+        let both = asksHeld.merging(["usage:child": (Date.distantFuture, "408")]) { a, _ in a }
+        #expect(OutboxSender.nextBatch(waiting, held: both, limit: 500)?.map(\.seq) == [5])
+        // A request queued after use waits for that use, even while the use's lane is held.
+        let afterUse = [entry(1, Self.usage(0)), entry(2, ask)]
+        #expect(OutboxSender.nextBatch(afterUse, held: none, limit: 500)?.map(\.seq) == [1])
+        #expect(OutboxSender.nextBatch(afterUse, held: ["usage:child": (Date.distantFuture, "429")], limit: 500) == nil)
+    }
+
+    /// A damaged or hostile line is reported with its line number, never a crash.
+    @Test func aHostileSequenceNumberIsReportedNotACrash() async throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        do {
+            let outbox = try Outbox(directory: dir)
+            try await outbox.enqueue(Self.usage(0))
+        }
+        let file = dir.appendingPathComponent("outbox.jsonl")
+        var text = try String(contentsOf: file, encoding: .utf8)
+        let line = text.replacingOccurrences(of: #""seq":1"#, with: #""seq":9223372036854775807"#)
+            .replacingOccurrences(of: #""key":"r0""#, with: #""key":"r9""#)
+        text += line
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        for open in [{ _ = try Outbox.inspect(directory: dir) }, { _ = try Outbox(directory: dir) }] {
+            do {
+                try open()
+                Issue.record("a seq of Int64.max was accepted")
+            } catch let error as OutboxError {
+                #expect("\(error)".contains("line 2") && "\(error)".contains("9223372036854775807"), "\(error)")
+            }
+        }
     }
 
     @Test func backoffGrowsWithJitterAndHonoursRetryAfter() {

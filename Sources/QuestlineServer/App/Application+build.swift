@@ -40,6 +40,7 @@ public func buildApplication(
     }
     var app = Application(
         router: streams,
+        server: .http1(additionalChannelHandlers: [ProtocolErrorProblemHandler()]),
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Questline"),
         logger: logger)
