@@ -170,7 +170,7 @@ def test_forgiving_streaks_rest_days_pause_and_the_widget_states(browser, server
         ("repairable", {"now": "2026-05-06T10:00:00Z", "joined": "2026-05-01",
                         "reads": "2026-05-01,2026-05-02,2026-05-03,2026-05-04"}),
         ("paused", {"now": "2026-05-06T10:00:00Z", "joined": "2026-05-01", "reads": "2026-05-01,2026-05-02,2026-05-03",
-                    "pauseStart": "2026-05-04", "pauseEnd": "2026-05-08"}),
+                    "pause": "2026-05-04/2026-05-08"}),
         ("restDay", {"now": "2026-05-09T10:00:00Z", "joined": "2026-05-01", "rest": "6,7",
                      "reads": "2026-05-04,2026-05-05,2026-05-06,2026-05-07,2026-05-08"}),
     ]
@@ -188,6 +188,12 @@ def test_forgiving_streaks_rest_days_pause_and_the_widget_states(browser, server
     assert browser.find_element(By.CSS_SELECTOR, ".widget--medium").get_attribute("data-state") == "streakReadToday"
     browser.get(server.url("/reading/preview?campaign=2026&rest=1,2,3"))
     wait_text(browser, "main", "at most 2 rest days")
+    # The live rule's cap holds in the preview too (#48): 15 paused days in a year are refused.
+    browser.get(server.url("/reading/preview?campaign=2026&pause=2026-05-01/2026-05-15"))
+    wait_text(browser, "main", "At most 14 paused days in 2026")
+    # An unknown parameter is refused, naming it.
+    browser.get(server.url("/reading/preview?campaign=2026&pauseStart=2026-05-04"))
+    wait_text(browser, "main", "Unknown parameter")
 
     # The settings page, reached from the reading page.
     sign_up(browser, server, unique_email(), name="Rosa Rest", zone="UTC")

@@ -192,7 +192,8 @@ actor DevicePlayer {
     /// be reached. A wrong password stops the command.
     func signIn() async throws {
         if await session.forgotDamagedToken, !(await session.isSignedIn) {
-            print("the saved session in \(directory.appendingPathComponent("token").path) was damaged: signing in again")
+            print(
+                "the saved session in \(directory.appendingPathComponent("token").path) was damaged: signing in again")
         }
         while !(await session.isSignedIn) {
             do {

@@ -13,10 +13,22 @@ struct WidgetPreviewCommand: ParsableCommand {
             "Print the reading-challenge widget model for a campaign, a reader's history, a time zone and an instant.",
         discussion: """
             CAMPAIGN.json: {"id", "startDay", "endDay", "goalDays", "claimUntilDay", "removeAfterDay", \
-            "continueActiveStreakAfterEnd", "freezes"}. HISTORY.json: {"joinedAt": instant or null, \
-            "reads": [{"at": instant, "timeZone": "Europe/Paris"}, …]} (optional "loggedIn": false). \
-            Prints one JSON object with state, streak, freezesLeft, copy, illustration, color and ctas. \
-            Bad input exits with status 2 and a message on stderr.
+            "continueActiveStreakAfterEnd", "freezes", "freezeEveryDays", "maxFreezesHeld", "title"}.
+
+            HISTORY.json (the same shape the web preview /reading/preview takes; every key but \
+            "reads" is optional, and an unknown key is refused):
+              "joinedAt": an instant (2026-05-02T09:00:00Z) or null: when the reader joined;
+              "completedOn": a day (2026-05-25): a completion already recorded;
+              "claimed": true or false (default false): the prize was claimed;
+              "loggedIn": true or false (default true): false previews a signed-out device;
+              "reads": [{"at": instant, "timeZone": "Europe/Paris"}, …]: each article read (three \
+            on one day can repair a missed day);
+              "restDays": [6, 7]: at most two weekdays, 1 = Monday, in force on every day;
+              "pauses": [{"start": "2026-05-10", "end": "2026-05-12"}, …]: never overlapping, at \
+            most 14 paused days in a calendar year (the live rule).
+
+            Prints one JSON object with state, streak, freezesLeft, copy, illustration, color, ctas, \
+            goalInReach and reachableStreak. Bad input exits with status 2 and a message naming the field.
             """)
 
     @Option(help: ArgumentHelp("The campaign file.", valueName: "CAMPAIGN.json")) var campaign: String
@@ -34,8 +46,7 @@ struct WidgetPreviewCommand: ParsableCommand {
         let model: WidgetModel
         do {
             let loaded = try Campaign.decode(try read(campaign))
-            let status = try ReadingHistory.decode(try read(history)).status(now: instant, timeZone: zone)
-            model = ReadingWidget.model(campaign: loaded, status: status, today: LocalDay(instant, in: zone.timeZone))
+            model = try ReadingHistory.decode(try read(history)).preview(campaign: loaded, now: instant, timeZone: zone)
         } catch let error as DomainError {
             throw ValidationError(GameQuestionsCommand.message(error))
         }

@@ -73,7 +73,8 @@ public actor OutboxSender {
             let waiting = await outbox.waiting()
             guard !waiting.isEmpty else { return .drained }
             let now = clock()
-            guard let batch = Self.nextBatch(waiting, held: heldUntil.filter { $0.value.until > now }, limit: batchLimit)
+            guard
+                let batch = Self.nextBatch(waiting, held: heldUntil.filter { $0.value.until > now }, limit: batchLimit)
             else {
                 let held = heldUntil.filter { $0.value.until > now }.min { $0.value.until < $1.value.until }
                 return .wait(

@@ -344,6 +344,43 @@ import Testing
         #expect(model["freezesLeft"] as? Int == 0)
     }
 
+    /// Rest days, pauses and repairs are previewed by the CLI as by the web page (one input
+    /// shape, one function); unknown keys are refused, a pause over the yearly cap too.
+    @Test func widgetPreviewTakesEveryStreakSetting() throws {
+        func preview(_ history: String, now: String = "2026-05-06T10:00:00Z") throws -> Questline.Run {
+            let (dir, c, h) = try files(campaign, history)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            return try Questline.run([
+                "widget-preview", "--campaign", c, "--history", h, "--now", now, "--time-zone", "Europe/Paris",
+            ])
+        }
+        func state(_ run: Questline.Run) throws -> String? {
+            try (JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])?["state"] as? String
+        }
+        func reads(_ days: [String]) -> String {
+            days.map { #"{"at": "\#($0)T09:00:00Z", "timeZone": "Europe/Paris"}"# }.joined(separator: ", ")
+        }
+        let joined = #""joinedAt": "2026-05-01T10:00:00Z""#
+        let paused = try preview(
+            #"{\#(joined), "reads": [\#(reads(["2026-05-01", "2026-05-02", "2026-05-03"]))], "pauses": [{"start": "2026-05-04", "end": "2026-05-08"}]}"#
+        )
+        #expect(try state(paused) == "paused", "\(paused.output) \(paused.errors)")
+        let rest = try preview(
+            #"{\#(joined), "restDays": [6, 7], "reads": [\#(reads(["2026-05-04", "2026-05-05", "2026-05-06", "2026-05-07", "2026-05-08"]))]}"#,
+            now: "2026-05-09T10:00:00Z")
+        #expect(try state(rest) == "restDay", "\(rest.output) \(rest.errors)")
+        let repaired = try preview(
+            #"{\#(joined), "reads": [\#(reads(["2026-05-01", "2026-05-02", "2026-05-03", "2026-05-04", "2026-05-06", "2026-05-06", "2026-05-06"]))]}"#
+        )
+        #expect(try state(repaired) == "streakReadToday", "\(repaired.output) \(repaired.errors)")
+        let unknown = try preview(#"{\#(joined), "reads": [], "pauseStart": "2026-05-04"}"#)
+        #expect(unknown.status != 0 && unknown.errors.contains("pauseStart"), "\(unknown.errors)")
+        let tooLong = try preview(#"{"reads": [], "pauses": [{"start": "2026-05-01", "end": "2026-05-15"}]}"#)
+        #expect(tooLong.status != 0 && tooLong.errors.contains("At most 14 paused days"), "\(tooLong.errors)")
+        let help = try Questline.run(["widget-preview", "--help"])
+        for key in ReadingHistory.keys { #expect(help.output.contains("\"\(key)\""), "--help lacks \(key)") }
+    }
+
     @Test func widgetPreviewRefusesBadInput() throws {
         let (dir, c, h) = try files(
             campaign, #"{"joinedAt": null, "reads": [{"at": "2026-06-01T09:00:00Z", "timeZone": "Europe/Paris"}]}"#)

@@ -73,7 +73,8 @@ import Testing
         let now = Self.instant("2026-12-20T08:00:00Z")  // 22:00 on the 20th in Kiritimati
         #expect(
             throws: DomainError.invalid(
-                field: "start", "A pause starts on a day that has not begun anywhere yet: 21 December 2026 at the earliest.")
+                field: "start",
+                "A pause starts on a day that has not begun anywhere yet: 21 December 2026 at the earliest.")
         ) {
             try StreakAllowances.none.pausing(
                 from: Self.day("2026-12-20"), through: Self.day("2026-12-22"), at: now)

@@ -57,6 +57,16 @@ private func model(
             model: model(today: "2026-05-03", reads: run("2026-05-01", "2026-05-02")),
             state: .notEnrolledWithStreak, streak: 2),
         Row(
+            name: "not joined, 24 days left for a 25-day goal: read along",
+            model: model(today: "2026-05-08"), state: .notEnrolledOutOfReach, streak: 0),
+        Row(
+            name: "not joined, 25 days left: still in reach", model: model(today: "2026-05-07"), state: .notEnrolled,
+            streak: 0),
+        Row(
+            name: "not joined, a 3-day streak and 22 days left: in reach",
+            model: model(today: "2026-05-10", reads: run("2026-05-07", "2026-05-09")), state: .notEnrolledWithStreak,
+            streak: 3),
+        Row(
             name: "joined, nothing read", model: model(today: "2026-05-03", joined: "2026-05-02"),
             state: .enrolledNotStarted, streak: 0),
         Row(
@@ -467,5 +477,43 @@ private func model(
         let empty = StreakCalendar(
             month: day("2026-05-12"), today: day("2026-05-12"), readDays: [], frozenDays: [], trackedFrom: nil)
         #expect(empty.missedCount == 0 && empty.previous == nil && empty.next == nil)
+    }
+}
+
+/// What the widget says when the goal can no longer be reached, and what counts after the end.
+@Suite struct GoalInReachTests {
+    @Test func aNewReaderIsToldHonestlyAndOfferedToReadAlong() {
+        // 8 May: 24 days are left for a 25-day goal.
+        let late = model(today: "2026-05-08")
+        #expect(late.state == .notEnrolledOutOfReach && !late.goalInReach && late.reachableStreak == 24)
+        #expect(late.ctas.map(\.kind) == [.join])
+        #expect(late.copy.body.contains("24") && !late.copy.body.contains("{"), "\(late.copy)")
+        let loggedOut = model(today: "2026-05-08", loggedIn: false)
+        #expect(loggedOut.ctas.map(\.kind) == [.login])
+        // In reach: no such words.
+        let early = model(today: "2026-05-07")
+        #expect(early.goalInReach && early.reachableStreak == 25 && early.state == .notEnrolled)
+    }
+
+    @Test func aJoinedReaderKeepsTheSpecStateWithHonestWords() {
+        let joined = model(today: "2026-05-20", joined: "2026-05-15", reads: days(["2026-05-19"]))
+        #expect(joined.state == .streakNotReadToday && !joined.goalInReach && joined.reachableStreak == 13)
+        #expect(!joined.copy.body.contains("to go"), "\(joined.copy)")
+        // A campaign whose streaks go on after the end: always in reach.
+        var open = may
+        open.continueActiveStreakAfterEnd = true
+        let going = model(open, today: "2026-05-30", joined: "2026-05-20", reads: days(["2026-05-29"]))
+        #expect(going.goalInReach && going.reachableStreak == nil)
+    }
+
+    @Test func readsAfterTheLastDayDoNotCountWhenTheStreakStopsThere() {
+        // Reads only on 1 to 3 June, after a campaign that ended on 31 May.
+        let after = model(today: "2026-06-05", joined: "2026-05-10", reads: run("2026-06-01", "2026-06-03"))
+        #expect(after.state == .concludedNoStreak && after.streak == 0)
+        // Reads in the campaign still make its best streak.
+        let within = model(
+            today: "2026-06-05", joined: "2026-05-10",
+            reads: run("2026-05-28", "2026-05-31").union(run("2026-06-01", "2026-06-03")))
+        #expect(within.state == .concludedIncomplete && within.streak == 4)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import HTTPTypes
 import Logging
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
@@ -225,7 +225,8 @@ import Testing
                 id: first.id, appToken: first.appToken, startedAt: first.startedAt,
                 durationSeconds: first.durationSeconds, timeZone: first.timeZone == "UTC" ? "Etc/GMT-1" : "UTC")
             try await tablet.enqueue(contentsOf: [
-                (.usage(childID: family.childID, report: restamped), nil), (.usage(childID: family.childID, report: other), nil),
+                (.usage(childID: family.childID, report: restamped), nil),
+                (.usage(childID: family.childID, report: other), nil),
             ])
             #expect(await OutboxSender(outbox: tablet, session: family.child).sendPass() == .drained)
             let tally = await tablet.counts()
@@ -252,9 +253,11 @@ import Testing
             #expect(await session.isSignedIn)
 
             let (response, body) = try await AsyncHTTPClientTransport().send(
-                HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/api/v1/me", headerFields: [
-                    .authorization: "Bearer \(huge)"
-                ]), body: nil, baseURL: family.url, operationID: "getMe")
+                HTTPRequest(
+                    method: .get, scheme: nil, authority: nil, path: "/api/v1/me",
+                    headerFields: [
+                        .authorization: "Bearer \(huge)"
+                    ]), body: nil, baseURL: family.url, operationID: "getMe")
             #expect(response.status.code == 431)
             #expect(response.headerFields[.contentType] == "application/problem+json")
             let text = try await String(collecting: try #require(body), upTo: 10_000)

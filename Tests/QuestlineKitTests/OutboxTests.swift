@@ -118,7 +118,8 @@ import Testing
                 == .retry("409 t", retryAfter: nil, conflict: true))
         for status in [408, 429] {
             #expect(
-                OutboxSender.verdict(status: status, problem: nil) == .retry("\(status) ", retryAfter: nil, conflict: false))
+                OutboxSender.verdict(status: status, problem: nil)
+                    == .retry("\(status) ", retryAfter: nil, conflict: false))
         }
         // The server failing holds every lane, not one.
         for status in [500, 503] {

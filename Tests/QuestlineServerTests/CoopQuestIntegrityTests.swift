@@ -63,7 +63,9 @@ import Testing
                 .get, "/quests/family/coop", headers: [.cookie: "ql_session=\(f.guardian)", .accept: "text/html"])
             #expect(!page.text.contains("A former member"))
             let specs = try await app.store.database.withConnection { db in
-                try await db.raw("SELECT spec FROM coop_quests").all().map { try $0.decode(column: "spec", as: String.self) }
+                try await db.raw("SELECT spec FROM coop_quests").all().map {
+                    try $0.decode(column: "spec", as: String.self)
+                }
             }
             #expect(specs.allSatisfy { !$0.contains(kiri.id) }, "no stored spec names the deleted child")
         }

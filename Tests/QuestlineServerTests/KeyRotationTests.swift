@@ -69,7 +69,8 @@ import Testing
                         #expect(retry.text == answer, "\(path)")
                     }
                     // A new write under the new key, retried, replays too; a changed body is refused.
-                    let again = #"{"eventId":"r2","articleId":"B","title":"B","language":"en","at":"2026-05-07T09:10:00Z","timeZone":"UTC"}"#
+                    let again =
+                        #"{"eventId":"r2","articleId":"B","title":"B","language":"en","at":"2026-05-07T09:10:00Z","timeZone":"UTC"}"#
                     let fresh = try await app.send(
                         .post, "/api/v1/reading/reads", json: again, token: first[3], headers: [idem: "w-2"])
                     #expect(fresh.status == .ok)
@@ -94,4 +95,3 @@ import Testing
         if case .success = SecretBox.parse("# nothing but a comment\r\n") { Issue.record("a comment parsed as a key") }
     }
 }
-

@@ -131,7 +131,8 @@ private func at(_ iso: String) throws -> Date { try Date(iso, strategy: .iso8601
             #expect(Set(after.rows.map(\.displayName)) == Set(first.rows.map(\.displayName)).subtracting(["Player 0"]))
             // Back in the week: their place again.
             #expect(try await leagueTests.join(app, tokens[0]).status == .ok)
-            #expect(Set(try await division(app, tokens[1]).rows.map(\.displayName)) == Set(first.rows.map(\.displayName)))
+            #expect(
+                Set(try await division(app, tokens[1]).rows.map(\.displayName)) == Set(first.rows.map(\.displayName)))
 
             // The close of this week uses the drawn split and draws the next.
             app.clock.set(try at("2026-05-11T12:00:00Z"))

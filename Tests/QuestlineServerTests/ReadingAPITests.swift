@@ -45,6 +45,25 @@ extension Harness {
 }
 
 @Suite struct ReadingAPITests {
+    /// Too few days left for the goal: the widget, the API and the announcement say so, and
+    /// still offer to join and read along.
+    @Test func aGoalOutOfReachIsSaidHonestlyEverywhere() async throws {
+        try await Harness.runReading { app in
+            app.clock.set(at("2026-05-10T08:00:00Z"))  // 22 days left for a 25-day goal
+            let (token, _) = try await app.signUp("late@example.com", timeZone: "Europe/Paris")
+            let widget = try await app.widget(token: token)
+            #expect(widget.state == .notEnrolledOutOfReach && widget.goalInReach == false)
+            #expect(widget.reachableStreak == 22 && widget.ctas.map(\.kind) == [.join])
+            let home = try await app.send(.get, "/", headers: [.cookie: "ql_session=\(token)", .accept: "text/html"])
+            #expect(home.text.contains("Join to read along") && home.text.contains("a 22-day streak"), "\(home.text)")
+            #expect(!home.text.contains("Join the challenge</button>"))
+            #expect(try await app.send(.post, "/api/v1/reading/challenge/join", token: token).status == .ok)
+            let joined = try await app.widget(token: token)
+            #expect(joined.state == .enrolledNotStarted && joined.goalInReach == false)
+            #expect(!joined.copy.body.contains("25-day streak"), "\(joined.copy)")
+        }
+    }
+
     @Test func joinReadAndWatchTheWidgetChange() async throws {
         try await Harness.runReading { app in
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "Europe/Paris")

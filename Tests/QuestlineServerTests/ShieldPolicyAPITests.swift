@@ -219,7 +219,8 @@ import Testing
             for token in ["dev/../x?y", "a%2Fb", "..", "with#hash", #"back\\slash"#] {
                 try await app.send(
                     .put, path,
-                    json: #"{"apps":[{"token":"fine.app","name":"Fine","category":"games"},{"token":"\#(token)","name":"Bad","category":"games"}]}"#,
+                    json:
+                        #"{"apps":[{"token":"fine.app","name":"Fine","category":"games"},{"token":"\#(token)","name":"Bad","category":"games"}]}"#,
                     token: f.child
                 ).expectProblem(.badRequest, field: "apps[1].token")
             }
@@ -231,7 +232,8 @@ import Testing
             let odd = "dev.app+x:y@z~1"
             #expect(
                 try await app.send(
-                    .put, path, json: #"{"apps":[{"token":"\#(odd)","name":"Odd","category":"games","icon":"\#(icon)"}]}"#,
+                    .put, path,
+                    json: #"{"apps":[{"token":"\#(odd)","name":"Odd","category":"games","icon":"\#(icon)"}]}"#,
                     token: f.child
                 ).status == .ok)
             let listed = try await app.send(.get, path, token: f.guardian).decode([Components.Schemas.DeviceApp].self)

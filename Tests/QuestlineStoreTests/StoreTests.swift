@@ -217,13 +217,16 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
                     == .replay(response, sealed: false))
             #expect(try await idem.begin(scope: "m1", key: "k", requestHashes: ["other"], now: t0 + 3) == .mismatch)
             // Keys are per scope.
-            let other = try #require(claim(try await idem.begin(scope: "m2", key: "k", requestHashes: ["h"], now: t0 + 4)))
+            let other = try #require(
+                claim(try await idem.begin(scope: "m2", key: "k", requestHashes: ["h"], now: t0 + 4)))
             // A released claim (nothing committed) can be taken again; an abandoned one after
             // `staleAfter`.
             #expect(try await idem.release(other))
             #expect(claim(try await idem.begin(scope: "m2", key: "k", requestHashes: ["h"], now: t0 + 5)) != nil)
             #expect(
-                claim(try await idem.begin(scope: "m2", key: "k", requestHashes: ["h"], now: t0 + 5 + idem.staleAfter + 1))
+                claim(
+                    try await idem.begin(scope: "m2", key: "k", requestHashes: ["h"], now: t0 + 5 + idem.staleAfter + 1)
+                )
                     != nil)
             // Past its lifetime a finished key is a new request.
             #expect(
@@ -239,7 +242,8 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
             let idem = store.idempotency
             // The write commits, the server stops before storing the response: the retry must
             // not run it again.
-            let lost = try #require(claim(try await idem.begin(scope: "m", key: "crash", requestHashes: ["h"], now: t0)))
+            let lost = try #require(
+                claim(try await idem.begin(scope: "m", key: "crash", requestHashes: ["h"], now: t0)))
             try await write(store, under: lost, "crash-write")
             #expect(try await idem.release(lost) == false)  // something committed: not released
             for later in [t0 + 1, t0 + idem.staleAfter + 60] {

@@ -47,8 +47,14 @@ public struct StreakSummary: Sendable, Equatable {
         campaign: Campaign, readDays: Set<LocalDay>, today: LocalDay, joinDay: LocalDay?,
         repairDays: Set<LocalDay> = [], allowances: StreakAllowances = .none
     ) {
+        // A campaign whose streak does not go on after its end counts no read after its last
+        // day: its concluded state says what was read in the challenge.
+        let counted = campaign.continueActiveStreakAfterEnd ? readDays : readDays.filter { $0 <= campaign.endDay }
+        let countedRepairs =
+            campaign.continueActiveStreakAfterEnd ? repairDays : repairDays.filter { $0 <= campaign.endDay }
         let walk = StreakWalk(
-            from: campaign.startDay, today: today, readDays: readDays, repairDays: repairDays, allowances: allowances,
+            from: campaign.startDay, today: today, readDays: counted, repairDays: countedRepairs,
+            allowances: allowances,
             freezes: .init(
                 initial: campaign.freezes, everyDays: campaign.freezeEveryDays, maxHeld: campaign.maxFreezesHeld,
                 from: joinDay),
@@ -58,8 +64,8 @@ public struct StreakSummary: Sendable, Equatable {
         best = walk.best
         let todayNumber = today.dayNumber
         let start = campaign.startDay.dayNumber
-        readToday = todayNumber >= start && readDays.contains(today)
-        readYesterday = todayNumber - 1 >= start && readDays.contains(today.adding(days: -1))
+        readToday = todayNumber >= start && counted.contains(today)
+        readYesterday = todayNumber - 1 >= start && counted.contains(today.adding(days: -1))
         yesterdayFrozen = walk.frozenDays.last == today.adding(days: -1)
         freezesLeft = walk.freezesLeft
         earnedFreezeDays = walk.earnedFreezeDays
@@ -75,6 +81,25 @@ public struct StreakSummary: Sendable, Equatable {
         restToday = allowances.isRest(today)
         pausedToday = allowances.pause(covering: today)
         repairable = walk.repairable
+        // The longest streak still possible by the last day: today's run, and a read on every
+        // day left (today's too, when it is not read yet). Nil when the campaign lets a streak
+        // go on after its end (the goal is always in reach).
+        if campaign.continueActiveStreakAfterEnd {
+            reachableStreak = nil
+        } else {
+            let first = readToday ? today.adding(days: 1) : today
+            let left = first <= campaign.endDay ? first.days(until: campaign.endDay) + 1 : 0
+            reachableStreak = walk.current + left
+        }
+    }
+
+    /// The longest streak still possible by the campaign's last day, when its goal must be
+    /// reached by then (nil: the campaign lets an active streak go on after its end).
+    public let reachableStreak: Int?
+
+    /// Whether the goal can still be reached (or has been).
+    public func goalInReach(_ campaign: Campaign) -> Bool {
+        completedOn != nil || (reachableStreak.map { $0 >= campaign.goalDays } ?? true)
     }
 }
 

@@ -129,16 +129,26 @@ public struct StreakAllowances: Sendable, Equatable, Codable {
                 field: "start",
                 "A pause starts on a day that has not begun anywhere yet: \(Wording.date(earliest)) at the earliest.")
         }
-        guard end >= start else { throw .invalid(field: "end", "The pause must end on or after its first day.") }
+        return try adding(start: start, end: end)
+    }
+
+    /// A pause of the days `start` through `end` added to these (whenever it was asked: the QA
+    /// preview describes pauses already made): ending on or after its first day, not over
+    /// another pause, at most 14 paused days in each calendar year it touches. `field` prefixes
+    /// the fields a refusal names (`pauses[0].`).
+    public func adding(start: LocalDay, end: LocalDay, field: String = "") throws(DomainError) -> StreakAllowances {
+        guard end >= start else {
+            throw .invalid(field: field + "end", "The pause must end on or after its first day.")
+        }
         let pause = Pause(start: start, end: end)
         guard !pauses.contains(where: { $0.start <= end && start <= $0.end }) else {
-            throw .invalid(field: "start", "These days are already paused.")
+            throw .invalid(field: field + "start", "These days are already paused.")
         }
         let widened = StreakAllowances(restDays: restDays, pauses: pauses + [pause])
         for year in start.year...end.year where widened.pausedDays(inYear: year) > Self.maxPauseDaysPerYear {
             let left = Self.maxPauseDaysPerYear - pausedDays(inYear: year)
             throw .invalid(
-                field: "end",
+                field: field + "end",
                 "At most \(Self.maxPauseDaysPerYear) paused days in \(year): \(max(left, 0)) left.")
         }
         return widened

@@ -7,6 +7,10 @@ public enum WidgetState: String, Codable, Sendable, CaseIterable {
     /// Forgiving streaks (#39): three reads today would repair yesterday's break; a paused day;
     /// a rest day (each while today is unread).
     case repairable, paused, restDay
+    /// The goal can no longer be reached by the last day (too few days are left): a reader who
+    /// has not joined is offered to join and read along, told what streak is still possible
+    /// (`reachableStreak`). A joined reader keeps the spec's states, with copy that says so.
+    case notEnrolledOutOfReach
 
     /// The colour family.
     public var family: String {
@@ -88,6 +92,11 @@ public struct WidgetModel: Codable, Sendable, Equatable {
     public let completedOn: LocalDay?
     /// The perfect tier: the live streak has no freeze, pause or repair in it.
     public let perfect: Bool
+    /// Whether the goal can still be reached by the last day (or has been).
+    public let goalInReach: Bool
+    /// The longest streak still possible by the last day (nil when the campaign lets a streak
+    /// go on after its end, or after it ended).
+    public let reachableStreak: Int?
 }
 
 /// The widget state machine (spec "Widget states": the first rule that holds wins) and its
@@ -107,7 +116,11 @@ public enum ReadingWidget {
         if today < campaign.startDay { return .notLiveYet }
         if completed != nil { return .completed }
         let joined = status.joinDay != nil
-        if !joined, today <= campaign.endDay { return summary.current >= 2 ? .notEnrolledWithStreak : .notEnrolled }
+        let inReach = summary.goalInReach(campaign)
+        if !joined, today <= campaign.endDay {
+            if !inReach { return .notEnrolledOutOfReach }
+            return summary.current >= 2 ? .notEnrolledWithStreak : .notEnrolled
+        }
         if today > campaign.endDay {
             if !joined || summary.readDays == 0 { return .concludedNoStreak }
             let alive = summary.readToday || summary.readYesterday || summary.yesterdayFrozen
@@ -135,7 +148,16 @@ public enum ReadingWidget {
         default: shown = summary.current
         }
         let restart = state == .enrolledNotStarted && summary.best > 0
-        let variants = WidgetContent.variants(for: state, restart: restart)
+        // A joined reader whose goal no longer fits before the end: the state is the spec's,
+        // the words say so (never "{remaining} to go" when it cannot be gone).
+        let outOfReach =
+            !summary.goalInReach(campaign) && today <= campaign.endDay
+            && [
+                .enrolledNotStarted, .enrolledWithStreakNotReadToday, .streakReadToday, .streakNotReadToday,
+                .freezeApplied,
+            ]
+            .contains(state)
+        let variants = WidgetContent.variants(for: state, restart: restart, outOfReach: outOfReach)
         let offset = campaign.startDay.days(until: today)
         let index = ((offset % variants.count) + variants.count) % variants.count
         let variant = variants[index]
@@ -152,6 +174,9 @@ public enum ReadingWidget {
             "repairStreak": String(summary.repairable?.streak ?? 0),
             "missedDay": summary.repairable.map { Wording.date($0.missed) } ?? "",
             "pausedUntil": summary.pausedToday.map { Wording.date($0.end) } ?? "",
+            "possible": String(summary.reachableStreak ?? 0),
+            "daysLeft": Wording.count(
+                max(today.days(until: campaign.endDay) + 1 - (summary.readToday ? 1 : 0), 0), "day"),
         ]
         return WidgetModel(
             campaignId: campaign.id, state: state, streak: shown, goalDays: campaign.goalDays,
@@ -162,7 +187,9 @@ public enum ReadingWidget {
             color: WidgetColor(family: state.family, background: colors.background, foreground: colors.foreground),
             ctas: ctas(state: state, campaign: campaign, status: status, today: today),
             variant: index, today: today, completedOn: completion(status: status, summary: summary),
-            perfect: summary.perfect && shown > 0 && ![.removed, .notLiveYet, .concludedNoStreak].contains(state))
+            perfect: summary.perfect && shown > 0 && ![.removed, .notLiveYet, .concludedNoStreak].contains(state),
+            goalInReach: summary.goalInReach(campaign),
+            reachableStreak: today <= campaign.endDay ? summary.reachableStreak : nil)
     }
 
     static func ctas(state: WidgetState, campaign: Campaign, status: ReaderStatus, today: LocalDay) -> [WidgetCTA] {
@@ -171,7 +198,7 @@ public enum ReadingWidget {
             WidgetCTA(kind: .random, label: "Random article", target: "/reading/random"),
         ]
         switch state {
-        case .notEnrolled, .notEnrolledWithStreak:
+        case .notEnrolled, .notEnrolledWithStreak, .notEnrolledOutOfReach:
             return status.loggedIn
                 ? [WidgetCTA(kind: .join, label: "Join the challenge", target: "/reading/join")]
                 : [WidgetCTA(kind: .login, label: "Log in to join", target: "/login?next=/reading/join")]
@@ -217,9 +244,10 @@ public enum WidgetContent {
         public let illustration: String
     }
 
-    static func variants(for state: WidgetState, restart: Bool) -> [Variant] {
+    static func variants(for state: WidgetState, restart: Bool, outOfReach: Bool = false) -> [Variant] {
+        if outOfReach { return outOfReachVariants }
         if restart { return restartVariants }
-        return table[state]!
+        return table[state] ?? restartVariants
     }
 
     public static let illustrations = [
@@ -235,6 +263,19 @@ public enum WidgetContent {
         Variant(
             title: "A fresh start", body: "Streaks can restart any day until {end}. Open an article today.",
             illustration: "globe-star"),
+    ]
+
+    /// A joined reader whose goal no longer fits before the end.
+    static let outOfReachVariants = [
+        Variant(
+            title: "Keep reading along",
+            body:
+                "The {goal}-day goal is out of reach this time: {daysLeft} left until {end}. You can still make a {possible}-day streak.",
+            illustration: "globe-book"),
+        Variant(
+            title: "Your streak: {streak}",
+            body: "{goal} days can't fit before {end} any more, but every day you read still counts.",
+            illustration: "globe-flame"),
     ]
 
     static let table: [WidgetState: [Variant]] = [
@@ -278,6 +319,18 @@ public enum WidgetContent {
             Variant(
                 title: "{streak} days and counting",
                 body: "Join the challenge: your streak since {start} already counts.", illustration: "globe-flame"),
+        ],
+        .notEnrolledOutOfReach: [
+            Variant(
+                title: "Read along this time",
+                body:
+                    "The {goal}-day goal is out of reach: {daysLeft} left until {end}. Join anyway and make a {possible}-day streak.",
+                illustration: "globe-book"),
+            Variant(
+                title: "Join to read along",
+                body:
+                    "There isn't time for {goal} days in a row before {end}, but a {possible}-day streak is still yours to make.",
+                illustration: "globe-wave"),
         ],
         .concludedNoStreak: [
             Variant(

@@ -257,8 +257,7 @@ public struct ReadingFeature: Sendable {
 
     /// Chooses the member's rest weekdays, in force from the first Monday that has not begun
     /// anywhere (`StreakAllowances`).
-    public func setRestDays(_ member: MemberRecord, weekdays: [Int]) async throws -> StreakSettings
-    {
+    public func setRestDays(_ member: MemberRecord, weekdays: [Int]) async throws -> StreakSettings {
         let now = clock.now()
         let changed = try await store.reading.changeStreakAllowances(member.id, now: now) { current in
             try current.settingRestDays(weekdays, at: now)
@@ -291,28 +290,21 @@ public struct ReadingFeature: Sendable {
         return StreakSettings(changed, member: member, now: now)
     }
 
-    /// What a QA preview asks for: a campaign, an instant and zone, and a reader's history.
-    /// Absent values: the first campaign, the clock's now, UTC, not joined, no reads.
+    /// What the web QA preview asks for: a campaign (the first when absent), an instant (the
+    /// clock's now) and zone (UTC), and the reader's `ReadingHistory` (the shape the CLI's
+    /// preview takes from a file).
     public struct PreviewQuery: Sendable {
         public var campaign: String?
         public var now: String?
         public var timeZone: String?
-        public var joined: String?
-        public var completed: String?
-        public var reads: [String] = []
-        public var loggedIn = true
-        public var claimed = false
-        /// Days with three reads (repairs), rest weekdays (always in force) and a pause.
-        public var repairs: [String] = []
-        public var restDays: [Int] = []
-        public var pauseStart: String?
-        public var pauseEnd: String?
+        public var history = ReadingHistory()
 
         public init() {}
     }
 
     /// The widget for any campaign, date, zone and history, without waiting for the day (QA):
-    /// the model, and the campaigns there are to choose from. Each value refused names its field.
+    /// the model (`ReadingHistory.preview`, what `questline widget-preview` prints), and the
+    /// campaigns there are to choose from. Each value refused names its field.
     public func preview(_ query: PreviewQuery) async throws -> (model: WidgetModel, campaigns: [String]) {
         let campaigns = try await campaigns()
         let id = query.campaign ?? campaigns.first?.id ?? ""
@@ -331,36 +323,9 @@ public struct ReadingFeature: Sendable {
             }
             return instant
         }
-        func day(_ raw: String?, _ field: String) -> LocalDay? {
-            guard let raw, !raw.isEmpty else { return nil }
-            return validation.check { () throws(DomainError) in
-                try DateWindow.day(Substring(raw), field: field, example: "2026-05-08")
-            }
-        }
-        let joined = day(query.joined, "joined")
-        let completed = day(query.completed, "completed")
-        let reads = query.reads.compactMap { day($0, "reads") }
-        let repairs = query.repairs.compactMap { day($0, "repairs") }
-        let rest = validation.check { () throws(DomainError) in
-            try StreakAllowances.validatedRestDays(query.restDays, field: "rest")
-        }
-        let pauseStart = day(query.pauseStart, "pauseStart")
-        let pauseEnd = day(query.pauseEnd, "pauseEnd")
-        if (pauseStart == nil) != (pauseEnd == nil)
-            || (pauseStart.map { start in pauseEnd.map { $0 < start } ?? false } ?? false)
-        {
-            validation.add(field: "pauseEnd", "Give a pause's first and last day, the last on or after the first.")
-        }
         try validation.finish()
-        var allowances = StreakAllowances(
-            restDays: (rest ?? []).isEmpty ? [] : [.init(weekdays: rest ?? [], from: LocalDay(dayNumber: 0))],
-            pauses: pauseStart.flatMap { start in pauseEnd.map { [.init(start: start, end: $0)] } } ?? [])
-        if allowances.restDays.isEmpty && allowances.pauses.isEmpty { allowances = .none }
-        let status = ReaderStatus(
-            loggedIn: query.loggedIn, joinDay: joined, completedOn: completed, claimed: query.claimed,
-            readDays: Set(reads).union(repairs), repairDays: Set(repairs), allowances: allowances)
-        let model = ReadingWidget.model(campaign: campaign!, status: status, today: LocalDay(now!, in: zone!.timeZone))
-        return (model, campaigns.map(\.id))
+        guard let campaign, let zone, let now else { throw DomainError.invalid(field: "campaign", "No campaign.") }
+        return (try query.history.preview(campaign: campaign, now: now, timeZone: zone), campaigns.map(\.id))
     }
 
     /// The live campaign to announce to a member who has not joined it: once per member and

@@ -57,10 +57,10 @@ struct AccountsPages {
             return ReadingPages.withDevice(
                 pages.page("landing", title: "Questline", model: page, context: context, path: "/"), newDevice)
         }
+        let widget = try await reading.widget(reader, surface: "home")
         let page = HomePage(
             today: LocalDay(accounts.clock.now(), in: member.zone),
-            announcement: try await reading.announcement(member),
-            widget: try await reading.widget(reader, surface: "home"))
+            announcement: try await reading.announcement(member, widget: widget), widget: widget)
         return pages.page("home", title: "Questline", model: page, context: context, path: "/")
     }
 

@@ -238,7 +238,7 @@ extension Components.Schemas.Widget {
                 .init(kind: .init(rawValue: $0.kind.rawValue)!, label: $0.label, target: $0.target)
             },
             variant: model.variant, today: model.today.iso, completedOn: model.completedOn?.iso,
-            perfect: model.perfect)
+            perfect: model.perfect, goalInReach: model.goalInReach, reachableStreak: model.reachableStreak)
     }
 }
 

@@ -69,9 +69,10 @@ struct ReadingPages {
         return response
     }
 
-    /// The one-time join announcement for the home page, if the member has one.
-    func announcement(_ member: MemberRecord) async throws -> AnnouncementView? {
-        try await reading.joinAnnouncement(for: member).map(AnnouncementView.init)
+    /// The one-time join announcement for the home page, if the member has one; `widget`, the
+    /// member's widget today, says whether the goal is still in reach.
+    func announcement(_ member: MemberRecord, widget: WidgetModel?) async throws -> AnnouncementView? {
+        try await reading.joinAnnouncement(for: member).map { AnnouncementView($0, widget: widget) }
     }
 
     /// The reader's widget (an impression, counted for the funnel): nil without a campaign, and
@@ -218,24 +219,62 @@ struct ReadingPages {
 
     /// QA: the widget for any campaign, date, zone and history, without waiting for the day.
     /// `/reading/preview?campaign=2026&now=2026-05-10T08:30:00Z&timeZone=Europe/Paris&joined=2026-05-02&reads=2026-05-08,2026-05-09`
+    /// The query is read into the history the CLI's preview takes from a file
+    /// (`ReadingHistory`): a day read is one read at noon there, a repair day three; a pause
+    /// is `pause=2026-05-10/2026-05-12` (repeatable). An unknown parameter is refused.
     private func preview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let q = request.uri.queryParameters
+        let known: Set<String> = [
+            "campaign", "now", "timeZone", "joined", "completed", "reads", "loggedIn", "claimed", "repairs", "rest",
+            "pause",
+        ]
+        for (name, _) in q where !known.contains(String(name)) {
+            throw DomainError.invalid(
+                field: String(name),
+                "Unknown parameter \"\(name)\": the preview takes \(known.sorted().joined(separator: ", ")).")
+        }
         var query = ReadingFeature.PreviewQuery()
         query.campaign = q["campaign"].map(String.init)
         query.now = q["now"].map(String.init)
         query.timeZone = q["timeZone"].map(String.init)
-        query.joined = q["joined"].map(String.init)
-        query.completed = q["completed"].map(String.init)
-        query.reads = (q["reads"] ?? "").split(separator: ",").map(String.init)
-        query.loggedIn = q["loggedIn"] != "false"
-        query.claimed = q["claimed"] == "true"
-        query.repairs = (q["repairs"] ?? "").split(separator: ",").map(String.init)
-        query.restDays = try (q["rest"] ?? "").split(separator: ",").map { raw throws(DomainError) in
-            guard let weekday = Int(raw) else { throw .invalid(field: "rest", "Give weekdays as numbers, 1 to 7.") }
-            return weekday
+        let zone = (try? AccountRules.timeZone(query.timeZone ?? "UTC").timeZone) ?? .gmt
+        var v = FieldValidation()
+        func days(_ raw: Substring?, _ field: String) -> [LocalDay] {
+            (raw ?? "").split(separator: ",").compactMap { text in
+                v.check { () throws(DomainError) in try DateWindow.day(text, field: field, example: "2026-05-08") }
+            }
         }
-        query.pauseStart = q["pauseStart"].map(String.init)
-        query.pauseEnd = q["pauseEnd"].map(String.init)
+        /// A day's noon there: the instant of a read or a join on that day.
+        func noon(_ day: LocalDay) -> Date { day.start(in: zone).addingTimeInterval(12 * 3600) }
+        var history = ReadingHistory()
+        history.joinedAt = days(q["joined"], "joined").first.map(noon)
+        history.completedOn = days(q["completed"], "completed").first
+        history.loggedIn = q["loggedIn"] != "false"
+        history.claimed = q["claimed"] == "true"
+        let zoneName = query.timeZone ?? "UTC"
+        history.reads = days(q["reads"], "reads").map { ReadEvent(at: noon($0), timeZone: zoneName) }
+        for day in days(q["repairs"], "repairs") {
+            history.reads += (0..<StreakAllowances.repairReads).map {
+                ReadEvent(at: noon(day).addingTimeInterval(Double($0) * 60), timeZone: zoneName)
+            }
+        }
+        history.restDays = (q["rest"] ?? "").split(separator: ",").compactMap { raw in
+            v.check { () throws(DomainError) in
+                guard let weekday = Int(raw) else { throw .invalid(field: "rest", "Give weekdays as numbers, 1 to 7.") }
+                return weekday
+            }
+        }
+        for raw in q.getAll("pause") {
+            let ends = raw.split(separator: "/")
+            let bounds = days(Substring(ends.joined(separator: ",")), "pause")
+            guard ends.count == 2, bounds.count == 2 else {
+                v.add(field: "pause", "Give a pause as its first and last day: 2026-05-10/2026-05-12.")
+                continue
+            }
+            history.pauses.append(.init(start: bounds[0], end: bounds[1]))
+        }
+        try v.finish()
+        query.history = history
         let (model, campaigns) = try await reading.preview(query)
         return pages.page(
             "reading-preview", title: "Widget preview", model: WidgetPreviewPage(model, campaigns: campaigns),

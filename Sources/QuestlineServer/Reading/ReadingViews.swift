@@ -10,11 +10,22 @@ struct AnnouncementView: Equatable {
     let title: String
     let goal: Int
     let end: String
+    /// When too few days are left for the goal: the streak still possible (the announcement
+    /// then offers to read along, honestly).
+    let outOfReach: OutOfReach?
 
-    init(_ campaign: Campaign) {
+    struct OutOfReach: Equatable {
+        let possible: Int
+    }
+
+    /// `widget`: the member's widget today (it says whether the goal is still in reach).
+    init(_ campaign: Campaign, widget: WidgetModel?) {
         title = campaign.title ?? "The reading challenge"
         goal = campaign.goalDays
         end = Wording.longDate(campaign.endDay)
+        outOfReach = widget.flatMap { model in
+            model.goalInReach ? nil : OutOfReach(possible: model.reachableStreak ?? 0)
+        }
     }
 }
 

@@ -259,10 +259,10 @@ public struct LeagueQueries: Sendable {
         if let division {
             filter =
                 filter
-                + """
-                 AND p.member_id IN (SELECT member_id FROM league_divisions WHERE week = \(bind: first)
-                    AND tier = \(bind: Int64(division.tier.rawValue)) AND division = \(bind: Int64(division.division)))
-                """
+                    + """
+                     AND p.member_id IN (SELECT member_id FROM league_divisions WHERE week = \(bind: first)
+                        AND tier = \(bind: Int64(division.tier.rawValue)) AND division = \(bind: Int64(division.division)))
+                    """
         }
         let rows = try await db.raw(
             """
