@@ -118,6 +118,11 @@ if ((INSTANCES > 1)); then
   chmod 755 "$WORK"
   SITE="$(sed -n '/# --- site ---/,$p' deploy/nginx.conf | tail -n +2)"
   SITE="${SITE/UPSTREAMS/$UPSTREAMS}"
+  # A self-signed certificate for the run: nginx serves HTTP/2 over TLS as deployed.
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
+    -keyout "$WORK/nginx/key.pem" -out "$WORK/nginx/cert.pem" >/dev/null 2>&1
+  SITE="${SITE//CERT_KEY/$WORK/nginx/key.pem}"
+  SITE="${SITE//CERT/$WORK/nginx/cert.pem}"
   cat > "$WORK/nginx/nginx.conf" <<NGINX
 daemon off;
 worker_processes auto;
@@ -150,9 +155,16 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
-for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
+SCHEME=http
+if [[ -n $NGINX ]]; then
+  SCHEME=https
+  # curl trusts the run's self-signed certificate (every curl below reads this file).
+  echo insecure > "$WORK/.curlrc"
+  export CURL_HOME="$WORK"
+fi
+for _ in $(seq 1 100); do curl -fsk "$SCHEME://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$BARE_PORT/bare" >/dev/null && break; sleep 0.2; done
-URL="http://127.0.0.1:$PORT"
+URL="$SCHEME://127.0.0.1:$PORT"
 
 # One value from the database (a count, to check that each write route wrote what it was sent).
 sql_count() {

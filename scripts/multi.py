@@ -25,6 +25,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -49,9 +50,20 @@ def free_port():
         return s.getsockname()[1]
 
 
+# Ports served over TLS (nginx, with a certificate made for the run).
+TLS_PORTS = set()
+UNVERIFIED = ssl.create_default_context()
+UNVERIFIED.check_hostname = False
+UNVERIFIED.verify_mode = ssl.CERT_NONE
+
+
+def base(port):
+    return f"https://127.0.0.1:{port}" if port in TLS_PORTS else f"http://127.0.0.1:{port}"
+
+
 def call(port, method, path, body=None, token=None, headers=None, timeout=10):
     """(status, parsed body, headers); HTTP errors are answers too."""
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
+    request = urllib.request.Request(f"{base(port)}{path}", method=method,
                                      data=json.dumps(body).encode() if body is not None else None)
     request.add_header("Content-Type", "application/json")
     if token:
@@ -59,7 +71,7 @@ def call(port, method, path, body=None, token=None, headers=None, timeout=10):
     for name, value in (headers or {}).items():
         request.add_header(name, value)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with urllib.request.urlopen(request, timeout=timeout, context=UNVERIFIED) as response:
             return response.status, json.loads(response.read() or b"null"), response.headers
     except urllib.error.HTTPError as error:
         raw = error.read()
@@ -128,7 +140,13 @@ class Nginx:
         os.makedirs(os.path.join(self.dir, "logs"), exist_ok=True)
         servers = "\n".join(f"        server 127.0.0.1:{i.port};" for i in instances)
         template = open(os.path.join(os.path.dirname(__file__), "..", "deploy", "nginx.conf")).read()
-        site = template.split("# --- site ---")[1].replace("UPSTREAMS", servers).replace("LISTEN", str(self.port))
+        # A self-signed certificate for this run (the deployment's own in production).
+        cert, key = os.path.join(self.dir, "cert.pem"), os.path.join(self.dir, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                        "/CN=127.0.0.1", "-keyout", key, "-out", cert], check=True, capture_output=True)
+        site = (template.split("# --- site ---")[1].replace("UPSTREAMS", servers).replace("CERT_KEY", key)
+                .replace("CERT", cert).replace("LISTEN", str(self.port)))
+        TLS_PORTS.add(self.port)
         config = f"""
 daemon off;
 worker_processes 1;
@@ -153,11 +171,18 @@ http {{
         deadline = time.time() + 15
         while time.time() < deadline:
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1)
-                return
+                urllib.request.urlopen(f"https://127.0.0.1:{self.port}/health", timeout=1, context=UNVERIFIED)
+                break
             except Exception:
                 time.sleep(0.1)
-        raise SystemExit("nginx did not start; see " + self.dir)
+        else:
+            raise SystemExit("nginx did not start; see " + self.dir)
+        # HTTP/2: the protocol that lets one browser connection carry every live stream.
+        version = subprocess.run(["curl", "-sk", "--http2", "-o", "/dev/null", "-w", "%{http_version}",
+                                  f"https://127.0.0.1:{self.port}/health"], capture_output=True, text=True).stdout
+        if version != "2":
+            raise SystemExit(f"nginx does not answer over HTTP/2 (curl saw HTTP/{version})")
+        print("nginx serves HTTP/2 over TLS", flush=True)
 
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
@@ -182,7 +207,8 @@ class Subscriber(threading.Thread):
             if self.pause.is_set():
                 time.sleep(0.05)
                 continue
-            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            connection = (http.client.HTTPSConnection("127.0.0.1", self.port, timeout=30, context=UNVERIFIED)
+                          if self.port in TLS_PORTS else http.client.HTTPConnection("127.0.0.1", self.port, timeout=30))
             headers = {"Authorization": f"Bearer {self.token}", "Accept": "text/event-stream"}
             if self.ids:
                 headers["Last-Event-ID"] = str(self.ids[-1])

@@ -705,6 +705,38 @@ public struct QuestsFeature: Sendable {
         return try await store.quests.read { q in try await q.requests(child.id) }
     }
 
+    /// A request waiting for a guardian's answer, with the child and the app's name.
+    public struct WaitingRequest: Sendable, Equatable {
+        public let request: TimeRequest
+        public let child: MemberRecord
+        public let appName: String
+    }
+
+    /// The requests for more time waiting for an answer from the actor: every child's of their
+    /// household when they are a guardian of it (none otherwise), oldest first.
+    public func waitingRequests(as actor: MemberRecord) async throws -> [WaitingRequest] {
+        guard let household = actor.householdID, AccessPolicy.allows(actor.actor, .manageHousehold(household)) else {
+            return []
+        }
+        let children = try await children(as: actor)
+        let byID = Dictionary(children.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        return try await store.quests.read { q in
+            let pending = try await q.pendingRequests(children.map(\.id))
+            var names: [MemberID: [String: String]] = [:]
+            for child in Set(pending.map(\.child)) {
+                names[child] = Dictionary(
+                    try await q.apps(child).map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
+            }
+            return pending.compactMap { request in
+                byID[request.child].map {
+                    WaitingRequest(
+                        request: request, child: $0,
+                        appName: names[request.child]?[request.appToken] ?? request.appToken)
+                }
+            }
+        }
+    }
+
     /// A guardian approves (which grants the minutes until the end of the child's day) or denies;
     /// a request is answered once, whoever answers first.
     public func decide(_ requestID: String, approve: Bool, as actor: MemberRecord) async throws -> TimeRequest {

@@ -10,6 +10,8 @@ import QuestlineFeatures
 struct AccountsPages {
     let accounts: AccountsFeature
     let notifications: NotificationsFeature
+    /// A guardian's home shows the requests for more time waiting for them.
+    let quests: QuestsFeature
     let reading: ReadingPages
     let pages: PageRenderer
     /// Confirmations after a redirect ("Kit is added").
@@ -58,9 +60,13 @@ struct AccountsPages {
                 pages.page("landing", title: "Questline", model: page, context: context, path: "/"), newDevice)
         }
         let widget = try await reading.widget(reader, surface: "home")
+        let now = accounts.clock.now()
         let page = HomePage(
-            today: LocalDay(accounts.clock.now(), in: member.zone),
-            announcement: try await reading.announcement(member, widget: widget), widget: widget)
+            today: LocalDay(now, in: member.zone),
+            announcement: try await reading.announcement(member, widget: widget), widget: widget,
+            requests: WaitingRequests(
+                try await quests.waitingRequests(as: member), viewer: member, now: now, back: "/"),
+            live: liveEventsPath(member), notice: flash.text(of: .notice, in: request))
         return pages.page("home", title: "Questline", model: page, context: context, path: "/")
     }
 

@@ -35,10 +35,20 @@ struct HomePage: Equatable {
     let announcement: AnnouncementView?
     let widget: WidgetCard?
     let areas: [AreaTile]
+    /// A guardian's requests for more time, live (`live.js` on the household's events).
+    let requests: WaitingRequests?
+    let live: String?
+    let notice: String?
 
-    init(today: LocalDay, announcement: AnnouncementView?, widget: WidgetModel?) {
+    init(
+        today: LocalDay, announcement: AnnouncementView?, widget: WidgetModel?, requests: WaitingRequests? = nil,
+        live: String? = nil, notice: String? = nil
+    ) {
         self.today = Wording.longDate(today)
         todayISO = today.iso
+        self.requests = requests.flatMap { $0.rows.isEmpty ? nil : $0 }
+        self.live = live
+        self.notice = notice
         self.announcement = announcement
         // The announcement offers Join itself: the widget then shows without its buttons (one
         // Join on the page, not two).

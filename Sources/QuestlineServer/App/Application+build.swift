@@ -161,7 +161,8 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     readingRoutes.register(on: router)
     ActivityPages(activity: activity, reading: reading, pages: pages).register(on: router)
     AccountsPages(
-        accounts: accounts, notifications: notifications, reading: readingRoutes, pages: pages, flash: flash,
+        accounts: accounts, notifications: notifications, quests: quests, reading: readingRoutes, pages: pages,
+        flash: flash,
         secureCookies: configuration.secureCookies, sessionLifetime: features.sessionLifetime
     ).register(on: router)
     GamePages(games: games, accounts: accounts, pages: pages).register(on: router)

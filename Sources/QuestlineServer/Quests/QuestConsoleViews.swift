@@ -21,6 +21,37 @@ func liveEventsPath(_ member: MemberRecord) -> String? {
     member.householdID.map { "/api/v1/households/\($0.rawValue)/events" }
 }
 
+/// Requests for more time waiting for the guardian (`waiting-requests.mustache`), on the home
+/// page and the family console, each answerable where it is shown.
+struct WaitingRequests: Equatable {
+    struct Row: Equatable {
+        let id: String
+        let child: String
+        let app: String
+        let minutes: Int
+        let note: String
+        let when: String
+    }
+
+    let rows: [Row]
+    let count: Int
+    /// Where an answer returns to (`/` or `/quests/family`).
+    let back: String
+
+    init(_ waiting: [QuestsFeature.WaitingRequest], viewer: MemberRecord, now: Date, back: String) {
+        rows = waiting.map {
+            Row(
+                id: $0.request.id, child: $0.child.displayName, app: $0.appName, minutes: $0.request.minutes,
+                note: $0.request.note, when: Wording.at($0.request.createdAt, now: now, in: viewer.zone))
+        }
+        count = rows.count
+        self.back = back
+    }
+
+    /// The pages an answer may return to (any other `back` goes to the child's device page).
+    static let returns: Set<String> = ["/", "/quests/family"]
+}
+
 /// The guardian's console (`quests-family.mustache`): the children at a glance and the
 /// household's redemption rules.
 struct FamilyConsolePage: Equatable {
@@ -32,6 +63,8 @@ struct FamilyConsolePage: Equatable {
         let done: Int
         let streak: Int
         let apps: Int
+        /// Requests for more time waiting for an answer.
+        var waiting = 0
 
         init(_ summary: ChildSummary) {
             id = summary.child.id.rawValue
@@ -53,7 +86,7 @@ struct FamilyConsolePage: Equatable {
     let noHousehold: Bool
     let live: String?
     let guardian: Bool
-    let children: [Child]
+    var children: [Child]
     let noChildren: Bool
     let rules: Rules?
     let errors: [String: String]
@@ -62,6 +95,16 @@ struct FamilyConsolePage: Equatable {
     var family: FamilyCard?
     /// This week's and the next's co-op quests (`coop-card.mustache`).
     var coop: [CoopCard] = []
+    /// Requests for more time waiting for the guardian.
+    var requests: WaitingRequests?
+
+    /// Shows `waiting` requests, and each child's count on its card.
+    mutating func show(_ waiting: WaitingRequests, of requests: [QuestsFeature.WaitingRequest]) {
+        self.requests = waiting.rows.isEmpty ? nil : waiting
+        for index in children.indices {
+            children[index].waiting = requests.filter { $0.child.id.rawValue == children[index].id }.count
+        }
+    }
 
     /// A member without a household: the page says so and offers nothing else.
     static let withoutHousehold = FamilyConsolePage(
@@ -84,7 +127,7 @@ struct FamilyConsolePage: Equatable {
 
     init(
         viewer: MemberRecord, household: HouseholdID, children: [ChildSummary], rules: RedemptionRules,
-        errors: [String: String], saved: Bool
+        errors: [String: String], saved: Bool, notice: String? = nil
     ) {
         self.init(
             noHousehold: false, live: liveEventsPath(viewer),
@@ -93,7 +136,7 @@ struct FamilyConsolePage: Equatable {
             noChildren: children.isEmpty,
             rules: Rules(
                 pointsPerMinute: rules.pointsPerMinute, minMinutes: rules.minMinutes, maxMinutes: rules.maxMinutes),
-            errors: errors, notice: saved ? "Saved." : nil)
+            errors: errors, notice: notice ?? (saved ? "Saved." : nil))
     }
 }
 

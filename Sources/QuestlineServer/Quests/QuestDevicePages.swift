@@ -85,14 +85,19 @@ extension QuestsPages {
         }
     }
 
-    /// A guardian answers a request (from the child's device page).
+    /// A guardian answers a request (from the child's device page, the family console or the
+    /// home page: `back` says which, and the answer returns there).
     func decide(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family")
         let form = try await Form(request)
-        let answered = try await quests.decide(
-            context.parameters.get("request") ?? "", approve: form["approve"] == "1", as: me)
-        return Response.redirect(
-            to: "/quests/children/\(answered.child.rawValue)/device?answered=1", type: .normal)
+        let approve = form["approve"] == "1"
+        let answered = try await quests.decide(context.parameters.get("request") ?? "", approve: approve, as: me)
+        let back = form["back"]
+        guard WaitingRequests.returns.contains(back) else {
+            return Response.redirect(
+                to: "/quests/children/\(answered.child.rawValue)/device?answered=1", type: .normal)
+        }
+        return flash.redirect(to: back, .notice, approve ? "Approved: the minutes are unlocked." : "Declined.")
     }
 
     /// A guardian sets the child's time zone: the child's days (downtime, reward days, quest

@@ -29,7 +29,8 @@ extension APIImplementation {
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
         try AccessPolicy.check(me.actor, .readHousehold(household))
         // A Last-Event-ID that is not an event id starts afresh, as a first connection does.
-        let after = input.headers.Last_hyphen_Event_hyphen_ID.flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil }
+        let after = (input.headers.Last_hyphen_Event_hyphen_ID ?? input.query.lastEventId).flatMap { Int64($0) }
+            .flatMap { $0 >= 0 ? $0 : nil }
         let updates = quests.live.subscribe(household, after: after)
         return .ok(
             .init(

@@ -93,8 +93,12 @@ struct QuestsPages {
         var page = FamilyConsolePage(
             viewer: me, household: household, children: try await quests.household(as: me),
             rules: try await quests.rules(household, as: me),
-            errors: errors, saved: request.uri.queryParameters["saved"] != nil)
+            errors: errors, saved: request.uri.queryParameters["saved"] != nil,
+            notice: flash.text(of: .notice, in: request))
         (page.family, page.coop) = try await together(for: me)
+        let waiting = try await quests.waitingRequests(as: me)
+        page.show(
+            WaitingRequests(waiting, viewer: me, now: quests.clock.now(), back: "/quests/family"), of: waiting)
         return pages.page(
             "quests-family", title: "Family", model: page, context: context, path: "/quests",
             status: errors.isEmpty ? .ok : .badRequest, back: "/")

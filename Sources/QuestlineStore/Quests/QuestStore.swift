@@ -410,6 +410,18 @@ public struct QuestQueries: Sendable {
         ).all().map(Self.request)
     }
 
+    /// The requests of `children` still waiting for an answer, oldest first.
+    public func pendingRequests(_ children: [MemberID]) async throws -> [TimeRequest] {
+        guard !children.isEmpty else { return [] }
+        return try await db.raw(
+            """
+            SELECT id, child_id, app_token, minutes, note, state, created_at, decided_at FROM time_requests
+            WHERE child_id IN (\(SQLList(children.map { SQLBind($0.rawValue) }))) AND state = 'pending'
+            ORDER BY created_at, id LIMIT 100
+            """
+        ).all().map(Self.request)
+    }
+
     public func request(_ id: String) async throws -> TimeRequest? {
         try await db.raw(
             """
