@@ -205,7 +205,9 @@ def test_forgiving_streaks_rest_days_pause_and_the_widget_states(browser, server
     click(browser, "input[name=restDay][value='6']")
     click(browser, "input[name=restDay][value='7']")
     click(browser, "form[action='/reading/streak/rest-days'] button[type=submit]")
-    wait_text(browser, ".notice", "apply from next Monday")
+    wait_text(browser, ".notice", "Your rest days are saved.")
+    # Said once: the address lost its flag, so a reload does not say it again.
+    assert "rest=1" not in browser.current_url, browser.current_url
     wait_text(browser, "main", "Saturday and Sunday")
     assert browser.find_element(By.CSS_SELECTOR, "input[name=restDay][value='6']").is_selected()
     # Three rest days are refused, the error under the field, the choice kept.
@@ -216,10 +218,15 @@ def test_forgiving_streaks_rest_days_pause_and_the_widget_states(browser, server
     click(browser, "form[action='/reading/streak/rest-days'] button[type=submit]")
     wait_text(browser, "#restDays-error", "at most 2 rest days")
     shot("streak-settings-refused")
-    # A pause of a few days from tomorrow (the form's defaults), then cancelled.
+    # A refused form: Back and reload ask for the page, never to send the form again.
+    assert browser.current_url.endswith("/reading/streak"), browser.current_url
+    browser.refresh()
+    wait_text(browser, "h1", "Rest days and pauses")
+    assert not browser.find_elements(By.ID, "restDays-error")
+    # A pause of a few days from the first day begun nowhere (the form's defaults), then cancelled.
     browser.get(server.url("/reading/streak"))
     click(browser, "form[action='/reading/streak/pause'] button[type=submit]")
-    wait_text(browser, ".notice", "Your streak is paused.")
+    wait_text(browser, ".notice", "Your pause is planned:")
     wait_text(browser, "main", "Planned:")
     assert "<strong>14</strong> left this year" not in browser.page_source
     shot("streak-settings-paused")

@@ -153,9 +153,9 @@ import Testing
     @Test func rowsFallIntoTheChildsLocalDays() throws {
         let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
         func at(_ text: String) throws -> Date { try Date(text, strategy: .iso8601) }
-        let last = try #require(LocalDay(iso: "2026-03-29"))  // the day clocks go forward
+        // The week of Monday 23 March; Sunday the 29th is the day clocks go forward.
         let report = WeeklyReport(
-            last: last, zone: berlin,
+            week: try #require(LocalDay(iso: "2026-03-26")), zone: berlin,
             learning: [
                 try #require(LocalDay(iso: "2026-03-23")): 30, try #require(LocalDay(iso: "2026-03-29")): 12,
                 try #require(LocalDay(iso: "2026-03-22")): 99,  // the week before: not in it

@@ -43,18 +43,18 @@ import Testing
         let today = LocalDay(year: 2026, month: 5, day: 7)!
         let zone = TimeZone(identifier: "Europe/Berlin")!
         let report = WeeklyReport(
-            last: today, zone: zone, learning: [today: 1], completions: [now], ledger: [(now, 12), (now, -5)])
+            week: today, zone: zone, learning: [today: 1], completions: [now], ledger: [(now, 12), (now, -5)])
         let child = member("Mia", role: .child)
         let page = WeeklyReportPage(report, child: child, today: today)
         #expect(page.totals == "1 minute learned · 1 quest completed · 12 points earned · 5 spent")
-        #expect(page.range == "Fri 1 – Thu 7")
+        #expect(page.range == "Mon 4 – Sun 10")
         #expect(page.next == nil)
-        #expect(page.previous == "2026-04-30")
+        #expect(page.previous == "2026-04-27")
         #expect(page.charts.map(\.title) == ["Learning minutes", "Quests completed", "Points earned and spent"])
         let earlier = WeeklyReportPage(
-            WeeklyReport(last: today.adding(days: -7), zone: zone, learning: [:], completions: [], ledger: []),
+            WeeklyReport(week: today.adding(days: -7), zone: zone, learning: [:], completions: [], ledger: []),
             child: child, today: today)
-        #expect(earlier.next == "2026-05-07")
+        #expect(earlier.next == "2026-05-04")
         #expect(earlier.totals.hasPrefix("0 minutes learned · 0 quests completed"))
     }
 

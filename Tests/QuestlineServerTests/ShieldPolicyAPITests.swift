@@ -150,8 +150,10 @@ import Testing
             #expect(page.status == .ok)
             // 30 minutes of Khan at 2 points a minute, a 10% bonus, 5 minutes redeemed.
             #expect(page.text.contains("30 minutes learned · 1 quest completed · 66 points earned · "), "\(page.text)")
-            #expect(page.text.contains(#"<svg class="chart""#) && page.text.contains("Minutes: Fri 1 0"))
-            #expect(page.text.contains("Thu 7 30"))
+            // The week is Monday to Sunday, as co-op quests and leagues count it.
+            #expect(page.text.contains(#"<svg class="chart""#) && page.text.contains("Minutes: Mon 4 0"))
+            #expect(page.text.contains("Thu 7 30") && page.text.contains("Sun 10 0"))
+            #expect(page.text.contains("report?week=2026-04-27") && !page.text.contains("report?week=2026-05-11"))
             // The previous week is empty; another household sees nothing; a bad week is a 400.
             let before = try await app.send(
                 .get, "/quests/children/\(f.childID)/report?week=2026-04-30", headers: html)

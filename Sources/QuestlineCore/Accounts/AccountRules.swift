@@ -44,7 +44,9 @@ public enum AccountRules {
             throw .invalid(field: field, "Use at least \(passwordMinLength) characters.")
         }
         guard raw.utf8.count <= passwordMaxBytes else {
-            throw .invalid(field: field, "Use at most \(passwordMaxBytes) bytes.")
+            throw .invalid(
+                field: field,
+                "This password is too long: use at most \(passwordMaxBytes) letters (fewer with accents or emoji).")
         }
         return raw
     }

@@ -147,7 +147,9 @@ public struct Recap: Sendable, Equatable {
     public let period: RecapPeriod
     /// The period is over (a period still running shows "so far").
     public let closed: Bool
-    public let readingMinutes: Int
+    /// Seconds of reading time (each interval at most an hour).
+    public let readingSeconds: Int
+    public var readingMinutes: Int { readingSeconds / 60 }
     public let articles: Int
     public let topArticles: [Article]
     public let bestStreak: Int
@@ -164,7 +166,7 @@ public struct Recap: Sendable, Equatable {
         self.period = period
         closed = period.isClosed(today: today)
         let last = min(period.last, today)
-        readingMinutes = facts.intervals.reduce(0) { $0 + min(max($1.seconds, 0), ReadingInterval.maxSeconds) } / 60
+        readingSeconds = facts.intervals.reduce(0) { $0 + min(max($1.seconds, 0), ReadingInterval.maxSeconds) }
         var opens: [String: (title: String, count: Int)] = [:]
         for read in facts.reads where read.day >= period.first && read.day <= last {
             opens[read.article, default: (read.title, 0)].count += 1
@@ -213,10 +215,10 @@ public struct Recap: Sendable, Equatable {
     public var slides: [Slide] {
         var slides: [Slide] = []
         let span = closed ? "in \(period.title)" : "in \(period.title) so far"
-        if readingMinutes > 0 || articles > 0 {
+        if readingSeconds > 0 || articles > 0 {
             slides.append(
                 Slide(
-                    title: "You read", figure: Wording.count(readingMinutes, "minute"),
+                    title: "You read", figure: Wording.readingTime(seconds: readingSeconds),
                     caption: "\(Wording.count(articles, "article")) \(span)"
                         + (percentile.map { ", more than \($0)% of readers" } ?? "")))
         }

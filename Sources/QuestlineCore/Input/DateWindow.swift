@@ -25,7 +25,11 @@ public enum DateWindow {
     public static func day(_ raw: some StringProtocol, field: String, example: String = "2026-05-01")
         throws(DomainError) -> LocalDay
     {
-        guard let day = LocalDay(iso: raw) else { throw .invalid(field: field, "Use a date like \(example).") }
+        guard let day = LocalDay(iso: raw) else {
+            // A date field in a page always sends YYYY-MM-DD or nothing: nothing is "choose".
+            guard !raw.isEmpty else { throw .invalid(field: field, "Choose a date.") }
+            throw .invalid(field: field, "Use a date like \(example).")
+        }
         guard days.contains(day) else { throw .invalid(field: field, outside) }
         return day
     }

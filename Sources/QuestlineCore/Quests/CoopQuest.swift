@@ -87,9 +87,11 @@ public struct CoopQuestSpec: Sendable, Equatable, Codable {
         }
         v.check { () throws(DomainError) in try QuestSpec.checkBonus(bonusPercent) }
         v.check { () throws(DomainError) in
+            let names = Dictionary(
+                household.values.joined().map { ($0.token, $0.name) }, uniquingKeysWith: { first, _ in first })
             for child in children {
                 guard let catalog = household[child] else { continue }
-                try RewardUnlock.check(rewardApps, catalog: catalog, whose: "every chosen child's")
+                try RewardUnlock.check(rewardApps, catalog: catalog, whose: "every chosen child's", names: names)
             }
         }
         try v.finish()

@@ -177,13 +177,17 @@ public struct RewardUnlock: Sendable, Equatable, Hashable, Codable {
     /// The reward apps a quest unlocks, each a reward app of `catalog`, once, for 1 to 240
     /// minutes: every quest's rule, a co-op quest's for each of its children. `whose` names the
     /// catalog in the message ("this child's").
-    public static func check(_ unlocks: [RewardUnlock], catalog: [QuestApp], whose: String = "this child's")
+    /// `names`: apps' names known beyond `catalog` (the other children's), so a refusal names an
+    /// app as people know it, never by its token.
+    public static func check(
+        _ unlocks: [RewardUnlock], catalog: [QuestApp], whose: String = "this child's", names: [String: String] = [:]
+    )
         throws(DomainError)
     {
         let byToken = Dictionary(catalog.map { ($0.token, $0) }, uniquingKeysWith: { first, _ in first })
         for unlock in unlocks {
             guard let app = byToken[unlock.token] else {
-                throw .invalid(field: "rewardApps", "\(unlock.token) is not in \(whose) apps.")
+                throw .invalid(field: "rewardApps", "\(names[unlock.token] ?? "This app") is not in \(whose) apps.")
             }
             guard app.role == .reward else { throw .invalid(field: "rewardApps", "\(app.name) is not a reward app.") }
             guard minutesRange.contains(unlock.minutes) else {
@@ -364,7 +368,8 @@ public struct QuestSpec: Sendable, Equatable, Codable {
                 throw .invalid(
                     field: "learningApps",
                     byToken[token] == nil
-                        ? "\(token) is not in this child's apps." : "\(byToken[token]!.name) is not a learning app.")
+                        ? "This app is not in this child's apps."
+                        : "\(byToken[token]?.name ?? "This app") is not a learning app.")
             }
             if Set(learningApps).count != learningApps.count {
                 throw .invalid(field: "learningApps", "Choose each app once.")

@@ -1,7 +1,8 @@
 public import Foundation
 
-/// A guardian's week of one child: per local day, learning minutes, quests completed, points
-/// earned and spent. Pure: built from the child's rows and zone.
+/// A guardian's week of one child, Monday to Sunday in the child's local days (the week co-op
+/// quests and leagues run on, `LocalDay.monday`): per day, learning minutes, quests completed,
+/// points earned and spent. Pure: built from the child's rows and zone.
 public struct WeeklyReport: Sendable, Equatable {
     public struct Day: Sendable, Equatable {
         public let day: LocalDay
@@ -13,18 +14,20 @@ public struct WeeklyReport: Sendable, Equatable {
 
     public let days: [Day]
 
-    public var first: LocalDay { days.first!.day }
-    public var last: LocalDay { days.last!.day }
+    public let first: LocalDay
+    public var last: LocalDay { first.adding(days: 6) }
 
-    /// The seven local days ending on `last`: `learning` by day (the ledger's whole minutes),
+    /// The week of `day` (its Monday to Sunday): `learning` by day (the ledger's whole minutes),
     /// each completion's instant and each ledger entry's instant and points (spending is
     /// negative), bucketed into the child's local days in `zone`.
     public init(
-        last: LocalDay, zone: TimeZone, learning: [LocalDay: Int], completions: [Date],
+        week day: LocalDay, zone: TimeZone, learning: [LocalDay: Int], completions: [Date],
         ledger: [(at: Date, points: Int)]
     ) {
-        var days = (0..<7).map { Day(day: last.adding(days: $0 - 6)) }
-        let first = last.adding(days: -6)
+        let first = day.monday
+        let last = first.adding(days: 6)
+        self.first = first
+        var days = (0..<7).map { Day(day: first.adding(days: $0)) }
         func index(_ day: LocalDay) -> Int? { day < first || day > last ? nil : first.days(until: day) }
         for (day, minutes) in learning { if let i = index(day) { days[i].learningMinutes += minutes } }
         for instant in completions { if let i = index(LocalDay(instant, in: zone)) { days[i].questsCompleted += 1 } }

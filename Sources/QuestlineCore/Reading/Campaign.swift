@@ -122,7 +122,7 @@ public struct Campaign: Codable, Sendable, Equatable {
     /// so a newcomer sees live states.
     public static func demo(today: LocalDay) -> Campaign {
         Campaign(
-            id: "demo", startDay: today.adding(days: -10), endDay: today.adding(days: 19), goalDays: 25,
+            id: "demo", startDay: today.adding(days: -10), endDay: today.adding(days: 29), goalDays: 25,
             claimUntilDay: today.adding(days: 60), removeAfterDay: today.adding(days: 60), freezes: 2,
             freezeEveryDays: 7,
             title: "Demo challenge: read 25 days in a row")

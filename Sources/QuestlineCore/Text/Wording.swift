@@ -17,6 +17,15 @@ public enum Wording {
         "\(number) \(number == 1 ? one : many ?? one + "s")"
     }
 
+    /// Reading time as every screen says it: "< 1 min" (some reading, not yet a minute),
+    /// "0 min", "12 min", "1 h 5 min".
+    public static func readingTime(seconds: Int) -> String {
+        let minutes = seconds / 60
+        if seconds > 0, minutes == 0 { return "< 1 min" }
+        if minutes < 60 { return "\(minutes) min" }
+        return "\(minutes / 60) h \(minutes % 60) min"
+    }
+
     /// "14 December 2026".
     public static func date(_ day: LocalDay) -> String { "\(day.day) \(months[day.month - 1]) \(day.year)" }
 

@@ -63,6 +63,8 @@ public struct LeaguesFeature: Sendable {
         public let householdNames: [HouseholdID: String]
         /// A guardian: creates, joins and leaves friend groups for the household.
         public let managesGroups: Bool
+        /// A guardian's children and whether each plays (the guardian takes them in and out).
+        public let children: [(child: MemberRecord, joined: Bool)]
     }
 
     public func league(as actor: MemberRecord) async throws -> View {
@@ -119,14 +121,21 @@ public struct LeaguesFeature: Sendable {
             for household in Set(groups.flatMap(\.households)) {
                 names[household] = try await store.accounts.household(household)?.name
             }
+            let manages = actor.householdID.map { AccessPolicy.allows(actor.actor, .manageHousehold($0)) } ?? false
+            var children: [(child: MemberRecord, joined: Bool)] = []
+            if manages, let household = actor.householdID {
+                for child in try await store.accounts.household(household)?.members.filter({ $0.role == .child }) ?? []
+                {
+                    children.append((child, try await q.player(child.id)?.joined ?? false))
+                }
+            }
             return View(
                 me: actor, joined: player?.joined ?? false, tier: player?.tier ?? .bronze, week: week,
                 closesAt: LeagueRules.closes(week),
                 divisionFromNextWeek: (player?.joined ?? false) && LeagueRules.mayJoinPublic(actor.role) && !inDivision,
                 divisionDrawAt: provisional ? LeagueRules.closes(week.adding(days: -7)) : nil,
                 boards: boards, last: try await q.lastResults(actor.id), friendGroups: groups, householdNames: names,
-                managesGroups: actor.householdID.map { AccessPolicy.allows(actor.actor, .manageHousehold($0)) } ?? false
-            )
+                managesGroups: manages, children: children)
         }
     }
 

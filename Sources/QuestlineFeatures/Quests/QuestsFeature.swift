@@ -654,21 +654,22 @@ public struct QuestsFeature: Sendable {
     // MARK: Weekly report
 
     /// The week ending on `last` (the child's today when nil), for the household.
-    public func weeklyReport(_ childID: MemberID, as actor: MemberRecord, last: LocalDay?) async throws
+    /// The child's week (Monday to Sunday) holding `day` (today when nil; never a week to come).
+    public func weeklyReport(_ childID: MemberID, as actor: MemberRecord, week day: LocalDay?) async throws
         -> WeeklyReport
     {
         let child = try await child(childID, as: actor)
         let zone = child.zone
         let today = LocalDay(clock.now(), in: zone)
-        let last = min(last ?? today, today)
-        let first = last.adding(days: -6)
+        let first = min(day ?? today, today).monday
+        let last = first.adding(days: 6)
         let rows = try await store.quests.read { q in
             try await q.reportRows(
                 child.id, first: first, last: last, from: first.start(in: zone),
                 to: last.adding(days: 1).start(in: zone))
         }
         return WeeklyReport(
-            last: last, zone: zone, learning: rows.learning, completions: rows.completions, ledger: rows.ledger)
+            week: first, zone: zone, learning: rows.learning, completions: rows.completions, ledger: rows.ledger)
     }
 
     // MARK: Asking for more time

@@ -81,8 +81,9 @@ extension AccountsPages {
         let member = try context.requireWebMember(next: "/profile")
         let form = try await Form(request)
         do {
-            _ = try await accounts.createHousehold(name: form["name"], as: member)
-            return Response.redirect(to: "/profile", type: .normal)
+            let household = try await accounts.createHousehold(name: form["name"], as: member)
+            return flash.redirect(
+                to: "/profile", .notice, "Your household “\(household.name)” is created: add your children below.")
         } catch let error as DomainError {
             return try await profile(request, context, refused: .household(FormState(error: error)))
         }

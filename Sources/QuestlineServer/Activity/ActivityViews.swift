@@ -19,6 +19,10 @@ struct ActivityPage: Equatable {
         let saves: Int
         /// The scale of the bars: the busiest day's reads (at least 1).
         let maxReads: Int
+        /// "1 read · 0 saved".
+        var summary: String { "\(Wording.count(reads, "read")) · \(saves) saved" }
+        /// "Mon 14: 1 read".
+        var readsLabel: String { "\(label): \(Wording.count(reads, "read"))" }
     }
 
     struct BadgeView: Equatable {
@@ -45,7 +49,7 @@ struct ActivityPage: Equatable {
             count: view.saved.count, lastSaved: view.saved.lastSavedText, thumbnails: view.saved.thumbnails,
             hasThumbnails: !view.saved.thumbnails.isEmpty)
         articlesRead = insights.articlesRead30
-        timeSpent = Self.duration(insights.secondsRead7)
+        timeSpent = Wording.readingTime(seconds: insights.secondsRead7)
         streak = insights.currentStreak
         streakUnit = insights.currentStreak == 1 ? "day" : "days"
         let maxReads = max(insights.timeline.map(\.reads).max() ?? 0, 1)
@@ -59,13 +63,6 @@ struct ActivityPage: Equatable {
         year = today.year
     }
 
-    /// Reading time as the module shows it: "< 1 min", "12 min", "1 h 5 min".
-    static func duration(_ seconds: Int) -> String {
-        let minutes = seconds / 60
-        if seconds > 0, minutes == 0 { return "< 1 min" }  // some reading, not yet a minute
-        if minutes < 60 { return "\(minutes) min" }
-        return "\(minutes / 60) h \(minutes % 60) min"
-    }
 }
 
 /// The Saved list (`activity-saved.mustache`).

@@ -41,7 +41,15 @@ struct LeaguePage: Equatable {
     let hasLast: Bool
     let groups: [Group]
     let managesGroups: Bool
+    /// A guardian's children, each with a button to take them in or out.
+    let children: [Child]
     let isChild: Bool
+
+    struct Child: Equatable {
+        let id: String
+        let name: String
+        let joined: Bool
+    }
     let notice: String?
     let errors: [String: String]
 
@@ -83,6 +91,7 @@ struct LeaguePage: Equatable {
                 households: Wording.list(group.households.map { view.householdNames[$0] ?? "A household" }))
         }
         managesGroups = view.managesGroups
+        children = view.children.map { Child(id: $0.child.id.rawValue, name: $0.child.displayName, joined: $0.joined) }
         isChild = view.me.role == .child
         self.notice = notice
         self.errors = errors
@@ -123,12 +132,23 @@ struct LeaguePages {
             path: "/reading", status: status, back: "/reading")
     }
 
+    /// Joins or leaves: the member, or (`member`, a guardian for a child of theirs) another.
     private func setJoined(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/league")
-        let joined = try await Form(request)["joined"] == "on"
-        try await leagues.setJoined(joined, as: me)
+        let form = try await Form(request)
+        let joined = form["joined"] == "on"
+        guard !form["member"].isEmpty, form["member"] != me.id.rawValue else {
+            try await leagues.setJoined(joined, as: me)
+            return flash.redirect(
+                to: "/league", .notice,
+                joined ? "You are in: reads and daily games score points." : "You left the league.")
+        }
+        let child = try MemberID.parse(form["member"], field: "member")
+        try await leagues.setJoined(joined, member: child, as: me)
+        let name = try await leagues.league(as: me).children.first { $0.child.id == child }?.child.displayName ?? ""
         return flash.redirect(
-            to: "/league", .notice, joined ? "You are in: reads and daily games score points." : "You left the league.")
+            to: "/league", .notice,
+            joined ? "\(name) plays with your household and friend groups." : "\(name) left the league.")
     }
 
     private func createGroup(_ request: Request, _ context: AppRequestContext) async throws -> Response {

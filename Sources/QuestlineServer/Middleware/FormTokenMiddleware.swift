@@ -32,6 +32,7 @@ struct FormTokenMiddleware: RouterMiddleware {
         // file costs no random id and no HMAC (#37: it was a tenth of `/health`'s CPU).
         let source = FormTokenSource(held: held) { browser in token(browser: browser, session: session) }
         context.formTokens = source
+        context.pageAddress = PageAddress.of(request)
         var request = request
         if RoutePolicy.of(request, context).isForm {
             let body = try await request.collectBody(upTo: Form.maxBytes)

@@ -33,7 +33,8 @@ struct PageRenderer: Sendable {
         _ template: String, title: String, model data: Any, context: AppRequestContext,
         path: String, status: HTTPResponse.Status = .ok, back: String? = nil, section: [String: Any] = [:]
     ) -> Response {
-        let layout = layout(title: title, context: context, path: path, back: back).merging(section) { _, new in new }
+        var layout = layout(title: title, context: context, path: path, back: back).merging(section) { _, new in new }
+        if let address = context.pageAddress?.address(status: status) { layout["address"] = address }
         return html(render(template, model: data, layout: layout), status: status)
     }
 

@@ -119,3 +119,51 @@ struct WeekdayOption: Equatable {
 enum TimeZoneNames {
     static let all: [String] = (TimeZone.knownTimeZoneIdentifiers + ["UTC"]).filter { TimeZoneID($0) != nil }.sorted()
 }
+
+/// The address a page keeps in the browser's history, when it is not the one it was asked
+/// with (`data-address` on the page; `app.js` replaces the history entry with it):
+///
+/// - a refused form (a post answered with the form again and its errors): the form's own page,
+///   so that Back and reload ask for that page, never "Confirm Form Resubmission";
+/// - a page that says a change once (`?saved=1`): its address without that parameter, so that a
+///   reload does not say it again.
+enum PageAddress: Equatable {
+    /// A page got: its address without one-time parameters.
+    case got(String)
+    /// A form posted from this page of the site (its `Referer`).
+    case postedFrom(String)
+
+    /// Query parameters that announce a change once.
+    static let oneTime: Set<String> = [
+        "saved", "created", "deleted", "removed", "rest", "paused", "ended", "reported", "asked", "answered", "zone",
+        "rules", "joined", "claimed", "added", "adjusted",
+    ]
+
+    /// What to keep for `request`: nil when the address it was asked with is right as it is.
+    static func of(_ request: Request) -> PageAddress? {
+        if request.method == .get {
+            let query = request.uri.query ?? ""
+            let pairs = query.split(separator: "&")
+            let kept = pairs.filter { !oneTime.contains(String($0.split(separator: "=").first ?? "")) }
+            guard kept.count != pairs.count else { return nil }
+            return .got(request.uri.path + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")))
+        }
+        guard request.method == .post, let referer = request.headers[.referer], let url = URL(string: referer),
+            url.host == request.head.authority.flatMap({ URL(string: "http://\($0)")?.host }) || url.host == nil,
+            url.path.hasPrefix("/"), !url.path.hasPrefix("//")
+        else { return nil }
+        let query = (url.query ?? "").split(separator: "&").filter {
+            !oneTime.contains(String($0.split(separator: "=").first ?? ""))
+        }
+        return .postedFrom(url.path + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
+    }
+
+    /// The address for a page answered with `status`: a got page's always, a posted form's when
+    /// it was refused (a success redirects).
+    func address(status: HTTPResponse.Status) -> String? {
+        switch self {
+        case .got(let address): address
+        case .postedFrom(let page): status.code >= 400 ? page : nil
+        }
+    }
+}

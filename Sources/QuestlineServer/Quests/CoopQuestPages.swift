@@ -34,7 +34,13 @@ struct CoopCard: Equatable {
         switch view.phase {
         case .upcoming: phaseLabel = "Starts Monday"
         case .running: phaseLabel = "This week"
-        case .completed: phaseLabel = "Done together!"
+        case .completed:
+            // "Together" only when more than one child helped.
+            let helpers = view.progress.shares.filter { $0.value > 0 }
+            phaseLabel =
+                helpers.count > 1
+                ? "Done together!"
+                : "Target reached by \(helpers.first.flatMap { view.names[$0.child] } ?? "the family")"
         case .missed: phaseLabel = "Not reached"
         case .cancelled: phaseLabel = "Cancelled"
         }

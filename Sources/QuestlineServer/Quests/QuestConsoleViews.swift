@@ -241,7 +241,7 @@ struct WeeklyReportPage: Equatable {
             Wording.count(report.questsCompleted, "quest") + " completed",
             "\(report.pointsEarned) points earned", "\(report.pointsSpent) spent",
         ].joined(separator: " · ")
-        previous = report.first.adding(days: -1).iso
-        next = report.last < today ? min(report.last.adding(days: 7), today).iso : nil
+        previous = report.first.adding(days: -7).iso
+        next = report.last < today ? report.first.adding(days: 7).iso : nil
     }
 }

@@ -39,7 +39,7 @@ extension QuestsPages {
             asked = day
         }
         let child = try await quests.child(id, as: me)
-        let report = try await quests.weeklyReport(id, as: me, last: asked)
+        let report = try await quests.weeklyReport(id, as: me, week: asked)
         let page = WeeklyReportPage(report, child: child, today: LocalDay(quests.clock.now(), in: child.zone))
         return pages.page(
             "quests-report", title: "\(child.displayName)'s week", model: page, context: context, path: "/quests",

@@ -174,8 +174,12 @@ struct QuestsPages {
         let id = try childID(context)
         let form = try await Form(request)
         return try await submitting {
-            _ = try await quests.adjust(id, points: Int(form["points"]) ?? 0, reason: form["reason"], as: me)
-            return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
+            let points = Int(form["points"]) ?? 0
+            _ = try await quests.adjust(id, points: points, reason: form["reason"], as: me)
+            return flash.redirect(
+                to: "/quests/children/\(id.rawValue)", .notice,
+                points >= 0
+                    ? "Added \(Wording.count(points, "point"))." : "Took away \(Wording.count(-points, "point")).")
         } refused: { error in
             let values = ["points": form["points"], "reason": form["reason"]]
             return try await childPage(request, context, form: FormState(values: values, error: error))

@@ -89,10 +89,17 @@ extension ReadingPages {
         let member = try context.requireWebMember(next: "/reading/streak")
         let settings = try await reading.streakAllowances(member)
         let q = request.uri.queryParameters
+        // A pause to come is planned, not in force: the notice says which.
+        let pause = settings.allowances.currentOrNextPause(today: settings.today)
+        let paused = pause.map {
+            $0.start > settings.today
+                ? "Your pause is planned: \(Wording.date($0.start)) to \(Wording.date($0.end))."
+                : "Your streak is paused until \(Wording.date($0.end))."
+        }
         let notice =
             q["rest"] != nil
             ? "Your rest days are saved."
-            : q["paused"] != nil ? "Your streak is paused." : q["ended"] != nil ? "The pause has ended." : nil
+            : q["paused"] != nil ? paused : q["ended"] != nil ? "The pause has ended." : nil
         let page = StreakSettingsPage(settings, form: refused, notice: refused.error == nil ? notice : nil)
         return pages.page(
             "streak-settings", title: "Rest days and pauses", model: page, context: context, path: "/reading/streak",

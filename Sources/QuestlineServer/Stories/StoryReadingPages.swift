@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineStore
 
 /// A story in the web app: its detail with progress and chapters, its pages with comments, the
 /// selfie and the rewards it unlocks.
@@ -36,8 +37,9 @@ extension StoriesPages {
         let form = try await Form(request)
         let here = form["here"].hasPrefix("/stories/read/") ? form["here"] : "/stories/read/\(id)/\(chapterIndex)/0"
         return try await submitting {
-            _ = try await stories.addComment(me, story: id, chapter: chapterIndex, text: form["text"])
-            return Response.redirect(to: here + "?comments=1", type: .normal)
+            // Back at the new comment, in view.
+            let added = try await stories.addComment(me, story: id, chapter: chapterIndex, text: form["text"])
+            return Response.redirect(to: here + "?comments=1#comment-\(added.id)", type: .normal)
         } refused: { error in
             flash.redirect(to: here + "?comments=1", .error, Self.message(error))
         }

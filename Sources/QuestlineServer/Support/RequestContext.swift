@@ -21,6 +21,8 @@ public struct AppRequestContext: RequestContext {
     var logNote: RequestLogNote?
     /// Where this browser's form token comes from (`FormTokenMiddleware`), nil before it.
     var formTokens: FormTokenSource?
+    /// The address the page answered keeps in the history, when not the one asked (`PageAddress`).
+    var pageAddress: PageAddress?
     /// The token this browser's forms carry in this session, made when first read.
     public var formToken: String { formTokens?.token ?? "" }
     /// The connection's peer (a trusted proxy may name another client: `ClientAddressRule`).

@@ -1,5 +1,12 @@
 // Small progressive enhancements; every page works without this file.
 
+// The address this page keeps in the history (`PageAddress`): a refused form's own page, so
+// Back and reload never ask to send the form again; a page without its one-time "saved" flag,
+// so a reload does not say it again.
+if (document.body.dataset.address && document.body.dataset.address !== location.pathname + location.search) {
+  history.replaceState(history.state, "", document.body.dataset.address + location.hash);
+}
+
 // Pre-fill an empty time-zone field with the browser's own zone.
 for (const input of document.querySelectorAll("[data-detect-time-zone]")) {
   if (!input.value || input.value === "UTC") {
@@ -36,9 +43,19 @@ for (const form of document.querySelectorAll("form[data-beacon]")) {
   }).catch(() => { form.dataset.sent = "failed"; });
 }
 
-// Move focus to the first invalid field so keyboard and screen-reader users land on it.
+// Move focus to the first invalid field so keyboard and screen-reader users land on it; a
+// refusal of the whole form (no field of its own) is brought into view and focused instead.
 const invalid = document.querySelector("[aria-invalid='true']");
-if (invalid) invalid.focus();
+if (invalid) {
+  invalid.focus();
+} else {
+  const refusal = document.querySelector("main .form__error[role='alert'], main .field__error");
+  if (refusal) {
+    refusal.setAttribute("tabindex", "-1");
+    refusal.focus();
+    refusal.scrollIntoView({ block: "center" });
+  }
+}
 
 // Images come from Wikimedia's image host; one that cannot load (offline) never shows as a
 // broken image: card images and saved-article circles go, an article's picture gives way to

@@ -50,3 +50,36 @@ if (root && root.dataset.live && "EventSource" in window) {
   });
   open();
 }
+
+
+// The builder: show the fields that fit the goal type, and its unit.
+const builder = document.querySelector("[data-builder]");
+if (builder) {
+  const goal = builder.querySelector("[data-goal-select]");
+  const sync = () => {
+    const option = goal.selectedOptions[0];
+    builder.querySelector("[data-target-unit]").textContent = option.dataset.unit;
+    for (const field of builder.querySelectorAll("[data-for-goals]")) {
+      field.hidden = !field.dataset.forGoals.split(" ").includes(goal.value);
+    }
+    const periods = option.dataset.periods.split(" ");
+    const period = builder.querySelector("[data-period-select]");
+    for (const choice of period.options) choice.hidden = choice.value !== "" && !periods.includes(choice.value);
+    if (period.selectedOptions[0]?.hidden) period.value = "";
+    const own = [...period.options].find((choice) => choice.value === periods[0]);
+    const fallback = period.querySelector("[data-default-period]");
+    if (own && fallback) fallback.textContent = `${own.textContent} (the goal type's own)`;
+  };
+  goal.addEventListener("change", sync);
+  sync();
+}
+
+// A one-time announcement closes in place ("Not now"); it is not shown again.
+for (const button of document.querySelectorAll("[data-dismiss]")) {
+  button.addEventListener("click", () => { button.closest(`[data-${button.dataset.dismiss}]`)?.remove(); });
+}
+
+// Ask before destructive forms.
+for (const form of document.querySelectorAll("form[data-confirm]")) {
+  form.addEventListener("submit", (event) => { if (!confirm(form.dataset.confirm)) event.preventDefault(); });
+}
