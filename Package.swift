@@ -35,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -143,6 +144,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
@@ -224,6 +226,7 @@ let package = Package(
         .testTarget(
             name: "QuestlineServerTests",
             dependencies: [
+                .product(name: "CompressNIO", package: "compress-nio"),
                 "QuestlineServer", "QuestlineFeatures", "QuestlineStore", "QuestlineCore", "QuestlineTestSupport",
                 "QuestlineAPI",
                 .product(name: "SQLKit", package: "sql-kit"),

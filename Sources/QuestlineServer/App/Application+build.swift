@@ -75,6 +75,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         key: SymmetricKey(data: Data(try await accounts.sharedSecret("form-tokens").utf8)),
         secure: configuration.secureCookies)
     let pages = try await PageRenderer.load()
+    let assets = try StaticAssets.load(directory: ServerResources.path("public"))
     _ = Observability.registry
 
     let router = Router(context: AppRequestContext.self)
@@ -97,7 +98,8 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
             leaflet: FileMiddleware(
                 configuration.leafletDirectory, urlBasePath: "/static/vendor/leaflet",
                 cacheControl: .init([(MediaType(type: .any), [.maxAge(86400)])]),
-                logger: logger))
+                logger: logger),
+            compressed: assets)
         AuthMiddleware(accounts: accounts)
         formTokens
         RateLimitMiddleware(

@@ -199,6 +199,9 @@ struct BoardPage {
     let rewardApps: [AppView]
     let canRedeem: Bool
     let redeemWaits: Bool
+    /// The balance covers the smallest redemption; otherwise how many points are missing.
+    let affordable: Bool
+    let missing: String
     let rules: Rules
     let errors: [String: String]
     let notice: String?
@@ -226,11 +229,16 @@ struct BoardPage {
         rewardApps = board.apps.filter { $0.role == .reward }.map(AppView.init)
         canRedeem = !rewardApps.isEmpty
         redeemWaits = board.restriction != nil
+        let cheapest = board.rules.minMinutes * board.rules.pointsPerMinute
+        affordable = board.balance >= cheapest
+        missing =
+            "The smallest redemption (\(Wording.count(board.rules.minMinutes, "minute"))) costs \(Wording.count(cheapest, "point")): \(cheapest - board.balance) more to go."
         rules = Rules(
             pointsPerMinute: board.rules.pointsPerMinute, minMinutes: board.rules.minMinutes,
             maxMinutes: board.rules.maxMinutes)
         if let message, message.kind == .error {
-            errors = [message.field ?? "form": message.text]
+            // Without the form's fields (nothing to redeem yet), every refusal is the form's.
+            errors = [(affordable ? message.field : nil) ?? "form": message.text]
         } else {
             errors = [:]
         }

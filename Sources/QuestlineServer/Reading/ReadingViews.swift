@@ -102,6 +102,9 @@ struct ReadingSearchPage: Equatable {
     /// Searched while Wikipedia could not be reached: the results are the offline pack's.
     let offline: Bool
     let none: Bool
+    /// What "no result" means: nothing on Wikipedia, or nothing among the articles kept offline
+    /// (when those were what was searched).
+    let noneText: String
     let articles: [ArticleRow]
 
     init(query: String?, articles found: [WikiSummary], source: ReadingFeature.ArticleSource, online: Bool) {
@@ -113,6 +116,10 @@ struct ReadingSearchPage: Equatable {
             : source == .history ? "Articles you have read" : "Articles to start with"
         offline = searched && source == .pack && online
         none = found.isEmpty
+        noneText =
+            source == .pack
+            ? "Nothing matches \u{201C}\(q)\u{201D} among the articles kept offline on this server."
+            : "Nothing on Wikipedia matches \u{201C}\(q)\u{201D}."
         articles = found.map(ArticleRow.init)
     }
 }

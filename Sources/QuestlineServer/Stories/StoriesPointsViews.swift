@@ -112,6 +112,9 @@ struct StoriesPointsPage: Equatable {
         let title: String
         let points: Int
         let toast: String
+        /// Offered only when the balance covers it; otherwise what is missing is said.
+        let affordable: Bool
+        let missing: String
     }
 
     /// What the TI-Points screen offers to redeem. Seed 003 stubs its Redeem buttons with a
@@ -150,7 +153,9 @@ struct StoriesPointsPage: Equatable {
         redeemables = Self.redeemables.map {
             Redeemable(
                 title: $0.title, points: $0.points,
-                toast: "Redeeming \($0.title.lowercased()) is coming soon. Your \(balance) points are kept.")
+                toast: "Redeeming \($0.title.lowercased()) is coming soon. Your \(balance) points are kept.",
+                affordable: balance >= $0.points,
+                missing: "\(Wording.count($0.points - balance, "more point")) to go")
         }
     }
 }
