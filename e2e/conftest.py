@@ -4,6 +4,7 @@ headless Chromium through Selenium and the system's chromedriver.
 Screenshots of each screen go to e2e/screenshots/; a failing test also saves one there
 (named after the test) with the page's HTML beside it.
 """
+import importlib.util
 import os
 import re
 import shutil
@@ -91,18 +92,85 @@ def server():
     shutil.rmtree(workdir, ignore_errors=True)
 
 
-def make_driver():
-    """A headless Chromium the size of a phone."""
+def _axe_source():
+    """axe-core 4.12 as PyPI's axe-playwright-python wheel carries it (scripts/test.sh installs
+    the wheel without its dependencies: selenium injects the script itself)."""
+    spec = importlib.util.find_spec("axe_playwright_python")
+    if spec is None or spec.origin is None:
+        pytest.fail("axe-core is missing: python3 -m pip install --no-deps axe-playwright-python")
+    return (Path(spec.origin).parent / "axe.min.js").read_text()
+
+
+AXE = None
+# Screens already checked this session (an address's shape, or a screenshot's name).
+AXE_SEEN = set()
+
+
+def _screen_key(url):
+    """/quests/3f2c…/edit?x=1 and /quests/9a1b…/edit?x=2 are one screen."""
+    path, _, query = url.partition("?")
+    path = re.sub(r"^https?://[^/]+", "", path)
+    path = re.sub(r"/[0-9a-f]{8}-[0-9a-f-]{27,}", "/{id}", path)
+    path = re.sub(r"/\d+(?=/|$)", "/{n}", path)
+    keys = sorted({pair.split("=")[0] for pair in query.split("&") if pair})
+    return path + ("?" + "&".join(keys) if keys else "")
+
+
+def check_axe(driver, where, key=None):
+    """Runs axe-core on the page as it is and fails on any violation (every rule axe runs by
+    default: WCAG 2 A and AA, and the best practices). Each screen is checked once a session."""
+    global AXE
+    key = key or _screen_key(driver.current_url)
+    if key in AXE_SEEN:
+        return
+    if driver.execute_script("return document.contentType") != "text/html":
+        return
+    AXE_SEEN.add(key)
+    if AXE is None:
+        AXE = _axe_source()
+    if not driver.execute_script("return !!window.axe"):
+        driver.execute_script(AXE)
+    found = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        // Colours are measured once animations have ended (a card fading in is not yet its colour).
+        Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)))
+          .then(() => axe.run(document, {resultTypes: ["violations"]}))
+          .then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                 nodes: v.nodes.slice(0, 4).map(n => n.target.join(" ") + " :: " + (n.failureSummary || "").split("\\n").slice(1, 3).join(" "))}))))
+          .catch(e => done([{id: "axe-error", impact: "error", help: String(e), nodes: []}]));""")
+    if found:
+        lines = [f"axe-core {len(found)} violation(s) on {where} ({driver.current_url}):"]
+        for violation in found:
+            lines.append(f"  [{violation['impact']}] {violation['id']}: {violation['help']}")
+            lines += [f"      {node}" for node in violation["nodes"]]
+        collect = os.environ.get("QUESTLINE_AXE_COLLECT")
+        if collect:  # a survey of every screen at once (the suite itself never sets it)
+            with open(collect, "a") as report:
+                report.write("\n".join(lines) + "\n")
+            return
+        raise AssertionError("\n".join(lines))
+
+
+def make_driver(width=390, height=844):
+    """A headless Chromium the size of a phone; every page it opens is checked with axe-core."""
     options = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=390,844"):
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                f"--window-size={width},{height}"):
         options.add_argument(arg)
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium:
         options.binary_location = chromium
     driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    driver.set_window_size(390, 844)
+    driver.set_window_size(width, height)
     driver.implicitly_wait(3)
+    driver.set_script_timeout(60)
+    opened = driver.get
+
+    def get(url):
+        opened(url)
+        check_axe(driver, url)
+    driver.get = get
     return driver
 
 
@@ -120,6 +188,7 @@ def shot(browser):
 
     def take(name):
         browser.save_screenshot(str(SHOTS / f"{name}.png"))
+        check_axe(browser, f"the screen {name}", key=f"shot:{name}")
     return take
 
 

@@ -54,7 +54,7 @@ def test_logged_out_join_sign_up_and_read(browser, server, shot):
     browser.get(server.url("/reading?month=May"))
     wait_text(browser, "main", "YYYY-MM")
     browser.get(server.url("/reading/search?q=zzz-nothing"))
-    wait_text(browser, "main", "Nothing matches")
+    wait_text(browser, "main", "matches \u201czzz-nothing\u201d")
 
 
 def preview(browser, server, **params):

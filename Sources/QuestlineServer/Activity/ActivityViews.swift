@@ -20,9 +20,18 @@ struct ActivityPage: Equatable {
         /// The scale of the bars: the busiest day's reads (at least 1).
         let maxReads: Int
         /// "1 read · 0 saved".
-        var summary: String { "\(Wording.count(reads, "read")) · \(saves) saved" }
+        let summary: String
         /// "Mon 14: 1 read".
-        var readsLabel: String { "\(label): \(Wording.count(reads, "read"))" }
+        let readsLabel: String
+
+        init(label: String, reads: Int, saves: Int, maxReads: Int) {
+            self.label = label
+            self.reads = reads
+            self.saves = saves
+            self.maxReads = maxReads
+            summary = "\(Wording.count(reads, "read")) · \(saves) saved"
+            readsLabel = "\(label): \(Wording.count(reads, "read"))"
+        }
     }
 
     struct BadgeView: Equatable {

@@ -62,6 +62,8 @@ struct WidgetCard: Equatable {
 
     let state: String
     let size: String
+    /// The small size (its landmark is named apart from the medium one beside it).
+    let small: Bool
     let colorClass: String
     let family: String
     let title: String
@@ -82,6 +84,7 @@ struct WidgetCard: Equatable {
     init(_ model: WidgetModel, size: String = "medium", interactive: Bool = true) {
         state = model.state.rawValue
         self.size = size
+        small = size == "small"
         colorClass = WidgetView.colorClass(model.color)
         family = model.color.family
         title = model.copy.title

@@ -18,6 +18,8 @@ if (root && root.dataset.live && "EventSource" in window) {
       if (!response.ok) return;
       const next = new DOMParser().parseFromString(await response.text(), "text/html");
       for (const part of document.querySelectorAll("[data-live-part]")) {
+        // A part being filled in (its field has the focus) is left as it is.
+        if (part.contains(document.activeElement) && document.activeElement !== document.body) continue;
         const fresh = next.querySelector(`[data-live-part="${part.dataset.livePart}"]`);
         if (fresh) part.replaceWith(fresh);
       }
