@@ -120,7 +120,8 @@ def check_axe(driver, where, key=None):
     """Runs axe-core on the page as it is and fails on any violation (every rule axe runs by
     default: WCAG 2 A and AA, and the best practices). Each screen is checked once a session."""
     global AXE
-    key = key or _screen_key(driver.current_url)
+    # A screen is checked once at each width it is shown at.
+    key = f"{driver.execute_script('return innerWidth')}:" + (key or _screen_key(driver.current_url))
     if key in AXE_SEEN:
         return
     if driver.execute_script("return document.contentType") != "text/html":

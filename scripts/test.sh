@@ -31,6 +31,12 @@ if ! python3 -c 'import pytest, selenium, schemathesis' 2>/dev/null; then
   echo "Installing pytest, selenium and schemathesis from PyPI"
   python3 -m pip install -q --disable-pip-version-check pytest selenium schemathesis
 fi
+# axe-core 4.12 for the browser tests: the wheel of axe-playwright-python carries its axe.min.js,
+# which selenium injects (without Playwright: no dependencies are installed).
+if ! python3 -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("axe_playwright_python") is None)' 2>/dev/null; then
+  echo "Installing axe-core (the wheel of axe-playwright-python, without its dependencies) from PyPI"
+  python3 -m pip install -q --disable-pip-version-check --no-deps axe-playwright-python
+fi
 
 if [[ -n "${QUESTLINE_TEST_POSTGRES_URL:-}" ]]; then
   step "Using the configured PostgreSQL for the store suite"

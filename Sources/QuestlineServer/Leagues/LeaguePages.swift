@@ -43,6 +43,7 @@ struct LeaguePage: Equatable {
     let managesGroups: Bool
     /// A guardian's children, each with a button to take them in or out.
     let children: [Child]
+    let hasChildren: Bool
     let isChild: Bool
 
     struct Child: Equatable {
@@ -92,6 +93,7 @@ struct LeaguePage: Equatable {
         }
         managesGroups = view.managesGroups
         children = view.children.map { Child(id: $0.child.id.rawValue, name: $0.child.displayName, joined: $0.joined) }
+        hasChildren = !children.isEmpty
         isChild = view.me.role == .child
         self.notice = notice
         self.errors = errors

@@ -3,7 +3,8 @@
 // The address this page keeps in the history (`PageAddress`): a refused form's own page, so
 // Back and reload never ask to send the form again; a page without its one-time "saved" flag,
 // so a reload does not say it again.
-if (document.body.dataset.address && document.body.dataset.address !== location.pathname + location.search) {
+// Replacing the entry, even with the same address, also drops a posted form's data from it.
+if (document.body.dataset.address) {
   history.replaceState(history.state, "", document.body.dataset.address + location.hash);
 }
 
