@@ -23,6 +23,34 @@ def assert_fits(browser, where):
     assert width <= 390, f"{where} is {width}px wide at a 390px viewport"
 
 
+def broken_words(browser, css):
+    """The words of the elements matching css that break over two lines ("Readin/g")."""
+    return browser.execute_script("""
+        const broken = [];
+        for (const element of document.querySelectorAll(arguments[0])) {
+          const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+          while (walker.nextNode()) {
+            const node = walker.currentNode;
+            for (const match of node.textContent.matchAll(/\\S+/g)) {
+              const range = document.createRange();
+              range.setStart(node, match.index);
+              range.setEnd(node, match.index + match[0].length);
+              const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+              if (tops.size > 1) broken.push(match[0]);
+            }
+          }
+        }
+        return broken;""", css)
+
+
+def name_lines(browser, css):
+    """How many lines the first element matching css takes."""
+    return browser.execute_script("""
+        const element = document.querySelector(arguments[0]);
+        const style = getComputedStyle(element);
+        return Math.round(element.getBoundingClientRect().height / parseFloat(style.lineHeight || 20));""", css)
+
+
 def long_family(server):
     """A guardian and a child with the longest names, apps and a quest with long words."""
     zone = midday_zone()
@@ -52,6 +80,13 @@ def test_long_words_and_names_never_widen_a_screen(browser, server, shot):
                  "/activity", "/activity/saved", "/reading", "/game", "/stories/profile"]:
         browser.get(server.url(path))
         assert_fits(browser, path)
+        # Controls and labels keep their words whole, whatever people typed beside them.
+        broken = broken_words(browser, ".button, .chip, .pill, .bottom-nav a, .module h2, .tabs a")
+        assert not broken, f"{path}: words broken inside: {broken}"
+        if path == "/profile":
+            # A 50-character name takes at most three lines, never a letter a line.
+            lines = name_lines(browser, ".card .list .list__row > span:first-child")
+            assert 1 <= lines <= 3, f"the household's name takes {lines} lines"
     shot("phone-long-names-device")
     # A comment with an 80-character word: the chapter page keeps its width, Delete stays on it.
     browser.get(server.url("/stories/read/daytona/0/0?comments=1"))
@@ -61,10 +96,16 @@ def test_long_words_and_names_never_widen_a_screen(browser, server, shot):
     fill(browser, "comment-text", LONG_WORD + " " + LONG_WORD)
     click(browser, "#comments form.form button[type=submit]")
     wait_text(browser, ".comments", LONG_WORD[:20])
+    # Back at the new comment, in view (not at the top of the page).
+    assert "#comment-" in browser.current_url, browser.current_url
+    new = browser.find_element(By.CSS_SELECTOR, browser.current_url[browser.current_url.index("#"):])
+    top = browser.execute_script("return arguments[0].getBoundingClientRect().top", new)
+    assert 0 <= top < 844, f"the new comment is out of view ({top}px)"
     assert_fits(browser, "the chapter page with a long comment")
     delete = browser.find_element(By.CSS_SELECTOR, ".comments form button")
     right = browser.execute_script("return arguments[0].getBoundingClientRect().right", delete)
     assert right <= 390, f"the comment's Delete ends at {right}px"
+    assert not broken_words(browser, ".comments form button"), "the comment's Delete breaks inside a word"
     shot("phone-long-comment")
     # The child sees the same names on their board and device.
     browser.delete_all_cookies()

@@ -50,6 +50,13 @@ import Testing
         #expect(try AccountRules.password("12345678") == "12345678")
         #expect(throws: DomainError.self) { try AccountRules.password("1234567") }
         #expect(throws: DomainError.self) { try AccountRules.password(String(repeating: "é", count: 40)) }  // 80 bytes
+        // Said in letters, not bytes (a person does not count bytes).
+        do {
+            _ = try AccountRules.password(String(repeating: "a", count: 73))
+            Issue.record("a 73-letter password was accepted")
+        } catch {
+            #expect(!"\(error)".contains("bytes") && "\(error)".contains("72 letters"), "\(error)")
+        }
     }
 
     @Test func namesAndUsernames() throws {

@@ -40,6 +40,10 @@ import Testing
         for outside in ["0001-01-01", "1899-12-31", "2200-01-01", "9999-12-31"] {
             #expect(throws: DomainError.self) { try DateWindow.day(outside, field: "d") }
         }
+        // A date field left empty (a page's date picker sends YYYY-MM-DD or nothing): "choose".
+        #expect(throws: DomainError.invalid(field: "start", "Choose a date.")) {
+            try DateWindow.day("", field: "start")
+        }
         #expect(throws: DomainError.invalid(field: "endDate", "Use a date like 2026-05-01.")) {
             try DateWindow.day("10000-01-01", field: "endDate")
         }

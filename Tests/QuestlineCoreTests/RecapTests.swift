@@ -57,9 +57,20 @@ import Testing
         #expect(
             recap.slides.first
                 == .init(
-                    title: "You read", figure: "100 minutes",
+                    title: "You read", figure: "1 h 40 min",
                     caption: "3 articles in October 2026, more than 75% of readers"))
         #expect(recap.slides.map(\.title).contains("Which came first?"))
+    }
+
+    /// Half a minute of reading reads "< 1 min", as the Activity tab says it, never "0 minutes".
+    @Test func lessThanAMinuteIsSaidAsActivitySaysIt() {
+        var facts = Recap.Facts()
+        facts.reads = [("Octopus", "Octopus", Self.day("2026-10-01"))]
+        facts.intervals = [("Octopus", 30)]
+        let recap = Recap(
+            period: .month(year: 2026, month: 10), today: Self.day("2026-10-20"), facts: facts, comparison: nil)
+        #expect(recap.slides.first?.figure == Wording.readingTime(seconds: 30))
+        #expect(recap.slides.first?.figure == "< 1 min")
     }
 
     @Test func aPercentileOnlyOverAHundredReaders() {

@@ -49,7 +49,7 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
             #expect(may.bestStreak == 3)
             #expect(may.saved == 1)
             #expect(may.percentile == nil)  // one reader: no comparison
-            #expect(may.slides.first?.figure == "45 minutes")
+            #expect(may.slides.first?.figure == "45 min")
             // The year so far says the same; a month to come and a malformed period are refused.
             let year = try await app.send(.get, "/api/v1/me/recap?period=2026", token: token).decode(Recap.self)
             #expect(year.readingMinutes == 45 && year.title == "2026")
@@ -61,7 +61,7 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
             let picture = try await app.send(.get, "/api/v1/me/recap.svg?period=2026-05", token: token)
             #expect(picture.status == .ok)
             #expect(picture.headers[.contentType]?.hasPrefix("image/svg+xml") == true)
-            #expect(picture.text.contains("May 2026 in review") && picture.text.contains("45 minutes"))
+            #expect(picture.text.contains("May 2026 in review") && picture.text.contains("45 min"))
             // The page: slides, and the neighbouring periods.
             let page = try await app.send(
                 .get, "/activity/recap?period=2026-05", headers: [.cookie: "ql_session=\(token)", .accept: "text/html"]

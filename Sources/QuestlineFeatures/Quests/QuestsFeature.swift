@@ -714,25 +714,22 @@ public struct QuestsFeature: Sendable {
     }
 
     /// The requests for more time waiting for an answer from the actor: every child's of their
-    /// household when they are a guardian of it (none otherwise), oldest first.
-    public func waitingRequests(as actor: MemberRecord) async throws -> [WaitingRequest] {
+    /// household when they are a guardian of it (none otherwise), oldest first. `children`: the
+    /// household's children when the caller has them already.
+    public func waitingRequests(as actor: MemberRecord, children known: [MemberRecord]? = nil) async throws
+        -> [WaitingRequest]
+    {
         guard let household = actor.householdID, AccessPolicy.allows(actor.actor, .manageHousehold(household)) else {
             return []
         }
-        let children = try await children(as: actor)
+        let children: [MemberRecord]
+        if let known { children = known } else { children = try await self.children(as: actor) }
         let byID = Dictionary(children.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         return try await store.quests.read { q in
-            let pending = try await q.pendingRequests(children.map(\.id))
-            var names: [MemberID: [String: String]] = [:]
-            for child in Set(pending.map(\.child)) {
-                names[child] = Dictionary(
-                    try await q.apps(child).map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
-            }
-            return pending.compactMap { request in
-                byID[request.child].map {
+            try await q.pendingRequests(children.map(\.id)).compactMap { pending in
+                byID[pending.request.child].map {
                     WaitingRequest(
-                        request: request, child: $0,
-                        appName: names[request.child]?[request.appToken] ?? request.appToken)
+                        request: pending.request, child: $0, appName: pending.appName ?? pending.request.appToken)
                 }
             }
         }

@@ -30,7 +30,8 @@ struct StaticAssets: Sendable {
         let root = URL(fileURLWithPath: directory)
         let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
         while let file = files?.nextObject() as? URL {
-            guard let type = compressible[file.pathExtension], let data = FileManager.default.contents(atPath: file.path)
+            guard let type = compressible[file.pathExtension],
+                let data = FileManager.default.contents(atPath: file.path)
             else { continue }
             var plain = ByteBuffer(bytes: data)
             let gzip = try plain.compress(with: .gzip())

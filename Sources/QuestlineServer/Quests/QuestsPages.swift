@@ -90,13 +90,14 @@ struct QuestsPages {
                 "quests-family", title: "Family", model: FamilyConsolePage.withoutHousehold, context: context,
                 path: "/quests", back: "/")
         }
+        let summaries = try await quests.household(as: me)
         var page = FamilyConsolePage(
-            viewer: me, household: household, children: try await quests.household(as: me),
+            viewer: me, household: household, children: summaries,
             rules: try await quests.rules(household, as: me),
             errors: errors, saved: request.uri.queryParameters["saved"] != nil,
             notice: flash.text(of: .notice, in: request))
         (page.family, page.coop) = try await together(for: me)
-        let waiting = try await quests.waitingRequests(as: me)
+        let waiting = try await quests.waitingRequests(as: me, children: summaries.map(\.child))
         page.show(
             WaitingRequests(waiting, viewer: me, now: quests.clock.now(), back: "/quests/family"), of: waiting)
         return pages.page(

@@ -410,16 +410,19 @@ public struct QuestQueries: Sendable {
         ).all().map(Self.request)
     }
 
-    /// The requests of `children` still waiting for an answer, oldest first.
-    public func pendingRequests(_ children: [MemberID]) async throws -> [TimeRequest] {
+    /// The requests of `children` still waiting for an answer, oldest first, each with its
+    /// app's name in the child's catalogue (nil when the app is gone), in one statement.
+    public func pendingRequests(_ children: [MemberID]) async throws -> [(request: TimeRequest, appName: String?)] {
         guard !children.isEmpty else { return [] }
         return try await db.raw(
             """
-            SELECT id, child_id, app_token, minutes, note, state, created_at, decided_at FROM time_requests
-            WHERE child_id IN (\(SQLList(children.map { SQLBind($0.rawValue) }))) AND state = 'pending'
-            ORDER BY created_at, id LIMIT 100
+            SELECT r.id, r.child_id, r.app_token, r.minutes, r.note, r.state, r.created_at, r.decided_at,
+                a.name AS app_name
+            FROM time_requests r LEFT JOIN quest_apps a ON a.child_id = r.child_id AND a.token = r.app_token
+            WHERE r.child_id IN (\(SQLList(children.map { SQLBind($0.rawValue) }))) AND r.state = 'pending'
+            ORDER BY r.created_at, r.id LIMIT 100
             """
-        ).all().map(Self.request)
+        ).all().map { row in (try Self.request(row), try row.decode(column: "app_name", as: String?.self)) }
     }
 
     public func request(_ id: String) async throws -> TimeRequest? {
