@@ -24,7 +24,8 @@ def assert_fits(browser, where):
 
 
 def broken_words(browser, css):
-    """The words of the elements matching css that break over two lines ("Readin/g")."""
+    """The words of the elements matching css that break over two lines ("Readin/g"); a word
+    longer than a line may hold (a person's 50-letter name) is allowed to break."""
     return browser.execute_script("""
         const broken = [];
         for (const element of document.querySelectorAll(arguments[0])) {
@@ -36,7 +37,7 @@ def broken_words(browser, css):
               range.setStart(node, match.index);
               range.setEnd(node, match.index + match[0].length);
               const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
-              if (tops.size > 1) broken.push(match[0]);
+              if (tops.size > 1 && match[0].length <= 20) broken.push(match[0]);
             }
           }
         }
@@ -44,11 +45,16 @@ def broken_words(browser, css):
 
 
 def name_lines(browser, css):
-    """How many lines the first element matching css takes."""
+    """How many lines of text the first element matching css shows (its visible line boxes)."""
     return browser.execute_script("""
         const element = document.querySelector(arguments[0]);
-        const style = getComputedStyle(element);
-        return Math.round(element.getBoundingClientRect().height / parseFloat(style.lineHeight || 20));""", css)
+        if (!element) return -1;
+        const box = element.getBoundingClientRect();
+        const range = document.createRange();
+        range.selectNodeContents(element);
+        const tops = new Set([...range.getClientRects()]
+          .filter(r => r.height > 0 && r.top < box.bottom - 1).map(r => Math.round(r.top)));
+        return tops.size;""", css)
 
 
 def long_family(server):

@@ -106,11 +106,14 @@ def test_refused_forms_leave_back_and_reload_alone(browser, server, shot):
     browser.get(server.url("/quests/family/coop"))
     fill(browser, "coop-target", "0")
     click(browser, "form[action='/quests/family/coop'] button[type=submit]")
-    WebDriverWait(browser, 8).until(
-        lambda d: d.switch_to.active_element.get_attribute("aria-invalid") == "true"
-        or "field__error" in (d.switch_to.active_element.get_attribute("class") or "")
-        or "form__error" in (d.switch_to.active_element.get_attribute("class") or ""),
-        "the refused co-op form's error does not have the focus")
+    def refusal_focused(driver):
+        try:
+            focused = driver.switch_to.active_element
+            classes = focused.get_attribute("class") or ""
+            return focused.get_attribute("aria-invalid") == "true" or "field__error" in classes or "form__error" in classes
+        except Exception:  # the page is being replaced
+            return False
+    WebDriverWait(browser, 8).until(refusal_focused, "the refused co-op form's error does not have the focus")
     assert browser.current_url.endswith("/quests/family/coop")
     shot("coop-refused-focus")
 
