@@ -56,6 +56,13 @@ let package = Package(
         // Pure domain: Foundation only, no I/O, no clock, no randomness of its own.
         .target(name: "QuestlineCore", swiftSettings: strict + internalImports),
 
+        // Words in the reader's language: the message catalogs (one string catalog per language),
+        // CLDR plurals, and numbers, days, times and lists in the reader's locale (Foundation's
+        // ICU formats). Foundation and the core only: an app renders the core's copy with it too.
+        .target(
+            name: "QuestlineL10n", dependencies: ["QuestlineCore"], resources: [.copy("Resources")],
+            swiftSettings: strict + internalImports),
+
         // The wire contract (openapi.yaml) and the types generated from it.
         .target(
             name: "QuestlineAPI",
@@ -85,7 +92,7 @@ let package = Package(
         .target(
             name: "QuestlineKit",
             dependencies: [
-                "QuestlineCore", "QuestlineAPI", "QuestlineClient",
+                "QuestlineCore", "QuestlineL10n", "QuestlineAPI", "QuestlineClient",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -116,6 +123,7 @@ let package = Package(
             name: "QuestlineFeatures",
             dependencies: [
                 "QuestlineCore",
+                "QuestlineL10n",
                 "QuestlineStore",
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -136,6 +144,7 @@ let package = Package(
             name: "QuestlineServer",
             dependencies: [
                 "QuestlineCore",
+                "QuestlineL10n",
                 "QuestlineStore",
                 "QuestlineFeatures",
                 "QuestlineAPI",
@@ -167,6 +176,7 @@ let package = Package(
             name: "QuestlineCLI",
             dependencies: [
                 "QuestlineCore",
+                "QuestlineL10n",
                 "QuestlineStore",
                 "QuestlineFeatures",
                 "QuestlineKit", "QuestlineClient", "QuestlineAPI",
@@ -203,7 +213,8 @@ let package = Package(
             path: "Benchmarks/BareRoute", swiftSettings: strict),
 
         .testTarget(
-            name: "QuestlineCoreTests", dependencies: ["QuestlineCore", "QuestlineTestSupport"], exclude: ["Fixtures"],
+            name: "QuestlineCoreTests", dependencies: ["QuestlineCore", "QuestlineL10n", "QuestlineTestSupport"],
+            exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "QuestlineAPITests", dependencies: ["QuestlineAPI", "QuestlineTestSupport"], swiftSettings: strict),
@@ -227,7 +238,7 @@ let package = Package(
             name: "QuestlineServerTests",
             dependencies: [
                 .product(name: "CompressNIO", package: "compress-nio"),
-                "QuestlineServer", "QuestlineFeatures", "QuestlineStore", "QuestlineCore", "QuestlineTestSupport",
+                "QuestlineServer", "QuestlineFeatures", "QuestlineStore", "QuestlineCore", "QuestlineL10n", "QuestlineTestSupport",
                 "QuestlineAPI",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

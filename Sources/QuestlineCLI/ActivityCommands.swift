@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// `questline saved-import`: import a device's saved history for a member, from a file, in

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// `questline admin grant|revoke|list`: the administrator role, a stored role that only the
@@ -79,7 +80,7 @@ struct AdminCommand: AsyncParsableCommand {
                         : "\(name) \(grant ? "is an administrator already" : "was not an administrator"): nothing changed."
                 )
             } catch let error as DomainError {
-                if case .notFound(let message) = error { throw CommandFailure(message) }
+                if case .notFound(let message) = error { throw CommandFailure(Localizer.english(message)) }
                 throw CommandFailure(GameQuestionsCommand.message(error))
             }
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// `questline content-import`: loads a track-stories content directory into the store.

@@ -5,6 +5,7 @@ import OpenAPIAsyncHTTPClient
 import QuestlineAPI
 import QuestlineCore
 import QuestlineKit
+import QuestlineL10n
 
 /// A child's device on Linux, built on QuestlineKit: what an iOS app's DeviceActivity monitor
 /// and ManagedSettings extension do, driven by a script instead of real app use.

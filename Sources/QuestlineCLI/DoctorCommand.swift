@@ -6,6 +6,7 @@ import NIOCore
 import PostgresNIO
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// `questline doctor`: what would stop `serve`, or slow it, said in plain words before it
@@ -145,7 +146,7 @@ struct DoctorCommand: AsyncParsableCommand {
     /// plain description hides everything), else the first line of its description.
     static func plain(_ error: any Error) -> String {
         var text = "\(error)"
-        if case .unavailable(let message) = error as? DomainError { text = message }
+        if case .unavailable(let message) = error as? DomainError { text = Localizer.english(message) }
         if error is PSQLError { text = String(reflecting: error) }
         return String(text.split(separator: "\n").first ?? "unknown error").prefix(300).description
     }

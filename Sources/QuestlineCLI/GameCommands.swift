@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// `questline game-questions`: the day's five questions from a feed file, for QA scripts.
@@ -56,7 +57,11 @@ struct GameQuestionsCommand: ParsableCommand {
     }
 
     static func message(_ error: any Error) -> String {
-        if case .invalid(let issues)? = error as? DomainError { return issues.map(\.message).joined(separator: " ") }
+        // The tools speak to operators in English (decisions.md, "Every reader in their own language").
+        if case .invalid(let issues)? = error as? DomainError {
+            return issues.map { Localizer.english($0.message) }.joined(separator: " ")
+        }
+        if let domain = error as? DomainError { return Localizer.english(domain.message) }
         return "\(error)"
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// `questline widget-preview`: the widget model for any campaign, history, time zone and

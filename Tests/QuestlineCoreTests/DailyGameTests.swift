@@ -197,7 +197,7 @@ private struct KotlinRandomFixture: Decodable {
                 Issue.record("wrong error \(error)")
                 return
             }
-            #expect(issues.first?.message.contains("events[0].year") == true)
+            #expect(issues.first?.message.description.contains("events[0].year") == true)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import QuestlineCore
+import QuestlineL10n
 import QuestlineStore
 import Testing
 
@@ -82,9 +83,10 @@ import Testing
     }
 
     @Test func theErrorPageOffersASignInOnlyWhenThatIsWhatIsMissing() {
-        let missing = ErrorPage(Problem.from(DomainError.unauthenticated("Sign in first.")), requestID: "r1")
+        let missing = ErrorPage(
+            Problem.from(DomainError.unauthenticated("Sign in first.")), requestID: "r1", localizer: .english)
         #expect(missing.signIn && missing.status == 401 && missing.detail == "Sign in first.")
-        let gone = ErrorPage(Problem.from(DomainError.notFound("No such quest.")), requestID: "r2")
+        let gone = ErrorPage(Problem.from(DomainError.notFound("No such quest.")), requestID: "r2", localizer: .english)
         #expect(!gone.signIn && gone.status == 404 && gone.requestId == "r2")
     }
 
@@ -98,7 +100,7 @@ import Testing
     /// The renderer reads a model's stored properties, an empty optional as absent (so the
     /// template's section is skipped), a filled one as its value.
     @Test func templatesReadStoredPropertiesAndOptionals() {
-        let page = ErrorPage(Problem.from(DomainError.notFound("Gone.")), requestID: "r1")
+        let page = ErrorPage(Problem.from(DomainError.notFound("Gone.")), requestID: "r1", localizer: .english)
         #expect(PageContext.property("requestId", of: page) as? String == "r1")
         let shop = StoriesShopPage(query: "", cards: [], balance: 0, owned: [:], notice: nil)
         #expect(PageContext.property("notice", of: shop) == nil)

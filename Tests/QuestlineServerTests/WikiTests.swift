@@ -7,6 +7,7 @@ import NIOCore
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineServer
 import QuestlineStore
 import QuestlineTestSupport
@@ -340,7 +341,7 @@ struct WikipediaStandIn {
                 _ = try await wiki.importPack(Data(bad.utf8))
                 Issue.record("a malformed pack was imported")
             } catch let DomainError.invalid(issues) {
-                let message = issues.map(\.message).joined(separator: "\n")
+                let message = issues.map { Localizer.english($0.message) }.joined(separator: "\n")
                 #expect(message.contains("summaries[1].title") && message.contains("summaries[1].extract"))
                 #expect(message.contains("summaries[2].thumbnail.source"))
             }

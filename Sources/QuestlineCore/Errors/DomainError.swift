@@ -1,35 +1,71 @@
-/// One invalid input: which field, and what is wrong with it in words a person understands.
+/// One invalid input: which field, and what is wrong with it, as a message a person reads in
+/// their language.
 public struct FieldIssue: Hashable, Sendable {
     public let field: String
-    public let message: String
+    public let message: Message
 
-    public init(field: String, message: String) {
+    public init(field: String, message: Message) {
         self.field = field
         self.message = message
+    }
+
+    /// Words not yet in the catalog (`Message.verbatim`).
+    public init(field: String, message text: String) {
+        self.init(field: field, message: .verbatim(text))
     }
 }
 
 /// The errors the domain decides. The server maps each to an RFC 9457 problem with a stable
-/// `type`, an HTTP status and, where there is one, the offending field.
+/// `type`, an HTTP status and, where there is one, the offending field; its words are the
+/// message, in the reader's language.
 public enum DomainError: Error, Hashable, Sendable {
     /// One or more inputs are invalid (400).
     case invalid([FieldIssue])
     /// The caller is not signed in, or the session has ended (401).
-    case unauthenticated(String)
+    case unauthenticated(Message)
     /// The caller may see the resource but may not do this to it (403), naming the field when
     /// one input is what is not allowed (a child's own `timeZone`).
-    case forbidden(String, field: String? = nil)
+    case forbidden(Message, field: String? = nil)
     /// The resource does not exist, or the caller may not know that it exists (404).
-    case notFound(String)
+    case notFound(Message)
     /// The request conflicts with the current state, e.g. an e-mail already taken (409).
-    case conflict(field: String?, message: String)
+    case conflict(field: String?, message: Message)
     /// Something the answer depends on cannot be reached right now (503); retry later.
-    case unavailable(String)
+    case unavailable(Message)
     /// Too many requests, or too many failed logins: retry after this many seconds (429).
-    case tooManyRequests(retryAfter: Int, String)
+    case tooManyRequests(retryAfter: Int, Message)
 
-    public static func invalid(field: String, _ message: String) -> DomainError {
+    public static func invalid(field: String, _ message: Message) -> DomainError {
         .invalid([FieldIssue(field: field, message: message)])
+    }
+
+    /// The words of the error.
+    public var message: Message {
+        switch self {
+        case .invalid(let issues): issues.first?.message ?? Message("errors.invalid")
+        case .unauthenticated(let message), .notFound(let message), .unavailable(let message),
+            .tooManyRequests(_, let message), .forbidden(let message, _), .conflict(_, let message):
+            message
+        }
+    }
+}
+
+// Words not yet in the catalog, while the catalog is being filled: each is a `Message.verbatim`,
+// which every language shows as it is written (the pseudo-locales show it unmarked, so a test
+// finds it).
+extension DomainError {
+    public static func invalid(field: String, _ text: String) -> DomainError { .invalid(field: field, .verbatim(text)) }
+    public static func unauthenticated(_ text: String) -> DomainError { .unauthenticated(.verbatim(text)) }
+    public static func forbidden(_ text: String, field: String? = nil) -> DomainError {
+        .forbidden(.verbatim(text), field: field)
+    }
+    public static func notFound(_ text: String) -> DomainError { .notFound(.verbatim(text)) }
+    public static func conflict(field: String?, message text: String) -> DomainError {
+        .conflict(field: field, message: .verbatim(text))
+    }
+    public static func unavailable(_ text: String) -> DomainError { .unavailable(.verbatim(text)) }
+    public static func tooManyRequests(retryAfter: Int, _ text: String) -> DomainError {
+        .tooManyRequests(retryAfter: retryAfter, .verbatim(text))
     }
 }
 
@@ -45,15 +81,20 @@ public struct FieldValidation: Sendable {
             if case .invalid(let found) = error {
                 issues += found
             } else {
-                issues.append(FieldIssue(field: "", message: "\(error)"))
+                issues.append(FieldIssue(field: "", message: error.message))
             }
             return nil
         }
     }
 
     /// Records one issue.
-    public mutating func add(field: String, _ message: String) {
+    public mutating func add(field: String, _ message: Message) {
         issues.append(FieldIssue(field: field, message: message))
+    }
+
+    /// Records one issue in words not yet in the catalog.
+    public mutating func add(field: String, _ text: String) {
+        issues.append(FieldIssue(field: field, message: .verbatim(text)))
     }
 
     /// Throws `.invalid` with every recorded issue, if there are any.

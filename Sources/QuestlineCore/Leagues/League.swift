@@ -19,6 +19,9 @@ public enum LeagueTier: Int, Sendable, CaseIterable, Codable, Comparable {
         }
     }
 
+    /// The tier's name in the reader's language ("Bronze"); `name` stays English for webhooks.
+    public var title: Message { Message("leagues.tier.\(self)") }
+
     public var up: LeagueTier { LeagueTier(rawValue: rawValue + 1) ?? self }
     public var down: LeagueTier { LeagueTier(rawValue: rawValue - 1) ?? self }
 }

@@ -7,7 +7,7 @@ public import QuestlineStore
 public enum GameAvailability: Sendable, Equatable {
     case available([GameQuestion])
     case notEnoughEvents
-    case feedUnavailable(String)
+    case feedUnavailable(Message)
 }
 
 /// A month of the archive, with the months before and after it that the archive holds.

@@ -41,7 +41,7 @@ public struct LeaguesFeature: Sendable {
         public let kind: LeagueBoardKind
         /// The board's key in results: `division`, `household`, `friends:<group id>`.
         public let key: String
-        public let title: String
+        public let title: Message
         public let tier: LeagueTier?
         public let rows: [Row]
     }
@@ -85,7 +85,9 @@ public struct LeaguesFeature: Sendable {
                             inDivision = true
                             boards.append(
                                 board(
-                                    .division, key: "division", title: "\(place.tier.name) league", tier: place.tier,
+                                    .division, key: "division",
+                                    title: Message("leagues.board.division", ["tier": .message(place.tier.title)]),
+                                    tier: place.tier,
                                     try await q.players(week: week, division: place), me: actor.id))
                         }
                     } else if LeagueRules.playsInDivision(joinedAt: player.joinedAt, week: week) {
@@ -100,7 +102,8 @@ public struct LeaguesFeature: Sendable {
                             provisional = true
                             boards.append(
                                 board(
-                                    .division, key: "division", title: "\(player.tier.name) league",
+                                    .division, key: "division",
+                                    title: Message("leagues.board.division", ["tier": .message(player.tier.title)]),
                                     tier: player.tier, division, me: actor.id))
                         }
                     }
@@ -108,12 +111,16 @@ public struct LeaguesFeature: Sendable {
                 if let household = actor.householdID {
                     let members = try await q.players(week: week, households: [household])
                     boards.append(
-                        board(.household, key: "household", title: "Your household", tier: nil, members, me: actor.id))
+                        board(
+                            .household, key: "household", title: Message("leagues.board.household"), tier: nil,
+                            members, me: actor.id))
                 }
                 for group in groups {
                     let members = try await q.players(week: week, households: group.households)
                     boards.append(
-                        board(.friends, key: "friends:\(group.id)", title: group.name, tier: nil, members, me: actor.id)
+                        board(
+                            .friends, key: "friends:\(group.id)", title: .plain(group.name), tier: nil, members,
+                            me: actor.id)
                     )
                 }
             }
@@ -169,7 +176,7 @@ public struct LeaguesFeature: Sendable {
     }
 
     private func board(
-        _ kind: LeagueBoardKind, key: String, title: String, tier: LeagueTier?, _ players: [LeaguePlayer], me: MemberID
+        _ kind: LeagueBoardKind, key: String, title: Message, tier: LeagueTier?, _ players: [LeaguePlayer], me: MemberID
     ) -> Board {
         let entries = players.map { LeagueRules.Entry(member: $0.member, points: $0.points, joinedAt: $0.joinedAt) }
         let names = Dictionary(players.map { ($0.member, $0.displayName) }, uniquingKeysWith: { first, _ in first })
@@ -178,7 +185,7 @@ public struct LeaguesFeature: Sendable {
             kind: kind, key: key, title: title, tier: tier,
             rows: results.map {
                 Board.Row(
-                    member: $0.member, name: names[$0.member] ?? "A player", points: $0.points, rank: $0.rank,
+                    member: $0.member, name: names[$0.member] ?? "", points: $0.points, rank: $0.rank,
                     isMe: $0.member == me, movement: $0.movement)
             })
     }
@@ -189,7 +196,7 @@ public struct LeaguesFeature: Sendable {
         var member = actor
         if let memberID, memberID != actor.id {
             guard let target = try await store.accounts.member(memberID) else {
-                throw DomainError.notFound("No such member.")
+                throw DomainError.notFound(Message("accounts.error.noSuchMember"))
             }
             try AccessPolicy.check(actor.actor, .updateMember(target.scope))
             member = target
@@ -206,11 +213,11 @@ public struct LeaguesFeature: Sendable {
         let household = try guardianHousehold(of: actor)
         let name = raw.trimmed()
         guard (1...40).contains(name.count) else {
-            throw DomainError.invalid(field: "name", "Give the group a name (1 to 40 characters).")
+            throw DomainError.invalid(field: "name", Message("leagues.error.groupName", ["max": .number(40)]))
         }
         guard try await store.leagues.read({ try await $0.friendGroups(of: household) }).count < Self.maxGroups else {
             throw DomainError.conflict(
-                field: nil, message: "A household can be in at most \(Self.maxGroups) friend groups.")
+                field: nil, message: Message("leagues.error.tooManyGroups", ["count": .number(Self.maxGroups)]))
         }
         let now = clock.now()
         for _ in 0..<5 {
@@ -222,7 +229,7 @@ public struct LeaguesFeature: Sendable {
                 return FriendGroup(id: id, code: code, name: name, households: [household])
             }
         }
-        throw DomainError.unavailable("No free code was found; try again.")
+        throw DomainError.unavailable(Message("leagues.error.noFreeCode"))
     }
 
     /// A guardian joins the household to a friend group with the code another guardian gave.
@@ -238,21 +245,21 @@ public struct LeaguesFeature: Sendable {
                 metadata: ["member_id": "\(actor.id.rawValue)", "household_id": "\(household.rawValue)"])
             throw DomainError.tooManyRequests(
                 retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up))),
-                "Too many wrong codes: joining a group is locked \(Wording.until(until, now: now, in: actor.zone)).")
+                Message("leagues.error.codesLocked", ["until": .message(.until(until, now: now, in: actor.zoneID))]))
         }
         guard let code = FriendCode.normalized(typed) else {
-            throw DomainError.invalid(field: "code", "A code is eight letters and digits, like ABCD-EFGH.")
+            throw DomainError.invalid(field: "code", Message("leagues.error.codeShape"))
         }
         let now = clock.now()
         let joined = try await store.leagues.write { q -> FriendGroup? in
             guard let group = try await q.group(code: code) else { return nil }
             guard group.households < Self.maxHouseholds else {
                 throw DomainError.conflict(
-                    field: "code", message: "This group is full (\(Self.maxHouseholds) households).")
+                    field: "code", message: Message("leagues.error.groupFull", ["count": .number(Self.maxHouseholds)]))
             }
             try await q.join(group: group.id, household: household, now: now)
             guard let joined = try await q.friendGroups(of: household).first(where: { $0.id == group.id }) else {
-                throw DomainError.notFound("No such friend group.")
+                throw DomainError.notFound(Message("leagues.error.noSuchGroup"))
             }
             return joined
         }
@@ -261,7 +268,7 @@ public struct LeaguesFeature: Sendable {
             logger.notice(
                 "friend-group join refused: no group has this code",
                 metadata: ["member_id": "\(actor.id.rawValue)", "household_id": "\(household.rawValue)"])
-            throw DomainError.invalid(field: "code", "No friend group has this code.")
+            throw DomainError.invalid(field: "code", Message("leagues.error.unknownCode"))
         }
         return joined
     }
@@ -269,7 +276,7 @@ public struct LeaguesFeature: Sendable {
     public func leaveFriendGroup(_ id: String, as actor: MemberRecord) async throws {
         let household = try guardianHousehold(of: actor)
         guard try await store.leagues.write({ try await $0.leave(group: id, household: household) }) else {
-            throw DomainError.notFound("Your household is not in this friend group.")
+            throw DomainError.notFound(Message("leagues.error.notInGroup"))
         }
     }
 
@@ -278,7 +285,7 @@ public struct LeaguesFeature: Sendable {
 
     private func guardianHousehold(of actor: MemberRecord) throws -> HouseholdID {
         guard let household = actor.householdID else {
-            throw DomainError.notFound("Friend groups are for households: create or join one from your profile.")
+            throw DomainError.notFound(Message("leagues.error.noHousehold"))
         }
         try AccessPolicy.check(actor.actor, .manageHousehold(household))
         return household

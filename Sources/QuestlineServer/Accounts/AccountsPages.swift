@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The server-rendered web app: the stand-in for the phone screens. Pages call the same use
 /// cases as the API; a form error is shown next to its field, with the typed values kept. This

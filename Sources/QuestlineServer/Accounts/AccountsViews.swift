@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 // The account screens as typed page models, each built by a pure function from what the
@@ -74,7 +75,7 @@ struct FormState: Equatable {
     init(values: [String: String] = [:], error: DomainError? = nil) {
         self.values = values
         self.error = error
-        errors = error.map(FieldErrors.of) ?? [:]
+        errors = error.map { FieldErrors.of($0) } ?? [:]
     }
 }
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The profile and its forms: name, zone and language; notifications; the household and its
 /// children; the member's data (download, delete). A refused form shows the profile again with

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The Activity tab in the web app: the Saved module (tap leads to the Saved list), articles
 /// read, time spent, streak, badges and the last days; the Saved list with unsave.

@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// The Activity tab (`activity.mustache`): the Saved module, the three figures, the last seven

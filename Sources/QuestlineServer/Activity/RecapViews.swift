@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineAPI
 import QuestlineCore
+import QuestlineL10n
 
 /// The recap as a picture to share: the period, the member's name (laid out to fit, as the
 /// share card does) and the first slides' figures.

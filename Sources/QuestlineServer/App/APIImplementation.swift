@@ -3,6 +3,7 @@ import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The JSON API, generated from openapi.yaml: each handler decodes (done by the generated
 /// code), asks the use case, and encodes. Errors are thrown and rendered as problem+json by

@@ -10,6 +10,7 @@ import Prometheus
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 import ServiceLifecycle
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// Everything the server needs to start: where to listen, where the data is, and the use

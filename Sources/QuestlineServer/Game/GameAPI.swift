@@ -2,6 +2,7 @@ import Foundation
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// "Which came first?" over the API.
@@ -35,7 +36,7 @@ extension APIImplementation {
                 message = "This day's game isn't available: there are not enough events. Past games are in the archive."
             case .feedUnavailable(let reason):
                 status = .feedUnavailable
-                message = reason
+                message = RequestLanguage.localizer(reason)
             }
         }
         return .init(

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// "Which came first?" in the web app: splash, the question flow, results and the archive.

@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 // The game's screens as typed page models, each built by a pure function from what the
@@ -94,7 +95,7 @@ struct GameSplashPage: Equatable {
         case .available?: (canPlay, unavailable) = (true, nil)
         case .notEnoughEvents?:
             (canPlay, unavailable) = (false, "Today's game isn't available: there are not enough events today.")
-        case .feedUnavailable(let reason)?: (canPlay, unavailable) = (false, reason)
+        case .feedUnavailable(let reason)?: (canPlay, unavailable) = (false, RequestLanguage.localizer(reason))
         case nil: (canPlay, unavailable) = (false, nil)
         }
         playable = splash.playable.map { Day(date: $0.iso, label: Wording.longDate($0)) }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// The weekly league page (`league.mustache`): joining, this week's boards with display names
@@ -32,6 +33,9 @@ struct LeaguePage: Equatable {
 
     let joined: Bool
     let tier: String
+    /// What an article read and a daily game finished are worth (`LeagueRules`).
+    let articlePoints = LeagueRules.pointsPerArticle
+    let gamePoints = LeagueRules.pointsPerGame
     let closes: String
     let nextWeekNote: Bool
     /// While the week's divisions are not drawn: when they are.
@@ -54,42 +58,49 @@ struct LeaguePage: Equatable {
     let notice: String?
     let errors: [String: String]
 
-    init(_ view: LeaguesFeature.View, now: Date, notice: String?, errors: [String: String]) {
+    init(
+        _ view: LeaguesFeature.View, now: Date, notice: String?, errors: [String: String], localizer l: Localizer
+    ) {
         joined = view.joined
-        tier = view.tier.name
-        closes = Wording.at(view.closesAt, now: now, in: view.me.zone)
+        tier = l(view.tier.title)
+        closes = l(Message.at(view.closesAt, now: now, in: view.me.zoneID))
         nextWeekNote = view.divisionFromNextWeek
-        drawNote = view.divisionDrawAt.map { Wording.at($0, now: now, in: view.me.zone) }
+        drawNote = view.divisionDrawAt.map { l(Message.at($0, now: now, in: view.me.zoneID)) }
         boards = view.boards.map { board in
             Board(
-                title: board.title,
-                note: board.kind == .division
-                    ? "The top fifth moves up a tier, the bottom fifth down." : "No tiers here: just for fun.",
+                title: l(board.title),
+                note: l(board.kind == .division ? "leagues.board.divisionNote" : "leagues.board.noTiersNote"),
                 rows: board.rows.map { row in
                     Row(
-                        rank: row.rank, name: row.name, points: Wording.count(row.points, "point"), me: row.isMe,
+                        rank: row.rank, name: row.name, points: l(Message.count(row.points, .points)), me: row.isMe,
                         movement: row.movement.rawValue,
                         movementLabel: row.movement == .up
-                            ? "↑ moving up" : row.movement == .down ? "↓ moving down" : nil)
+                            ? l("leagues.board.movingUp") : row.movement == .down ? l("leagues.board.movingDown") : nil)
                 }, empty: board.rows.isEmpty)
         }
         last =
             view.last.map { last in
                 last.results.map { result in
-                    let board = result.board == "division" ? "your division" : "your household"
-                    let move =
-                        result.movement == .up
-                        ? ", up to \(result.tier?.name ?? "")"
-                        : result.movement == .down ? ", down to \(result.tier?.name ?? "")" : ""
-                    return
-                        "Week of \(Wording.shortDay(last.week)): #\(result.rank) in \(board) with \(Wording.count(result.points, "point"))\(move)."
+                    let arguments: [String: Message.Argument] = [
+                        "week": .day(last.week, .short), "rank": .number(result.rank),
+                        "points": .message(.count(result.points, .points)),
+                        "tier": .message(result.tier?.title ?? LeagueTier.bronze.title),
+                    ]
+                    let board = result.board == "division" ? "division" : "household"
+                    let move = result.movement == .up ? "up" : result.movement == .down ? "down" : "stay"
+                    return l(Message("leagues.last.\(board).\(move)", arguments))
                 }
             } ?? []
         hasLast = !last.isEmpty
         groups = view.friendGroups.map { group in
             Group(
                 id: group.id, name: group.name, code: view.managesGroups ? FriendCode.shown(group.code) : nil,
-                households: Wording.list(group.households.map { view.householdNames[$0] ?? "A household" }))
+                households: l.render(
+                    .list(
+                        group.households.map {
+                            view.householdNames[$0].map(Message.Argument.text)
+                                ?? .message(Message("leagues.group.aHousehold"))
+                        })))
         }
         managesGroups = view.managesGroups
         children = view.children.map { Child(id: $0.child.id.rawValue, name: $0.child.displayName, joined: $0.joined) }
@@ -129,8 +140,10 @@ struct LeaguePages {
     ) async throws -> Response {
         let view = try await leagues.league(as: me)
         return pages.page(
-            "league", title: "Weekly league",
-            model: LeaguePage(view, now: leagues.clock.now(), notice: notice, errors: errors), context: context,
+            "league", title: context.localizer("leagues.page.title"),
+            model: LeaguePage(
+                view, now: leagues.clock.now(), notice: notice, errors: errors, localizer: context.localizer),
+            context: context,
             path: "/reading", status: status, back: "/reading")
     }
 
@@ -143,14 +156,15 @@ struct LeaguePages {
             try await leagues.setJoined(joined, as: me)
             return flash.redirect(
                 to: "/league", .notice,
-                joined ? "You are in: reads and daily games score points." : "You left the league.")
+                context.localizer(joined ? "leagues.notice.joined" : "leagues.notice.left"))
         }
         let child = try MemberID.parse(form["member"], field: "member")
         try await leagues.setJoined(joined, member: child, as: me)
         let name = try await leagues.league(as: me).children.first { $0.child.id == child }?.child.displayName ?? ""
         return flash.redirect(
             to: "/league", .notice,
-            joined ? "\(name) plays with your household and friend groups." : "\(name) left the league.")
+            context.localizer(
+                joined ? "leagues.notice.childJoined" : "leagues.notice.childLeft", ["name": .text(name)]))
     }
 
     private func createGroup(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -160,8 +174,9 @@ struct LeaguePages {
             let group = try await leagues.createFriendGroup(name: form["name"], as: me)
             return flash.redirect(
                 to: "/league", .notice,
-                "\(group.name) is set: give the code \(FriendCode.shown(group.code)) to the other household's guardian."
-            )
+                context.localizer(
+                    "leagues.notice.groupCreated",
+                    ["group": .text(group.name), "code": .text(FriendCode.shown(group.code))]))
         } refused: { error in
             try await page(me, context, notice: nil, errors: FieldErrors.of(error), status: .badRequest)
         }
@@ -172,7 +187,8 @@ struct LeaguePages {
         let form = try await Form(request)
         return try await submitting {
             let group = try await leagues.joinFriendGroup(code: form["code"], as: me)
-            return flash.redirect(to: "/league", .notice, "Your household joined \(group.name).")
+            return flash.redirect(
+                to: "/league", .notice, context.localizer("leagues.notice.groupJoined", ["group": .text(group.name)]))
         } refused: { error in
             try await page(me, context, notice: nil, errors: FieldErrors.of(error), status: .badRequest)
         }
@@ -181,6 +197,6 @@ struct LeaguePages {
     private func leaveGroup(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/league")
         try await leagues.leaveFriendGroup(context.parameters.get("group") ?? "", as: me)
-        return flash.redirect(to: "/league", .notice, "Your household left the group.")
+        return flash.redirect(to: "/league", .notice, context.localizer("leagues.notice.groupLeft"))
     }
 }

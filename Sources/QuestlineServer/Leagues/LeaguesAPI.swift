@@ -2,13 +2,14 @@ import Foundation
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// Weekly leagues over the API (#39).
 extension APIImplementation {
     func getLeague(_ input: Operations.getLeague.Input) async throws -> Operations.getLeague.Output {
         let me = try identity.requireMember()
-        return .ok(.init(body: .json(.init(try await leagues.league(as: me)))))
+        return .ok(.init(body: .json(.init(try await leagues.league(as: me), localizer: RequestLanguage.localizer))))
     }
 
     func setLeague(_ input: Operations.setLeague.Input) async throws -> Operations.setLeague.Output {
@@ -16,7 +17,7 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let member = try body.memberId.map { try MemberID.parse($0, field: "memberId") }
         try await leagues.setJoined(body.joined, member: member, as: me)
-        return .ok(.init(body: .json(.init(try await leagues.league(as: me)))))
+        return .ok(.init(body: .json(.init(try await leagues.league(as: me), localizer: RequestLanguage.localizer))))
     }
 
     func createFriendGroup(_ input: Operations.createFriendGroup.Input) async throws
@@ -55,13 +56,13 @@ extension Components.Schemas.FriendGroup {
 }
 
 extension Components.Schemas.League {
-    init(_ view: LeaguesFeature.View) {
+    init(_ view: LeaguesFeature.View, localizer l: Localizer) {
         self.init(
             joined: view.joined, tier: .init(rawValue: "\(view.tier)")!, week: view.week.iso, closesAt: view.closesAt,
             divisionFromNextWeek: view.divisionFromNextWeek, divisionDrawAt: view.divisionDrawAt,
             boards: view.boards.map { board in
                 .init(
-                    kind: .init(rawValue: board.kind.rawValue)!, key: board.key, title: board.title,
+                    kind: .init(rawValue: board.kind.rawValue)!, key: board.key, title: l(board.title),
                     tier: board.tier.map { "\($0)" },
                     rows: board.rows.map {
                         .init(

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import QuestlineCore
+import QuestlineL10n
 
 /// The checks every request's address and origin pass before anything reads a session or a
 /// file, in one middleware level (#37, item 4: each level of the chain is an async call and a

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// Resolves the caller from `Authorization: Bearer <token>` or the session cookie. It never
@@ -25,12 +26,30 @@ struct AuthMiddleware: RouterMiddleware {
             }
         }
         let identity = context.identity
+        // The language the answer is in (`LanguageChoice`), said in `Content-Language`.
+        let language = LanguageChoice.of(request, member: identity.member)
+        context.language = language
         // Every write the request commits checks that its member still exists (`ActingMember`).
-        return try await ActingMember.$current.withValue(identity.member?.id) {
-            try await Identity.$current.withValue(identity) {
-                try await next(request, context)
+        var response: Response
+        do {
+            response = try await ActingMember.$current.withValue(identity.member?.id) {
+                try await Identity.$current.withValue(identity) {
+                    try await RequestLanguage.$current.withValue(language) {
+                        try await next(request, context)
+                    }
+                }
             }
+        } catch let error as HTTPError {
+            // The router's own answers (404, 405) pass as they are: the static files' middleware
+            // serves a file where the router found no route.
+            throw error
+        } catch {
+            // The error page or problem is in the answer's language (`ErrorMiddleware` runs
+            // before it is known).
+            throw InLanguage(error: error, language: language)
         }
+        if response.headers[.contentLanguage] == nil { response.headers[.contentLanguage] = language.code }
+        return response
     }
 
     static func token(in request: Request) -> String? {
@@ -42,4 +61,10 @@ struct AuthMiddleware: RouterMiddleware {
         }
         return request.cookies[cookieName]?.value
     }
+}
+
+/// An error thrown once the answer's language was decided, carrying it out to `ErrorMiddleware`.
+struct InLanguage: Error {
+    let error: any Error
+    let language: Language
 }

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// Refuses bodies over the limit with 413 (declared length or counted while reading) and
 /// leaves the collected body in the request for the handlers after it.

@@ -7,6 +7,7 @@ import Metrics
 import NIOConcurrencyHelpers
 import NIOPosix
 import QuestlineCore
+import QuestlineL10n
 
 /// What every request gets on its way in and out, in one middleware level instead of four
 /// (issue #37, item 4: each level of the chain costs an async call and a copy of the context):

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The web forms' CSRF defence: every state-changing form (login and sign-up included) carries
 /// a token (`_csrf`) bound to the browser and to its session, checked here before any handler.

@@ -5,6 +5,7 @@ import Hummingbird
 import Metrics
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// The generic idempotency mechanism for writes a device may retry.
@@ -108,7 +109,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
                 released = (try? await store.release(claim)) ?? false
             }
             if !released {
-                let data = (try? Problem.encoder().encode(problem)) ?? Data()
+                let data = problem.encoded(RequestLanguage.localizer)
                 try? await store.complete(
                     claim,
                     response: StoredResponse(

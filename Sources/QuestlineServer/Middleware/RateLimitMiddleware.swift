@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// Per-address and per-member request limits: login attempts per client address, and writes
 /// (POST, PUT, PATCH, DELETE) per member and per address. Over the limit: 429 with

@@ -4,6 +4,7 @@ import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// Applies `TextRule` (no control characters) at the edge, in one place, before any handler or
 /// store sees the text: every string of a JSON body on the API (after `BodyLimitMiddleware` has

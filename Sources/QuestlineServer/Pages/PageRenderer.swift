@@ -4,6 +4,7 @@ import Hummingbird
 import Mustache
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// Renders the web app's pages from the Mustache templates in `Resources/templates`: one layout
 /// (app bar, content, bottom navigation) that every page fills.
@@ -61,6 +62,12 @@ struct PageRenderer: Sendable {
     /// What the layout reads: title, navigation, the signed-in member, the form token, icons.
     private func layout(title: String, context: AppRequestContext, path: String, back: String?) -> [String: Any] {
         var values: [String: Any] = [:]
+        let localizer = context.localizer
+        values["lang"] = localizer.language.code
+        values["dir"] = localizer.language.direction
+        // `{{#t}}key{{/t}}`: the catalog's words for the key in the page's language, HTML-escaped,
+        // each `{name}` filled from the page's own value of that name.
+        values["t"] = PageRenderer.words(localizer)
         values["title"] = title
         // The browser tab names the page, then the product once ("Questline", not "Questline · Questline").
         values["documentTitle"] = title == "Questline" ? title : "\(title) · Questline"
@@ -87,9 +94,33 @@ struct PageRenderer: Sendable {
         return values
     }
 
+    /// The templates' words: a section lambda that returns the message's text as a template, its
+    /// words escaped and each `{name}` turned into `{{name}}`, so the page's values fill it.
+    static func words(_ localizer: Localizer) -> MustacheLambda {
+        MustacheLambda { key in
+            let key = key.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let text = localizer.template(key) else { return key }
+            var escaped = ""
+            for character in text {
+                switch character {
+                case "&": escaped += "&amp;"
+                case "<": escaped += "&lt;"
+                case ">": escaped += "&gt;"
+                case "\"": escaped += "&quot;"
+                case "'": escaped += "&#39;"
+                case "{": escaped += "{{"
+                case "}": escaped += "}}"
+                default: escaped.append(character)
+                }
+            }
+            return escaped
+        }
+    }
+
     func errorPage(_ problem: Problem, context: AppRequestContext) -> Response {
         page(
-            "error", title: problem.title, model: ErrorPage(problem, requestID: context.requestID), context: context,
+            "error", title: context.localizer(problem.title),
+            model: ErrorPage(problem, requestID: context.requestID, localizer: context.localizer), context: context,
             path: "", status: problem.httpStatus)
     }
 }
@@ -102,9 +133,9 @@ struct ErrorPage: Equatable {
     let requestId: String
     let signIn: Bool
 
-    init(_ problem: Problem, requestID: String) {
+    init(_ problem: Problem, requestID: String, localizer: Localizer) {
         status = problem.status
-        detail = problem.detail ?? ""
+        detail = problem.detail.map { localizer($0) } ?? ""
         requestId = requestID
         signIn = problem.status == 401
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import QuestlineCore
+import QuestlineL10n
 
 // What every page shares: the form body, a form's errors by field, the redirect a page throws,
 // and the choices forms offer (hours, time zones). One place, so that no page spells them again.
@@ -56,15 +57,16 @@ struct Form {
 /// A refusal's messages by field for the templates (`errors.email`), with `errors.form` for a
 /// refusal of the whole form.
 enum FieldErrors {
-    static func of(_ error: DomainError) -> [String: String] {
+    /// The refusal's messages by field, in the request's language.
+    static func of(_ error: DomainError, _ localizer: Localizer = RequestLanguage.localizer) -> [String: String] {
         switch error {
         case .invalid(let issues):
-            return Dictionary(issues.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
+            return Dictionary(issues.map { ($0.field, localizer($0.message)) }, uniquingKeysWith: { first, _ in first })
         case .conflict(let field, let message), .forbidden(let message, let field):
-            return [field ?? "form": message]
+            return [field ?? "form": localizer(message)]
         case .unauthenticated(let message), .notFound(let message), .unavailable(let message),
             .tooManyRequests(_, let message):
-            return ["form": message]
+            return ["form": localizer(message)]
         }
     }
 

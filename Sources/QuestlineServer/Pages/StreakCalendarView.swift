@@ -1,4 +1,5 @@
 import QuestlineCore
+import QuestlineL10n
 
 /// The streak calendar (`streak-calendar.mustache`), shared by the reading page and the Activity
 /// tab.

@@ -2,6 +2,7 @@ import Foundation
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// Cheers over the API: the household's list, sending one, a guardian's switch.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// The household's cheers page (`cheers.mustache`): the latest cheers, a form to cheer someone

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// One co-op quest as its card shows it: the target together, everyone's share, what it pays.
 struct CoopCard: Equatable {

@@ -2,6 +2,7 @@ import Foundation
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// Co-op quests over the API (#39): the household's list, setting one, one, cancelling one.
 extension APIImplementation {

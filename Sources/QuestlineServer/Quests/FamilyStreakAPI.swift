@@ -2,6 +2,7 @@ import Foundation
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// The family streak over the API (#39).

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// What the child's board and the guardian's console show of the household together
 /// (`family-card.mustache`): the family streak at a glance, and the ways in.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The quest builder (new and edit) and a quest's page.
 extension QuestsPages {

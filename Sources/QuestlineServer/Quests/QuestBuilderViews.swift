@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The quest builder, new and edit (`quest-builder.mustache`): the draft's values, the goal
 /// types with their units and periods, and the child's apps to count or unlock.

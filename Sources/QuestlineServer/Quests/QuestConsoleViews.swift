@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 // The guardian's screens of family quests as typed page models: the console, a child's page
 // and the weekly report. Each is built by a pure function from what `QuestsFeature` returns.

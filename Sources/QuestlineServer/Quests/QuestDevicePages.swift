@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The child's device in the browser (the stand-in for the phone): what it enforces, reported
 /// use, requests for more time, and the guardian's screen-time rules and time zone.

@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The child's device in the browser (`quests-device.mustache`): what it enforces now (the
 /// shield policy), reported use, requests for more time, and for guardians the screen-time

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// What the family pages show, built from what the use cases return.
 extension QuestsPages {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// Family quests in the web app: the guardian's console (children, app catalogs, the
 /// quest builder, quest detail) and the child's quest board. Pages listen to the

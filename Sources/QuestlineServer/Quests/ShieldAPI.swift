@@ -4,6 +4,7 @@ import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The device's side of family quests: the shield policy it enforces and the rules behind it.
 extension APIImplementation {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The reading challenge in the web app: the widget (also on the home page), join, claim,
 /// share, search and random over the reader's articles, an article page that records a read,

@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 // The reading screens as typed page models, each built by a pure function from what the
 // feature returns.

@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The share card: an SVG a reader can post, for a running streak or a completed challenge.
 enum ShareCard {

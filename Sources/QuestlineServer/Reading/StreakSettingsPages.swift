@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// Forgiving streaks in the web app (`/reading/streak`): rest days, a pause, ending it. A
 /// refused form shows the page again with its error under the field it names.

@@ -1,5 +1,6 @@
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// How the web app draws the widget: the model from the core, rendered as a phone
 /// home-screen widget card (small and medium sizes).

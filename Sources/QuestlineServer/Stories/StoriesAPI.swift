@@ -3,6 +3,7 @@ import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// Track stories over the API.

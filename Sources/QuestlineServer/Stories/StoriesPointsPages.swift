@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 /// The stories member's own screens: the profile (details, photo, badges, cards), points with
 /// daily tasks, and the card shop.

@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 // The track stories' screens as typed page models, each built by a pure function from what
 // `StoriesFeature` returns. Every stories page carries the section's own menu (`storyNav`).

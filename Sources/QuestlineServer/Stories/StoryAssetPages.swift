@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// The track-stories content's images and videos, served from the store under

@@ -1,5 +1,6 @@
 import Foundation
 import QuestlineCore
+import QuestlineL10n
 
 /// Puts tracks on the stories map: an equirectangular projection of the tracks' own bounding
 /// box (with a margin) onto a 320 × 200 drawing, so pins never leave the map; the US states

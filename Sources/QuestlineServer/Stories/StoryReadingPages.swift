@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 /// A story in the web app: its detail with progress and chapters, its pages with comments, the

@@ -1,6 +1,7 @@
 import Foundation
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
 // A story's screens as typed page models: its detail, a page of a chapter with comments, the

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import QuestlineCore
+import QuestlineL10n
 
 /// A message for the page after a redirect ("You bought Pit Crew!", or why a form was refused):
 /// post, redirect, get. It travels in a short-lived cookie signed with a key every instance

@@ -5,14 +5,18 @@ import OpenAPIRuntime
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import QuestlineStore
 
-/// An RFC 9457 problem document, the body of every error response.
-public struct Problem: Codable, Sendable, Equatable, Error {
+/// An RFC 9457 problem document, the body of every error response. Its title, detail and the
+/// messages of its fields are `Message`s: the response says them in the request's language
+/// (`response(requestID:localizer:)`); `type`, `status` and field names are for programs and
+/// stay as they are.
+public struct Problem: Sendable, Equatable, Error {
     public var type: String
-    public var title: String
+    public var title: Message
     public var status: Int
-    public var detail: String?
+    public var detail: Message?
     public var instance: String?
     /// The offending input, when there is one (a JSON path such as `email` or a header name).
     public var field: String?
@@ -21,13 +25,21 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     /// Seconds to wait before retrying (429), also sent as `Retry-After`.
     public var retryAfter: Int?
 
-    public struct Issue: Codable, Sendable, Equatable {
+    public struct Issue: Sendable, Equatable {
         public var field: String
-        public var message: String
+        public var message: Message
+
+        public init(field: String, message: Message) {
+            self.field = field
+            self.message = message
+        }
+
+        /// Words not yet in the catalog.
+        public init(field: String, message text: String) { self.init(field: field, message: .verbatim(text)) }
     }
 
     public init(
-        status: HTTPResponse.Status, type: String, title: String, detail: String?, field: String? = nil,
+        status: HTTPResponse.Status, type: String, title: Message, detail: Message?, field: String? = nil,
         errors: [Issue]? = nil
     ) {
         self.type = "https://questline.dev/problems/" + type
@@ -36,6 +48,47 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         self.detail = detail
         self.field = field
         self.errors = errors
+    }
+
+    /// Words not yet in the catalog.
+    public init(
+        status: HTTPResponse.Status, type: String, title: String, detail: String?, field: String? = nil,
+        errors: [Issue]? = nil
+    ) {
+        self.init(
+            status: status, type: type, title: .verbatim(title), detail: detail.map(Message.verbatim), field: field,
+            errors: errors)
+    }
+
+    /// The document as sent, in a language.
+    struct Body: Codable, Equatable {
+        var type: String
+        var title: String
+        var status: Int
+        var detail: String?
+        var instance: String?
+        var field: String?
+        var errors: [BodyIssue]?
+        var requestId: String?
+        var retryAfter: Int?
+    }
+
+    struct BodyIssue: Codable, Equatable {
+        var field: String
+        var message: String
+    }
+
+    func body(_ localizer: Localizer) -> Body {
+        Body(
+            type: type, title: localizer(title), status: status, detail: detail.map { localizer($0) },
+            instance: instance, field: field,
+            errors: errors?.map { BodyIssue(field: $0.field, message: localizer($0.message)) }, requestId: requestId,
+            retryAfter: retryAfter)
+    }
+
+    /// The document's bytes, in a language.
+    func encoded(_ localizer: Localizer) -> Data {
+        (try? Problem.encoder().encode(body(localizer))) ?? Data("{\"status\":\(status)}".utf8)
     }
 
     public var httpStatus: HTTPResponse.Status { HTTPResponse.Status(code: status) }
@@ -84,26 +137,38 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         case .invalid(let issues):
             let first = issues.first
             let detail =
-                issues.count == 1 ? first.map { "\($0.field): \($0.message)" } : "\(issues.count) fields are invalid."
+                issues.count == 1
+                ? first.map {
+                    Message("problem.invalid.field", ["field": .text($0.field), "message": .message($0.message)])
+                }
+                : Message("problem.invalid.fields", ["count": .number(issues.count)])
             return Problem(
-                status: .badRequest, type: "invalid-input", title: "Invalid input", detail: detail,
+                status: .badRequest, type: "invalid-input", title: Message("problem.title.invalidInput"),
+                detail: detail,
                 field: first?.field, errors: issues.map { Issue(field: $0.field, message: $0.message) })
         case .unauthenticated(let message):
-            return Problem(status: .unauthorized, type: "unauthenticated", title: "Sign-in required", detail: message)
+            return Problem(
+                status: .unauthorized, type: "unauthenticated", title: Message("problem.title.signInRequired"),
+                detail: message)
         case .forbidden(let message, let field):
-            return Problem(status: .forbidden, type: "forbidden", title: "Not allowed", detail: message, field: field)
+            return Problem(
+                status: .forbidden, type: "forbidden", title: Message("problem.title.notAllowed"), detail: message,
+                field: field)
         case .notFound(let message):
-            return Problem(status: .notFound, type: "not-found", title: "Not found", detail: message)
+            return Problem(
+                status: .notFound, type: "not-found", title: Message("problem.title.notFound"), detail: message)
         case .conflict(let field, let message):
             return Problem(
-                status: .conflict, type: "conflict", title: "Conflict", detail: message, field: field,
-                errors: field.map { [Issue(field: $0, message: message)] })
+                status: .conflict, type: "conflict", title: Message("problem.title.conflict"), detail: message,
+                field: field, errors: field.map { [Issue(field: $0, message: message)] })
         case .unavailable(let message):
             return Problem(
-                status: .serviceUnavailable, type: "unavailable", title: "Temporarily unavailable", detail: message)
+                status: .serviceUnavailable, type: "unavailable", title: Message("problem.title.unavailable"),
+                detail: message)
         case .tooManyRequests(let seconds, let message):
             var problem = Problem(
-                status: .tooManyRequests, type: "too-many-requests", title: "Too many requests", detail: message)
+                status: .tooManyRequests, type: "too-many-requests", title: Message("problem.title.tooManyRequests"),
+                detail: message)
             problem.retryAfter = seconds
             return problem
         }
@@ -196,11 +261,11 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         return name.isEmpty || name.count > 64 ? nil : name
     }
 
-    /// The HTTP response for this problem.
-    func response(requestID: String?) -> Response {
+    /// The HTTP response for this problem, in the language of `localizer`.
+    func response(requestID: String?, localizer: Localizer) -> Response {
         var problem = self
         problem.requestId = requestID
-        let data = (try? Problem.encoder().encode(problem)) ?? Data("{\"status\":\(status)}".utf8)
+        let data = problem.encoded(localizer)
         var headers = HTTPFields()
         headers[.contentType] = Problem.contentType
         if status == 401 { headers[.wwwAuthenticate] = "Bearer" }

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import QuestlineL10n
 
 /// Answers a request the HTTP parser refuses (a header block over the parser's limit, a
 /// malformed request line) with a problem document, as every other refusal is answered, instead
@@ -35,7 +36,7 @@ final class ProtocolErrorProblemHandler: ChannelDuplexHandler, RemovableChannelH
             detail: tooLarge
                 ? "The request's headers are larger than the server accepts (a damaged token or cookie?): sign in again."
                 : "The request could not be read as HTTP.")
-        let body = ByteBuffer(bytes: (try? Problem.encoder().encode(problem)) ?? Data())
+        let body = ByteBuffer(bytes: problem.encoded(.english))
         let head = HTTPResponse(
             status: problem.httpStatus,
             headerFields: [

@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 
 extension AppRequestContext {
     /// The signed-in member of a web page, or a redirect to the login page that comes back to `next`.
@@ -21,6 +22,10 @@ public struct AppRequestContext: RequestContext {
     var logNote: RequestLogNote?
     /// Where this browser's form token comes from (`FormTokenMiddleware`), nil before it.
     var formTokens: FormTokenSource?
+    /// The language of the answer (`LanguageChoice`), English until decided.
+    var language: Language = .english
+    /// Renders messages in the answer's language.
+    var localizer: Localizer { Localizer(language) }
     /// The address the page answered keeps in the history, when not the one asked (`PageAddress`).
     var pageAddress: PageAddress?
     /// The token this browser's forms carry in this session, made when first read.

@@ -1,0 +1,36 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import QuestlineCore
+import QuestlineL10n
+
+/// The language a request is answered in, decided once (`AuthMiddleware`), in this order:
+///
+/// 1. `?uselang=de` on any page or call, as on Wikipedia (that answer only);
+/// 2. the signed-in member's language (the profile's, set for a child by a guardian);
+/// 3. a visitor's choice from the language picker (the `ql_lang` cookie);
+/// 4. the browser's `Accept-Language`;
+/// 5. English.
+///
+/// A language Questline does not speak is skipped at each step.
+enum LanguageChoice {
+    static let cookieName = "ql_lang"
+    static let query = "uselang"
+
+    static func of(_ request: Request, member: MemberRecord?) -> Language {
+        if let asked = request.uri.queryParameters[Substring(query)], let language = Language(String(asked)) {
+            return language
+        }
+        if let code = member?.language, let language = Language(code) { return language }
+        if let chosen = request.cookies[cookieName]?.value, let language = Language(chosen) { return language }
+        return Language.best(acceptLanguage: request.headers[.acceptLanguage]) ?? .english
+    }
+}
+
+/// The language of the request being handled, for the API's handlers (which get no request
+/// context); set with the identity (`AuthMiddleware`).
+enum RequestLanguage {
+    @TaskLocal static var current: Language = .english
+
+    static var localizer: Localizer { Localizer(current) }
+}
