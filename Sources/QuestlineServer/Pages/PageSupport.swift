@@ -96,9 +96,14 @@ struct HourOption: Equatable {
     let label: String
     let selected: Bool
 
-    /// The 24 hours of a day, `selected` marked.
-    static func day(selecting selected: Int) -> [HourOption] {
-        (0..<24).map { HourOption(value: $0, label: String(format: "%02d:00", $0), selected: $0 == selected) }
+    /// The 24 hours of a day, `selected` marked, each as the reader's locale writes the time.
+    static func day(selecting selected: Int, localizer l: Localizer = RequestLanguage.localizer) -> [HourOption] {
+        let midnight = LocalDay(dayNumber: 0).start(in: .gmt)
+        return (0..<24).map {
+            HourOption(
+                value: $0, label: l.render(.time(midnight.addingTimeInterval(Double($0) * 3600), .utc)),
+                selected: $0 == selected)
+        }
     }
 }
 
@@ -108,11 +113,16 @@ struct WeekdayOption: Equatable {
     let name: String
     let checked: Bool
 
-    /// The seven days, Monday first, with `checked` marked.
-    static func week(checking checked: some Sequence<Int>) -> [WeekdayOption] {
+    /// The seven days, Monday first, with `checked` marked, named in the reader's language.
+    static func week(checking checked: some Sequence<Int>, localizer l: Localizer = RequestLanguage.localizer)
+        -> [WeekdayOption]
+    {
         let checked = Set(checked)
-        return Wording.shortWeekdays.enumerated().map {
-            WeekdayOption(value: $0.offset + 1, name: $0.element, checked: checked.contains($0.offset + 1))
+        // 5 January 2026 is a Monday.
+        let monday = LocalDay(year: 2026, month: 1, day: 5) ?? LocalDay(dayNumber: 0)
+        return (1...7).map {
+            WeekdayOption(
+                value: $0, name: l.format(monday.adding(days: $0 - 1), .weekdayShort), checked: checked.contains($0))
         }
     }
 }
