@@ -51,6 +51,9 @@ step "Formatting: swift-format (the toolchain's) with .swift-format, 120 columns
 swift format lint --strict --recursive --parallel Sources Tests Benchmarks Package.swift \
   || { echo "Run: swift format format --in-place --recursive Sources Tests Benchmarks Package.swift"; exit 1; }
 
+step "Message catalogs: every message noted, used and translated into every shipped language (scripts/l10n/catalog.py check)"
+python3 scripts/l10n/catalog.py check
+
 step "Building (debug, with tests)"
 swift build --build-tests 2>&1 | drop '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Wrapping|Write|Linking|Running|Merging|Applying|Generating)' 
 

@@ -29,17 +29,24 @@ struct WidgetPreviewCommand: ParsableCommand {
             most 14 paused days in a calendar year (the live rule).
 
             Prints one JSON object with state, streak, freezesLeft, copy, illustration, color, ctas, \
-            goalInReach and reachableStreak. Bad input exits with status 2 and a message naming the field.
+            goalInReach and reachableStreak; the copy and the buttons' labels in --language (English by \
+            default). Bad input exits with status 2 and a message naming the field.
             """)
 
     @Option(help: ArgumentHelp("The campaign file.", valueName: "CAMPAIGN.json")) var campaign: String
     @Option(help: ArgumentHelp("The reader's history file.", valueName: "HISTORY.json")) var history: String
     @Option(help: ArgumentHelp("The instant to preview.", valueName: "2026-05-10T08:30:00Z")) var now: String
     @Option(help: ArgumentHelp("The reader's IANA time zone now.", valueName: "Europe/Paris")) var timeZone: String
+    @Option(help: ArgumentHelp("The language of the copy (en, de, fr, es, pt, ru, ar, tr, zh-Hans, zh-Hant).", valueName: "en"))
+    var language: String = "en"
 
     func run() throws {
         guard let instant = try? Date(now, strategy: .iso8601) else {
             throw ValidationError("--now must be an ISO 8601 instant like 2026-05-10T08:30:00Z.")
+        }
+        guard let words = Language(language) else {
+            throw ValidationError(
+                "--language \"\(language)\" is not one Questline speaks: \(Language.shipped.map(\.code).joined(separator: ", ")).")
         }
         guard let zone = TimeZoneID(timeZone) else {
             throw ValidationError("--time-zone \"\(timeZone)\" is not an IANA time zone (e.g. Europe/Paris).")
@@ -51,9 +58,20 @@ struct WidgetPreviewCommand: ParsableCommand {
         } catch let error as DomainError {
             throw ValidationError(GameQuestionsCommand.message(error))
         }
+        print(try Self.json(model, localizer: Localizer(words)))
+    }
+
+    /// The model as JSON, its words (the copy, the buttons' labels) rendered by `l`.
+    static func json(_ model: WidgetModel, localizer l: Localizer) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: try encoder.encode(model), as: UTF8.self))
+        guard var object = try JSONSerialization.jsonObject(with: try encoder.encode(model)) as? [String: Any] else {
+            return "{}"
+        }
+        object["copy"] = ["title": l(model.copy.title), "body": l(model.copy.body)]
+        object["ctas"] = model.ctas.map { ["kind": $0.kind.rawValue, "label": l($0.label), "target": $0.target] }
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
     }
 
     private func read(_ path: String) throws -> Data {
@@ -88,7 +106,9 @@ struct ReadingFunnelCommand: AsyncParsableCommand {
         }
         await opened.shutdown()
         if json {
-            let items = steps.map { #"{"name": "\#($0.name)", "event": "\#($0.event)", "members": \#($0.members)}"# }
+            let items = steps.map {
+                #"{"name": "\#(Localizer.english($0.name))", "event": "\#($0.event)", "members": \#($0.members)}"#
+            }
             say(#"{"campaignId": "\#(campaign)", "steps": ["# + items.joined(separator: ", ") + "]}")
         } else {
             let top = max(steps.first?.members ?? 0, 1)
@@ -96,7 +116,7 @@ struct ReadingFunnelCommand: AsyncParsableCommand {
             for step in steps {
                 let share = Double(step.members) * 100 / Double(top)
                 say(
-                    "  " + step.name.padding(toLength: 20, withPad: " ", startingAt: 0)
+                    "  " + Localizer.english(step.name).padding(toLength: 20, withPad: " ", startingAt: 0)
                         + String(step.members).leftPadded(8)
                         + String(format: "%7.1f%%", share))
             }

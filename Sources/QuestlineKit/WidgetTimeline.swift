@@ -3,6 +3,7 @@ internal import OpenAPIRuntime
 public import QuestlineAPI
 internal import QuestlineClient
 public import QuestlineCore
+public import QuestlineL10n
 
 /// The reading widget's facts as last fetched, kept on disk (`widget.json`) so a widget
 /// extension draws its timeline without the network.
@@ -15,11 +16,20 @@ public struct WidgetSnapshot: Sendable, Equatable, Codable {
         self.fetchedAt = fetchedAt
     }
 
-    /// One entry of a widget's timeline: what it shows from `date` on.
+    /// One entry of a widget's timeline: what it shows from `date` on, its words in the reader's
+    /// language.
     public struct Entry: Sendable, Equatable {
         public let date: Date
         public let model: WidgetModel
+        public let title: String
+        public let body: String
+        /// The buttons' labels, in the order of `model.ctas`.
+        public let labels: [String]
     }
+
+    /// The reader's language, as the server last said it (English when it said none, or one
+    /// this build does not speak).
+    public var language: Language { basis.language.flatMap(Language.init) ?? .english }
 
     /// The widget from `now` and at each of the next `days` local midnights, computed with the
     /// core's widget rules (`ReadingWidget.model`): the state, streak and copy change with the
@@ -27,7 +37,10 @@ public struct WidgetSnapshot: Sendable, Equatable, Codable {
     /// made on this device since, e.g. waiting in the outbox), and the reader's rest days and
     /// pauses (the widget's resting and paused states). Days are the reader's local
     /// days, in the zone the server counted them in; midnights follow that zone's DST rules.
-    public func timeline(from now: Date, days: Int = 7, localReads: [Date] = []) throws(DomainError) -> [Entry] {
+    public func timeline(
+        from now: Date, days: Int = 7, localReads: [Date] = [], localizer: Localizer? = nil
+    ) throws(DomainError) -> [Entry] {
+        let l = localizer ?? Localizer(language)
         let campaign = try Campaign(basis.campaign)
         let zone = (TimeZoneID(basis.timeZone) ?? .utc).timeZone
         var status = ReaderStatus(loggedIn: basis.loggedIn)
@@ -44,8 +57,11 @@ public struct WidgetSnapshot: Sendable, Equatable, Codable {
             let start = offset == 0 ? now : day.start(in: zone)
             var facts = status
             facts.readDays.formUnion(localReads.filter { $0 <= start }.map { LocalDay($0, in: zone) })
+            let model = ReadingWidget.model(campaign: campaign, status: facts, today: day)
             entries.append(
-                Entry(date: start, model: ReadingWidget.model(campaign: campaign, status: facts, today: day)))
+                Entry(
+                    date: start, model: model, title: l(model.copy.title), body: l(model.copy.body),
+                    labels: model.ctas.map { l($0.label) }))
         }
         return entries
     }

@@ -46,8 +46,9 @@ public struct Language: Sendable, Hashable, CustomStringConvertible {
     public var description: String { code }
 
     /// The locale that formats numbers, days, times and lists (the pseudo-locales format as
-    /// English does).
-    public var locale: Locale { Locale(identifier: isPseudo ? "en" : code) }
+    /// English does). English writes days and times as the product always has, day before month
+    /// and a 24-hour clock ("14 December 2026", "21:05"): British English's formats.
+    public var locale: Locale { Locale(identifier: isPseudo || code == "en" ? "en_GB" : code) }
 
     public var isPseudo: Bool { code.hasPrefix("qps-") }
 

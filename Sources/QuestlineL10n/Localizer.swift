@@ -106,6 +106,7 @@ public struct Localizer: Sendable {
         case .short: return noon.formatted(base.weekday(.abbreviated).day())
         case .weekdayName: return noon.formatted(base.weekday(.wide))
         case .weekdayShort: return noon.formatted(base.weekday(.abbreviated))
+        case .weekdayNarrow: return noon.formatted(base.weekday(.narrow))
         }
     }
 

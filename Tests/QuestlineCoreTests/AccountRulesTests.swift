@@ -1,5 +1,6 @@
 import Foundation
 import QuestlineCore
+import QuestlineL10n
 import Testing
 
 @Suite struct AccountRulesTests {
@@ -8,10 +9,11 @@ import Testing
         for bad in [
             "", "ada", "ada@", "@example.com", "ada@example", "a b@example.com", "ada@@example.com", "ada@.com",
         ] {
-            #expect(throws: DomainError.invalid(field: "email", "Enter an e-mail address like name@example.com.")) {
+            #expect(throws: DomainError.invalid(field: "email", Message("accounts.error.emailShape"))) {
                 try AccountRules.email(bad)
             }
         }
+        #expect(Localizer.english("accounts.error.emailShape") == "Enter an e-mail address like name@example.com.")
     }
 
     /// `LoginName.key`: one key for every spelling of a login name (sign-up, lookup, lockout).
@@ -55,7 +57,8 @@ import Testing
             _ = try AccountRules.password(String(repeating: "a", count: 73))
             Issue.record("a 73-letter password was accepted")
         } catch {
-            #expect(!"\(error)".contains("bytes") && "\(error)".contains("72 letters"), "\(error)")
+            let text = Localizer.english(error.message)
+            #expect(!text.contains("bytes") && text.contains("72 letters"), "\(text)")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import QuestlineL10n
 import QuestlineTestSupport
 import Testing
 
@@ -51,10 +52,10 @@ import Testing
         let monday = try again.settingRestDays([], at: Self.instant("2026-11-09T10:00:00Z"))
         #expect(monday.restWeekdays(on: Self.day("2026-11-14")) == [6, 7])
         #expect(monday.restWeekdays(on: Self.day("2026-11-16")) == [])
-        #expect(throws: DomainError.invalid(field: "restDays", "Choose at most 2 rest days a week.")) {
+        #expect(throws: DomainError.invalid(field: "restDays", Message("reading.error.tooManyRestDays", ["count": .number(2)]))) {
             try StreakAllowances.none.settingRestDays([1, 2, 3], at: now)
         }
-        #expect(throws: DomainError.invalid(field: "restDays", "Weekdays are 1 (Monday) to 7 (Sunday).")) {
+        #expect(throws: DomainError.invalid(field: "restDays", Message("reading.error.weekdayRange"))) {
             try StreakAllowances.none.settingRestDays([0], at: now)
         }
     }
@@ -73,8 +74,7 @@ import Testing
         let now = Self.instant("2026-12-20T08:00:00Z")  // 22:00 on the 20th in Kiritimati
         #expect(
             throws: DomainError.invalid(
-                field: "start",
-                "A pause starts on a day that has not begun anywhere yet: 21 December 2026 at the earliest.")
+                field: "start", Message("reading.error.pauseTooEarly", ["day": .day(Self.day("2026-12-21"), .long)]))
         ) {
             try StreakAllowances.none.pausing(
                 from: Self.day("2026-12-20"), through: Self.day("2026-12-22"), at: now)
@@ -84,10 +84,13 @@ import Testing
             from: Self.day("2026-12-21"), through: Self.day("2027-01-03"), at: now)
         #expect(paused.pausedDays(inYear: 2026) == 11)
         #expect(paused.pausedDays(inYear: 2027) == 3)
-        #expect(throws: DomainError.invalid(field: "start", "These days are already paused.")) {
+        #expect(throws: DomainError.invalid(field: "start", Message("reading.error.alreadyPaused"))) {
             try paused.pausing(from: Self.day("2027-01-02"), through: Self.day("2027-01-05"), at: now)
         }
-        #expect(throws: DomainError.invalid(field: "end", "At most 14 paused days in 2026: 3 left.")) {
+        let full = Message(
+            "reading.error.pauseDaysPerYear", ["count": .number(14), "year": .year(2026), "left": .message(.count(3, .days))])
+        #expect(Localizer.english(full) == "At most 14 paused days in 2026: 3 days left.")
+        #expect(throws: DomainError.invalid(field: "end", full)) {
             try StreakAllowances(pauses: [.init(start: Self.day("2026-06-01"), end: Self.day("2026-06-11"))])
                 .pausing(from: Self.day("2026-12-25"), through: Self.day("2026-12-28"), at: now)
         }
@@ -101,7 +104,7 @@ import Testing
         #expect(ended.pauses == [.init(start: Self.day("2026-12-21"), end: Self.day("2026-12-23"))])
         let cancelled = try paused.endingPause(today: Self.day("2026-12-21"))
         #expect(cancelled.pauses.isEmpty)
-        #expect(throws: DomainError.conflict(field: nil, message: "There is no pause to end.")) {
+        #expect(throws: DomainError.conflict(field: nil, message: Message("reading.error.noPause"))) {
             try cancelled.endingPause(today: Self.day("2026-12-20"))
         }
     }
@@ -181,13 +184,14 @@ import Testing
         status.allowances = Self.weekendRest
         let saturday = ReadingWidget.model(campaign: campaign, status: status, today: Self.day("2026-11-07"))
         #expect(saturday.state == .restDay)
-        #expect(saturday.copy.body.contains("6-day streak") || saturday.copy.body.contains("6 days"))
+        let l = Localizer.english
+        #expect(l(saturday.copy.body).contains("6-day streak") || l(saturday.copy.body).contains("6 days"))
 
         status.allowances = StreakAllowances(
             pauses: [.init(start: Self.day("2026-11-07"), end: Self.day("2026-11-10"))])
         let paused = ReadingWidget.model(campaign: campaign, status: status, today: Self.day("2026-11-08"))
         #expect(paused.state == .paused)
-        #expect(paused.copy.title.contains("10 November 2026") || paused.copy.body.contains("10 November 2026"))
+        #expect(l(paused.copy.title).contains("10 November 2026") || l(paused.copy.body).contains("10 November 2026"))
         #expect(!paused.perfect)
 
         status.allowances = .none
@@ -196,7 +200,7 @@ import Testing
         // The campaign's freezes come first: none here (`freezes` is 0), so the 7th can be repaired.
         #expect(repair.state == .repairable)
         #expect(
-            repair.copy.title == "Read 3 today to save your 7-day streak" || repair.copy.body.contains("7 November"))
+            l(repair.copy.title) == "Read 3 today to save your 7-day streak" || l(repair.copy.body).contains("7 November"))
     }
 
     @Test func theCalendarMarksRestPausedAndRepairedDays() {

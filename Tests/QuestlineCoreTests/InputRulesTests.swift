@@ -1,5 +1,6 @@
 import Foundation
 import QuestlineCore
+import QuestlineL10n
 import Testing
 
 /// The rules every request's input meets: the text rule, the date window, paging bounds.
@@ -24,12 +25,12 @@ import Testing
         #expect(TextRule.issue("a\nb", field: "comments[2].text") == nil)
         let issue = try #require(TextRule.issue("a\nb", field: "items[3].title"))
         #expect(issue.field == "items[3].title")
-        #expect(
-            throws: DomainError.invalid(
-                field: "password", "Remove control characters (NUL, line breaks, tabs and the like).")
-        ) {
+        #expect(throws: DomainError.invalid(field: "password", Message("input.error.controlCharacters"))) {
             try AccountRules.password("abcdefgh\u{0}XYZ")
         }
+        #expect(
+            Localizer.english("input.error.controlCharacters")
+                == "Remove control characters (NUL, line breaks, tabs and the like).")
     }
 
     @Test func theDateWindowRunsFrom1900To2199() throws {
@@ -41,12 +42,17 @@ import Testing
             #expect(throws: DomainError.self) { try DateWindow.day(outside, field: "d") }
         }
         // A date field left empty (a page's date picker sends YYYY-MM-DD or nothing): "choose".
-        #expect(throws: DomainError.invalid(field: "start", "Choose a date.")) {
+        #expect(throws: DomainError.invalid(field: "start", Message("input.error.chooseDate"))) {
             try DateWindow.day("", field: "start")
         }
-        #expect(throws: DomainError.invalid(field: "endDate", "Use a date like 2026-05-01.")) {
+        let shape = Message("input.error.dateShape", ["example": .text("2026-05-01")])
+        #expect(throws: DomainError.invalid(field: "endDate", shape)) {
             try DateWindow.day("10000-01-01", field: "endDate")
         }
+        #expect(Localizer.english(shape) == "Use a date like 2026-05-01.")
+        let outside = try #require(
+            DateWindow.readingIssue(try Date("2200-01-01T00:00:00Z", strategy: .iso8601), field: "at"))
+        #expect(Localizer.english(outside.message) == "Use a date from 1900-01-01 to 2199-12-31.")
         let instant = { (text: String) in try Date(text, strategy: .iso8601) }
         #expect(DateWindow.readingIssue(try instant("2001-01-15T00:00:00Z"), field: "at") == nil)
         #expect(DateWindow.readingIssue(try instant("2001-01-14T23:59:59Z"), field: "at")?.field == "at")
@@ -58,13 +64,16 @@ import Testing
     @Test func pagingIsRefusedOutsideItsBoundsNamingEachParameter() throws {
         let page = try Paging(limit: nil, offset: nil)
         #expect(page.limit == 50 && page.offset == 0)
-        #expect(
-            throws: DomainError.invalid([
-                FieldIssue(field: "limit", message: "Use a limit from 1 to 200."),
-                FieldIssue(field: "offset", message: "Use an offset from 0 to 1000000."),
-            ])
-        ) {
-            try Paging(limit: -1, offset: Int.max)
+        do {
+            _ = try Paging(limit: -1, offset: Int.max)
+            Issue.record("a page outside its bounds was accepted")
+        } catch {
+            guard case .invalid(let issues) = error else { throw error }
+            #expect(issues.map(\.field) == ["limit", "offset"])
+            #expect(
+                issues.map { Localizer.english($0.message) } == [
+                    "Use a limit from 1 to 200.", "Use an offset from 0 to 1000000.",
+                ])
         }
         #expect(throws: DomainError.self) { try Paging(limit: 201, offset: 0) }
         #expect(try Paging(limit: 200, offset: 1_000_000).offset == 1_000_000)

@@ -55,7 +55,7 @@ import Testing
         #expect(german.render(.number(1_234_567)) == "1.234.567")
         #expect(
             Localizer(.english, catalog: catalog).render(.list([.text("Ada"), .text("Bo"), .text("Cy")]))
-                == "Ada, Bo, and Cy")
+                == "Ada, Bo and Cy")
         #expect(german.render(.list([.text("Ada"), .text("Bo")])) == "Ada und Bo")
         // Words not yet in the catalog show as written, never marked.
         #expect(Localizer(.pseudo, catalog: catalog)(.verbatim("Plain")) == "Plain")

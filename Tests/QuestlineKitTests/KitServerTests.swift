@@ -350,7 +350,7 @@ import Testing
             #expect(entries.count == 4)
             let server = try await reader.client.getReadingWidget(headers: .init()).ok.body.json
             #expect(entries[0].model.state.rawValue == server.state.rawValue)
-            #expect(entries[0].model.copy.title == server.copy.title)
+            #expect(entries[0].title == server.copy.title && entries[0].body == server.copy.body)
             #expect(entries[0].model.streak == server.streak)
             // Each later entry starts at a local midnight in the reader's zone.
             let zone = TimeZone(identifier: "America/New_York")!

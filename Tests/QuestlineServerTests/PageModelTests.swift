@@ -26,18 +26,26 @@ import Testing
             TradingCard(id: "banking", name: "Banking", image: "b.svg", rarity: .rare, price: 300, description: ""),
             TradingCard(id: "pit", name: "Pit stop", image: "p.svg", rarity: .common, price: 150, description: ""),
         ]
-        let page = StoriesShopPage(query: "", cards: cards, balance: 150, owned: ["pit": 2], notice: nil)
+        let page = StoriesShopPage(
+            query: "", cards: cards, balance: 150, owned: ["pit": 2], notice: nil, localizer: .english)
         #expect(page.cards.map(\.affordable) == [false, true])
         #expect(page.cards.map(\.short) == [150, 0])
+        #expect(page.cards.map(\.shortText) == ["150 more points needed", "0 more points needed"])
+        #expect(page.cards.map(\.buyLabel) == ["Buy Banking for 300 points", "Buy another Pit stop for 150 points"])
+        #expect(page.cards[1].confirm == "Spend 150 points on Pit stop?" && page.cards[1].rarity == "common")
+        #expect(page.balanceLine == "<strong data-balance>150</strong> points to spend")
         #expect(page.cards.map(\.owned) == [nil, 2])
         #expect(page.cards[0].image == "/content/stories/b.svg")
         #expect(!page.none)
     }
 
     @Test func theStoriesMenuMarksTheSectionOfEachPage() {
-        #expect(StoryNavItem.menu(for: "stories-shop").filter(\.current).map(\.path) == ["/stories/points"])
-        #expect(StoryNavItem.menu(for: "story-page").filter(\.current).map(\.path) == ["/stories"])
-        #expect(StoryNavItem.menu(for: "stories-help").filter(\.current).map(\.title) == ["Help"])
+        func current(_ template: String) -> [StoryNavItem] {
+            StoryNavItem.menu(for: template, localizer: .english).filter(\.current)
+        }
+        #expect(current("stories-shop").map(\.path) == ["/stories/points"])
+        #expect(current("story-page").map(\.path) == ["/stories"])
+        #expect(current("stories-help").map(\.title) == ["Help"])
     }
 
     @Test func theWeeklyReportCountsInWordsAndStopsAtToday() {
@@ -67,16 +75,29 @@ import Testing
         let preferences = NotificationPreferences(streakReminders: true, quietHours: nil)
         let refused = FormState(
             values: ["displayName": "Tom", "username": "tom"],
-            error: .invalid(field: "password", "Use at least 8 characters."))
-        let page = ProfilePage(guardian, household: record, notifications: preferences, refused: .child(refused))
+            error: .invalid(field: "password", Message("accounts.error.passwordTooShort", ["count": .number(8)])))
+        let page = ProfilePage(
+            guardian, household: record, notifications: preferences, refused: .child(refused), localizer: .english)
         #expect(!page.isChild && page.canDeleteSelf)
         #expect(page.childValues["username"] == "tom")
         #expect(page.childErrors == ["password": "Use at least 8 characters."])
         #expect(page.errors.isEmpty)
         #expect(page.household?.members.map(\.deletable) == [false, true])
         #expect(page.household?.isGuardian == true)
+        #expect(page.household?.role == "you are a guardian")
+        #expect(page.household?.members.map(\.role) == ["guardian", "child"])
+        #expect(page.nameHint == "Up to 50 characters.")
+        // The language choice: each language in its own name, the game's codes kept as values.
+        #expect(page.languages.first { $0.code == "de" }?.name == "Deutsch")
+        #expect(page.languages.first { $0.code == "zh-hant" }?.name == "中文（繁體）")
+        #expect(page.languages.first { $0.code == "zh-tw" }?.name.hasPrefix("中文") == true)
+        #expect(page.languages.map(\.code) == GameLanguage.supported)
 
-        let childsOwn = ProfilePage(child, household: record, notifications: preferences)
+        let german = ProfilePage(
+            guardian, household: record, notifications: preferences, localizer: Localizer(.init("de")!))
+        #expect(german.languages.first { $0.code == "en" }?.name == "English")
+
+        let childsOwn = ProfilePage(child, household: record, notifications: preferences, localizer: .english)
         #expect(childsOwn.isChild && !childsOwn.canDeleteSelf)
         #expect(childsOwn.household?.members.allSatisfy { !$0.deletable } == true)
         #expect(childsOwn.values["timeZone"] == "Europe/Berlin")
@@ -102,7 +123,7 @@ import Testing
     @Test func templatesReadStoredPropertiesAndOptionals() {
         let page = ErrorPage(Problem.from(DomainError.notFound("Gone.")), requestID: "r1", localizer: .english)
         #expect(PageContext.property("requestId", of: page) as? String == "r1")
-        let shop = StoriesShopPage(query: "", cards: [], balance: 0, owned: [:], notice: nil)
+        let shop = StoriesShopPage(query: "", cards: [], balance: 0, owned: [:], notice: nil, localizer: .english)
         #expect(PageContext.property("notice", of: shop) == nil)
         #expect(PageContext.property("nothing", of: shop) == nil)
         let context = PageContext(layout: ["notice": "from the layout", "title": "Shop"], page: shop)

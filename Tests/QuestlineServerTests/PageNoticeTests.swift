@@ -3,6 +3,7 @@ import HTTPTypes
 import QuestlineAPI
 import QuestlineCore
 import QuestlineFeatures
+import QuestlineL10n
 import Testing
 
 @testable import QuestlineServer
@@ -68,9 +69,9 @@ import Testing
     }
 
     @Test func anEmptySearchSaysWhatWasSearched() {
-        let pack = ReadingSearchPage(query: "zzz", articles: [], source: .pack, online: false)
+        let pack = ReadingSearchPage(query: "zzz", articles: [], source: .pack, online: false, localizer: .english)
         #expect(pack.none && pack.noneText.contains("kept offline"))
-        let wikipedia = ReadingSearchPage(query: "zzz", articles: [], source: .wikipedia, online: true)
+        let wikipedia = ReadingSearchPage(query: "zzz", articles: [], source: .wikipedia, online: true, localizer: .english)
         #expect(wikipedia.noneText.contains("Wikipedia"))
     }
 }

@@ -153,7 +153,7 @@ extension Harness {
             let cookie: HTTPFields = [.cookie: "ql_session=\(token)", .accept: "text/html"]
             let page = try await app.send(.get, "/reading/streak", headers: cookie)
             #expect(page.status == .ok)
-            #expect(page.text.contains("Rest days") && page.text.contains("14</strong> left this year"))
+            #expect(page.text.contains("Rest days") && page.text.contains("14 days left this year"))
             let saved = try await app.submit("/reading/streak/rest-days", form: "restDay=6&restDay=7", token: token)
             #expect(saved.headers[.location] == "/reading/streak?rest=1")
             let after = try await app.send(.get, "/reading/streak?rest=1", headers: cookie).text
@@ -166,7 +166,7 @@ extension Harness {
                 "/reading/streak/pause", form: "start=2026-05-05&end=2026-05-08", token: token)
             #expect(pause.headers[.location] == "/reading/streak?paused=1")
             let planned = try await app.send(.get, "/reading/streak", headers: cookie).text
-            #expect(planned.contains("Planned: <strong>5 May 2026 to 8 May 2026</strong>"))
+            #expect(planned.contains("Planned: 5 May 2026 to 8 May 2026."))
             #expect(planned.contains("Cancel this pause"))
         }
     }

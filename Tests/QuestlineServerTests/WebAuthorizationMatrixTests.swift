@@ -67,6 +67,8 @@ let webMatrix: [WebRow] = [
     get("/", web(200, 200, 200, 200, 200, 200)),
     get("/login", web(200, 200, 200, 200, 200, 200)),
     get("/signup", web(200, 200, 200, 200, 200, 200)),
+    // The visitors' language menu: keeps the choice and goes back, for anyone.
+    get("/language", web(303, 303, 303, 303, 303, 303)) { _ in "/language?set=de&next=%2Freading" },
     get("/reading", web(200, 200, 200, 200, 200, 200)),
     get("/reading/join", web(303, 303, 303, 303, 303, 303)),
     get("/reading/search", web(200, 200, 200, 200, 200, 200)) { _ in "/reading/search?q=Octopus" },

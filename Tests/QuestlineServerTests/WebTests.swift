@@ -322,6 +322,48 @@ import Testing
         }
     }
 
+    /// A visitor chooses the language in the layout's menu: `/language` keeps it in a cookie for
+    /// a year and goes back to the page (a path of this site only); a member's own language, set
+    /// on the profile, outranks it.
+    @Test func theLanguageMenuKeepsAVisitorsChoice() async throws {
+        try await Harness.run(on: [.sqlite]) { app in
+            let landing = try await app.send(.get, "/reading?uselang=fr&x=1", headers: [.accept: "text/html"])
+            #expect(landing.text.contains(#"<html lang="fr" dir="ltr">"#))
+            #expect(landing.text.contains(#"action="/language""#))
+            #expect(landing.text.contains(#"<option value="ar" lang="ar">العربية</option>"#))
+            #expect(landing.text.contains(#"<option value="fr" lang="fr" selected>Français</option>"#))
+            // Back to the same page, without `uselang` (it would outrank the choice).
+            #expect(
+                landing.text.contains(#"name="next" value="/reading?x&#61;1""#)
+                    || landing.text.contains(#"name="next" value="/reading?x=1""#))
+
+            let chosen = try await app.send(.get, "/language?set=ar&next=%2Freading", headers: [.accept: "text/html"])
+            #expect(chosen.status == .seeOther && chosen.headers[.location] == "/reading")
+            let cookie = try #require(chosen.headers[values: .setCookie].first { $0.hasPrefix("ql_lang=ar") })
+            #expect(cookie.contains("Max-Age=31536000") && cookie.contains("Path=/"))
+            let arabic = try await app.send(.get, "/reading", headers: [.cookie: "ql_lang=ar", .accept: "text/html"])
+            #expect(arabic.text.contains(#"<html lang="ar" dir="rtl">"#))
+
+            for unsafe in ["//evil.example/x", "https%3A%2F%2Fevil.example", "%2F%5Cevil.example", "reading"] {
+                let away = try await app.send(.get, "/language?set=de&next=\(unsafe)", headers: [:])
+                #expect(away.headers[.location] == "/", "\(unsafe)")
+            }
+            let unknown = try await app.send(.get, "/language?set=xx&next=%2Flogin", headers: [:])
+            #expect(unknown.headers[.location] == "/login" && unknown.headers[values: .setCookie].isEmpty)
+
+            // A member's language (the profile's) wins over the visitor's cookie; members get no menu.
+            let (token, _) = try await app.signUp("ada@example.com")
+            let cookies = "ql_session=\(token); ql_lang=ar"
+            _ = try await app.send(
+                .post, "/profile", headers: [.cookie: cookies, .contentType: "application/x-www-form-urlencoded"],
+                bodyText: "displayName=Ada&timeZone=UTC&language=de")
+            let profile = try await app.send(.get, "/profile", headers: [.cookie: cookies, .accept: "text/html"])
+            #expect(profile.text.contains(#"<html lang="de" dir="ltr">"#))
+            #expect(!profile.text.contains(#"action="/language""#))
+            #expect(profile.text.contains(#"<option value="de" lang="de" selected>Deutsch</option>"#))
+        }
+    }
+
     @Test func unknownPagesAreReadableForBrowsers() async throws {
         try await Harness.run { app in
             let page = try await app.send(.get, "/nowhere", headers: [.accept: "text/html"])

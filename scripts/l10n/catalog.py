@@ -85,9 +85,46 @@ def placeholders(text):
     return sorted({name for t in texts for name in PLACEHOLDER.findall(t)})
 
 
+SOURCES = os.path.join(ROOT, "Sources")
+SWIFT_KEY = re.compile(r'"([a-z][A-Za-z0-9]*(?:\.[A-Za-z0-9]+)+)"')
+# A key where a message is made: `Message("…"`, `l("…"`, `localizer("…"`, `.message("…"`.
+SWIFT_CALL = re.compile(r'(?:Message|\bl|localizer|Localizer\.english)\(\s*"([a-z][A-Za-z0-9]*(?:\.[A-Za-z0-9]+)+)"')
+DYNAMIC = re.compile(r'"([a-z][A-Za-z0-9]*(?:\.[A-Za-z0-9]+)*\.)\\\(')
+TEMPLATE_KEY = re.compile(r"\{\{#t\}\}\s*([A-Za-z0-9.]+)\s*\{\{/t\}\}")
+
+
+def used_keys():
+    """The keys the code names: literals in Swift (`Message("leagues.error.codeShape")`), `{{#t}}key{{/t}}`
+    in templates, and the families built at run time (`"reading.widget.\\(name).title"`: every key
+    under `reading.widget.`)."""
+    literal, called, prefixes = set(), set(), set()
+    for folder, _, names in os.walk(SOURCES):
+        for name in names:
+            if not (name.endswith(".swift") or name.endswith(".mustache")):
+                continue
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                text = f.read()
+            if name.endswith(".swift"):
+                literal.update(SWIFT_KEY.findall(text))
+                called.update(SWIFT_CALL.findall(text))
+                prefixes.update(DYNAMIC.findall(text))
+            else:
+                keys = TEMPLATE_KEY.findall(text)
+                literal.update(keys)
+                called.update(keys)
+    return literal, called, prefixes
+
+
 def check():
     english = load("en")["strings"]
     problems = []
+    literal, called, prefixes = used_keys()
+    for key in sorted(called):
+        if key not in english and not any(key.startswith(p) for p in prefixes):
+            problems.append(f"en: {key} is named in the code but has no message")
+    for key in sorted(english):
+        if key not in literal and not any(key.startswith(p) for p in prefixes):
+            problems.append(f"en: {key} is not used in the code")
     for key, entry in english.items():
         if not entry.get("comment", "").strip():
             problems.append(f"en: {key} has no note for translators")

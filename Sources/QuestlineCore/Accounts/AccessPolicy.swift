@@ -59,13 +59,8 @@ public enum Action: Sendable, Hashable {
 public enum ChildAction: String, Sendable, Hashable {
     case redeemPoints, askForTime, reportDeviceApps
 
-    var refusal: String {
-        switch self {
-        case .redeemPoints: return "Only the child redeems their own points."
-        case .askForTime: return "Only the child asks for more time."
-        case .reportDeviceApps: return "Only the child's device reports its apps."
-        }
-    }
+    /// Why a guardian is refused it (`accounts.error.childOnly.redeemPoints`, …).
+    var refusal: Message { Message("accounts.error.childOnly.\(rawValue)") }
 }
 
 /// The one place where access is decided. Every handler asks here.
@@ -79,32 +74,34 @@ public enum AccessPolicy {
         switch action {
         case .readMember(let target):
             if target.memberID == actor.memberID { return }
-            guard sameHousehold(actor, target.householdID) else { throw .notFound("No such member.") }
+            guard sameHousehold(actor, target.householdID) else {
+                throw .notFound(Message("accounts.error.noSuchMember"))
+            }
         case .updateMember(let target):
             if target.memberID == actor.memberID { return }
-            guard sameHousehold(actor, target.householdID) else { throw .notFound("No such member.") }
+            guard sameHousehold(actor, target.householdID) else {
+                throw .notFound(Message("accounts.error.noSuchMember"))
+            }
             guard actor.role == .guardian, target.role == .child else {
-                throw .forbidden("Only a guardian can change another member of the household, and only a child.")
+                throw .forbidden(Message("households.error.onlyGuardianChangesChild"))
             }
         case .readHousehold(let household):
-            guard actor.householdID == household else { throw .notFound("No such household.") }
+            guard actor.householdID == household else { throw .notFound(Message("households.error.noSuchHousehold")) }
         case .manageHousehold(let household):
-            guard actor.householdID == household else { throw .notFound("No such household.") }
-            guard actor.role == .guardian else { throw .forbidden("Only a guardian can manage the household.") }
+            guard actor.householdID == household else { throw .notFound(Message("households.error.noSuchHousehold")) }
+            guard actor.role == .guardian else { throw .forbidden(Message("households.error.onlyGuardianManages")) }
         case .deleteMember(let target):
             if target.memberID == actor.memberID, target.role == .child {
-                throw .forbidden("A guardian deletes a child's account (from the household on their profile page).")
+                throw .forbidden(Message("accounts.error.childDeletesSelf"))
             }
             try check(actor, .updateMember(target))
         case .changeTimeZone(let target):
             if target.memberID == actor.memberID, target.role == .child {
-                throw .forbidden(
-                    "A guardian sets a child's time zone (it decides downtime, reward days and quest days).",
-                    field: "timeZone")
+                throw .forbidden(Message("accounts.error.childTimeZone"), field: "timeZone")
             }
             try check(actor, .updateMember(target))
         case .administer:
-            guard actor.isAdministrator else { throw .forbidden("This is for administrators.") }
+            guard actor.isAdministrator else { throw .forbidden(Message("accounts.error.administratorsOnly")) }
         case .reportUsage(let child):
             if child.memberID == actor.memberID { return }
             try check(actor, .updateMember(child))
@@ -112,7 +109,7 @@ public enum AccessPolicy {
             try check(actor, .readMember(child))
             guard child.memberID == actor.memberID else { throw .forbidden(action.refusal) }
         case .deleteComment(let author):
-            guard author == actor.memberID else { throw .forbidden("You can delete only your own comments.") }
+            guard author == actor.memberID else { throw .forbidden(Message("accounts.error.ownCommentsOnly")) }
         }
     }
 

@@ -22,7 +22,7 @@ public enum AccountRules {
         guard value.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
             !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
             value.unicodeScalars.allSatisfy({ !LoginName.isInvisible($0) })
-        else { throw .invalid(field: field, "Enter an e-mail address like name@example.com.") }
+        else { throw .invalid(field: field, Message("accounts.error.emailShape")) }
         return value
     }
 
@@ -31,7 +31,8 @@ public enum AccountRules {
         let value = LoginName.key(raw)
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789._-")
         guard (3...32).contains(value.count), value.unicodeScalars.allSatisfy({ allowed.contains($0) }) else {
-            throw .invalid(field: field, "Use 3 to 32 letters, digits, dots, dashes or underscores.")
+            throw .invalid(
+                field: field, Message("accounts.error.usernameShape", ["min": .number(3), "max": .number(32)]))
         }
         return value
     }
@@ -41,21 +42,21 @@ public enum AccountRules {
     public static func password(_ raw: String, field: String = "password") throws(DomainError) -> String {
         try TextRule.check(raw, field: field, multiline: false)
         guard raw.count >= passwordMinLength else {
-            throw .invalid(field: field, "Use at least \(passwordMinLength) characters.")
+            throw .invalid(
+                field: field, Message("accounts.error.passwordTooShort", ["count": .number(passwordMinLength)]))
         }
         guard raw.utf8.count <= passwordMaxBytes else {
             throw .invalid(
-                field: field,
-                "This password is too long: use at most \(passwordMaxBytes) letters (fewer with accents or emoji).")
+                field: field, Message("accounts.error.passwordTooLong", ["count": .number(passwordMaxBytes)]))
         }
         return raw
     }
 
     public static func displayName(_ raw: String, field: String = "displayName") throws(DomainError) -> String {
         let value = raw.trimmed()
-        guard !value.isEmpty else { throw .invalid(field: field, "Enter a name.") }
+        guard !value.isEmpty else { throw .invalid(field: field, Message("accounts.error.nameMissing")) }
         guard value.count <= displayNameMaxLength else {
-            throw .invalid(field: field, "Use at most \(displayNameMaxLength) characters.")
+            throw .invalid(field: field, Message("input.error.tooLong", ["count": .number(displayNameMaxLength)]))
         }
         try TextRule.check(value, field: field, multiline: false)
         return value
@@ -63,16 +64,16 @@ public enum AccountRules {
 
     public static func householdName(_ raw: String, field: String = "name") throws(DomainError) -> String {
         let value = raw.trimmed()
-        guard !value.isEmpty else { throw .invalid(field: field, "Enter a name.") }
+        guard !value.isEmpty else { throw .invalid(field: field, Message("accounts.error.nameMissing")) }
         guard value.count <= householdNameMaxLength else {
-            throw .invalid(field: field, "Use at most \(householdNameMaxLength) characters.")
+            throw .invalid(field: field, Message("input.error.tooLong", ["count": .number(householdNameMaxLength)]))
         }
         return value
     }
 
     public static func timeZone(_ raw: String, field: String = "timeZone") throws(DomainError) -> TimeZoneID {
         guard let zone = TimeZoneID(raw.trimmed(newlines: false)) else {
-            throw .invalid(field: field, "Use an IANA time zone name such as Europe/Berlin or America/New_York.")
+            throw .invalid(field: field, Message("accounts.error.timeZone"))
         }
         return zone
     }

@@ -16,7 +16,7 @@ public struct Identifier<Tag>: Hashable, Sendable, Codable, CustomStringConverti
     /// Parses an id from a request (a path parameter such as `childId`), or refuses it naming
     /// the parameter: the one path-id parser.
     public static func parse(_ text: some StringProtocol, field: String) throws(DomainError) -> Identifier {
-        guard let id = Identifier(text) else { throw .invalid(field: field, "Expected an id (a UUID).") }
+        guard let id = Identifier(text) else { throw .invalid(field: field, Message("input.error.id")) }
         return id
     }
 

@@ -186,7 +186,7 @@ public enum WikiLanguage {
             !code.isEmpty && code.count <= 16
             && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
         guard shapeOK, special.contains(code) || iso.contains(primary) else {
-            throw .invalid(field: field, "\"\(raw)\" is not a Wikipedia language code (en, de, zh-hant, simple, ...).")
+            throw .invalid(field: field, Message("activity.error.wikiLanguage", ["code": .text(raw)]))
         }
         return code
     }

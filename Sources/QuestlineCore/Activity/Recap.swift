@@ -41,18 +41,13 @@ public enum RecapPeriod: Hashable, Sendable {
         }
     }
 
-    /// "November 2026", "2026".
-    public var title: String {
+    /// "November 2026", "2026", in the reader's language.
+    public var title: Message {
         switch self {
-        case .year(let year): String(year)
-        case .month(let year, let month): "\(Self.monthNames[month - 1]) \(year)"
+        case .year(let year): Message("recap.period.year", ["year": .year(year)])
+        case .month: Message("recap.period.month", ["month": .day(first, .month)])
         }
     }
-
-    static let monthNames = [
-        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
-        "December",
-    ]
 
     /// Over: the member's today is after its last day.
     public func isClosed(today: LocalDay) -> Bool { today > last }
@@ -64,10 +59,10 @@ public enum RecapPeriod: Hashable, Sendable {
     public static func validated(_ text: String?, today: LocalDay) throws(DomainError) -> RecapPeriod {
         guard let text, !text.isEmpty else { return month(of: today) }
         guard let period = RecapPeriod(text), period.first.year >= 2001 else {
-            throw .invalid(field: "period", "Give a month as YYYY-MM or a year as YYYY, for example 2026-11 or 2026.")
+            throw .invalid(field: "period", Message("recap.error.periodShape"))
         }
         guard period.first <= today else {
-            throw .invalid(field: "period", "\(period.title) has not begun yet.")
+            throw .invalid(field: "period", Message("recap.error.notBegun", ["period": .message(period.title)]))
         }
         return period
     }
@@ -106,11 +101,11 @@ public struct Recap: Sendable, Equatable {
         }
     }
 
-    /// One slide of the web page and the picture.
+    /// One slide of the web page and the picture, in words of the reader's language.
     public struct Slide: Sendable, Equatable {
-        public let title: String
-        public let figure: String
-        public let caption: String
+        public let title: Message
+        public let figure: Message
+        public let caption: Message
     }
 
     /// The members compared for the percentile: how many read less than this member, of how many.
@@ -214,52 +209,77 @@ public struct Recap: Sendable, Equatable {
     /// one slide saying so).
     public var slides: [Slide] {
         var slides: [Slide] = []
-        let span = closed ? "in \(period.title)" : "in \(period.title) so far"
+        let span = Message.Argument.message(period.title)
         if readingSeconds > 0 || articles > 0 {
+            var arguments: [String: Message.Argument] = [
+                "articles": .message(.count(articles, .articles)), "period": span,
+            ]
+            let key: String
+            if let percentile {
+                arguments["percent"] = .percent(percentile)
+                key = closed ? "recap.slide.read.captionPercentile" : "recap.slide.read.captionSoFarPercentile"
+            } else {
+                key = closed ? "recap.slide.read.caption" : "recap.slide.read.captionSoFar"
+            }
             slides.append(
                 Slide(
-                    title: "You read", figure: Wording.readingTime(seconds: readingSeconds),
-                    caption: "\(Wording.count(articles, "article")) \(span)"
-                        + (percentile.map { ", more than \($0)% of readers" } ?? "")))
+                    title: Message("recap.slide.read.title"), figure: .readingTime(seconds: readingSeconds),
+                    caption: Message(key, arguments)))
         }
         if let top = topArticles.first {
             slides.append(
                 Slide(
-                    title: "Your top article", figure: top.title,
+                    title: Message("recap.slide.topArticle.title"), figure: .plain(top.title),
                     caption: top.minutes > 0
-                        ? "\(Wording.count(top.minutes, "minute")) over \(Wording.count(top.opens, "visit"))"
-                        : "opened \(Wording.count(top.opens, "time"))"))
+                        ? Message(
+                            "recap.slide.topArticle.caption",
+                            [
+                                "minutes": .message(.count(top.minutes, .minutes)),
+                                "visits": .message(.count(top.opens, .visits)),
+                            ])
+                        : Message("recap.slide.topArticle.captionOpened", ["count": .number(top.opens)])))
         }
         if bestStreak > 0 {
             slides.append(
                 Slide(
-                    title: "Your best streak", figure: Wording.count(bestStreak, "day"), caption: "of reading in a row")
-            )
+                    title: Message("recap.slide.streak.title"), figure: .count(bestStreak, .days),
+                    caption: Message("recap.slide.streak.caption")))
         }
         if saved > 0 {
-            slides.append(Slide(title: "You saved", figure: Wording.count(saved, "article"), caption: "to read later"))
+            slides.append(
+                Slide(
+                    title: Message("recap.slide.saved.title"), figure: .count(saved, .articles),
+                    caption: Message("recap.slide.saved.caption")))
         }
         if gamesPlayed > 0 {
             slides.append(
                 Slide(
-                    title: "Which came first?", figure: Wording.count(gamesPlayed, "game"),
-                    caption: "\(accuracy ?? 0)% right, best run \(Wording.count(bestGameRun, "day"))"))
+                    title: Message("recap.slide.games.title"), figure: .count(gamesPlayed, .games),
+                    caption: Message(
+                        "recap.slide.games.caption",
+                        ["accuracy": .percent(accuracy ?? 0), "run": .message(.count(bestGameRun, .days))])))
         }
         if let child, child.learningMinutes > 0 || child.questsCompleted > 0 || child.pointsEarned > 0 {
             slides.append(
                 Slide(
-                    title: "You learned", figure: Wording.count(child.learningMinutes, "minute"),
-                    caption: child.topApp.map { "most of it with \($0)" } ?? "with your learning apps"))
+                    title: Message("recap.slide.learned.title"), figure: .count(child.learningMinutes, .minutes),
+                    caption: child.topApp.map { Message("recap.slide.learned.captionApp", ["app": .text($0)]) }
+                        ?? Message("recap.slide.learned.caption")))
             slides.append(
                 Slide(
-                    title: "Quests completed", figure: String(child.questsCompleted),
-                    caption: "\(Wording.count(child.pointsEarned, "point")) earned, \(child.pointsSpent) spent"))
+                    title: Message("recap.slide.quests.title"),
+                    figure: Message("recap.slide.number", ["number": .number(child.questsCompleted)]),
+                    caption: Message(
+                        "recap.slide.quests.caption",
+                        ["earned": .message(.count(child.pointsEarned, .points)), "spent": .number(child.pointsSpent)]))
+            )
         }
         if slides.isEmpty {
             slides.append(
                 Slide(
-                    title: period.title, figure: "A fresh start",
-                    caption: "Nothing read or played in \(period.title)\(closed ? "." : " yet.")"))
+                    title: period.title, figure: Message("recap.slide.empty.figure"),
+                    caption: Message(
+                        closed ? "recap.slide.empty.caption" : "recap.slide.empty.captionSoFar", ["period": span])))
         }
         return slides
     }

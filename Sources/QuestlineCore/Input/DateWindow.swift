@@ -27,8 +27,8 @@ public enum DateWindow {
     {
         guard let day = LocalDay(iso: raw) else {
             // A date field in a page always sends YYYY-MM-DD or nothing: nothing is "choose".
-            guard !raw.isEmpty else { throw .invalid(field: field, "Choose a date.") }
-            throw .invalid(field: field, "Use a date like \(example).")
+            guard !raw.isEmpty else { throw .invalid(field: field, Message("input.error.chooseDate")) }
+            throw .invalid(field: field, Message("input.error.dateShape", ["example": .text(example)]))
         }
         guard days.contains(day) else { throw .invalid(field: field, outside) }
         return day
@@ -38,10 +38,13 @@ public enum DateWindow {
     /// launch on (the future is each feature's own rule, with its allowed clock skew).
     public static func readingIssue(_ instant: Date, field: String) -> FieldIssue? {
         if instant < Date(timeIntervalSince1970: Double(wikipediaLaunch.dayNumber) * 86_400) {
-            return FieldIssue(field: field, message: "This is before Wikipedia began (2001-01-15).")
+            return FieldIssue(
+                field: field, message: Message("input.error.beforeWikipedia", ["date": .text(wikipediaLaunch.iso)]))
         }
         return instants.contains(instant) ? nil : FieldIssue(field: field, message: outside)
     }
 
-    static let outside = "Use a date from 1900-01-01 to 2199-12-31."
+    static var outside: Message {
+        Message("input.error.dateOutside", ["first": .text(firstDay.iso), "last": .text(lastDay.iso)])
+    }
 }

@@ -13,10 +13,10 @@ public struct Paging: Hashable, Sendable {
         let limit = limit ?? defaultLimit
         let offset = offset ?? 0
         if !(1...Self.maxLimit).contains(limit) {
-            validation.add(field: "limit", "Use a limit from 1 to \(Self.maxLimit).")
+            validation.add(field: "limit", Message("input.error.limit", ["max": .text(String(Self.maxLimit))]))
         }
         if !(0...Self.maxOffset).contains(offset) {
-            validation.add(field: "offset", "Use an offset from 0 to \(Self.maxOffset).")
+            validation.add(field: "offset", Message("input.error.offset", ["max": .text(String(Self.maxOffset))]))
         }
         try validation.finish()
         self.limit = limit

@@ -30,9 +30,7 @@ public enum TextRule {
         guard text.unicodeScalars.contains(where: { !allows($0, multiline: lines) }) else { return nil }
         return FieldIssue(
             field: field,
-            message: lines
-                ? "Remove control characters (NUL and the like; tabs and line breaks are fine here)."
-                : "Remove control characters (NUL, line breaks, tabs and the like).")
+            message: Message(lines ? "input.error.controlCharactersMultiline" : "input.error.controlCharacters"))
     }
 
     /// Throws `.invalid` naming the field when the text breaks the rule.

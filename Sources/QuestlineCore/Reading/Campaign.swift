@@ -64,35 +64,35 @@ public struct Campaign: Codable, Sendable, Equatable {
         if id.isEmpty || id.count > 64
             || !id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         {
-            issues.append(FieldIssue(field: "id", message: "Use 1 to 64 letters, digits, dashes or underscores."))
+            issues.append(FieldIssue(field: "id", message: Message("reading.error.campaignId", ["max": .number(64)])))
         }
         if endDay < startDay {
-            issues.append(FieldIssue(field: "endDay", message: "The end day is before the start day."))
+            issues.append(FieldIssue(field: "endDay", message: Message("reading.error.endBeforeStart")))
         }
         if goalDays < 1 || goalDays > startDay.days(until: endDay) + 1 {
             issues.append(
                 FieldIssue(
                     field: "goalDays",
-                    message:
-                        "The goal must be between 1 and the \(startDay.days(until: endDay) + 1) days of the challenge.")
+                    message: Message(
+                        "reading.error.goalDays", ["count": .number(startDay.days(until: endDay) + 1)]))
             )
         }
         if claimUntilDay < endDay {
             issues.append(
-                FieldIssue(field: "claimUntilDay", message: "Claiming must stay open at least until the end day."))
+                FieldIssue(field: "claimUntilDay", message: Message("reading.error.claimBeforeEnd")))
         }
         if removeAfterDay < claimUntilDay {
-            issues.append(FieldIssue(field: "removeAfterDay", message: "The widget cannot go before claiming closes."))
+            issues.append(FieldIssue(field: "removeAfterDay", message: Message("reading.error.removeBeforeClaim")))
         }
-        if freezes < 0 || freezes > 10 { issues.append(FieldIssue(field: "freezes", message: "Use 0 to 10 freezes.")) }
+        if freezes < 0 || freezes > 10 { issues.append(FieldIssue(field: "freezes", message: Message("reading.error.freezes", ["max": .number(10)]))) }
         if freezeEveryDays != 0, !(2...60).contains(freezeEveryDays) {
             issues.append(
                 FieldIssue(
-                    field: "freezeEveryDays", message: "Earn a freeze every 2 to 60 days read in a row, or 0 for never."
-                ))
+                    field: "freezeEveryDays",
+                    message: Message("reading.error.freezeEveryDays", ["min": .number(2), "max": .number(60)])))
         }
         if !(1...10).contains(maxFreezesHeld) {
-            issues.append(FieldIssue(field: "maxFreezesHeld", message: "Let a member hold 1 to 10 earned freezes."))
+            issues.append(FieldIssue(field: "maxFreezesHeld", message: Message("reading.error.maxFreezesHeld", ["max": .number(10)])))
         }
         if !issues.isEmpty { throw .invalid(issues) }
     }
@@ -103,7 +103,7 @@ public struct Campaign: Codable, Sendable, Equatable {
         do { campaign = try JSONDecoder().decode(Campaign.self, from: data) } catch let error as DecodingError {
             throw .invalid(field: "campaign", OnThisDayFeed.describe(error))
         } catch {
-            throw .invalid(field: "campaign", "The campaign could not be read.")
+            throw .invalid(field: "campaign", Message("reading.error.campaignUnreadable"))
         }
         try campaign.validate()
         return campaign

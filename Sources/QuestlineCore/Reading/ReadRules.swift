@@ -67,33 +67,33 @@ public enum ReadRules {
         let latestDay = readerZone.map { LocalDay(now, in: $0.timeZone).adding(days: 1) }
         for (index, input) in inputs.enumerated() {
             let prefix = fieldPrefix(index)
-            func issue(_ field: String, _ message: String) {
+            func issue(_ field: String, _ message: Message) {
                 issues.append(FieldIssue(field: prefix + field, message: message))
             }
             let eventID = input.eventId.trimmed(newlines: false)
             if eventID.isEmpty || eventID.count > 64 {
-                issue("eventId", "Use 1 to 64 characters, unique per read.")
+                issue("eventId", Message("reading.error.eventId", ["min": .number(1), "max": .number(64)]))
             } else if eventID.containsControlCharacter {
-                issue("eventId", "Remove control characters.")
+                issue("eventId", Message("reading.error.controlCharacters"))
             }
             let article = input.articleId.trimmed(newlines: false)
             if article.isEmpty || article.count > 300 {
-                issue("articleId", "Give the article's id (1 to 300 characters).")
+                issue("articleId", Message("reading.error.articleId", ["min": .number(1), "max": .number(300)]))
             } else if article.containsControlCharacter {
-                issue("articleId", "Remove control characters.")
+                issue("articleId", Message("reading.error.controlCharacters"))
             }
             let title = input.title.trimmed()
             if title.isEmpty || title.count > 300 {
-                issue("title", "Give the article's title (1 to 300 characters).")
+                issue("title", Message("reading.error.articleTitle", ["min": .number(1), "max": .number(300)]))
             } else if title.containsControlCharacter {
-                issue("title", "Remove control characters (line breaks, tabs, NUL).")
+                issue("title", Message("reading.error.titleControlCharacters"))
             }
             var language = input.language.lowercased()
             do { language = try WikiLanguage.validate(input.language, field: prefix + "language") } catch {
                 if case .invalid(let found) = error { issues += found }
             }
             if input.at.timeIntervalSince(now) > ReadingHistory.allowedClockSkew {
-                issue("at", "This read is in the future; check the device clock.")
+                issue("at", Message("reading.error.readInFuture"))
             } else if let found = DateWindow.readingIssue(input.at, field: prefix + "at") {
                 issues.append(found)
             }
@@ -101,17 +101,15 @@ public enum ReadRules {
                 !(thumbnail.hasPrefix("https://") || thumbnail.hasPrefix("http://")) || thumbnail.count > 2000
                     || thumbnail.containsControlCharacter
             {
-                issue("thumbnailUrl", "Use an http(s) URL.")
+                issue("thumbnailUrl", Message("reading.error.thumbnailUrl"))
             }
             guard let zone = TimeZoneID(input.timeZone) else {
-                issue("timeZone", "Use an IANA time zone name such as Europe/Berlin.")
+                issue("timeZone", Message("reading.error.timeZone", ["example": .text("Europe/Berlin")]))
                 continue
             }
             let localDay = LocalDay(input.at, in: zone.timeZone)
             if let latestDay, localDay > latestDay {
-                issue(
-                    "timeZone",
-                    "This time zone puts the read on \(localDay.iso), ahead of your day; check the device's time zone.")
+                issue("timeZone", Message("reading.error.zoneAhead", ["day": .day(localDay, .long)]))
                 continue
             }
             reads.append(

@@ -62,17 +62,20 @@ public struct ReadingHistory: Sendable, Equatable {
         let object: [String: Any]
         do {
             guard let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                throw DomainError.invalid(field: "history", "The history is a JSON object.")
+                throw DomainError.invalid(field: "history", Message("reading.error.history.notObject"))
             }
             object = parsed
         } catch let error as DomainError {
             throw error
         } catch {
-            throw .invalid(field: "history", "The history is not JSON.")
+            throw .invalid(field: "history", Message("reading.error.history.notJSON"))
         }
         for key in object.keys.sorted() where !keys.contains(key) {
             throw .invalid(
-                field: key, "Unknown key \"\(key)\": a history takes \(keys.joined(separator: ", ")).")
+                field: key,
+                Message(
+                    "reading.error.history.unknownKey",
+                    ["key": .text(key), "keys": .list(keys.map { .text($0) })]))
         }
         var history = ReadingHistory()
         var v = FieldValidation()
@@ -80,7 +83,7 @@ public struct ReadingHistory: Sendable, Equatable {
             guard let value, !(value is NSNull) else { return nil }
             return v.check { () throws(DomainError) in
                 guard let text = value as? String, let date = try? Date(text, strategy: .iso8601) else {
-                    throw .invalid(field: field, "Use an instant like 2026-05-10T08:30:00Z.")
+                    throw .invalid(field: field, Message("reading.error.history.instant", ["example": .text("2026-05-10T08:30:00Z")]))
                 }
                 return date
             }
@@ -88,14 +91,16 @@ public struct ReadingHistory: Sendable, Equatable {
         func day(_ value: Any?, _ field: String) -> LocalDay? {
             guard let value, !(value is NSNull) else { return nil }
             return v.check { () throws(DomainError) in
-                guard let text = value as? String else { throw .invalid(field: field, "Use a day like 2026-05-08.") }
+                guard let text = value as? String else {
+                    throw .invalid(field: field, Message("reading.error.history.day", ["example": .text("2026-05-08")]))
+                }
                 return try DateWindow.day(Substring(text), field: field, example: "2026-05-08")
             }
         }
         func flag(_ value: Any?, _ field: String, default fallback: Bool) -> Bool {
             guard let value, !(value is NSNull) else { return fallback }
             guard let bool = value as? Bool else {
-                v.add(field: field, "Use true or false.")
+                v.add(field: field, Message("reading.error.history.flag"))
                 return fallback
             }
             return bool
@@ -103,14 +108,16 @@ public struct ReadingHistory: Sendable, Equatable {
         func objects(_ value: Any?, _ field: String, keys allowed: [String]) -> [[String: Any]] {
             guard let value, !(value is NSNull) else { return [] }
             guard let list = value as? [[String: Any]] else {
-                v.add(field: field, "Use a list of objects.")
+                v.add(field: field, Message("reading.error.history.objects"))
                 return []
             }
             for (index, item) in list.enumerated() {
                 for key in item.keys.sorted() where !allowed.contains(key) {
                     v.add(
                         field: "\(field)[\(index)].\(key)",
-                        "Unknown key \"\(key)\": use \(allowed.joined(separator: " and ")).")
+                        Message(
+                            "reading.error.history.unknownKey",
+                            ["key": .text(key), "keys": .list(allowed.map { .text($0) })]))
                 }
             }
             return list
@@ -122,7 +129,7 @@ public struct ReadingHistory: Sendable, Equatable {
         for (index, read) in objects(object["reads"], "reads", keys: ["at", "timeZone"]).enumerated() {
             let at = instant(read["at"], "reads[\(index)].at")
             guard let zone = read["timeZone"] as? String else {
-                v.add(field: "reads[\(index)].timeZone", "Give the reader's IANA time zone at the read.")
+                v.add(field: "reads[\(index)].timeZone", Message("reading.error.history.readZone"))
                 continue
             }
             if let at { history.reads.append(ReadEvent(at: at, timeZone: zone)) }
@@ -131,7 +138,7 @@ public struct ReadingHistory: Sendable, Equatable {
             if let weekdays = rest as? [Int] {
                 history.restDays = weekdays
             } else {
-                v.add(field: "restDays", "Give weekdays as numbers, 1 (Monday) to 7.")
+                v.add(field: "restDays", Message("reading.error.weekdays"))
             }
         }
         for (index, pause) in objects(object["pauses"], "pauses", keys: ["start", "end"]).enumerated() {
@@ -150,11 +157,11 @@ public struct ReadingHistory: Sendable, Equatable {
         var v = FieldValidation()
         for (index, read) in reads.enumerated() {
             guard read.at.timeIntervalSince(now) <= Self.allowedClockSkew else {
-                v.add(field: "reads[\(index)].at", "This read is in the future of the preview's now.")
+                v.add(field: "reads[\(index)].at", Message("reading.error.history.readAfterNow"))
                 continue
             }
             do { perDay[try read.localDay(), default: 0] += 1 } catch {
-                v.add(field: "reads[\(index)].timeZone", "\"\(read.timeZone)\" is not an IANA time zone.")
+                v.add(field: "reads[\(index)].timeZone", Message("reading.error.history.unknownZone", ["zone": .text(read.timeZone)]))
             }
         }
         var allowances = StreakAllowances.none

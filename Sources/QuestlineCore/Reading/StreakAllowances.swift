@@ -108,11 +108,11 @@ public struct StreakAllowances: Sendable, Equatable, Codable {
     /// Rest weekdays as chosen: 1 (Monday) to 7 (Sunday), at most two; sorted, without repeats.
     public static func validatedRestDays(_ weekdays: [Int], field: String = "restDays") throws(DomainError) -> [Int] {
         guard weekdays.allSatisfy({ (1...7).contains($0) }) else {
-            throw .invalid(field: field, "Weekdays are 1 (Monday) to 7 (Sunday).")
+            throw .invalid(field: field, Message("reading.error.weekdayRange"))
         }
         let chosen = Array(Set(weekdays)).sorted()
         guard chosen.count <= Self.maxRestDays else {
-            throw .invalid(field: field, "Choose at most \(Self.maxRestDays) rest days a week.")
+            throw .invalid(field: field, Message("reading.error.tooManyRestDays", ["count": .number(Self.maxRestDays)]))
         }
         return chosen
     }
@@ -127,7 +127,7 @@ public struct StreakAllowances: Sendable, Equatable, Codable {
         guard start >= earliest else {
             throw .invalid(
                 field: "start",
-                "A pause starts on a day that has not begun anywhere yet: \(Wording.date(earliest)) at the earliest.")
+                Message("reading.error.pauseTooEarly", ["day": .day(earliest, .long)]))
         }
         return try adding(start: start, end: end)
     }
@@ -138,18 +138,23 @@ public struct StreakAllowances: Sendable, Equatable, Codable {
     /// the fields a refusal names (`pauses[0].`).
     public func adding(start: LocalDay, end: LocalDay, field: String = "") throws(DomainError) -> StreakAllowances {
         guard end >= start else {
-            throw .invalid(field: field + "end", "The pause must end on or after its first day.")
+            throw .invalid(field: field + "end", Message("reading.error.pauseEndsBeforeStart"))
         }
         let pause = Pause(start: start, end: end)
         guard !pauses.contains(where: { $0.start <= end && start <= $0.end }) else {
-            throw .invalid(field: field + "start", "These days are already paused.")
+            throw .invalid(field: field + "start", Message("reading.error.alreadyPaused"))
         }
         let widened = StreakAllowances(restDays: restDays, pauses: pauses + [pause])
         for year in start.year...end.year where widened.pausedDays(inYear: year) > Self.maxPauseDaysPerYear {
             let left = Self.maxPauseDaysPerYear - pausedDays(inYear: year)
             throw .invalid(
                 field: field + "end",
-                "At most \(Self.maxPauseDaysPerYear) paused days in \(year): \(max(left, 0)) left.")
+                Message(
+                    "reading.error.pauseDaysPerYear",
+                    [
+                        "count": .number(Self.maxPauseDaysPerYear), "year": .year(year),
+                        "left": .message(.count(max(left, 0), .days)),
+                    ]))
         }
         return widened
     }
@@ -158,7 +163,7 @@ public struct StreakAllowances: Sendable, Equatable, Codable {
     /// still to come; the pauses before stay.
     public func endingPause(today: LocalDay) throws(DomainError) -> StreakAllowances {
         guard let index = pauses.firstIndex(where: { $0.end >= today }) else {
-            throw .conflict(field: nil, message: "There is no pause to end.")
+            throw .conflict(field: nil, message: Message("reading.error.noPause"))
         }
         var kept = pauses
         let pause = kept.remove(at: index)

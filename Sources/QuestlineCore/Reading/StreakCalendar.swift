@@ -97,13 +97,4 @@ public struct StreakCalendar: Sendable, Equatable {
         pausedCount = counts[.paused] ?? 0
         repairedCount = counts[.repaired] ?? 0
     }
-
-    /// "May 2026".
-    public var title: String {
-        let names = [
-            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-            "November", "December",
-        ]
-        return "\(names[month.month - 1]) \(month.year)"
-    }
 }

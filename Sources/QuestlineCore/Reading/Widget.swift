@@ -56,9 +56,16 @@ public struct ReaderStatus: Sendable, Equatable {
 public struct WidgetCTA: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable { case join, login, search, random, claim, share }
     public let kind: Kind
-    public let label: String
+    /// The button's words (`reading.widget.cta.<kind>`).
+    public let label: Message
     /// Where it leads in the web app (the API operation is named in the contract).
     public let target: String
+
+    init(_ kind: Kind, target: String) {
+        self.kind = kind
+        self.label = Message("reading.widget.cta.\(kind.rawValue)")
+        self.target = target
+    }
 }
 
 public struct WidgetColor: Codable, Sendable, Equatable {
@@ -67,9 +74,11 @@ public struct WidgetColor: Codable, Sendable, Equatable {
     public let foreground: String
 }
 
+/// The widget's words of the day, as messages (`reading.widget.<state>.<n>.title` and `.body`):
+/// the server renders them in the reader's language, a device's widget in its own.
 public struct WidgetCopy: Codable, Sendable, Equatable {
-    public let title: String
-    public let body: String
+    public let title: Message
+    public let body: Message
 }
 
 /// Everything the widget shows on one day.
@@ -163,26 +172,28 @@ public enum ReadingWidget {
         let variant = variants[index]
         let palette = WidgetContent.palette[state.family]!
         let colors = palette[((offset % palette.count) + palette.count) % palette.count]
-        let values: [String: String] = [
-            // Counts and dates as sentences read them (`Wording`): "1 day", "14 December 2026".
-            "streak": String(shown), "goal": String(campaign.goalDays),
-            "remaining": Wording.count(max(campaign.goalDays - shown, 0), "day"),
-            "freezes": String(summary.freezesLeft), "start": Wording.date(campaign.startDay),
-            "end": Wording.date(campaign.endDay), "claimUntil": Wording.date(campaign.claimUntilDay),
-            "daysToStart": Wording.count(max(today.days(until: campaign.startDay), 0), "day"),
-            "days": shown == 1 ? "day" : "days",
-            "repairStreak": String(summary.repairable?.streak ?? 0),
-            "missedDay": summary.repairable.map { Wording.date($0.missed) } ?? "",
-            "pausedUntil": summary.pausedToday.map { Wording.date($0.end) } ?? "",
-            "possible": String(summary.reachableStreak ?? 0),
-            "daysLeft": Wording.count(
-                max(today.days(until: campaign.endDay) + 1 - (summary.readToday ? 1 : 0), 0), "day"),
+        let daysLeft = max(today.days(until: campaign.endDay) + 1 - (summary.readToday ? 1 : 0), 0)
+        var values: [String: Message.Argument] = [
+            "streak": .number(shown), "goal": .number(campaign.goalDays),
+            "remaining": .message(.count(max(campaign.goalDays - shown, 0), .days)),
+            "freezes": .number(summary.freezesLeft), "start": .day(campaign.startDay, .long),
+            "end": .day(campaign.endDay, .long), "claimUntil": .day(campaign.claimUntilDay, .long),
+            "daysToStart": .message(.count(max(today.days(until: campaign.startDay), 0), .days)),
+            "possible": .number(summary.reachableStreak ?? 0), "daysLeft": .message(.count(daysLeft, .days)),
         ]
+        if let repair = summary.repairable {
+            values["repairStreak"] = .number(repair.streak)
+            values["missedDay"] = .day(repair.missed, .long)
+            values["reads"] = .number(StreakAllowances.repairReads)
+            values["articles"] = .message(.count(StreakAllowances.repairReads, .articles))
+            values["window"] = .message(.count(StreakAllowances.repairEveryDays, .days))
+        }
+        if let pause = summary.pausedToday { values["pausedUntil"] = .day(pause.end, .long) }
         return WidgetModel(
             campaignId: campaign.id, state: state, streak: shown, goalDays: campaign.goalDays,
             freezesLeft: summary.freezesLeft,
             readToday: summary.readToday,
-            copy: WidgetCopy(title: fill(variant.title, values), body: fill(variant.body, values)),
+            copy: variant.copy(values),
             illustration: variant.illustration,
             color: WidgetColor(family: state.family, background: colors.background, foreground: colors.foreground),
             ctas: ctas(state: state, campaign: campaign, status: status, today: today),
@@ -194,54 +205,59 @@ public enum ReadingWidget {
 
     static func ctas(state: WidgetState, campaign: Campaign, status: ReaderStatus, today: LocalDay) -> [WidgetCTA] {
         let read = [
-            WidgetCTA(kind: .search, label: "Search Wikipedia", target: "/reading/search"),
-            WidgetCTA(kind: .random, label: "Random article", target: "/reading/random"),
+            WidgetCTA(.search, target: "/reading/search"),
+            WidgetCTA(.random, target: "/reading/random"),
         ]
         switch state {
         case .notEnrolled, .notEnrolledWithStreak, .notEnrolledOutOfReach:
             return status.loggedIn
-                ? [WidgetCTA(kind: .join, label: "Join the challenge", target: "/reading/join")]
-                : [WidgetCTA(kind: .login, label: "Log in to join", target: "/login?next=/reading/join")]
+                ? [WidgetCTA(.join, target: "/reading/join")]
+                : [WidgetCTA(.login, target: "/login?next=/reading/join")]
         case .enrolledNotStarted, .freezeApplied, .enrolledWithStreakNotReadToday, .streakNotReadToday, .repairable,
             .paused, .restDay:
             return read
         case .completed:
             var ctas: [WidgetCTA] = []
             if !status.claimed, today <= campaign.claimUntilDay {
-                ctas.append(WidgetCTA(kind: .claim, label: "Claim your prize", target: "/reading/claim"))
+                ctas.append(WidgetCTA(.claim, target: "/reading/claim"))
             }
-            ctas.append(WidgetCTA(kind: .share, label: "Share", target: "/reading/share.svg"))
+            ctas.append(WidgetCTA(.share, target: "/reading/share.svg"))
             return ctas
         case .streakReadToday, .removed, .notLiveYet, .concludedNoStreak, .concludedIncomplete:
             return []
         }
-    }
-
-    /// Replaces `{name}` placeholders in one pass (unknown names are kept as they are).
-    static func fill(_ text: String, _ values: [String: String]) -> String {
-        guard text.utf8.contains(UInt8(ascii: "{")) else { return text }
-        var result = ""
-        result.reserveCapacity(text.utf8.count + 16)
-        var rest = text[...]
-        while let open = rest.firstIndex(of: "{") {
-            result += rest[..<open]
-            guard let close = rest[open...].firstIndex(of: "}") else { break }
-            let name = String(rest[rest.index(after: open)..<close])
-            result += values[name] ?? "{\(name)}"
-            rest = rest[rest.index(after: close)...]
-        }
-        result += rest
-        return result
     }
 }
 
 /// The daily copy, illustration and colours. Each state has several variants; the colour
 /// pairs of a family all meet WCAG AA contrast (4.5:1) for their text.
 public enum WidgetContent {
+    /// One variant of a state's words: its messages are `reading.widget.<name>.title` and
+    /// `.body` in the catalog (`name` is `<state>.<n>`, `restart.<n>` or `outOfReach.<n>`). A
+    /// message that says a number with a noun ("{streak} days in a row", "the {goal}-day goal")
+    /// takes that number as its `count`, so that each language picks its plural form for it.
     public struct Variant: Sendable {
-        public let title: String
-        public let body: String
+        public let name: String
         public let illustration: String
+        /// The argument that is each message's `count` (nil: no number agrees with a word).
+        let titleCount: String?
+        let bodyCount: String?
+
+        init(_ name: String, _ illustration: String, title: String? = nil, body: String? = nil) {
+            self.name = name
+            self.illustration = illustration
+            titleCount = title
+            bodyCount = body
+        }
+
+        func copy(_ values: [String: Message.Argument]) -> WidgetCopy {
+            func message(_ part: String, _ count: String?) -> Message {
+                var arguments = values
+                if let count { arguments["count"] = values[count] }
+                return Message("reading.widget.\(name).\(part)", arguments)
+            }
+            return WidgetCopy(title: message("title", titleCount), body: message("body", bodyCount))
+        }
     }
 
     static func variants(for state: WidgetState, restart: Bool, outOfReach: Bool = false) -> [Variant] {
@@ -255,170 +271,65 @@ public enum WidgetContent {
         "globe-calendar", "globe-star", "globe-moon",
     ]
 
-    static let restartVariants = [
-        Variant(
-            title: "Start again today",
-            body: "Your streak ended, but the challenge goes on. Read an article to start a new one.",
-            illustration: "globe-book"),
-        Variant(
-            title: "A fresh start", body: "Streaks can restart any day until {end}. Open an article today.",
-            illustration: "globe-star"),
-    ]
+    static let restartVariants = [Variant("restart.1", "globe-book"), Variant("restart.2", "globe-star")]
 
     /// A joined reader whose goal no longer fits before the end.
     static let outOfReachVariants = [
-        Variant(
-            title: "Keep reading along",
-            body:
-                "The {goal}-day goal is out of reach this time: {daysLeft} left until {end}. You can still make a {possible}-day streak.",
-            illustration: "globe-book"),
-        Variant(
-            title: "Your streak: {streak}",
-            body: "{goal} days can't fit before {end} any more, but every day you read still counts.",
-            illustration: "globe-flame"),
+        Variant("outOfReach.1", "globe-book", body: "possible"),
+        Variant("outOfReach.2", "globe-flame", title: "streak", body: "goal"),
     ]
 
+    /// Every state's variants, in the order the days show them.
     static let table: [WidgetState: [Variant]] = [
-        .removed: [
-            Variant(title: "The challenge is over", body: "Thanks for reading with us.", illustration: "globe-moon")
-        ],
-        .notLiveYet: [
-            Variant(
-                title: "A reading challenge is coming",
-                body: "It starts on {start}: read every day, {goal} days in a row.", illustration: "globe-calendar"),
-            Variant(
-                title: "Get ready to read", body: "{daysToStart} until the challenge starts on {start}.",
-                illustration: "globe-book"),
-        ],
+        .removed: [Variant("removed.1", "globe-moon")],
+        .notLiveYet: [Variant("notLiveYet.1", "globe-calendar", body: "goal"), Variant("notLiveYet.2", "globe-book")],
         .completed: [
-            Variant(
-                title: "Challenge complete!", body: "You read {goal} days in a row. Claim your prize by {claimUntil}.",
-                illustration: "globe-trophy"),
-            Variant(
-                title: "You did it!", body: "{streak} days of reading. Your badge is in Activity.",
-                illustration: "globe-star"),
-            Variant(
-                title: "A reading champion", body: "Goal reached: {goal} days. Well read!", illustration: "globe-trophy"
-            ),
+            Variant("completed.1", "globe-trophy", body: "goal"), Variant("completed.2", "globe-star", body: "streak"),
+            Variant("completed.3", "globe-trophy", body: "goal"),
         ],
         .notEnrolled: [
-            Variant(
-                title: "Join the reading challenge",
-                body: "Read an article every day, {goal} days in a row, before {end}.", illustration: "globe-wave"),
-            Variant(
-                title: "Can you read {goal} days in a row?", body: "Join the challenge and build a daily habit.",
-                illustration: "globe-book"),
-            Variant(
-                title: "A challenge for curious minds", body: "One article a day. {goal} days. Join now.",
-                illustration: "globe-star"),
+            Variant("notEnrolled.1", "globe-wave", body: "goal"), Variant("notEnrolled.2", "globe-book", title: "goal"),
+            Variant("notEnrolled.3", "globe-star", body: "goal"),
         ],
         .notEnrolledWithStreak: [
-            Variant(
-                title: "You're on a {streak}-day streak",
-                body: "It counts for the challenge. Join to keep it going to {goal}.", illustration: "globe-flame"),
-            Variant(
-                title: "{streak} days and counting",
-                body: "Join the challenge: your streak since {start} already counts.", illustration: "globe-flame"),
+            Variant("notEnrolledWithStreak.1", "globe-flame", title: "streak", body: "goal"),
+            Variant("notEnrolledWithStreak.2", "globe-flame", title: "streak"),
         ],
         .notEnrolledOutOfReach: [
-            Variant(
-                title: "Read along this time",
-                body:
-                    "The {goal}-day goal is out of reach: {daysLeft} left until {end}. Join anyway and make a {possible}-day streak.",
-                illustration: "globe-book"),
-            Variant(
-                title: "Join to read along",
-                body:
-                    "There isn't time for {goal} days in a row before {end}, but a {possible}-day streak is still yours to make.",
-                illustration: "globe-wave"),
+            Variant("notEnrolledOutOfReach.1", "globe-book", body: "possible"),
+            Variant("notEnrolledOutOfReach.2", "globe-wave", body: "possible"),
         ],
-        .concludedNoStreak: [
-            Variant(
-                title: "The challenge has ended", body: "Keep reading: there will be other challenges.",
-                illustration: "globe-moon"),
-            Variant(title: "That's a wrap", body: "The reading challenge ended on {end}.", illustration: "globe-sleep"),
-        ],
+        .concludedNoStreak: [Variant("concludedNoStreak.1", "globe-moon"), Variant("concludedNoStreak.2", "globe-sleep")],
         .concludedIncomplete: [
-            Variant(
-                title: "The challenge has ended",
-                body: "Your best streak was {streak} {days}. That's something to be proud of.",
-                illustration: "globe-star"),
-            Variant(
-                title: "Well read", body: "You reached {streak} {days} in a row. See you at the next challenge.",
-                illustration: "globe-book"),
+            Variant("concludedIncomplete.1", "globe-star", body: "streak"),
+            Variant("concludedIncomplete.2", "globe-book", body: "streak"),
         ],
         .enrolledNotStarted: [
-            Variant(
-                title: "You're in! Start reading", body: "Open an article today to start your streak.",
-                illustration: "globe-book"),
-            Variant(
-                title: "Day one starts with one article",
-                body: "Read anything you like to begin your {goal}-day streak.", illustration: "globe-wave"),
+            Variant("enrolledNotStarted.1", "globe-book"), Variant("enrolledNotStarted.2", "globe-wave", body: "goal"),
         ],
         .freezeApplied: [
-            Variant(
-                title: "Streak saved: {streak} {days}",
-                body: "You missed yesterday, so a freeze kept your streak. {freezes} left. Read today to keep going.",
-                illustration: "globe-ice"),
-            Variant(
-                title: "A freeze saved your streak",
-                body: "Still {streak} {days}. Freezes left: {freezes}. Don't miss today.", illustration: "globe-ice"),
+            Variant("freezeApplied.1", "globe-ice", title: "streak", body: "freezes"),
+            Variant("freezeApplied.2", "globe-ice", body: "streak"),
         ],
         .enrolledWithStreakNotReadToday: [
-            Variant(
-                title: "Keep your {streak}-day streak rolling",
-                body: "You've joined with a streak already going. Read today to add to it.", illustration: "globe-flame"
-            ),
-            Variant(
-                title: "You're on a roll", body: "{streak} days so far. One article today keeps it alive.",
-                illustration: "globe-flame"),
+            Variant("enrolledWithStreakNotReadToday.1", "globe-flame", title: "streak"),
+            Variant("enrolledWithStreakNotReadToday.2", "globe-flame", body: "streak"),
         ],
         .streakReadToday: [
-            Variant(
-                title: "{streak} {days} in a row", body: "Today's read is done. {remaining} to go.",
-                illustration: "globe-flame"),
-            Variant(
-                title: "Done for today", body: "Streak: {streak} of {goal}. See you tomorrow.",
-                illustration: "globe-star"),
-            Variant(
-                title: "Nice reading!", body: "{streak} {days} down, {remaining} to go.", illustration: "globe-book"),
+            Variant("streakReadToday.1", "globe-flame", title: "streak"),
+            Variant("streakReadToday.2", "globe-star", body: "goal"),
+            Variant("streakReadToday.3", "globe-book", body: "streak"),
         ],
         .repairable: [
-            Variant(
-                title: "Read 3 today to save your {repairStreak}-day streak",
-                body: "You missed {missedDay}. Three articles today earn it back.", illustration: "globe-ice"),
-            Variant(
-                title: "Save your {repairStreak}-day streak",
-                body: "Read three articles today and {missedDay} is repaired. One repair every 30 days.",
-                illustration: "globe-book"),
+            Variant("repairable.1", "globe-ice", title: "repairStreak"),
+            Variant("repairable.2", "globe-book", title: "repairStreak"),
         ],
-        .paused: [
-            Variant(
-                title: "Paused until {pausedUntil}",
-                body: "Your {streak}-day streak is safe. Reading still counts if you want to.",
-                illustration: "globe-sleep"),
-            Variant(
-                title: "Your streak is on pause", body: "{streak} {days}, kept until {pausedUntil}.",
-                illustration: "globe-moon"),
-        ],
-        .restDay: [
-            Variant(
-                title: "A rest day", body: "Your {streak}-day streak waits for tomorrow. Reading today still counts.",
-                illustration: "globe-sleep"),
-            Variant(
-                title: "Rest well", body: "Rest days keep your streak: {streak} {days} so far.",
-                illustration: "globe-moon"),
-        ],
+        .paused: [Variant("paused.1", "globe-sleep", body: "streak"), Variant("paused.2", "globe-moon", body: "streak")],
+        .restDay: [Variant("restDay.1", "globe-sleep", body: "streak"), Variant("restDay.2", "globe-moon", body: "streak")],
         .streakNotReadToday: [
-            Variant(
-                title: "{streak}-day streak", body: "Read an article today to keep it going.",
-                illustration: "globe-flame"),
-            Variant(
-                title: "Don't break the chain", body: "{streak} {days} so far. Today's article is waiting.",
-                illustration: "globe-book"),
-            Variant(
-                title: "Your streak: {streak}", body: "{remaining} to go. Read something today.",
-                illustration: "globe-wave"),
+            Variant("streakNotReadToday.1", "globe-flame", title: "streak"),
+            Variant("streakNotReadToday.2", "globe-book", body: "streak"),
+            Variant("streakNotReadToday.3", "globe-wave", title: "streak"),
         ],
     ]
 

@@ -73,6 +73,8 @@ public struct Message: Sendable, Hashable, Codable, CustomStringConvertible {
         case weekdayName
         /// "Mon".
         case weekdayShort
+        /// "M": a calendar's column heading.
+        case weekdayNarrow
     }
 }
 

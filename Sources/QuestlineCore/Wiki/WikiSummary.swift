@@ -260,7 +260,7 @@ extension WikiLanguage {
         let title = (text ?? "").trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(
             of: "_", with: " ")
         guard (1...255).contains(title.count), !title.contains(where: { "#<>[]|{}".contains($0) }) else {
-            throw .invalid(field: field, "Give an article title (1 to 255 characters, none of # < > [ ] | { }).")
+            throw .invalid(field: field, Message("input.error.articleTitle", ["max": .number(255)]))
         }
         return title
     }

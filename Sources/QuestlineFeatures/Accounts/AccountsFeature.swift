@@ -79,11 +79,11 @@ public struct AccountsFeature: Sendable {
         var validation = FieldValidation()
         validation.check { () throws(DomainError) in
             if LoginName.key(login).isEmpty {
-                throw .invalid(field: "login", "Enter your e-mail or username.")
+                throw .invalid(field: "login", Message("accounts.error.loginMissing"))
             }
         }
         validation.check { () throws(DomainError) in
-            if password.isEmpty { throw .invalid(field: "password", "Enter your password.") }
+            if password.isEmpty { throw .invalid(field: "password", Message("accounts.error.passwordMissing")) }
         }
         try validation.finish()
         // After repeated failures the account is locked for a while, doubling each time: the
@@ -92,24 +92,26 @@ public struct AccountsFeature: Sendable {
         let attempt = [AttemptSubject.login(LoginName.key(login))]
         if let seconds = try await loginGuard.lockedFor(attempt) {
             throw DomainError.tooManyRequests(
-                retryAfter: seconds, "Too many failed attempts. Try again in \(Self.wait(seconds)).")
+                retryAfter: seconds, Message("accounts.error.lockedOut", ["wait": .message(Self.wait(seconds))]))
         }
         guard let (member, hash) = try await store.accounts.credentials(login: login) else {
             // The same work as a known login: one bcrypt verification, against a hash made once.
             _ = try await passwords.verify(password, hash: try await passwords.decoyHash())
             try await loginGuard.failed(attempt)
-            throw DomainError.unauthenticated("The e-mail or username and password do not match an account.")
+            throw DomainError.unauthenticated(Message("accounts.error.badCredentials"))
         }
         guard try await passwords.verify(password, hash: hash) else {
             try await loginGuard.failed(attempt)
-            throw DomainError.unauthenticated("The e-mail or username and password do not match an account.")
+            throw DomainError.unauthenticated(Message("accounts.error.badCredentials"))
         }
         try await loginGuard.succeeded(attempt)
         return try await startSession(for: member)
     }
 
-    public static func wait(_ seconds: Int) -> String {
-        seconds < 60 ? "\(seconds) seconds" : "\((seconds + 59) / 60) minutes"
+    /// How long to wait before trying again: "30 seconds", "5 minutes" (rounded up).
+    public static func wait(_ seconds: Int) -> Message {
+        seconds < 60
+            ? Message("accounts.unit.seconds", ["count": .number(seconds)]) : .count((seconds + 59) / 60, .minutes)
     }
 
     private func startSession(for member: MemberRecord) async throws -> SignedIn {
@@ -158,7 +160,9 @@ public struct AccountsFeature: Sendable {
     }
 
     public func member(_ id: MemberID, as actor: MemberRecord) async throws -> MemberRecord {
-        guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }
+        guard let target = try await store.accounts.member(id) else {
+            throw DomainError.notFound(Message("accounts.error.noSuchMember"))
+        }
         try AccessPolicy.check(actor.actor, .readMember(target.scope))
         return target
     }
@@ -167,18 +171,16 @@ public struct AccountsFeature: Sendable {
     /// ends their sessions on every instance. A child cannot delete its own account; a guardian
     /// who would leave children without a guardian is refused.
     public func deleteMember(_ id: MemberID, as actor: MemberRecord) async throws {
-        guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }
+        guard let target = try await store.accounts.member(id) else {
+            throw DomainError.notFound(Message("accounts.error.noSuchMember"))
+        }
         try AccessPolicy.check(actor.actor, .deleteMember(target.scope))
         if target.role == .guardian, let household = target.householdID,
             let members = try await store.accounts.household(household)?.members,
             members.contains(where: { $0.role == .child }),
             !members.contains(where: { $0.role == .guardian && $0.id != target.id })
         {
-            throw DomainError.conflict(
-                field: nil,
-                message:
-                    "Your household has children and no other guardian: delete the children's accounts first, or invite another guardian."
-            )
+            throw DomainError.conflict(field: nil, message: Message("households.error.lastGuardian"))
         }
         _ = try await store.accounts.deleteMember(
             id, outbox: store.outbox, eventID: ids.makeUUID().uuidString.lowercased(), now: clock.now())
@@ -193,7 +195,9 @@ public struct AccountsFeature: Sendable {
     public func updateProfile(
         _ id: MemberID, as actor: MemberRecord, displayName: String?, timeZone: String?, language: String? = nil
     ) async throws -> MemberRecord {
-        guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }
+        guard let target = try await store.accounts.member(id) else {
+            throw DomainError.notFound(Message("accounts.error.noSuchMember"))
+        }
         try AccessPolicy.check(actor.actor, .updateMember(target.scope))
         var validation = FieldValidation()
         let name = displayName.flatMap { name in
@@ -213,7 +217,7 @@ public struct AccountsFeature: Sendable {
             let updated = try await store.accounts.updateProfile(
                 id, displayName: name, timeZone: zone, language: language, now: clock.now())
         else {
-            throw DomainError.notFound("No such member.")
+            throw DomainError.notFound(Message("accounts.error.noSuchMember"))
         }
         try await sessionsChanged([.member(id)])
         if zone != nil, updated.role == .child { try await childZoneSet(updated) }
@@ -230,11 +234,13 @@ public struct AccountsFeature: Sendable {
         member: MemberRecord, changed: Bool
     ) {
         let key = LoginName.key(login)
-        guard !key.isEmpty else { throw DomainError.invalid(field: "login", "Name an account by e-mail or username.") }
+        guard !key.isEmpty else {
+            throw DomainError.invalid(field: "login", Message("accounts.error.adminLoginMissing"))
+        }
         guard
             let result = try await store.accounts.setAdministrator(
                 login: key, grant: grant, by: by, auditID: ids.makeUUID().uuidString.lowercased(), now: clock.now())
-        else { throw DomainError.notFound("No account with the login \(key).") }
+        else { throw DomainError.notFound(Message("accounts.error.noSuchLogin", ["login": .text(key)])) }
         try await sessionsChanged([.member(result.member.id)])
         return result
     }
@@ -254,7 +260,7 @@ public struct AccountsFeature: Sendable {
     public func createHousehold(name: String, as actor: MemberRecord) async throws -> HouseholdRecord {
         let name = try AccountRules.householdName(name)
         guard actor.householdID == nil else {
-            throw DomainError.conflict(field: nil, message: "You already belong to a household.")
+            throw DomainError.conflict(field: nil, message: Message("households.error.alreadyMember"))
         }
         let household = try await store.accounts.createHousehold(
             id: ids.make(), name: name, guardian: actor.id, now: clock.now())
@@ -265,7 +271,7 @@ public struct AccountsFeature: Sendable {
     public func household(_ id: HouseholdID, as actor: MemberRecord) async throws -> HouseholdRecord {
         try AccessPolicy.check(actor.actor, .readHousehold(id))
         guard let household = try await store.accounts.household(id) else {
-            throw DomainError.notFound("No such household.")
+            throw DomainError.notFound(Message("households.error.noSuchHousehold"))
         }
         return household
     }
@@ -304,9 +310,11 @@ public struct AccountsFeature: Sendable {
 
     public func acceptInvitation(code: String, as actor: MemberRecord) async throws -> HouseholdRecord {
         let normalized = code.trimmed(newlines: false).uppercased()
-        guard !normalized.isEmpty else { throw DomainError.invalid(field: "code", "Enter the invitation code.") }
+        guard !normalized.isEmpty else {
+            throw DomainError.invalid(field: "code", Message("households.error.codeMissing"))
+        }
         guard actor.householdID == nil else {
-            throw DomainError.conflict(field: "code", message: "You already belong to a household.")
+            throw DomainError.conflict(field: "code", message: Message("households.error.alreadyMember"))
         }
         let household = try await store.accounts.acceptInvitation(
             codeHash: Secret.digest(normalized), member: actor.id, now: clock.now())

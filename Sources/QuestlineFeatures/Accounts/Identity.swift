@@ -24,10 +24,10 @@ public struct Identity: Sendable {
     public func requireMember() throws(DomainError) -> MemberRecord {
         if let member { return member }
         switch failure {
-        case .expired: throw .unauthenticated("Your session has expired. Please sign in again.")
+        case .expired: throw .unauthenticated(Message("accounts.error.sessionExpired"))
         case .invalidToken:
-            throw .unauthenticated("This session is not valid (signed out or unknown). Please sign in again.")
-        case nil: throw .unauthenticated("Sign in to do this.")
+            throw .unauthenticated(Message("accounts.error.sessionInvalid"))
+        case nil: throw .unauthenticated(Message("accounts.error.signInRequired"))
         }
     }
 

@@ -47,7 +47,7 @@ public struct ActivityFeature: Sendable {
             if let thumbnailURL,
                 !(thumbnailURL.hasPrefix("https://") || thumbnailURL.hasPrefix("http://")) || thumbnailURL.count > 2000
             {
-                throw .invalid(field: "thumbnailUrl", "Use an http(s) URL.")
+                throw .invalid(field: "thumbnailUrl", Message("activity.error.thumbnailURL"))
             }
         }
         try validation.finish()
@@ -73,7 +73,11 @@ public struct ActivityFeature: Sendable {
         let list = try list.map { list throws(DomainError) in try Self.list(list, field: "readingList") }
         let removed = try await store.activity.unsave(member.id, language: language, title: title, list: list)
         guard removed > 0 else {
-            throw DomainError.notFound("\(title) is not saved\(list.map { $0.isEmpty ? "" : " in \($0)" } ?? "").")
+            guard let list, !list.isEmpty else {
+                throw DomainError.notFound(Message("activity.error.notSaved", ["title": .text(title)]))
+            }
+            throw DomainError.notFound(
+                Message("activity.error.notSavedInList", ["title": .text(title), "list": .text(list)]))
         }
         return removed
     }
@@ -81,14 +85,21 @@ public struct ActivityFeature: Sendable {
     static func title(_ raw: String, field: String) throws(DomainError) -> String {
         let title = raw.trimmed()
         guard !title.isEmpty, title.count <= 300 else {
-            throw .invalid(field: field, "Give the article's title (1 to 300 characters).")
+            throw .invalid(field: field, Message("activity.error.articleTitle", ["max": .number(300)]))
         }
         return title
     }
 
+    /// "Use 1 to 64 characters."
+    static func length(_ max: Int) -> Message {
+        Message("input.error.length", ["min": .number(1), "count": .number(max)])
+    }
+
     static func list(_ raw: String?, field: String) throws(DomainError) -> String {
         let list = (raw ?? "").trimmed()
-        guard list.count <= 100 else { throw .invalid(field: field, "Use at most 100 characters.") }
+        guard list.count <= 100 else {
+            throw .invalid(field: field, Message("input.error.tooLong", ["count": .number(100)]))
+        }
         return list
     }
 
@@ -182,21 +193,22 @@ public struct ActivityFeature: Sendable {
         var rows: [(eventID: String, start: Date, seconds: Int, day: LocalDay, article: String?)] = []
         for (index, interval) in intervals.enumerated() {
             if interval.eventID.isEmpty || interval.eventID.count > 64 {
-                issues.append(FieldIssue(field: "intervals[\(index)].eventId", message: "Use 1 to 64 characters."))
+                issues.append(FieldIssue(field: "intervals[\(index)].eventId", message: Self.length(64)))
             }
             if interval.end.timeIntervalSince(clock.now()) > ReadingHistory.allowedClockSkew {
                 issues.append(
-                    FieldIssue(field: "intervals[\(index)].end", message: "This interval ends in the future."))
+                    FieldIssue(field: "intervals[\(index)].end", message: Message("activity.error.intervalInFuture")))
             }
             if let found = DateWindow.readingIssue(interval.start, field: "intervals[\(index)].start") {
                 issues.append(found)
             }
             if let article = interval.article, article.isEmpty || article.count > 300 {
                 issues.append(
-                    FieldIssue(field: "intervals[\(index)].articleId", message: "Use 1 to 300 characters."))
+                    FieldIssue(field: "intervals[\(index)].articleId", message: Self.length(300)))
             }
             guard let zone = TimeZoneID(interval.timeZone) else {
-                issues.append(FieldIssue(field: "intervals[\(index)].timeZone", message: "Use an IANA time zone name."))
+                issues.append(
+                    FieldIssue(field: "intervals[\(index)].timeZone", message: Message("input.error.timeZoneName")))
                 continue
             }
             rows.append(
@@ -226,17 +238,19 @@ public struct ActivityFeature: Sendable {
     {
         var issues: [FieldIssue] = []
         if importID.isEmpty || importID.count > 64 {
-            issues.append(FieldIssue(field: "importId", message: "Use 1 to 64 characters."))
+            issues.append(FieldIssue(field: "importId", message: Self.length(64)))
         }
         if items.count > Self.maxBatch {
-            issues.append(FieldIssue(field: "items", message: "Send at most \(Self.maxBatch) items at once."))
+            issues.append(
+                FieldIssue(
+                    field: "items", message: Message("activity.error.importBatch", ["count": .number(Self.maxBatch)])))
         }
         if total < items.count || total > Self.maxImportItems {
-            issues.append(FieldIssue(field: "total", message: "Give the number of items of the whole import."))
+            issues.append(FieldIssue(field: "total", message: Message("activity.error.importTotal")))
         }
         // `offset` is checked against its range before any arithmetic: Int.max + 1 traps.
         if !(0...Self.maxImportItems).contains(offset) || offset + items.count > max(total, items.count) {
-            issues.append(FieldIssue(field: "offset", message: "The batch must lie within the import."))
+            issues.append(FieldIssue(field: "offset", message: Message("activity.error.importOffset")))
         }
         let now = clock.now()
         var valid: [ImportItem] = []
@@ -254,7 +268,8 @@ public struct ActivityFeature: Sendable {
             }
             for (date, name) in [(item.savedAt, "savedAt"), (item.readingListCreatedAt, "readingListCreatedAt")] {
                 if let date, date.timeIntervalSince(now) > ReadingHistory.allowedClockSkew {
-                    issues.append(FieldIssue(field: "\(field).\(name)", message: "This instant is in the future."))
+                    issues.append(
+                        FieldIssue(field: "\(field).\(name)", message: Message("activity.error.instantInFuture")))
                 } else if let date, let found = DateWindow.readingIssue(date, field: "\(field).\(name)") {
                     issues.append(found)
                 }

@@ -36,7 +36,8 @@ public struct ReaderIdentity: Sendable {
     ) throws(DomainError) -> ReaderIdentity {
         if let member { return ReaderIdentity(member) }
         if let device, !ReadingFeature.validDeviceID(device) {
-            throw DomainError.invalid(field: deviceField, "Use 8 to 64 letters, digits, dashes or underscores.")
+            throw DomainError.invalid(
+                field: deviceField, Message("reading.error.deviceId", ["min": .number(8), "max": .number(64)]))
         }
         let zone =
             try timeZone.map { zone throws(DomainError) in try AccountRules.timeZone(zone, field: zoneField) } ?? .utc
@@ -72,7 +73,8 @@ final class CampaignCache: Sendable {
 
 /// One step of the challenge funnel.
 public struct FunnelStep: Sendable, Equatable {
-    public let name: String
+    /// The step's name (`reading.funnel.step.<event>`).
+    public let name: Message
     public let event: String
     public let members: Int
 }
@@ -102,8 +104,8 @@ public struct ReadingFeature: Sendable {
     }
 
     static let funnel: [(String, Event)] = [
-        ("Widget impressions", .impression), ("Joins", .join), ("First read", .firstRead),
-        ("7-day streak", .streak7), ("Completions", .completion), ("Prize claims", .claim),
+        ("impression", .impression), ("join", .join), ("firstRead", .firstRead), ("streak7", .streak7),
+        ("completion", .completion), ("claim", .claim),
     ]
 
     /// Events a client may report itself (the rest are recorded by the server).
@@ -166,7 +168,7 @@ public struct ReadingFeature: Sendable {
 
     public func campaign(id: String) async throws -> Campaign {
         guard let campaign = try await campaigns().first(where: { $0.id == id }) else {
-            throw DomainError.notFound("No campaign \"\(id)\".")
+            throw DomainError.notFound(Message("reading.error.noSuchCampaign", ["id": .text(id)]))
         }
         return campaign
     }
@@ -185,7 +187,7 @@ public struct ReadingFeature: Sendable {
     /// the event ids newly recorded.
     public func record(_ reads: [NewRead], for reader: ReaderIdentity) async throws -> Set<String> {
         guard let owner = reader.owner else {
-            throw DomainError.unauthenticated("Sign in, or send an X-Device-Id header, to record reads.")
+            throw DomainError.unauthenticated(Message("reading.error.readerUnknown"))
         }
         // A member's reads carry the completion check of the campaign of their today, so that a
         // read that completes it records the completion in the same transaction.
@@ -272,7 +274,7 @@ public struct ReadingFeature: Sendable {
         let first = validation.check { () throws(DomainError) in try DateWindow.day(start, field: "start") }
         let last = validation.check { () throws(DomainError) in try DateWindow.day(end, field: "end") }
         try validation.finish()
-        guard let first, let last else { throw DomainError.invalid(field: "start", "Give the pause's days.") }
+        guard let first, let last else { throw DomainError.invalid(field: "start", Message("reading.error.pauseDays")) }
         let now = clock.now()
         let changed = try await store.reading.changeStreakAllowances(member.id, now: now) { current in
             try current.pausing(from: first, through: last, at: now)
@@ -311,7 +313,7 @@ public struct ReadingFeature: Sendable {
         var validation = FieldValidation()
         let campaign = validation.check { () throws(DomainError) in
             guard let found = campaigns.first(where: { $0.id == id }) else {
-                throw .invalid(field: "campaign", "No campaign \"\(id)\".")
+                throw .invalid(field: "campaign", Message("reading.error.noSuchCampaign", ["id": .text(id)]))
             }
             return found
         }
@@ -319,12 +321,14 @@ public struct ReadingFeature: Sendable {
         let now = validation.check { () throws(DomainError) in
             guard let raw = query.now else { return clock.now() }
             guard let instant = try? Date(raw, strategy: .iso8601) else {
-                throw .invalid(field: "now", "Use an instant like 2026-05-10T08:30:00Z.")
+                throw .invalid(field: "now", Message("reading.error.history.instant", ["example": .text("2026-05-10T08:30:00Z")]))
             }
             return instant
         }
         try validation.finish()
-        guard let campaign, let zone, let now else { throw DomainError.invalid(field: "campaign", "No campaign.") }
+        guard let campaign, let zone, let now else {
+            throw DomainError.invalid(field: "campaign", Message("reading.error.noCampaign"))
+        }
         return (try query.history.preview(campaign: campaign, now: now, timeZone: zone), campaigns.map(\.id))
     }
 
@@ -385,9 +389,11 @@ public struct ReadingFeature: Sendable {
         return (status, nil)
     }
 
-    /// The badge a completed campaign awards.
+    /// The badge a completed campaign awards: its title kept as a message (`Message.stored`), so
+    /// that each reader reads it in their language.
     static func badgeTitle(_ campaign: Campaign) -> String {
-        campaign.title.map { "Completed: \($0)" } ?? "Reading challenge completed"
+        (campaign.title.map { Message("reading.badge.completed", ["title": .text($0)]) }
+            ?? Message("reading.badge.completedUntitled")).stored
     }
 
     /// After the member's history changed (reads, a join, a device handed over): records the
@@ -432,15 +438,15 @@ public struct ReadingFeature: Sendable {
     public func join(_ reader: ReaderIdentity, source: String = "widget") async throws -> Enrollment? {
         let today = clock.today(in: reader.timeZone.timeZone)
         guard let campaign = try await campaign(for: today), campaign.startDay <= today else {
-            throw DomainError.conflict(field: nil, message: "There is no reading challenge to join right now.")
+            throw DomainError.conflict(field: nil, message: Message("reading.error.nothingToJoin"))
         }
         guard today <= campaign.endDay else {
             throw DomainError.conflict(
-                field: nil, message: "The challenge ended on \(campaign.endDay.iso); it can no longer be joined.")
+                field: nil, message: Message("reading.error.joinAfterEnd", ["end": .day(campaign.endDay, .long)]))
         }
         guard let member = reader.member else {
             guard let device = reader.deviceID else {
-                throw DomainError.unauthenticated("Log in to join the challenge.")
+                throw DomainError.unauthenticated(Message("reading.error.logInToJoin"))
             }
             try await store.reading.addPendingJoin(device: device, campaign: campaign.id, now: clock.now())
             return nil
@@ -460,21 +466,24 @@ public struct ReadingFeature: Sendable {
         guard let campaign = try await campaign(for: today),
             let model = try await widget(for: reader, impression: false),
             let enrollment = try await store.reading.enrollment(member.id, campaign: campaign.id)
-        else { throw DomainError.conflict(field: nil, message: "There is no challenge to claim a prize for.") }
+        else { throw DomainError.conflict(field: nil, message: Message("reading.error.nothingToClaim")) }
         if let claimed = enrollment.claimedAt {
             throw DomainError.conflict(
-                field: nil, message: "The prize was claimed on \(ISO8601DateFormatter().string(from: claimed)).")
+                field: nil,
+                message: Message(
+                    "reading.error.claimedAlready",
+                    ["day": .day(LocalDay(claimed, in: member.zone), .long), "time": .time(claimed, member.zoneID)]))
         }
         guard model.completedOn != nil else {
             throw DomainError.conflict(
-                field: nil, message: "Complete the challenge (\(campaign.goalDays) days in a row) to claim the prize.")
+                field: nil, message: Message("reading.error.notCompleted", ["count": .number(campaign.goalDays)]))
         }
         guard today <= campaign.claimUntilDay else {
             throw DomainError.conflict(
-                field: nil, message: "Prizes could be claimed until \(campaign.claimUntilDay.iso).")
+                field: nil, message: Message("reading.error.claimClosed", ["day": .day(campaign.claimUntilDay, .long)]))
         }
         guard try await store.reading.claim(member.id, campaign: campaign.id, now: clock.now()) else {
-            throw DomainError.conflict(field: nil, message: "The prize was already claimed.")
+            throw DomainError.conflict(field: nil, message: Message("reading.error.claimedBefore"))
         }
         try await track(.claim, subject: ReadOwner.member(member.id).key, campaign: campaign.id, [:])
         return clock.now()
@@ -618,6 +627,6 @@ public struct ReadingFeature: Sendable {
     public func funnel(campaign id: String) async throws -> [FunnelStep] {
         _ = try await campaign(id: id)
         let counts = try await store.reading.distinctSubjects(campaign: id)
-        return Self.funnel.map { FunnelStep(name: $0.0, event: $0.1.rawValue, members: counts[$0.1.rawValue] ?? 0) }
+        return Self.funnel.map { FunnelStep(name: Message("reading.funnel.step.\($0.0)"), event: $0.1.rawValue, members: counts[$0.1.rawValue] ?? 0) }
     }
 }

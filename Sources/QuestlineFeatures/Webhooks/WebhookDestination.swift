@@ -72,17 +72,17 @@ public struct WebhookDestination: Sendable {
         let text = raw.trimmed()
         guard text.count <= 2_000, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
             let host = url.host, !host.isEmpty
-        else { throw DomainError.invalid(field: "url", "Use an https URL of at most 2000 characters.") }
+        else { throw DomainError.invalid(field: "url", Message("webhooks.error.urlShape", ["count": .number(2_000)])) }
         guard scheme == "https" || (scheme == "http" && allowPrivate) else {
-            throw DomainError.invalid(field: "url", "Use an https URL: webhooks carry signed events.")
+            throw DomainError.invalid(field: "url", Message("webhooks.error.httpsOnly"))
         }
         guard url.user == nil, url.password == nil else {
-            throw DomainError.invalid(field: "url", "Leave credentials out of the URL: deliveries are signed.")
+            throw DomainError.invalid(field: "url", Message("webhooks.error.credentials"))
         }
         if !allowPrivate, let inward = try await inwardAddress(of: host) {
+            // One sentence per kind of range (`webhooks.error.inward.private`, …).
             throw DomainError.invalid(
-                field: "url",
-                "\(host) points to a \(inward.rawValue) address: webhooks go to the public internet only.")
+                field: "url", Message("webhooks.error.inward.\(inward.rawValue)", ["host": .text(host)]))
         }
         return text
     }

@@ -71,14 +71,18 @@ public struct WebhooksFeature: Sendable {
         }
         let types = v.check { () throws(DomainError) -> [OutboxEventType] in
             guard !events.isEmpty, events.count <= OutboxEventType.allCases.count else {
-                throw .invalid(field: "events", "Name 1 to \(OutboxEventType.allCases.count) event types.")
+                throw .invalid(
+                    field: "events",
+                    Message("webhooks.error.eventCount", ["count": .number(OutboxEventType.allCases.count)]))
             }
             var types: [OutboxEventType] = []
             for (index, name) in events.enumerated() {
                 guard let type = OutboxEventType(rawValue: name) else {
                     throw .invalid(
                         field: "events[\(index)]",
-                        "Use one of \(OutboxEventType.allCases.map(\.rawValue).joined(separator: ", ")).")
+                        Message(
+                            "webhooks.error.eventType",
+                            ["types": .list(OutboxEventType.allCases.map { .text($0.rawValue) })]))
                 }
                 if !types.contains(type) { types.append(type) }
             }
@@ -86,12 +90,15 @@ public struct WebhooksFeature: Sendable {
         }
         let text = v.check { () throws(DomainError) -> String in
             let text = (description ?? "").trimmed()
-            guard text.count <= 200 else { throw .invalid(field: "description", "Use at most 200 characters.") }
+            guard text.count <= 200 else {
+                throw .invalid(field: "description", Message("input.error.tooLong", ["count": .number(200)]))
+            }
             return text
         }
         try v.finish()
         guard try await store.outbox.endpoints().count < 50 else {
-            throw DomainError.conflict(field: nil, message: "At most 50 endpoints; remove one first.")
+            throw DomainError.conflict(
+                field: nil, message: Message("webhooks.error.tooManyEndpoints", ["count": .number(50)]))
         }
         let endpoint = WebhookEndpoint(
             id: ids.makeUUID().uuidString.lowercased(), url: address!, events: types!, description: text!,
@@ -109,7 +116,9 @@ public struct WebhooksFeature: Sendable {
 
     public func delete(_ id: String, as actor: MemberRecord) async throws {
         try requireAdmin(actor)
-        guard try await store.outbox.deleteEndpoint(id) else { throw DomainError.notFound("No such webhook endpoint.") }
+        guard try await store.outbox.deleteEndpoint(id) else {
+            throw DomainError.notFound(Message("webhooks.error.noSuchEndpoint"))
+        }
     }
 
     public func deliveries(_ endpoint: String, as actor: MemberRecord, limit: Int, offset: Int) async throws
@@ -117,7 +126,7 @@ public struct WebhooksFeature: Sendable {
     {
         try requireAdmin(actor)
         guard try await store.outbox.endpoints().contains(where: { $0.id == endpoint }) else {
-            throw DomainError.notFound("No such webhook endpoint.")
+            throw DomainError.notFound(Message("webhooks.error.noSuchEndpoint"))
         }
         return try await store.outbox.deliveries(endpoint: endpoint, limit: limit, offset: offset)
     }
@@ -125,7 +134,7 @@ public struct WebhooksFeature: Sendable {
     public func replay(_ delivery: String, as actor: MemberRecord) async throws -> WebhookDelivery {
         try requireAdmin(actor)
         guard let replayed = try await store.outbox.replay(delivery, now: clock.now()) else {
-            throw DomainError.notFound("No such delivery.")
+            throw DomainError.notFound(Message("webhooks.error.noSuchDelivery"))
         }
         return replayed
     }

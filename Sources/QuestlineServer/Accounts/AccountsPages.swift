@@ -22,10 +22,12 @@ struct AccountsPages {
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/") { request, context in try await self.home(request, context) }
+        router.get("/language") { request, context in self.chooseLanguage(request, context) }
         router.get("/signup") { request, context in
             self.pages.page(
-                "signup", title: "Create your account",
-                model: SignupPage(FormState(values: ["timeZone": "UTC"]), next: self.next(request)),
+                "signup", title: context.localizer("accounts.signup.title"),
+                model: SignupPage(
+                    FormState(values: ["timeZone": "UTC"]), next: self.next(request), localizer: context.localizer),
                 context: context, path: "/signup", back: "/")
         }
         router.post("/signup") { request, context in try await self.signUp(request, context) }
@@ -33,7 +35,8 @@ struct AccountsPages {
             self.loginPage(
                 LoginPage(
                     next: self.next(request), signedOut: request.uri.queryParameters["signedOut"] != nil,
-                    notice: request.uri.queryParameters["notice"].map(String.init)), context: context)
+                    notice: request.uri.queryParameters["notice"].map(String.init), localizer: context.localizer),
+                context: context)
         }
         router.post("/login") { request, context in try await self.logIn(request, context) }
         router.post("/logout") { _, context in try await self.logOut(context) }
@@ -58,7 +61,8 @@ struct AccountsPages {
         guard let member = context.identity.member else {
             let page = LandingPage(widget: try await reading.widget(reader, surface: "home"))
             return ReadingPages.withDevice(
-                pages.page("landing", title: "Questline", model: page, context: context, path: "/"), newDevice)
+                pages.page("landing", title: "Questline", model: page, context: context, path: "/"),
+                newDevice)
         }
         let widget = try await reading.widget(reader, surface: "home")
         let now = accounts.clock.now()
@@ -67,8 +71,9 @@ struct AccountsPages {
             announcement: try await reading.announcement(member, widget: widget), widget: widget,
             requests: WaitingRequests(
                 try await quests.waitingRequests(as: member), viewer: member, now: now, back: "/"),
-            live: liveEventsPath(member), notice: flash.text(of: .notice, in: request))
-        return pages.page("home", title: "Questline", model: page, context: context, path: "/")
+            live: liveEventsPath(member), notice: flash.text(of: .notice, in: request), localizer: context.localizer)
+        return pages.page(
+            "home", title: "Questline", model: page, context: context, path: "/")
     }
 
     // MARK: Sign-up, log in and out
@@ -84,8 +89,9 @@ struct AccountsPages {
         } catch let error as DomainError {
             let values = ["email": form["email"], "displayName": form["displayName"], "timeZone": form["timeZone"]]
             return pages.page(
-                "signup", title: "Create your account",
-                model: SignupPage(FormState(values: values, error: error), next: safeNext(form["next"])),
+                "signup", title: context.localizer("accounts.signup.title"),
+                model: SignupPage(
+                    FormState(values: values, error: error), next: safeNext(form["next"]), localizer: context.localizer),
                 context: context, path: "/signup", status: Problem.from(error).httpStatus, back: "/")
         }
     }
@@ -99,7 +105,8 @@ struct AccountsPages {
         } catch let error as DomainError {
             return loginPage(
                 LoginPage(
-                    next: safeNext(form["next"]), form: FormState(values: ["login": form["login"]], error: error)),
+                    next: safeNext(form["next"]), form: FormState(values: ["login": form["login"]], error: error),
+                    localizer: context.localizer),
                 context: context, status: Problem.from(error).httpStatus)
         }
     }
@@ -109,7 +116,9 @@ struct AccountsPages {
     private func loginPage(_ page: LoginPage, context: AppRequestContext, status: HTTPResponse.Status = .ok)
         -> Response
     {
-        pages.page("login", title: "Log in", model: page, context: context, path: "/login", status: status, back: "/")
+        pages.page(
+            "login", title: context.localizer("accounts.login.title"), model: page, context: context, path: "/login",
+            status: status, back: "/")
     }
 
     private func logOut(_ context: AppRequestContext) async throws -> Response {

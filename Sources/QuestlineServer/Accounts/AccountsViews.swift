@@ -14,18 +14,18 @@ struct AreaTile: Equatable {
     let icon: String
     let what: String
 
-    /// What each area offers, as the tiles say it.
+    /// What each area offers, as the tiles say it: the catalog's keys.
     static let offers: [String: String] = [
-        "/game": "Which came first? The daily history game",
-        "/reading": "Reading streaks and the reading challenge",
-        "/activity": "What you read and saved: the Saved module, reading time, streak and badges",
-        "/quests": "Family quests: guardians set quests, children earn points and unlock apps",
-        "/stories": "Track stories: chapters, selfies at the track, points and the card shop",
+        "/game": "accounts.home.tile.game", "/reading": "accounts.home.tile.reading",
+        "/activity": "accounts.home.tile.activity", "/quests": "accounts.home.tile.quests",
+        "/stories": "accounts.home.tile.stories",
     ]
 
-    /// Every area but home, in the navigation's order.
-    static let all: [AreaTile] = PageRenderer.areas.dropFirst().map {
-        AreaTile(path: $0.path, title: $0.title, icon: $0.icon, what: offers[$0.path] ?? "")
+    /// Every area but home, in the navigation's order, in the reader's language.
+    static func all(_ l: Localizer) -> [AreaTile] {
+        PageRenderer.areas.dropFirst().map {
+            AreaTile(path: $0.path, title: l($0.title), icon: $0.icon, what: offers[$0.path].map { l($0) } ?? "")
+        }
     }
 }
 
@@ -43,9 +43,9 @@ struct HomePage: Equatable {
 
     init(
         today: LocalDay, announcement: AnnouncementView?, widget: WidgetModel?, requests: WaitingRequests? = nil,
-        live: String? = nil, notice: String? = nil
+        live: String? = nil, notice: String? = nil, localizer l: Localizer
     ) {
-        self.today = Wording.longDate(today)
+        self.today = l.format(today, .weekday)
         todayISO = today.iso
         self.requests = requests.flatMap { $0.rows.isEmpty ? nil : $0 }
         self.live = live
@@ -54,7 +54,7 @@ struct HomePage: Equatable {
         // The announcement offers Join itself: the widget then shows without its buttons (one
         // Join on the page, not two).
         self.widget = widget.map { WidgetCard($0, interactive: announcement == nil) }
-        areas = AreaTile.all
+        areas = AreaTile.all(l)
     }
 }
 
@@ -85,12 +85,16 @@ struct SignupPage: Equatable {
     let errors: [String: String]
     let next: String
     let timeZones: [String]
+    let passwordHint: String
+    let nameHint: String
 
-    init(_ form: FormState, next: String) {
+    init(_ form: FormState, next: String, localizer l: Localizer) {
         values = form.values
         errors = form.errors
         self.next = next
         timeZones = TimeZoneNames.all
+        passwordHint = l("accounts.field.passwordHint", ["count": .number(AccountRules.passwordMinLength)])
+        nameHint = l("accounts.field.nameHint", ["count": .number(AccountRules.displayNameMaxLength)])
     }
 }
 
@@ -103,11 +107,10 @@ struct LoginPage: Equatable {
         let facebook: String
     }
 
+    /// The notices a link asks for (`/login?notice=forgot`), by their catalog's keys.
     static let notices = [
-        "forgot":
-            "Password reset by e-mail is not available. A guardian can set a new password for a child; otherwise create a new account.",
-        "facebook": "Signing in with Facebook is not available. Log in with your e-mail or username and password.",
-        "deleted": "Your account and everything held about it are deleted.",
+        "forgot": "accounts.login.notice.forgot", "facebook": "accounts.login.notice.facebook",
+        "deleted": "accounts.login.notice.deleted",
     ]
 
     let next: String
@@ -117,11 +120,14 @@ struct LoginPage: Equatable {
     let values: [String: String]
     let errors: [String: String]
 
-    init(next: String, signedOut: Bool = false, notice: String? = nil, form: FormState = FormState()) {
+    init(
+        next: String, signedOut: Bool = false, notice: String? = nil, form: FormState = FormState(),
+        localizer l: Localizer
+    ) {
         self.next = next
         self.signedOut = signedOut
-        self.notice = notice.flatMap { Self.notices[$0] }
-        toasts = Toasts(forgot: Self.notices["forgot"]!, facebook: Self.notices["facebook"]!)
+        self.notice = notice.flatMap { Self.notices[$0] }.map { l($0) }
+        toasts = Toasts(forgot: l(Self.notices["forgot"]!), facebook: l(Self.notices["facebook"]!))
         values = form.values
         errors = form.errors
     }
@@ -146,13 +152,16 @@ struct NotificationsForm: Equatable {
     let error: String?
     let saved: Bool
 
-    init(_ stored: NotificationPreferences, sent: Sent?, error: DomainError?, justSaved: Bool) {
+    init(
+        _ stored: NotificationPreferences, sent: Sent?, error: DomainError?, justSaved: Bool,
+        localizer l: Localizer
+    ) {
         streakReminders = sent?.streakReminders ?? stored.streakReminders
         questUpdates = sent?.questUpdates ?? stored.questUpdates
         quiet = sent?.quiet ?? (stored.quietHours != nil)
-        startHours = HourOption.day(selecting: sent?.start ?? stored.quietHours?.start ?? 20)
-        endHours = HourOption.day(selecting: sent?.end ?? stored.quietHours?.end ?? 7)
-        self.error = error.map { FieldErrors.of($0).values.sorted().joined(separator: " ") }
+        startHours = HourOption.day(selecting: sent?.start ?? stored.quietHours?.start ?? 20, localizer: l)
+        endHours = HourOption.day(selecting: sent?.end ?? stored.quietHours?.end ?? 7, localizer: l)
+        self.error = error.map { FieldErrors.of($0, l).values.sorted().joined(separator: " ") }
         saved = justSaved && error == nil
     }
 }
@@ -164,12 +173,16 @@ struct ProfilePage: Equatable {
         struct Member: Equatable {
             let id: String
             let displayName: String
+            /// The member's role in the household, in words ("guardian").
             let role: String
             let login: String
             let deletable: Bool
+            /// The confirmation before deleting their account.
+            let deleteConfirmation: String
         }
 
         let name: String
+        /// "you are a guardian".
         let role: String
         let isGuardian: Bool
         let members: [Member]
@@ -194,6 +207,9 @@ struct ProfilePage: Equatable {
     let isChild: Bool
     let canDeleteSelf: Bool
     let timeZones: [String]
+    /// A child's zone, which only a guardian changes.
+    let timeZone: String
+    let nameHint: String
     let household: Household?
     let noHousehold: Bool
     let childValues: [String: String]
@@ -202,7 +218,7 @@ struct ProfilePage: Equatable {
 
     init(
         _ member: MemberRecord, household: HouseholdRecord?, notifications stored: NotificationPreferences,
-        refused: Refused? = nil, notice: String? = nil, notificationsSaved: Bool = false
+        refused: Refused? = nil, notice: String? = nil, notificationsSaved: Bool = false, localizer l: Localizer
     ) {
         self.notice = notice
         login = member.email ?? member.username ?? ""
@@ -216,31 +232,47 @@ struct ProfilePage: Equatable {
             values = form.values
             errors = form.errors
         case .household(let form): errors = form.errors
-        case .account(let error): errors = FieldErrors.of(error)
+        case .account(let error): errors = FieldErrors.of(error, l)
         case .child(let form): child = form
         case .notifications(let sent, let error): (sentNotifications, notificationError) = (sent, error)
         case nil: break
         }
         self.values = values
         self.errors = errors
-        languages = LanguageOption.all(selecting: values["language"] ?? member.language ?? "en")
+        languages = Self.languages(selecting: values["language"] ?? member.language ?? "en")
         isChild = !AccessPolicy.allows(member.actor, .changeTimeZone(member.scope))
         canDeleteSelf = AccessPolicy.allows(member.actor, .deleteMember(member.scope))
         timeZones = TimeZoneNames.all
+        timeZone = values["timeZone"] ?? member.timeZone
+        nameHint = l("accounts.field.nameHint", ["count": .number(AccountRules.displayNameMaxLength)])
         self.household = household.map { household in
             Household(
-                name: household.name, role: member.role?.rawValue ?? "", isGuardian: member.role == .guardian,
+                name: household.name, role: member.role.map { l("profile.household.youAre.\($0.rawValue)") } ?? "",
+                isGuardian: member.role == .guardian,
                 members: household.members.map {
                     Household.Member(
-                        id: $0.id.rawValue, displayName: $0.displayName, role: $0.role?.rawValue ?? "",
+                        id: $0.id.rawValue, displayName: $0.displayName,
+                        role: $0.role.map { l("households.role.\($0.rawValue)") } ?? "",
                         login: $0.email ?? $0.username ?? "",
-                        deletable: $0.id != member.id && AccessPolicy.allows(member.actor, .deleteMember($0.scope)))
+                        deletable: $0.id != member.id && AccessPolicy.allows(member.actor, .deleteMember($0.scope)),
+                        deleteConfirmation: l("profile.household.deleteConfirmation", ["name": .text($0.displayName)]))
                 })
         }
         noHousehold = household == nil
         childValues = child.values
         childErrors = child.errors
         notifications = NotificationsForm(
-            stored, sent: sentNotifications, error: notificationError, justSaved: notificationsSaved)
+            stored, sent: sentNotifications, error: notificationError, justSaved: notificationsSaved, localizer: l)
+    }
+
+    /// The profile's language choice: the game's languages by their codes, each named in itself
+    /// (Questline speaks the ten of `Language.shipped`; a region's Chinese by its own name).
+    static func languages(selecting chosen: String) -> [LanguageOption] {
+        GameLanguage.supported.map { code in
+            let name =
+                Language.shipped.first { $0.code.lowercased() == code }?.nativeName
+                ?? Locale(identifier: code).localizedString(forIdentifier: code) ?? code
+            return LanguageOption(code: code, name: name, selected: code == chosen)
+        }
     }
 }

@@ -20,10 +20,12 @@ extension AccountsPages {
         let notice =
             flash.text(of: .notice, in: request)
             ?? (q["saved"] != nil
-                ? "Your profile is saved." : q["childDeleted"] != nil ? "The child's account is deleted." : nil)
+                ? context.localizer("profile.notice.saved")
+                : q["childDeleted"] != nil ? context.localizer("profile.notice.childDeleted") : nil)
         let page = ProfilePage(
             member, household: household, notifications: try await notifications.preferences(member),
-            refused: refused, notice: notice, notificationsSaved: q["notifications"] != nil)
+            refused: refused, notice: notice, notificationsSaved: q["notifications"] != nil,
+            localizer: context.localizer)
         let status: HTTPResponse.Status =
             switch refused {
             case .profile(let form), .household(let form), .child(let form):
@@ -32,7 +34,8 @@ extension AccountsPages {
             case nil: .ok
             }
         return pages.page(
-            "profile", title: "Profile", model: page, context: context, path: "/profile", status: status, back: "/")
+            "profile", title: context.localizer("profile.page.title"), model: page, context: context, path: "/profile",
+            status: status, back: "/")
     }
 
     func updateProfile(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -74,7 +77,7 @@ extension AccountsPages {
     }
 
     private static func hour(_ hour: Int?, field: String) throws(DomainError) -> Int {
-        guard let hour else { throw .invalid(field: field, "Choose an hour.") }
+        guard let hour else { throw .invalid(field: field, Message("profile.error.chooseHour")) }
         return hour
     }
 
@@ -84,7 +87,8 @@ extension AccountsPages {
         do {
             let household = try await accounts.createHousehold(name: form["name"], as: member)
             return flash.redirect(
-                to: "/profile", .notice, "Your household “\(household.name)” is created: add your children below.")
+                to: "/profile", .notice,
+                context.localizer("profile.notice.householdCreated", ["household": .text(household.name)]))
         } catch let error as DomainError {
             return try await profile(request, context, refused: .household(FormState(error: error)))
         }
@@ -92,7 +96,9 @@ extension AccountsPages {
 
     func createChild(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/profile")
-        guard let household = member.householdID else { throw DomainError.notFound("You have no household yet.") }
+        guard let household = member.householdID else {
+            throw DomainError.notFound(Message("households.error.noHouseholdYet"))
+        }
         let form = try await Form(request)
         do {
             let child = try await accounts.createChild(
@@ -100,8 +106,9 @@ extension AccountsPages {
                 displayName: form["displayName"], timeZone: nil)
             return flash.redirect(
                 to: "/profile", .notice,
-                "\(child.displayName) is added: they log in with the username \(child.username ?? "") and the password you chose."
-            )
+                context.localizer(
+                    "profile.notice.childAdded",
+                    ["name": .text(child.displayName), "username": .text(child.username ?? "")]))
         } catch let error as DomainError {
             var context = context
             context.identity = Identity(

@@ -61,21 +61,25 @@ extension APIImplementation {
 
     func getRecap(_ input: Operations.getRecap.Input) async throws -> Operations.getRecap.Output {
         let recap = try await activity.recap(try identity.requireMember(), period: input.query.period)
-        return .ok(.init(body: .json(.init(recap))))
+        return .ok(.init(body: .json(.init(recap, localizer: RequestLanguage.localizer))))
     }
 
     func getRecapPicture(_ input: Operations.getRecapPicture.Input) async throws -> Operations.getRecapPicture.Output {
         let me = try identity.requireMember()
         let recap = try await activity.recap(me, period: input.query.period)
-        return .ok(.init(body: .image_svg_plus_xml(HTTPBody(RecapPicture.svg(recap, name: me.displayName)))))
+        return .ok(
+            .init(
+                body: .image_svg_plus_xml(
+                    HTTPBody(RecapPicture.svg(recap, name: me.displayName, localizer: RequestLanguage.localizer)))))
     }
 
     func getActivity(_ input: Operations.getActivity.Input) async throws -> Operations.getActivity.Output {
         let me = try identity.requireMember()
-        let localeID = input.query.locale ?? "en_US"
+        // Without `locale`, the request's language formats the last save's time.
+        let localeID = input.query.locale ?? RequestLanguage.current.locale.identifier
         guard localeID.count <= 32, localeID.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_" || $0 == "-") }),
-            Locale.availableIdentifiers.contains(localeID) || localeID == "en_US"
-        else { throw DomainError.invalid(field: "locale", "Use a locale such as en_US or de_DE.") }
+            Locale.availableIdentifiers.contains(localeID) || input.query.locale == nil
+        else { throw DomainError.invalid(field: "locale", Message("activity.error.locale")) }
         let view = try await activity.view(me, locale: Locale(identifier: localeID))
         return .ok(
             .init(
@@ -87,7 +91,11 @@ extension APIImplementation {
                             thumbnails: view.saved.thumbnails),
                         articlesRead30Days: view.insights.articlesRead30, secondsRead7Days: view.insights.secondsRead7,
                         currentStreak: view.insights.currentStreak,
-                        badges: view.badges.map { .init(id: $0.id, title: $0.title, awardedAt: $0.awardedAt) },
+                        badges: view.badges.map {
+                            .init(
+                                id: $0.id, title: RequestLanguage.localizer(Message(stored: $0.title)),
+                                awardedAt: $0.awardedAt)
+                        },
                         timeline: view.insights.timeline.map {
                             .init(day: $0.day.iso, reads: $0.reads, saves: $0.saves)
                         }))))
@@ -99,7 +107,8 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         guard body.intervals.count <= 500 else {
-            throw DomainError.invalid(field: "intervals", "Send at most 500 intervals at once.")
+            throw DomainError.invalid(
+                field: "intervals", Message("activity.error.intervalBatch", ["count": .number(500)]))
         }
         let recorded = try await activity.recordTime(
             .member(me.id), intervals: body.intervals.map { ($0.eventId, $0.start, $0.end, $0.timeZone, $0.articleId) })

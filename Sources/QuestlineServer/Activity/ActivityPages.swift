@@ -26,8 +26,8 @@ struct ActivityPages {
         let member = try context.requireWebMember(next: "/activity/recap")
         let recap = try await activity.recap(member, period: request.uri.queryParameters["period"].map(String.init))
         return pages.page(
-            "recap", title: "Your \(recap.period.title)",
-            model: RecapPage(recap, today: activity.clock.today(in: member.zone)),
+            "recap", title: context.localizer("recap.page.title", ["period": .message(recap.period.title)]),
+            model: RecapPage(recap, today: activity.clock.today(in: member.zone), localizer: context.localizer),
             context: context, path: "/activity", back: "/activity")
     }
 
@@ -39,18 +39,21 @@ struct ActivityPages {
         headers[.cacheControl] = "private, no-cache"
         return Response(
             status: .ok, headers: headers,
-            body: .init(byteBuffer: ByteBuffer(string: RecapPicture.svg(recap, name: member.displayName))))
+            body: .init(
+                byteBuffer: ByteBuffer(
+                    string: RecapPicture.svg(recap, name: member.displayName, localizer: context.localizer))))
     }
 
     private func overview(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/activity")
-        let view = try await activity.view(member, locale: Locale(identifier: "en_US"))
+        let view = try await activity.view(member, locale: context.localizer.language.locale)
         let calendar = try await reading.streakCalendar(
             for: ReaderIdentity(member), month: try StreakCalendarView.month(request.uri.queryParameters["month"]))
         return pages.page(
-            "activity", title: "Activity",
+            "activity", title: context.localizer("shell.nav.activity"),
             model: ActivityPage(
-                view, calendar: calendar, zone: member.zone, today: activity.clock.today(in: member.zone)),
+                view, calendar: calendar, zone: member.zone, today: activity.clock.today(in: member.zone),
+                localizer: context.localizer),
             context: context, path: "/activity", back: "/")
     }
 
@@ -58,8 +61,10 @@ struct ActivityPages {
         let member = try context.requireWebMember(next: "/activity/saved")
         let articles = try await activity.saved(member, page: try Paging(limit: Paging.maxLimit, offset: 0)).articles
         return pages.page(
-            "activity-saved", title: "Saved",
-            model: SavedListPage(articles, removed: request.uri.queryParameters["removed"] != nil), context: context,
+            "activity-saved", title: context.localizer("activity.saved.title"),
+            model: SavedListPage(
+                articles, removed: request.uri.queryParameters["removed"] != nil, localizer: context.localizer),
+            context: context,
             path: "/activity", back: "/activity")
     }
 

@@ -8,7 +8,9 @@ import QuestlineStore
 /// days, the streak calendar and the badges.
 struct ActivityPage: Equatable {
     struct Saved: Equatable {
-        let count: Int
+        let count: String
+        /// "articles saved in the last 30 days", agreeing with the count.
+        let caption: String
         let lastSaved: String?
         let thumbnails: [String]
         let hasThumbnails: Bool
@@ -25,13 +27,14 @@ struct ActivityPage: Equatable {
         /// "Mon 14: 1 read".
         let readsLabel: String
 
-        init(label: String, reads: Int, saves: Int, maxReads: Int) {
+        init(label: String, reads: Int, saves: Int, maxReads: Int, localizer l: Localizer) {
             self.label = label
             self.reads = reads
             self.saves = saves
             self.maxReads = maxReads
-            summary = "\(Wording.count(reads, "read")) · \(saves) saved"
-            readsLabel = "\(label): \(Wording.count(reads, "read"))"
+            let count = Message.Argument.message(.count(reads, .reads))
+            summary = l("activity.timeline.summary", ["reads": count, "count": .number(saves)])
+            readsLabel = l("activity.timeline.readsLabel", ["day": .text(label), "reads": count])
         }
     }
 
@@ -41,10 +44,11 @@ struct ActivityPage: Equatable {
     }
 
     let saved: Saved
-    let articlesRead: Int
+    let articlesRead: String
     let timeSpent: String
-    let streak: Int
-    let streakUnit: String
+    let streak: String
+    /// "days in a row", agreeing with the streak.
+    let streakCaption: String
     let timeline: [Day]
     let quiet: Bool
     let calendar: StreakCalendarView
@@ -52,25 +56,32 @@ struct ActivityPage: Equatable {
     let noBadges: Bool
     /// The member's year, for the link to its review.
     let year: Int
+    let yearInReview: String
 
-    init(_ view: ActivityView, calendar: StreakCalendar, zone: TimeZone, today: LocalDay) {
+    init(_ view: ActivityView, calendar: StreakCalendar, zone: TimeZone, today: LocalDay, localizer l: Localizer) {
         let insights = view.insights
         saved = Saved(
-            count: view.saved.count, lastSaved: view.saved.lastSavedText, thumbnails: view.saved.thumbnails,
+            count: l.render(.number(view.saved.count)),
+            caption: l("activity.saved.caption", ["count": .number(view.saved.count)]),
+            lastSaved: view.saved.lastSavedText, thumbnails: view.saved.thumbnails,
             hasThumbnails: !view.saved.thumbnails.isEmpty)
-        articlesRead = insights.articlesRead30
-        timeSpent = Wording.readingTime(seconds: insights.secondsRead7)
-        streak = insights.currentStreak
-        streakUnit = insights.currentStreak == 1 ? "day" : "days"
+        articlesRead = l.render(.number(insights.articlesRead30))
+        timeSpent = l(Message.readingTime(seconds: insights.secondsRead7))
+        streak = l.render(.number(insights.currentStreak))
+        streakCaption = l("activity.streak.caption", ["count": .number(insights.currentStreak)])
         let maxReads = max(insights.timeline.map(\.reads).max() ?? 0, 1)
         timeline = insights.timeline.map {
-            Day(label: Wording.shortDay($0.day), reads: $0.reads, saves: $0.saves, maxReads: maxReads)
+            Day(label: l.format($0.day, .short), reads: $0.reads, saves: $0.saves, maxReads: maxReads, localizer: l)
         }
         quiet = insights.timeline.allSatisfy { $0.reads == 0 && $0.saves == 0 }
         self.calendar = StreakCalendarView(calendar, path: "/activity")
-        badges = view.badges.map { BadgeView(title: $0.title, day: Wording.longDate(LocalDay($0.awardedAt, in: zone))) }
+        // A badge's title is the name its feature gave it (a campaign's), or a message kept with it.
+        badges = view.badges.map {
+            BadgeView(title: l(Message(stored: $0.title)), day: l.format(LocalDay($0.awardedAt, in: zone), .weekday))
+        }
         noBadges = view.badges.isEmpty
         year = today.year
+        yearInReview = l("recap.heading", ["period": .message(RecapPeriod.year(today.year).title)])
     }
 
 }
@@ -84,20 +95,27 @@ struct SavedListPage: Equatable {
         /// The lists it is in ("Saved" for the default one).
         let lists: String
         let path: String
+        /// "Unsave Octopus", for screen readers.
+        let unsaveLabel: String
     }
 
     let articles: [Article]
     let none: Bool
     let notice: String?
 
-    init(_ saved: [SavedArticle], removed: Bool) {
+    init(_ saved: [SavedArticle], removed: Bool, localizer l: Localizer) {
         articles = saved.map { article in
             Article(
                 title: article.title, language: article.language, image: article.thumbnailURL,
-                lists: article.lists.map { $0.isEmpty ? "Saved" : $0 }.joined(separator: ", "),
-                path: ReadingPages.articlePath(title: article.title, language: article.language))
+                lists: l.render(
+                    .list(
+                        article.lists.map {
+                            $0.isEmpty ? .message(Message("activity.saved.defaultList")) : .text($0)
+                        })),
+                path: ReadingPages.articlePath(title: article.title, language: article.language),
+                unsaveLabel: l("activity.saved.unsaveLabel", ["title": .text(article.title)]))
         }
         none = saved.isEmpty
-        notice = removed ? "Removed from your saved articles." : nil
+        notice = removed ? l("activity.saved.removed") : nil
     }
 }

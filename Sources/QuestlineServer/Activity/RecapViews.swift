@@ -6,7 +6,7 @@ import QuestlineL10n
 /// The recap as a picture to share: the period, the member's name (laid out to fit, as the
 /// share card does) and the first slides' figures.
 enum RecapPicture {
-    static func svg(_ recap: Recap, name: String) -> String {
+    static func svg(_ recap: Recap, name: String, localizer l: Localizer) -> String {
         let background = "#1f5fbf"
         let foreground = "#ffffff"
         func text(_ lines: [String], x: Int, y: Int, size: Int, step: Int, width: Int, weight: String = "400") -> String
@@ -21,18 +21,24 @@ enum RecapPicture {
                     """
             }.joined(separator: "\n")
         }
-        let heading = "\(recap.closed ? "" : "So far: ")\(recap.period.title) in review"
+        let heading = l(
+            Message(
+                recap.closed ? "recap.heading" : "recap.picture.headingSoFar", ["period": .message(recap.period.title)])
+        )
         let slides = recap.slides.prefix(3)
         var y = 150
         var rows: [String] = []
         for slide in slides {
             rows.append(
                 text(
-                    ShareCard.lines("\(slide.title): \(slide.figure)", width: 520, fontSize: 24, maxLines: 1), x: 40,
+                    ShareCard.lines(
+                        l("recap.picture.line", ["title": .message(slide.title), "figure": .message(slide.figure)]),
+                        width: 520, fontSize: 24, maxLines: 1), x: 40,
                     y: y, size: 24, step: 28, width: 520, weight: "700"))
             rows.append(
                 text(
-                    ShareCard.lines(slide.caption, width: 520, fontSize: 18, maxLines: 1), x: 40, y: y + 26, size: 18,
+                    ShareCard.lines(l(slide.caption), width: 520, fontSize: 18, maxLines: 1), x: 40, y: y + 26,
+                    size: 18,
                     step: 22, width: 520))
             y += 62
         }
@@ -53,7 +59,8 @@ struct RecapPage: Equatable {
         let title: String
         let figure: String
         let caption: String
-        let number: Int
+        /// "Slide 2 of 5", for screen readers.
+        let label: String
     }
 
     struct Link: Equatable {
@@ -64,44 +71,45 @@ struct RecapPage: Equatable {
     let heading: String
     let soFar: Bool
     let slides: [Slide]
-    let count: Int
     let picture: String
     let links: [Link]
 
-    init(_ recap: Recap, today: LocalDay) {
-        heading = "\(recap.period.title) in review"
+    init(_ recap: Recap, today: LocalDay, localizer l: Localizer) {
+        heading = l("recap.heading", ["period": .message(recap.period.title)])
         soFar = !recap.closed
         let all = recap.slides
         slides = all.enumerated().map {
-            Slide(title: $1.title, figure: $1.figure, caption: $1.caption, number: $0 + 1)
+            Slide(
+                title: l($1.title), figure: l($1.figure), caption: l($1.caption),
+                label: l("recap.slide.label", ["number": .number($0 + 1), "count": .number(all.count)]))
         }
-        count = all.count
         picture = "/activity/recap.svg?period=\(recap.period.key)"
+        /// "← October 2026", "2027 →".
+        func link(_ key: String, _ period: RecapPeriod) -> Link {
+            Link(label: l(key, ["period": .message(period.title)]), href: "/activity/recap?period=\(period.key)")
+        }
         var links: [Link] = []
         switch recap.period {
         case .month(let year, _):
             let previous = RecapPeriod.month(of: recap.period.first.adding(days: -1))
-            links.append(Link(label: "← \(previous.title)", href: "/activity/recap?period=\(previous.key)"))
+            links.append(link("recap.link.previous", previous))
             let next = RecapPeriod.month(of: recap.period.last.adding(days: 1))
-            if next.first <= today {
-                links.append(Link(label: "\(next.title) →", href: "/activity/recap?period=\(next.key)"))
-            }
-            links.append(Link(label: "The year \(year)", href: "/activity/recap?period=\(year)"))
+            if next.first <= today { links.append(link("recap.link.next", next)) }
+            links.append(
+                Link(label: l("recap.link.year", ["year": .year(year)]), href: "/activity/recap?period=\(year)"))
         case .year(let year):
-            links.append(Link(label: "← \(year - 1)", href: "/activity/recap?period=\(year - 1)"))
-            if year < today.year {
-                links.append(Link(label: "\(year + 1) →", href: "/activity/recap?period=\(year + 1)"))
-            }
-            links.append(Link(label: "This month", href: "/activity/recap"))
+            links.append(link("recap.link.previous", .year(year - 1)))
+            if year < today.year { links.append(link("recap.link.next", .year(year + 1))) }
+            links.append(Link(label: l("recap.link.thisMonth"), href: "/activity/recap"))
         }
         self.links = links
     }
 }
 
 extension Components.Schemas.Recap {
-    init(_ recap: Recap) {
+    init(_ recap: Recap, localizer l: Localizer) {
         self.init(
-            period: recap.period.key, title: recap.period.title, closed: recap.closed,
+            period: recap.period.key, title: l(recap.period.title), closed: recap.closed,
             readingMinutes: recap.readingMinutes, articles: recap.articles,
             topArticles: recap.topArticles.map { .init(title: $0.title, minutes: $0.minutes, opens: $0.opens) },
             bestStreak: recap.bestStreak, saved: recap.saved, gamesPlayed: recap.gamesPlayed,
@@ -111,6 +119,6 @@ extension Components.Schemas.Recap {
                     learningMinutes: $0.learningMinutes, questsCompleted: $0.questsCompleted,
                     pointsEarned: $0.pointsEarned, pointsSpent: $0.pointsSpent, topApp: $0.topApp)
             },
-            slides: recap.slides.map { .init(title: $0.title, figure: $0.figure, caption: $0.caption) })
+            slides: recap.slides.map { .init(title: l($0.title), figure: l($0.figure), caption: l($0.caption)) })
     }
 }

@@ -30,10 +30,10 @@ struct AddressChecksMiddleware: RouterMiddleware {
         var issues: [FieldIssue] = []
         if let decoded = path.removingPercentEncoding {
             if decoded.containsControlCharacter {
-                issues.append(FieldIssue(field: "path", message: "The address holds a control character."))
+                issues.append(FieldIssue(field: "path", message: Message("input.error.addressControlCharacter")))
             }
         } else {
-            issues.append(FieldIssue(field: "path", message: "The address is not valid percent-encoded UTF-8."))
+            issues.append(FieldIssue(field: "path", message: Message("input.error.addressEncoding")))
         }
         for pair in (query ?? "").split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -43,7 +43,7 @@ struct AddressChecksMiddleware: RouterMiddleware {
                 let value = (parts.count > 1 ? parts[1].replacingOccurrences(of: "+", with: " ") : "")
                     .removingPercentEncoding
             else {
-                issues.append(FieldIssue(field: name, message: "Send percent-encoded UTF-8 text."))
+                issues.append(FieldIssue(field: name, message: Message("input.error.queryEncoding")))
                 continue
             }
             if let issue = TextRule.issue(value, field: name) { issues.append(issue) }

@@ -29,6 +29,7 @@ struct AuthMiddleware: RouterMiddleware {
         // The language the answer is in (`LanguageChoice`), said in `Content-Language`.
         let language = LanguageChoice.of(request, member: identity.member)
         context.language = language
+        context.pagePath = LanguageMenu.next(request)
         // Every write the request commits checks that its member still exists (`ActingMember`).
         var response: Response
         do {

@@ -33,7 +33,7 @@ struct BodyLimitMiddleware: RouterMiddleware {
 
     private var tooLarge: Problem {
         Problem(
-            status: .contentTooLarge, type: "body-too-large", title: "Request body too large",
-            detail: "The request body is larger than this endpoint accepts.", field: "body")
+            status: .contentTooLarge, type: "body-too-large", title: Message("problem.title.bodyTooLarge"),
+            detail: Message("problem.detail.bodyTooLarge"), field: "body")
     }
 }

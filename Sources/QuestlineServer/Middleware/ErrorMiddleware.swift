@@ -38,6 +38,7 @@ struct ErrorMiddleware: RouterMiddleware {
                 }
                 context.language = LanguageChoice.of(request, member: context.identity.member)
             }
+            context.pagePath = LanguageMenu.next(request)
             if let redirect = error as? Redirect { return Response.redirect(to: redirect.location, type: .normal) }
             return try await answer(error, request: request, context: context)
         }

@@ -58,10 +58,8 @@ struct FormTokenMiddleware: RouterMiddleware {
     }
 
     static let expired = Problem(
-        status: .forbidden, type: "form-expired", title: "This form has expired",
-        detail:
-            "This form has expired or was not sent from this site. Go back, reload the page and send it again.",
-        field: field)
+        status: .forbidden, type: "form-expired", title: Message("problem.title.formExpired"),
+        detail: Message("problem.detail.formExpired"), field: field)
 
     static func newBrowserID() -> String {
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64URL }

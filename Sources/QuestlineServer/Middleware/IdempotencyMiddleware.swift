@@ -54,9 +54,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
         }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw Problem(
-                status: .badRequest, type: "invalid-input", title: "Invalid input",
-                detail: "Idempotency-Key: use 1 to 255 visible ASCII characters.", field: "Idempotency-Key",
-                errors: [.init(field: "Idempotency-Key", message: "Use 1 to 255 visible ASCII characters.")])
+                status: .badRequest, type: "invalid-input", title: Message("problem.title.invalidInput"),
+                detail: Message("problem.detail.idempotencyKeyShape"), field: "Idempotency-Key",
+                errors: [.init(field: "Idempotency-Key", message: Message("input.error.idempotencyKey"))])
         }
         let scope = Self.scope(request, context: context)
         var request = request
@@ -83,16 +83,13 @@ struct IdempotencyMiddleware: RouterMiddleware {
         case .inProgress:
             Self.count("in_progress")
             throw Problem(
-                status: .conflict, type: "idempotency-in-progress", title: "Request in progress",
-                detail: "A request with this Idempotency-Key is still being handled. Retry shortly.",
-                field: "Idempotency-Key")
+                status: .conflict, type: "idempotency-in-progress", title: Message("problem.title.requestInProgress"),
+                detail: Message("problem.detail.idempotencyInProgress"), field: "Idempotency-Key")
         case .appliedWithoutResponse:
             Self.count("applied")
             throw Problem(
-                status: .conflict, type: "idempotency-applied", title: "Already applied",
-                detail:
-                    "The request with this Idempotency-Key was applied, but its response was lost. Do not send it again; read the current state instead.",
-                field: "Idempotency-Key")
+                status: .conflict, type: "idempotency-applied", title: Message("problem.title.alreadyApplied"),
+                detail: Message("problem.detail.idempotencyApplied"), field: "Idempotency-Key")
         case .proceed(let granted):
             claim = granted
         }
@@ -152,9 +149,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
     static func reused() -> Problem {
         count("reused")
         return Problem(
-            status: .unprocessableContent, type: "idempotency-key-reused", title: "Idempotency key reused",
-            detail: "This Idempotency-Key was already used for a different request. Use a new key for a new write.",
-            field: "Idempotency-Key")
+            status: .unprocessableContent, type: "idempotency-key-reused", title: Message("problem.title.keyReused"),
+            detail: Message("problem.detail.idempotencyKeyReused"), field: "Idempotency-Key")
     }
 }
 

@@ -24,19 +24,21 @@ struct RateLimitMiddleware: RouterMiddleware {
         // Every bucket this request takes, in the order their refusals are reported; one
         // statement takes them all when the limits are shared.
         var buckets: [(key: String, limit: Int)] = []
-        var refusals: [@Sendable (Int) -> String] = []
+        var refusals: [String] = []
         if RoutePolicy.of(request, context).limitsLogins {
             buckets.append(("login|" + address, limits.loginsPerAddress))
-            refusals.append { "Too many sign-in attempts from this address. Try again in \(AccountsFeature.wait($0))." }
+            refusals.append("problem.detail.tooManyLogins")
         }
         if let member = context.identity.member {
             buckets.append(("write|" + member.id.rawValue, limits.writesPerMember))
-            refusals.append { "Too many changes in a short time. Try again in \(AccountsFeature.wait($0))." }
+            refusals.append("problem.detail.tooManyWrites")
         }
         buckets.append(("write-address|" + address, limits.writesPerAddress))
-        refusals.append { "Too many requests from this address. Try again in \(AccountsFeature.wait($0))." }
+        refusals.append("problem.detail.tooManyRequests")
         if let refused = try await limiter.take(buckets) {
-            throw DomainError.tooManyRequests(retryAfter: refused.wait, refusals[refused.index](refused.wait))
+            throw DomainError.tooManyRequests(
+                retryAfter: refused.wait,
+                Message(refusals[refused.index], ["wait": .message(AccountsFeature.wait(refused.wait))]))
         }
         return try await next(request, context)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import QuestlineCore
 
 /// What the server does for a route beyond its handler: the login budget, whether a stored
 /// response is sealed, how large a body may be, whether it is a web form. Decided by the route
@@ -73,8 +74,8 @@ enum CanonicalPath {
             return Response(status: .permanentRedirect, headers: [.location: canonical + query])
         }
         throw Problem(
-            status: .notFound, type: "not-found", title: "Not found",
-            detail: "No such address. Use \(canonical).", field: "path")
+            status: .notFound, type: "not-found", title: Message("problem.title.notFound"),
+            detail: Message("problem.detail.useCanonical", ["path": .text(canonical)]), field: "path")
     }
 
     /// The canonical spelling of `path` when it is not canonical itself, else nil. A

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import QuestlineCore
 
 /// Refuses web form posts from another origin, `null` (a sandboxed frame, a `data:` page)
 /// included. Defence in depth: every form also carries a token (`FormTokenMiddleware`), which
@@ -14,8 +15,8 @@ enum SameOriginForm {
             origin == "null" || originHost(origin) != request.head.authority
         {
             throw Problem(
-                status: .forbidden, type: "cross-origin", title: "Cross-origin form refused",
-                detail: "This form must be sent from this site.")
+                status: .forbidden, type: "cross-origin", title: Message("problem.title.crossOrigin"),
+                detail: Message("problem.detail.crossOrigin"))
         }
     }
 }

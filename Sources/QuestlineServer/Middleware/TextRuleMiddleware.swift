@@ -32,7 +32,8 @@ struct TextRuleMiddleware: RouterMiddleware {
             guard let invalid = Self.invalidDate(in: error),
                 let field = body.withUnsafeReadableBytes({ JSONTextScan.path(ofString: invalid.text, in: $0) })
             else { throw error }
-            throw DomainError.invalid(field: field, invalid.description)
+            throw DomainError.invalid(
+                field: field, Message("input.error.dateTime", ["value": .text(String(invalid.text.prefix(40)))]))
         }
     }
 }

@@ -16,14 +16,15 @@ struct PageRenderer: Sendable {
         PageRenderer(library: try await MustacheLibrary(directory: ServerResources.path("templates")))
     }
 
-    /// The areas in the bottom navigation, in order.
+    /// The areas in the bottom navigation, in order; `title` is the catalog's key of the area's
+    /// name (`shell.nav.home`).
     static let areas: [(path: String, title: String, icon: String)] = [
-        ("/", "Home", Icons.svg("home")),
-        ("/reading", "Reading", Icons.svg("reading")),
-        ("/activity", "Activity", Icons.svg("activity")),
-        ("/game", "Game", Icons.svg("game")),
-        ("/quests", "Quests", Icons.svg("family")),
-        ("/stories", "Stories", Icons.svg("stories")),
+        ("/", "shell.nav.home", Icons.svg("home")),
+        ("/reading", "shell.nav.reading", Icons.svg("reading")),
+        ("/activity", "shell.nav.activity", Icons.svg("activity")),
+        ("/game", "shell.nav.game", Icons.svg("game")),
+        ("/quests", "shell.nav.quests", Icons.svg("family")),
+        ("/stories", "shell.nav.stories", Icons.svg("stories")),
     ]
 
     /// A full page: `data` is the screen's typed page model (a struct, read by its stored
@@ -85,11 +86,14 @@ struct PageRenderer: Sendable {
                 "initial": String(member.displayName.prefix(1)).uppercased(),
             ]
             values["nav"] = PageRenderer.areas.map { area in
-                ["path": area.path, "title": area.title, "icon": area.icon, "current": area.path == path]
+                ["path": area.path, "title": localizer(area.title), "icon": area.icon, "current": area.path == path]
                     as [String: Any]
             }
         } else {
             values["member"] = false
+            // A visitor's language menu (`/language`): each language in its own name, back to this page.
+            values["interfaceLanguages"] = LanguageMenu.options(current: localizer.language)
+            values["languageNext"] = context.pagePath
         }
         return values
     }

@@ -40,8 +40,9 @@ extension APIImplementation {
     func recordReads(_ input: Operations.recordReads.Input) async throws -> Operations.recordReads.Output {
         let reader = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: nil)
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        guard body.reads.count <= 500 else {
-            throw DomainError.invalid(field: "reads", "Send at most 500 reads at once.")
+        let most = 500
+        guard body.reads.count <= most else {
+            throw DomainError.invalid(field: "reads", Message("reading.error.tooManyReads", ["count": .number(most)]))
         }
         let reads = try reading.validate(
             body.reads.map(self.input), readerZone: reader.member.map { _ in reader.timeZone }
@@ -63,7 +64,7 @@ extension APIImplementation {
         let reader = try reader(
             deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
         guard let model = try await reading.widget(for: reader, impression: true) else {
-            throw DomainError.notFound("There is no reading challenge.")
+            throw DomainError.notFound(Message("reading.error.noChallenge"))
         }
         return .ok(.init(body: .json(.init(model))))
     }
@@ -74,13 +75,14 @@ extension APIImplementation {
         let reader = try reader(
             deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
         guard let (campaign, status, today) = try await reading.widgetBasis(for: reader) else {
-            throw DomainError.notFound("There is no reading challenge.")
+            throw DomainError.notFound(Message("reading.error.noChallenge"))
         }
         return .ok(
             .init(
                 body: .json(
                     .init(
-                        campaign: .init(campaign), timeZone: reader.timeZone.identifier, today: today.iso,
+                        campaign: .init(campaign), timeZone: reader.timeZone.identifier,
+                        language: RequestLanguage.current.code, today: today.iso,
                         loggedIn: status.loggedIn, joinDay: status.joinDay?.iso, completedOn: status.completedOn?.iso,
                         claimed: status.claimed, readDays: status.readDays.sorted().map(\.iso),
                         repairDays: status.repairDays.sorted().map(\.iso),
@@ -116,7 +118,7 @@ extension APIImplementation {
             return .accepted(
                 .init(
                     body: .json(
-                        .init(pending: true, message: "Log in to join: you will be enrolled when this device signs in.")
+                        .init(pending: true, message: RequestLanguage.localizer("reading.join.pending"))
                     )))
         }
         return .ok(.init(body: .json(.init(enrollment))))
@@ -131,7 +133,7 @@ extension APIImplementation {
         let me = try identity.requireMember()
         let reader = ReaderIdentity(me)
         guard let model = try await reading.widget(for: reader, impression: false) else {
-            throw DomainError.notFound("There is no reading challenge.")
+            throw DomainError.notFound(Message("reading.error.noChallenge"))
         }
         try await reading.track(
             .share, subject: ReadOwner.member(me.id).key, campaign: model.campaignId, ["state": model.state.rawValue])
@@ -153,7 +155,7 @@ extension APIImplementation {
     func randomArticle(_ input: Operations.randomArticle.Input) async throws -> Operations.randomArticle.Output {
         _ = try reader(deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: nil)
         guard let article = await reading.random(language: try WikiLanguage.check(input.query.language)) else {
-            throw DomainError.notFound("No articles in this language.")
+            throw DomainError.notFound(Message("reading.error.noArticles"))
         }
         return .ok(.init(body: .json(.init(article))))
     }
@@ -163,7 +165,7 @@ extension APIImplementation {
     {
         let title = try WikiLanguage.title(input.query.title)
         guard let summary = await reading.summary(title, language: try WikiLanguage.check(input.query.language)) else {
-            throw DomainError.notFound("No article \"\(title)\".")
+            throw DomainError.notFound(Message("reading.error.noSuchArticle", ["title": .text(title)]))
         }
         return .ok(.init(body: .json(.init(summary))))
     }
@@ -175,11 +177,13 @@ extension APIImplementation {
             deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         guard let subject = reader.subject else {
-            throw DomainError.unauthenticated("Sign in, or send an X-Device-Id header.")
+            throw DomainError.unauthenticated(Message("reading.error.noReader"))
         }
         let properties = body.properties?.additionalProperties ?? [:]
-        guard properties.count <= 10 else {
-            throw DomainError.invalid(field: "properties", "Send at most 10 properties.")
+        let most = 10
+        guard properties.count <= most else {
+            throw DomainError.invalid(
+                field: "properties", Message("reading.error.tooManyProperties", ["count": .number(most)]))
         }
         let event = ReadingFeature.Event(rawValue: body.name.rawValue)!
         let campaign = try await reading.campaign(for: reading.clock.today(in: reader.timeZone.timeZone))
@@ -198,7 +202,9 @@ extension APIImplementation {
                 body: .json(
                     .init(
                         badges: try await reading.badges(me).map {
-                            .init(id: $0.id, title: $0.title, awardedAt: $0.awardedAt)
+                            .init(
+                                id: $0.id, title: RequestLanguage.localizer(Message(stored: $0.title)),
+                                awardedAt: $0.awardedAt)
                         }))))
     }
 
@@ -206,7 +212,7 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         guard body.id == input.path.campaignId else {
-            throw DomainError.invalid(field: "id", "The id must match the address.")
+            throw DomainError.invalid(field: "id", Message("reading.error.idMismatch"))
         }
         let campaign = try Campaign(body)
         try await reading.saveCampaign(campaign, as: me)
@@ -221,22 +227,25 @@ extension APIImplementation {
                 body: .json(
                     .init(
                         campaignId: input.query.campaign,
-                        steps: steps.map { .init(name: $0.name, event: $0.event, members: $0.members) }))))
+                        steps: steps.map {
+                            .init(name: RequestLanguage.localizer($0.name), event: $0.event, members: $0.members)
+                        }))))
     }
 }
 
 extension Components.Schemas.Widget {
-    init(_ model: WidgetModel) {
+    /// The widget with its words in `l`'s language (the request's).
+    init(_ model: WidgetModel, localizer l: Localizer = RequestLanguage.localizer) {
         self.init(
             campaignId: model.campaignId, state: .init(rawValue: model.state.rawValue)!, streak: model.streak,
             goalDays: model.goalDays,
             freezesLeft: model.freezesLeft, readToday: model.readToday,
-            copy: .init(title: model.copy.title, body: model.copy.body),
+            copy: .init(title: l(model.copy.title), body: l(model.copy.body)),
             illustration: model.illustration,
             color: .init(
                 family: model.color.family, background: model.color.background, foreground: model.color.foreground),
             ctas: model.ctas.map {
-                .init(kind: .init(rawValue: $0.kind.rawValue)!, label: $0.label, target: $0.target)
+                .init(kind: .init(rawValue: $0.kind.rawValue)!, label: l($0.label), target: $0.target)
             },
             variant: model.variant, today: model.today.iso, completedOn: model.completedOn?.iso,
             perfect: model.perfect, goalInReach: model.goalInReach, reachableStreak: model.reachableStreak)

@@ -99,9 +99,9 @@ struct ReadingPages {
         let page = ReadingPage(
             model: model, campaign: campaign,
             member: reader.member, calendar: calendar, joined: request.uri.queryParameters["joined"] != nil,
-            claimed: request.uri.queryParameters["claimed"] != nil)
+            claimed: request.uri.queryParameters["claimed"] != nil, localizer: context.localizer)
         return Self.withDevice(
-            pages.page("reading", title: "Reading", model: page, context: context, path: "/reading", back: "/"),
+            pages.page("reading", title: context.localizer("reading.page.title"), model: page, context: context, path: "/reading", back: "/"),
             newDevice)
     }
 
@@ -129,7 +129,7 @@ struct ReadingPages {
             .search: "/reading/search", .random: "/reading/random", .share: "/reading/share.svg",
         ]
         guard let kind = WidgetCTA.Kind(rawValue: try context.parameters.require("kind")), let target = targets[kind]
-        else { throw DomainError.notFound("No such action.") }
+        else { throw DomainError.notFound(Message("reading.error.noSuchAction")) }
         let (reader, newDevice) = reader(request, context)
         let form = try await Form(request)
         // The reading page's "Share your streak" downloads the picture; the widget's shows it.
@@ -143,10 +143,11 @@ struct ReadingPages {
         let (reader, newDevice) = reader(request, context)
         let query = request.uri.queryParameters["q"].map { String($0.prefix(200)) }
         let (articles, source) = try await reading.search(reader, query: query)
-        let page = ReadingSearchPage(query: query, articles: articles, source: source, online: reading.wiki.online)
+        let page = ReadingSearchPage(
+            query: query, articles: articles, source: source, online: reading.wiki.online, localizer: context.localizer)
         return Self.withDevice(
             pages.page(
-                "reading-search", title: "Search", model: page, context: context, path: "/reading", back: "/reading"),
+                "reading-search", title: context.localizer("reading.search.title"), model: page, context: context, path: "/reading", back: "/reading"),
             newDevice)
     }
 
@@ -175,7 +176,7 @@ struct ReadingPages {
         let page = ArticlePage(
             shown, signedIn: reader.member != nil, saved: saved,
             justSaved: request.uri.queryParameters["saved"] != nil, readEvent: UUID.random().uuidString.lowercased(),
-            widget: try await widget(reader, surface: "web"))
+            widget: try await widget(reader, surface: "web"), localizer: context.localizer)
         return Self.withDevice(
             pages.page(
                 "reading-article", title: shown.title, model: page, context: context, path: "/reading",
@@ -198,7 +199,9 @@ struct ReadingPages {
         guard let widget = try await widget(reader, surface: "web", impression: false) else {
             return Self.withDevice(Response(status: .noContent), newDevice)
         }
-        return Self.withDevice(pages.fragment("widget", model: WidgetCard(widget), context: context), newDevice)
+        return Self.withDevice(
+            pages.fragment("widget", model: WidgetCard(widget, localizer: context.localizer), context: context),
+            newDevice)
     }
 
     private func share(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -207,7 +210,7 @@ struct ReadingPages {
         }
         let reader = ReaderIdentity(member)
         guard let model = try await reading.widget(for: reader, impression: false) else {
-            throw DomainError.notFound("There is no reading challenge.")
+            throw DomainError.notFound(Message("reading.error.noChallenge"))
         }
         var headers: HTTPFields = [.contentType: "image/svg+xml; charset=utf-8"]
         if request.uri.queryParameters["download"] == "1" {
@@ -215,7 +218,9 @@ struct ReadingPages {
         }
         return Response(
             status: .ok, headers: headers,
-            body: .init(byteBuffer: ByteBuffer(string: ShareCard.svg(model, name: member.displayName))))
+            body: .init(
+                byteBuffer: ByteBuffer(
+                    string: ShareCard.svg(model, name: member.displayName, localizer: context.localizer))))
     }
 
     /// QA: the widget for any campaign, date, zone and history, without waiting for the day.
@@ -232,7 +237,9 @@ struct ReadingPages {
         for (name, _) in q where !known.contains(String(name)) {
             throw DomainError.invalid(
                 field: String(name),
-                "Unknown parameter \"\(name)\": the preview takes \(known.sorted().joined(separator: ", ")).")
+                Message(
+                    "reading.error.preview.unknownParameter",
+                    ["name": .text(String(name)), "names": .list(known.sorted().map { .text($0) })]))
         }
         var query = ReadingFeature.PreviewQuery()
         query.campaign = q["campaign"].map(String.init)
@@ -261,7 +268,7 @@ struct ReadingPages {
         }
         history.restDays = (q["rest"] ?? "").split(separator: ",").compactMap { raw in
             v.check { () throws(DomainError) in
-                guard let weekday = Int(raw) else { throw .invalid(field: "rest", "Give weekdays as numbers, 1 to 7.") }
+                guard let weekday = Int(raw) else { throw .invalid(field: "rest", Message("reading.error.weekdays")) }
                 return weekday
             }
         }
@@ -269,7 +276,8 @@ struct ReadingPages {
             let ends = raw.split(separator: "/")
             let bounds = days(Substring(ends.joined(separator: ",")), "pause")
             guard ends.count == 2, bounds.count == 2 else {
-                v.add(field: "pause", "Give a pause as its first and last day: 2026-05-10/2026-05-12.")
+                v.add(
+                    field: "pause", Message("reading.error.preview.pause", ["example": .text("2026-05-10/2026-05-12")]))
                 continue
             }
             history.pauses.append(.init(start: bounds[0], end: bounds[1]))
@@ -278,7 +286,8 @@ struct ReadingPages {
         query.history = history
         let (model, campaigns) = try await reading.preview(query)
         return pages.page(
-            "reading-preview", title: "Widget preview", model: WidgetPreviewPage(model, campaigns: campaigns),
+            "reading-preview", title: context.localizer("reading.preview.title"),
+            model: WidgetPreviewPage(model, campaigns: campaigns, localizer: context.localizer),
             context: context, path: "/reading", back: "/reading")
     }
 
@@ -291,11 +300,12 @@ struct ReadingPages {
             request.uri.queryParameters["campaign"].map(String.init)
             ?? Campaign.current(campaigns, today: today)?.id ?? campaigns.first?.id
         guard let chosen, let campaign = campaigns.first(where: { $0.id == chosen }) else {
-            throw DomainError.notFound("No such campaign.")
+            throw DomainError.notFound(Message("reading.error.noSuchCampaign", ["id": .text(chosen ?? "")]))
         }
         let steps = try await reading.funnel(campaign: campaign.id, as: me)
         return pages.page(
-            "admin-funnel", title: "Challenge funnel", model: FunnelPage(campaign, steps: steps, campaigns: campaigns),
+            "admin-funnel", title: context.localizer("reading.funnel.title"),
+            model: FunnelPage(campaign, steps: steps, campaigns: campaigns, localizer: context.localizer),
             context: context, path: "/reading", back: "/profile")
     }
 

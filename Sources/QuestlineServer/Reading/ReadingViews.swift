@@ -9,23 +9,31 @@ import QuestlineL10n
 /// The one-time announcement of a campaign a member has not joined (`home.mustache`).
 struct AnnouncementView: Equatable {
     let title: String
-    let goal: Int
-    let end: String
-    /// When too few days are left for the goal: the streak still possible (the announcement
-    /// then offers to read along, honestly).
-    let outOfReach: OutOfReach?
-
-    struct OutOfReach: Equatable {
-        let possible: Int
-    }
+    /// "New: {title}".
+    let heading: String
+    /// What the challenge asks, or (when too few days are left for the goal) that the goal is
+    /// out of reach and the streak still possible: the announcement then offers to read along,
+    /// honestly.
+    let text: String
+    let outOfReach: Bool
+    let joinLabel: String
 
     /// `widget`: the member's widget today (it says whether the goal is still in reach).
-    init(_ campaign: Campaign, widget: WidgetModel?) {
-        title = campaign.title ?? "The reading challenge"
-        goal = campaign.goalDays
-        end = Wording.longDate(campaign.endDay)
-        outOfReach = widget.flatMap { model in
-            model.goalInReach ? nil : OutOfReach(possible: model.reachableStreak ?? 0)
+    init(_ campaign: Campaign, widget: WidgetModel?, localizer l: Localizer = RequestLanguage.localizer) {
+        title = campaign.title ?? l("reading.campaign.untitled")
+        heading = l("reading.announcement.heading", ["title": .text(title)])
+        let possible = widget.flatMap { $0.goalInReach ? nil : $0.reachableStreak ?? 0 }
+        outOfReach = possible != nil
+        let arguments: [String: Message.Argument] = [
+            "goal": .number(campaign.goalDays), "end": .day(campaign.endDay, .weekday),
+        ]
+        if let possible {
+            text = l(
+                "reading.announcement.outOfReach", arguments.merging(["count": .number(possible)]) { $1 })
+            joinLabel = l("reading.announcement.readAlong")
+        } else {
+            text = l("reading.announcement.text", arguments.merging(["count": .number(campaign.goalDays)]) { $1 })
+            joinLabel = l("reading.widget.cta.join")
         }
     }
 }
@@ -52,27 +60,28 @@ struct ReadingPage: Equatable {
     /// `claimed` say what the redirect came back from.
     init(
         model: WidgetModel?, campaign: Campaign?, member: MemberRecord?, calendar: StreakCalendar?, joined: Bool,
-        claimed: Bool
+        claimed: Bool, localizer l: Localizer
     ) {
         let shown = model.flatMap { $0.state == .removed ? nil : $0 }
-        widget = shown.map { WidgetCard($0) }
-        self.campaign = shown != nil ? CampaignTitle(title: campaign?.title ?? "Reading challenge") : nil
+        widget = shown.map { WidgetCard($0, localizer: l) }
+        self.campaign =
+            shown != nil ? CampaignTitle(title: campaign?.title ?? l("reading.campaign.untitled")) : nil
         widgetOffersRandom = shown?.ctas.contains { $0.kind == .random } ?? false
         canShare = member != nil && (shown?.streak ?? 0) > 0
         shareState = shown?.state.rawValue
         signedIn = member != nil
         admin = member.map { AccessPolicy.allows($0.actor, .administer) } ?? false
-        self.calendar = calendar.map { StreakCalendarView($0, path: "/reading") }
+        self.calendar = calendar.map { StreakCalendarView($0, path: "/reading", localizer: l) }
         if joined {
             // Says what the widget says: reads before joining count.
+            let streak = model?.streak ?? 0
             notice =
                 model?.state == .streakReadToday
-                ? "You've joined the challenge. Today's read is done: come back tomorrow to keep your streak."
-                : (model?.streak ?? 0) > 0
-                    ? "You've joined the challenge. Your \(model!.streak)-day streak counts: read today to keep it."
-                    : "You've joined the challenge. Read an article to start your streak."
+                ? l("reading.notice.joinedReadToday")
+                : streak > 0
+                    ? l("reading.notice.joinedWithStreak", ["count": .number(streak)]) : l("reading.notice.joined")
         } else {
-            notice = claimed ? "Your prize is claimed. Enjoy!" : nil
+            notice = claimed ? l("reading.notice.claimed") : nil
         }
     }
 }
@@ -108,19 +117,20 @@ struct ReadingSearchPage: Equatable {
     let noneText: String
     let articles: [ArticleRow]
 
-    init(query: String?, articles found: [WikiSummary], source: ReadingFeature.ArticleSource, online: Bool) {
+    init(
+        query: String?, articles found: [WikiSummary], source: ReadingFeature.ArticleSource, online: Bool,
+        localizer l: Localizer
+    ) {
         q = query ?? ""
         let searched = !(query ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+        let query: [String: Message.Argument] = ["query": .text(q)]
         heading =
             searched
-            ? "Articles about \u{201C}\(q)\u{201D}"
-            : source == .history ? "Articles you have read" : "Articles to start with"
+            ? l("reading.search.about", query)
+            : source == .history ? l("reading.search.history") : l("reading.search.suggested")
         offline = searched && source == .pack && online
         none = found.isEmpty
-        noneText =
-            source == .pack
-            ? "Nothing matches \u{201C}\(q)\u{201D} among the articles kept offline on this server."
-            : "Nothing on Wikipedia matches \u{201C}\(q)\u{201D}."
+        noneText = source == .pack ? l("reading.search.noneOffline", query) : l("reading.search.none", query)
         articles = found.map(ArticleRow.init)
     }
 }
@@ -146,7 +156,8 @@ struct ArticlePage: Equatable {
     let widget: WidgetCard?
 
     init(
-        _ shown: WikiSummary, signedIn: Bool, saved: Bool, justSaved: Bool, readEvent: String, widget: WidgetModel?
+        _ shown: WikiSummary, signedIn: Bool, saved: Bool, justSaved: Bool, readEvent: String, widget: WidgetModel?,
+        localizer l: Localizer
     ) {
         articleTitle = shown.title
         url = shown.pageURL
@@ -158,7 +169,7 @@ struct ArticlePage: Equatable {
         self.justSaved = justSaved
         self.saved = saved
         self.readEvent = readEvent
-        self.widget = widget.flatMap { $0.state == .removed ? nil : WidgetCard($0) }
+        self.widget = widget.flatMap { $0.state == .removed ? nil : WidgetCard($0, localizer: l) }
     }
 }
 
@@ -168,14 +179,17 @@ struct WidgetPreviewPage: Equatable {
     let small: WidgetCard
     let state: String
     let today: String
-    let campaigns: [String]
+    let todayISO: String
+    /// The campaigns' ids, listed in words ("2026 and demo").
+    let campaignIDs: String
 
-    init(_ model: WidgetModel, campaigns: [String]) {
-        widget = WidgetCard(model, interactive: false)
-        small = WidgetCard(model, size: "small", interactive: false)
+    init(_ model: WidgetModel, campaigns: [String], localizer l: Localizer) {
+        widget = WidgetCard(model, interactive: false, localizer: l)
+        small = WidgetCard(model, size: "small", interactive: false, localizer: l)
         state = model.state.rawValue
-        today = model.today.iso
-        self.campaigns = campaigns
+        today = l.format(model.today, .long)
+        todayISO = model.today.iso
+        campaignIDs = l.render(.list(campaigns.map { .text($0) }))
     }
 }
 
@@ -191,12 +205,12 @@ struct FunnelPage: Equatable {
     let chart: String
     let campaigns: [Option]
 
-    init(_ campaign: Campaign, steps: [FunnelStep], campaigns: [Campaign]) {
+    init(_ campaign: Campaign, steps: [FunnelStep], campaigns: [Campaign], localizer l: Localizer) {
         campaignTitle = campaign.title ?? campaign.id
         chart =
             BarChart(
-                title: "Reading challenge funnel", labels: steps.map(\.name),
-                series: [.init(name: "Members", style: "bar--a", values: steps.map(\.members))]
+                title: l("reading.funnel.chart"), labels: steps.map { l($0.name) },
+                series: [.init(name: l("reading.funnel.members"), style: "bar--a", values: steps.map(\.members))]
             ).funnelSVG
         self.campaigns = campaigns.map { Option(id: $0.id, title: $0.title ?? $0.id, selected: $0.id == campaign.id) }
     }

@@ -5,41 +5,49 @@ import QuestlineL10n
 
 /// The share card: an SVG a reader can post, for a running streak or a completed challenge.
 enum ShareCard {
-    static func svg(_ model: WidgetModel, name: String) -> String {
+    /// The card in `l`'s language; right to left, its words start at the right edge and the globe
+    /// stands at the left.
+    static func svg(_ model: WidgetModel, name: String, localizer l: Localizer = RequestLanguage.localizer) -> String {
         let headline: String
         switch model.state {
-        case .completed: headline = "Challenge complete: \(model.goalDays) days in a row!"
+        case .completed:
+            headline = l("reading.share.completed", ["count": .number(model.goalDays)])
         case .streakReadToday, .streakNotReadToday, .freezeApplied, .enrolledWithStreakNotReadToday,
             .notEnrolledWithStreak, .paused, .restDay:
-            headline = "\(model.streak)-day reading streak"
-        default: headline = "Reading every day"
+            headline = l("reading.share.streak", ["count": .number(model.streak)])
+        default: headline = l("reading.share.reading")
         }
         let background = model.color.background
         let foreground = model.color.foreground
+        let rtl = l.language.isRightToLeft
+        // Right to left, a line starts at the right edge (`direction="rtl"` anchors `start` there).
+        let start = rtl ? 560 : 40
+        let globe = rtl ? 100 : 500
         // SVG text does not wrap: lines are laid out here, to widths estimated at 0.6 em a
         // character; a line near its width is also held to it (`textLength`), so that a long
         // name or word never runs off the card or into the art (the globe, right of x = 430).
-        func text(_ lines: [String], x: Int, y: Int, size: Int, step: Int, width: Int, extra: String = "") -> String {
+        func text(_ lines: [String], y: Int, size: Int, step: Int, width: Int, extra: String = "") -> String {
             lines.enumerated().map { index, line in
                 let estimate = Int(Double(line.count * size) * Self.em)
                 let fit =
                     estimate * 10 >= width * 8
                     ? " textLength=\"\(min(estimate, width))\" lengthAdjust=\"spacingAndGlyphs\"" : ""
                 return """
-                      <text x="\(x)" y="\(y + index * step)" font-family="system-ui, sans-serif" font-size="\(size)" fill="\(foreground)"\(fit)\(extra)>\(escape(line))</text>
+                      <text x="\(start)" y="\(y + index * step)" font-family="system-ui, sans-serif" font-size="\(size)" fill="\(foreground)"\(fit)\(extra)>\(escape(line))</text>
                     """
             }.joined(separator: "\n")
         }
         let headlineLines = Self.lines(headline, width: 380, fontSize: 34, maxLines: 2)
         let nameTop = 96 + headlineLines.count * 42 + 14
+        let byline = Self.lines(l("reading.share.byline", ["name": .text(name)]), width: 380, fontSize: 24, maxLines: 2)
         return """
-            <svg xmlns="http://www.w3.org/2000/svg" width="600" height="315" viewBox="0 0 600 315" role="img" aria-label="\(escape(headline))">
+            <svg xmlns="http://www.w3.org/2000/svg" width="600" height="315" viewBox="0 0 600 315" role="img" aria-label="\(escape(headline))" xml:lang="\(l.language.code)"\(rtl ? " direction=\"rtl\"" : "")>
               <rect width="600" height="315" rx="24" fill="\(background)"/>
-              <circle cx="500" cy="110" r="64" fill="none" stroke="\(foreground)" stroke-width="6" opacity="0.6"/>
-              <path d="M436 110h128M500 46c-24 20-24 108 0 128M500 46c24 20 24 108 0 128" fill="none" stroke="\(foreground)" stroke-width="4" opacity="0.6"/>
-            \(text(headlineLines, x: 40, y: 96, size: 34, step: 42, width: 380, extra: " font-weight=\"700\""))
-            \(text(Self.lines(name, width: 380, fontSize: 24, maxLines: 1) + ["is reading with Questline"], x: 40, y: nameTop, size: 24, step: 30, width: 380))
-            \(text(Self.lines(model.copy.body, width: 520, fontSize: 18, maxLines: 2), x: 40, y: 262, size: 18, step: 24, width: 520, extra: " opacity=\"0.8\""))
+              <circle cx="\(globe)" cy="110" r="64" fill="none" stroke="\(foreground)" stroke-width="6" opacity="0.6"/>
+              <path d="M\(globe - 64) 110h128M\(globe) 46c-24 20-24 108 0 128M\(globe) 46c24 20 24 108 0 128" fill="none" stroke="\(foreground)" stroke-width="4" opacity="0.6"/>
+            \(text(headlineLines, y: 96, size: 34, step: 42, width: 380, extra: " font-weight=\"700\""))
+            \(text(byline, y: nameTop, size: 24, step: 30, width: 380))
+            \(text(Self.lines(l(model.copy.body), width: 520, fontSize: 18, maxLines: 2), y: 262, size: 18, step: 24, width: 520, extra: " opacity=\"0.8\""))
             </svg>
             """
     }

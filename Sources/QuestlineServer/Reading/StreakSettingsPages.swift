@@ -24,6 +24,11 @@ struct StreakSettingsPage: Equatable {
     /// The change waiting for next Monday, in words.
     let restWaiting: String?
     let pauses: [PauseRow]
+    let hasPauses: Bool
+    /// What rest days, pauses and repairs are, with the rules' numbers and days.
+    let restExplain: String
+    let pauseExplain: String
+    let repairExplain: String
     /// The pause in force or next, and whether it has begun (its button ends it, or cancels it).
     let currentPause: String?
     let pauseStarted: Bool
@@ -36,9 +41,7 @@ struct StreakSettingsPage: Equatable {
     let errors: [String: String]
     let notice: String?
 
-    static let names = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-
-    init(_ settings: ReadingFeature.StreakSettings, form: FormState, notice: String?) {
+    init(_ settings: ReadingFeature.StreakSettings, form: FormState, notice: String?, localizer l: Localizer) {
         let allowances = settings.allowances
         let today = settings.today
         let earliest = settings.earliestChange
@@ -47,32 +50,60 @@ struct StreakSettingsPage: Equatable {
         let shown =
             form.values["restDays"].map { $0.split(separator: ",").compactMap { Int($0) } }
             ?? (waiting?.weekdays ?? inForce)
-        weekdays = (1...7).map { Weekday(value: $0, name: Self.names[$0 - 1], checked: shown.contains($0)) }
-        restInForce = inForce.isEmpty ? nil : Self.list(inForce)
+        weekdays = (1...7).map {
+            Weekday(value: $0, name: l.format(Self.weekday($0), .weekdayName), checked: shown.contains($0))
+        }
+        restInForce = inForce.isEmpty ? nil : l.render(Self.list(inForce))
         restWaiting = waiting.map {
-            "From Monday \(Wording.date($0.from)): " + ($0.weekdays.isEmpty ? "no rest days" : Self.list($0.weekdays))
+            $0.weekdays.isEmpty
+                ? l("reading.streak.rest.waitingNone", ["day": .day($0.from, .long)])
+                : l("reading.streak.rest.waiting", ["day": .day($0.from, .long), "days": Self.list($0.weekdays)])
         }
         pauses = allowances.pauses.filter { $0.end >= today.adding(days: -365) }.map {
-            PauseRow(text: "\(Wording.date($0.start)) to \(Wording.date($0.end)) (\(Wording.count($0.days, "day")))")
+            PauseRow(text: l("reading.streak.pause.row", Self.span($0).merging(["length": .message(.count($0.days, .days))]) { $1 }))
         }
+        hasPauses = !pauses.isEmpty
         let current = allowances.currentOrNextPause(today: today)
-        currentPause = current.map { "\(Wording.date($0.start)) to \(Wording.date($0.end))" }
+        currentPause = current.map { l("reading.streak.pause.span", Self.span($0)) }
         pauseStarted = current.map { $0.start <= today } ?? false
         pausedDaysLeft = max(StreakAllowances.maxPauseDaysPerYear - allowances.pausedDays(inYear: today.year), 0)
         var values = form.values
         values["start"] = values["start"] ?? earliest.iso
         values["end"] = values["end"] ?? earliest.adding(days: 6).iso
         values["min"] = earliest.iso
-        earliestText = Wording.date(earliest)
-        restChangeFrom = Wording.longDate(StreakAllowances.restDaysFrom(earliestChange: earliest))
+        earliestText = l.format(earliest, .long)
+        restChangeFrom = l.format(StreakAllowances.restDaysFrom(earliestChange: earliest), .weekday)
+        restExplain = l(
+            "reading.streak.rest.explain",
+            ["count": .number(StreakAllowances.maxRestDays), "restChangeFrom": .text(restChangeFrom)])
+        pauseExplain = l(
+            "reading.streak.pause.explain",
+            [
+                "count": .number(StreakAllowances.maxPauseDaysPerYear), "left": .message(.count(pausedDaysLeft, .days)),
+                "earliest": .day(earliest, .long),
+            ])
+        repairExplain = l(
+            "reading.streak.repair.explain",
+            [
+                "articles": .message(.count(StreakAllowances.repairReads, .articles)),
+                "window": .message(.count(StreakAllowances.repairEveryDays, .days)),
+            ])
         self.values = values
         errors = form.errors
         self.notice = notice
     }
 
-    static func list(_ weekdays: [Int]) -> String {
-        let words = weekdays.sorted().map { names[$0 - 1] }
-        return words.count == 2 ? "\(words[0]) and \(words[1])" : words.joined(separator: ", ")
+    /// A day of the weekday `number` (1 = Monday … 7 = Sunday), to name it in a language.
+    static func weekday(_ number: Int) -> LocalDay { StreakCalendarView.monday.adding(days: number - 1) }
+
+    /// Weekdays as a list in words: "Saturday and Sunday".
+    static func list(_ weekdays: [Int]) -> Message.Argument {
+        .list(weekdays.sorted().map { .day(weekday($0), .weekdayName) })
+    }
+
+    /// A pause's first and last day, as arguments.
+    static func span(_ pause: StreakAllowances.Pause) -> [String: Message.Argument] {
+        ["start": .day(pause.start, .long), "end": .day(pause.end, .long)]
     }
 }
 
@@ -92,18 +123,20 @@ extension ReadingPages {
         let q = request.uri.queryParameters
         // A pause to come is planned, not in force: the notice says which.
         let pause = settings.allowances.currentOrNextPause(today: settings.today)
+        let l = context.localizer
         let paused = pause.map {
             $0.start > settings.today
-                ? "Your pause is planned: \(Wording.date($0.start)) to \(Wording.date($0.end))."
-                : "Your streak is paused until \(Wording.date($0.end))."
+                ? l("reading.streak.notice.planned", StreakSettingsPage.span($0))
+                : l("reading.streak.notice.paused", ["end": .day($0.end, .long)])
         }
         let notice =
             q["rest"] != nil
-            ? "Your rest days are saved."
-            : q["paused"] != nil ? paused : q["ended"] != nil ? "The pause has ended." : nil
-        let page = StreakSettingsPage(settings, form: refused, notice: refused.error == nil ? notice : nil)
+            ? l("reading.streak.notice.restSaved")
+            : q["paused"] != nil ? paused : q["ended"] != nil ? l("reading.streak.notice.ended") : nil
+        let page = StreakSettingsPage(
+            settings, form: refused, notice: refused.error == nil ? notice : nil, localizer: l)
         return pages.page(
-            "streak-settings", title: "Rest days and pauses", model: page, context: context, path: "/reading/streak",
+            "streak-settings", title: l("reading.streak.title"), model: page, context: context, path: "/reading/streak",
             status: refused.error.map { Problem.from($0).httpStatus } ?? .ok, back: "/reading")
     }
 

@@ -72,6 +72,9 @@ struct WidgetCard: Equatable {
     let illustration: String
     let streak: Int
     let goal: Int
+    /// "of 25 days" beside the streak's count, and the progress bar's name ("Streak: 3 of 25 days").
+    let ofGoal: String
+    let progressLabel: String
     let showStreak: Bool
     let freezesLeft: Int
     let showFreezes: Bool
@@ -82,17 +85,24 @@ struct WidgetCard: Equatable {
     let hasCtas: Bool
     let ctas: [Action]
 
-    init(_ model: WidgetModel, size: String = "medium", interactive: Bool = true) {
+    /// The card in `l`'s language (a page renders in its request's, which is the default).
+    init(
+        _ model: WidgetModel, size: String = "medium", interactive: Bool = true,
+        localizer l: Localizer = RequestLanguage.localizer
+    ) {
         state = model.state.rawValue
         self.size = size
         small = size == "small"
         colorClass = WidgetView.colorClass(model.color)
         family = model.color.family
-        title = model.copy.title
-        body = model.copy.body
+        title = l(model.copy.title)
+        body = l(model.copy.body)
         illustration = WidgetView.illustration(model.illustration)
         streak = model.streak
         goal = model.goalDays
+        ofGoal = l("reading.widget.ofGoal", ["count": .number(model.goalDays)])
+        progressLabel = l(
+            "reading.widget.progress", ["count": .number(model.goalDays), "streak": .number(model.streak)])
         showStreak = model.streak > 0
         freezesLeft = model.freezesLeft
         showFreezes = model.freezesLeft > 0 && model.state != .removed
@@ -108,7 +118,7 @@ struct WidgetCard: Equatable {
                 case .search, .random, .share: ("/reading/go/\(cta.kind.rawValue)", model.state.rawValue)
                 }
             return Action(
-                label: cta.label, kind: cta.kind.rawValue, post: post, state: state,
+                label: l(cta.label), kind: cta.kind.rawValue, post: post, state: state,
                 primary: cta.kind != .share && cta.kind != .random)
         }
     }

@@ -37,7 +37,8 @@ struct Flash: Sendable {
     /// A refused form, back to its page: the first problem, beside its field.
     func redirect(to path: String, refused error: DomainError) -> Response {
         let issue = FieldErrors.of(error).sorted { $0.key < $1.key }.first
-        return redirect(to: path, .error, issue?.value ?? "That did not work.", field: issue?.key)
+        return redirect(
+            to: path, .error, issue?.value ?? RequestLanguage.localizer("shell.flash.failed"), field: issue?.key)
     }
 
     /// The message the request carries, if its signature holds.

@@ -121,14 +121,12 @@ public struct Problem: Sendable, Equatable, Error {
             return from(httpStatus: response.status, message: nil)
         case is IdempotencyClaimLost:
             return Problem(
-                status: .conflict, type: "idempotency-in-progress", title: "Request in progress",
-                detail:
-                    "A retry with this Idempotency-Key took over while this request ran; its answer is the retry's.",
-                field: "Idempotency-Key")
+                status: .conflict, type: "idempotency-in-progress", title: Message("problem.title.requestInProgress"),
+                detail: Message("problem.detail.idempotencyTakenOver"), field: "Idempotency-Key")
         default:
             return Problem(
-                status: .internalServerError, type: "internal", title: "Internal error",
-                detail: "Something went wrong on our side. It has been logged; please try again.")
+                status: .internalServerError, type: "internal", title: Message("problem.title.internal"),
+                detail: Message("problem.detail.internal"))
         }
     }
 
@@ -184,71 +182,91 @@ public struct Problem: Sendable, Equatable, Error {
         }
         let status = error.httpStatus
         guard (400..<500).contains(status.code) else { return from(error.underlyingError) }
+        // The cause is the OpenAPI runtime's own description (English, for programs).
         return Problem(
             status: status, type: status == .unsupportedMediaType ? "unsupported-media-type" : "bad-request",
-            title: status.reasonPhrase, detail: error.causeDescription, field: fieldName(in: error.causeDescription))
+            title: title(of: status), detail: .verbatim(error.causeDescription),
+            field: fieldName(in: error.causeDescription))
     }
 
     /// A malformed date-time anywhere in a request. The runtime hands the date transcoder the
     /// text without its place in the document, so the problem quotes the value instead.
     static func from(_ error: RFC3339DateTranscoder.InvalidDate) -> Problem {
-        Problem(
-            status: .badRequest, type: "invalid-input", title: "Invalid input",
-            detail: "A date-time field: \(error.description).",
-            errors: [Issue(field: "date-time", message: error.description)])
+        let message = Message("input.error.dateTime", ["value": .text(String(error.text.prefix(40)))])
+        return Problem(
+            status: .badRequest, type: "invalid-input", title: Message("problem.title.invalidInput"),
+            detail: Message("problem.detail.dateTime", ["message": .message(message)]),
+            errors: [Issue(field: "date-time", message: message)])
     }
 
     static func from(_ error: DecodingError) -> Problem {
         let field: String? = error.fieldPath
-        let message: String
+        let message: Message
         switch error {
         case .keyNotFound:
-            message = "This field is required."
+            message = Message("input.error.required")
         case .typeMismatch(let type, _):
-            message = "Expected \(describe(type))."
+            message = Message("input.error.expected", ["type": .message(describe(type))])
         case .valueNotFound(let type, _):
-            message = "Expected \(describe(type)), got null."
+            message = Message("input.error.expectedNotNull", ["type": .message(describe(type))])
         case .dataCorrupted(let context):
-            message = context.codingPath.isEmpty ? "The request body is not valid JSON." : context.debugDescription
+            // A value's own decoder says what is wrong with it (a library's words, or ours for an id).
+            message =
+                context.codingPath.isEmpty ? Message("input.error.notJSON") : .verbatim(context.debugDescription)
         @unknown default:
-            message = "The request body could not be read."
+            message = Message("input.error.unreadable")
         }
         let named = field.flatMap { $0.isEmpty ? nil : $0 }
         return Problem(
-            status: .badRequest, type: "invalid-input", title: "Invalid input",
-            detail: named.map { "\($0): \(message)" } ?? message, field: named,
+            status: .badRequest, type: "invalid-input", title: Message("problem.title.invalidInput"),
+            detail: named.map { Message("problem.invalid.field", ["field": .text($0), "message": .message(message)]) }
+                ?? message, field: named,
             errors: named.map { [Issue(field: $0, message: message)] })
     }
 
+    /// `message`: the text an `HTTPError` carries (the router's, or a library's), as it is.
     static func from(httpStatus status: HTTPResponse.Status, message: String?) -> Problem {
+        let given = message.map(Message.verbatim)
         switch status {
         case .notFound:
             return Problem(
-                status: status, type: "not-found", title: "Not found",
-                detail: message ?? "There is nothing at this address.")
+                status: status, type: "not-found", title: Message("problem.title.notFound"),
+                detail: given ?? Message("problem.detail.nothingHere"))
         case .contentTooLarge:
             return Problem(
-                status: status, type: "body-too-large", title: "Request body too large",
-                detail: message ?? "The request body is larger than this endpoint accepts.", field: "body")
+                status: status, type: "body-too-large", title: Message("problem.title.bodyTooLarge"),
+                detail: given ?? Message("problem.detail.bodyTooLarge"), field: "body")
         case .methodNotAllowed:
-            return Problem(status: status, type: "method-not-allowed", title: "Method not allowed", detail: message)
+            return Problem(
+                status: status, type: "method-not-allowed", title: Message("problem.title.methodNotAllowed"),
+                detail: given)
         default:
             let type = status.code >= 500 ? "internal" : "http-\(status.code)"
-            return Problem(status: status, type: type, title: status.reasonPhrase, detail: message)
+            return Problem(status: status, type: type, title: title(of: status), detail: given)
         }
     }
 
-    private static func describe(_ type: Any.Type) -> String {
+    /// The title of a problem known only by its status: the catalog's for the statuses answered
+    /// here; HTTP's own reason phrase (English, as the protocol has it) for any other.
+    static func title(of status: HTTPResponse.Status) -> Message {
+        switch status {
+        case .badRequest: Message("problem.title.badRequest")
+        case .unsupportedMediaType: Message("problem.title.unsupportedMediaType")
+        default: .verbatim(status.reasonPhrase)
+        }
+    }
+
+    /// What a JSON value should have been ("a string").
+    private static func describe(_ type: Any.Type) -> Message {
         switch type {
-        case is String.Type: return "a string"
-        case is Int.Type, is Int64.Type, is Int32.Type: return "an integer"
-        case is Double.Type, is Float.Type: return "a number"
-        case is Bool.Type: return "true or false"
+        case is String.Type: return Message("input.type.string")
+        case is Int.Type, is Int64.Type, is Int32.Type: return Message("input.type.integer")
+        case is Double.Type, is Float.Type: return Message("input.type.number")
+        case is Bool.Type: return Message("input.type.boolean")
         default:
             let name = String(describing: type)
-            if name.hasPrefix("Array") { return "an array" }
-            if name.hasPrefix("Dictionary") { return "an object" }
-            return "an object"
+            if name.hasPrefix("Array") { return Message("input.type.array") }
+            return Message("input.type.object")
         }
     }
 

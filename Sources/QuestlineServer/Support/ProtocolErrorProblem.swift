@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import QuestlineCore
 import QuestlineL10n
 
 /// Answers a request the HTTP parser refuses (a header block over the parser's limit, a
@@ -32,10 +33,8 @@ final class ProtocolErrorProblemHandler: ChannelDuplexHandler, RemovableChannelH
         let problem = Problem(
             status: tooLarge ? .requestHeaderFieldsTooLarge : .badRequest,
             type: tooLarge ? "headers-too-large" : "malformed-request",
-            title: tooLarge ? "Headers too large" : "Malformed request",
-            detail: tooLarge
-                ? "The request's headers are larger than the server accepts (a damaged token or cookie?): sign in again."
-                : "The request could not be read as HTTP.")
+            title: Message(tooLarge ? "problem.title.headersTooLarge" : "problem.title.malformedRequest"),
+            detail: Message(tooLarge ? "problem.detail.headersTooLarge" : "problem.detail.malformedRequest"))
         let body = ByteBuffer(bytes: problem.encoded(.english))
         let head = HTTPResponse(
             status: problem.httpStatus,

@@ -28,6 +28,9 @@ public struct AppRequestContext: RequestContext {
     var localizer: Localizer { Localizer(language) }
     /// The address the page answered keeps in the history, when not the one asked (`PageAddress`).
     var pageAddress: PageAddress?
+    /// The page to come back to after choosing a language (`LanguageMenu.next`), set with the
+    /// language (`AuthMiddleware`).
+    var pagePath = "/"
     /// The token this browser's forms carry in this session, made when first read.
     public var formToken: String { formTokens?.token ?? "" }
     /// The connection's peer (a trusted proxy may name another client: `ClientAddressRule`).
