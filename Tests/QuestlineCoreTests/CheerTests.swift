@@ -1,4 +1,5 @@
 import Foundation
+import QuestlineL10n
 import Testing
 
 @testable import QuestlineCore
@@ -16,19 +17,26 @@ import Testing
             try CheerRules.check(
                 "You are great", from: ada, to: kid, enabled: true, sentToday: 0, secondsToTomorrow: 60)
         }
-        #expect(throws: DomainError.invalid(field: "to", "Cheer someone else in your household.")) {
+        #expect(throws: DomainError.invalid(field: "to", Message("quests.error.cheerSelf"))) {
             try CheerRules.check("proud", from: ada, to: ada, enabled: true, sentToday: 0, secondsToTomorrow: 60)
         }
-        #expect(throws: DomainError.conflict(field: nil, message: "Cheers are turned off in this household.")) {
+        #expect(throws: DomainError.conflict(field: nil, message: Message("quests.error.cheersOff"))) {
             try CheerRules.check("proud", from: ada, to: kid, enabled: false, sentToday: 0, secondsToTomorrow: 60)
         }
         #expect(
             throws: DomainError.tooManyRequests(
-                retryAfter: 3600, "You have sent 5 cheers today: send more tomorrow.")
+                retryAfter: 3600, Message("quests.error.cheersPerDay", ["count": .number(5)]))
         ) {
             try CheerRules.check("proud", from: ada, to: kid, enabled: true, sentToday: 5, secondsToTomorrow: 3600)
         }
-        // Every preset has words and an emoji, and no preset is free text.
-        #expect(Cheer.allCases.allSatisfy { !$0.text.isEmpty && !$0.emoji.isEmpty })
+        #expect(
+            Localizer.english(Message("quests.error.cheersPerDay", ["count": .number(5)]))
+                == "You have sent 5 cheers today: send more tomorrow.")
+        // Every preset has words in the catalog and an emoji, and no preset is free text.
+        #expect(
+            Cheer.allCases.allSatisfy {
+                Localizer.english.has($0.text.key) && !Localizer.english($0.text).isEmpty && !$0.emoji.isEmpty
+            })
+        #expect(Localizer.english(Cheer.proud.text) == "So proud of you!")
     }
 }

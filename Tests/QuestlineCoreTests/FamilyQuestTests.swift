@@ -1,5 +1,6 @@
 import Foundation
 import QuestlineCore
+import QuestlineL10n
 import QuestlineTestSupport
 import Testing
 
@@ -275,9 +276,11 @@ private func evaluate(_ records: [UsageRecord]) -> QuestEvaluator {
 
     @Test func eachGoalTypeHasItsOwnRules() throws {
         try spec(.dailyMinutes, target: 30).validate(catalog: catalog, today: nil)
-        #expect(throws: DomainError.invalid(field: "target", "Use a target from 1 to 1440 minutes.")) {
+        let tooHigh = Message("quests.error.targetRange", ["min": .number(1), "max": .message(.count(1440, .minutes))])
+        #expect(throws: DomainError.invalid(field: "target", tooHigh)) {
             try spec(.dailyMinutes, target: 2000).validate(catalog: catalog, today: nil)
         }
+        #expect(Localizer.english(tooHigh) == "Use a target from 1 to 1,440 minutes.")
         #expect(throws: DomainError.self) { try spec(.specificApps, target: 30).validate(catalog: catalog, today: nil) }
         #expect(throws: DomainError.self) { try spec(.timeWindow, target: 30).validate(catalog: catalog, today: nil) }
         #expect(throws: DomainError.self) { try spec(.efficiency, target: 30).validate(catalog: catalog, today: nil) }

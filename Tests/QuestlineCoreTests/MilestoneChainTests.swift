@@ -1,5 +1,6 @@
 import Foundation
 import QuestlineCore
+import QuestlineL10n
 import Testing
 
 private let utc = TimeZoneID("UTC")!
@@ -88,13 +89,13 @@ private func card(_ spec: QuestSpec, _ usage: [UsageRecord], today: String, comp
         #expect(shown.steps?.map(\.minutes) == [15, 25, 12])
         #expect(shown.steps?.map { $0.state(today: day("2026-03-11")) } == [.met, .met, .today])
         let today = card(spec, usage, today: "2026-03-11")
-        #expect(today.progressText == "2 / 3 steps")
-        #expect(today.summary == "Learn 10, 20 then 30 minutes on 3 active days in a row, one step a day")
-        #expect(today.periodText == "This chain, until 2026-03-11")
+        let english = Localizer.english
+        #expect(english(today.progressText) == "2 / 3 steps")
+        #expect(english(today.summary) == "Learn 10, 20 then 30 minutes on 3 active days in a row, one step a day")
+        #expect(english(today.periodText) == "This chain, until \(english.format(day("2026-03-11"), .long))")
         #expect(
-            today.steps.map(\.text) == [
-                "Step 1 · Mon 9 Mar · 10 minutes", "Step 2 · Tue 10 Mar · 20 minutes",
-                "Step 3 · Wed 11 Mar · 30 minutes",
+            today.steps.map { english($0.text) } == [
+                "Step 1 · Mon 9 · 10 minutes", "Step 2 · Tue 10 · 20 minutes", "Step 3 · Wed 11 · 30 minutes",
             ])
         // Minutes on a step's day beyond its target do not carry to the next step.
         let done = progress(spec, usage + [minutes(20, on: "2026-03-11").shifted(hours: 2)], today: "2026-03-11")
@@ -109,9 +110,10 @@ private func card(_ spec: QuestSpec, _ usage: [UsageRecord], today: String, comp
         let shown = progress(spec, usage, today: "2026-03-10")
         #expect(shown.value == 0)
         #expect(shown.steps?.map { $0.state(today: day("2026-03-10")) } == [.missed, .met, .upcoming])
+        let next = Localizer.english.format(day("2026-03-12"), .long)
         #expect(
-            card(spec, usage, today: "2026-03-10").progressText
-                == "0 / 3 steps · step 1 was missed; the next chain starts 2026-03-12")
+            Localizer.english(card(spec, usage, today: "2026-03-10").progressText)
+                == "0 / 3 steps · step 1 was missed; the next chain starts \(next)")
         // The next chain starts from nothing.
         #expect(progress(spec, usage, today: "2026-03-12").value == 0)
         #expect(progress(spec, usage, today: "2026-03-12").period.first == day("2026-03-12"))
@@ -126,7 +128,8 @@ private func card(_ spec: QuestSpec, _ usage: [UsageRecord], today: String, comp
         #expect(shown.period == PeriodWindow(first: day("2026-03-12"), last: day("2026-03-13")))
         #expect(shown.steps?.map(\.day) == [day("2026-03-12"), day("2026-03-13"), nil])
         #expect(shown.value == 2 && !shown.completed)
-        #expect(card(spec, usage, today: "2026-03-13").progressText == "2 / 3 steps · step 3 was missed")
+        #expect(
+            Localizer.english(card(spec, usage, today: "2026-03-13").progressText) == "2 / 3 steps · step 3 was missed")
     }
 
     /// Settlement: a chain completes once per cycle, pays bonus% of the cycle's points and

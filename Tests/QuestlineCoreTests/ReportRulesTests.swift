@@ -58,7 +58,8 @@ import Testing
             id: "s2", appToken: "khan", minutes: 720, endingAt: now, timeZone: "UTC")
         #expect(refusedField([longest]) == nil)
         for minutes in [nil, 0, -5, 721] {
-            #expect(throws: DomainError.invalid(field: "minutes", "Use 1 to 720 minutes (12 hours).")) {
+            let limit = Message("quests.error.sessionMinutes", ["min": .number(1), "max": .number(720)])
+            #expect(throws: DomainError.invalid(field: "minutes", limit)) {
                 try UsageReports.session(id: "s", appToken: "khan", minutes: minutes, endingAt: now, timeZone: "UTC")
             }
         }

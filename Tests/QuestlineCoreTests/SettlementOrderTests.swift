@@ -1,5 +1,6 @@
 import Foundation
 import QuestlineCore
+import QuestlineL10n
 import QuestlineTestSupport
 import Testing
 
@@ -109,7 +110,7 @@ extension Settled {
             let card = QuestCard(
                 spec: spec, status: quest.status, progress: progress, completedThisPeriod: done, today: today,
                 appNames: [:])
-            outcome.board.append("\(names[quest.id]!) \(card.state) \(card.progressText)")
+            outcome.board.append("\(names[quest.id]!) \(card.state) \(Localizer.english(card.progressText))")
         }
         return outcome
     }

@@ -1,5 +1,6 @@
 import Foundation
 import QuestlineCore
+import QuestlineL10n
 import Testing
 
 /// The shield policy a child's device enforces, table-tested in Berlin (DST on 29 March and
@@ -136,12 +137,16 @@ import Testing
     }
 
     @Test func rulesAreCheckedNamingTheField() throws {
-        #expect(throws: DomainError.invalid(field: "rewardDays", "Weekdays are 1 (Monday) to 7 (Sunday).")) {
+        #expect(throws: DomainError.invalid(field: "rewardDays", Message("quests.error.weekdaysRange"))) {
             try ShieldRules.validated(rewardDays: [0], downtimeStart: nil, downtimeEnd: nil)
         }
-        #expect(throws: DomainError.invalid(field: "downtime", "Give both the start and the end, or neither.")) {
+        #expect(Localizer.english(Message("quests.error.weekdaysRange")) == "Weekdays are 1 (Monday) to 7 (Sunday).")
+        let halfDowntime = #expect(throws: DomainError.self) {
             try ShieldRules.validated(rewardDays: [1], downtimeStart: 21, downtimeEnd: nil)
         }
+        guard case .invalid(let issues)? = halfDowntime else { return }
+        #expect(issues.map(\.field) == ["downtime"])
+        #expect(issues.map { Localizer.english($0.message) } == ["Give both the start and the end, or neither."])
         #expect(
             try ShieldRules.validated(rewardDays: [1, 2], downtimeStart: 21, downtimeEnd: 7)
                 == ShieldRules(rewardDays: [1, 2], downtime: LocalHours(start: 21, end: 7)))

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import QuestlineAPI
 import QuestlineCore
+import QuestlineL10n
 import QuestlineStore
 import SQLKit
 import Testing
@@ -99,13 +100,16 @@ import Testing
             app.clock.set(try at("2026-05-07T21:30:00Z"))
             let refused = try await app.send(.post, redeem, json: #"{"appToken":"game","minutes":10}"#, token: f.child)
             refused.expectProblem(.conflict, field: "appToken")
-            #expect(refused.text.contains("downtime until 07:00"), "\(refused.text)")
+            // 07:00 in Berlin, as English writes the time.
+            let berlin = try #require(TimeZoneID("Europe/Berlin"))
+            let seven = Localizer.english.render(.time(try at("2026-05-08T05:00:00Z"), berlin))
+            #expect(refused.text.contains("downtime until \(seven) tomorrow"), "\(refused.text)")
             var board = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: f.child)
                 .decode(Board.self)
             #expect(board.balance == 500 && board.grants.isEmpty)
             let page = try await app.send(
                 .get, "/quests", headers: [.cookie: "ql_session=\(f.child)", .accept: "text/html"])
-            #expect(page.text.contains("downtime until 07:00") && page.text.contains("disabled>Redeem"))
+            #expect(page.text.contains("downtime until \(seven) tomorrow") && page.text.contains("disabled>Redeem"))
 
             // Use of the game now is blocked use: recorded, reported back, shown to the guardian.
             let night = try await app.send(
@@ -119,7 +123,10 @@ import Testing
             let device = try await app.send(
                 .get, "/quests/children/\(f.childID)/device",
                 headers: [.cookie: "ql_session=\(f.guardian)", .accept: "text/html"])
-            #expect(device.text.contains("Used while blocked today") && device.text.contains("10 min at 23:20"))
+            let twentyPastEleven = Localizer.english.render(.time(try at("2026-05-07T21:20:00Z"), berlin))
+            #expect(
+                device.text.contains("Used while blocked today")
+                    && device.text.contains("10 min at \(twentyPastEleven)"))
 
             // 12:00 the next day: redeemed, unlocked on every screen; used minute for minute.
             app.clock.set(try at("2026-05-08T10:00:00Z"))

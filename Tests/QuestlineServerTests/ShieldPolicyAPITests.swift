@@ -207,7 +207,7 @@ import Testing
             // The guardian's page offers them with their icons, and adding one keeps its icon.
             let html: HTTPFields = [.cookie: "ql_session=\(f.guardian)", .accept: "text/html"]
             let page = try await app.send(.get, "/quests/children/\(f.childID)", headers: html)
-            #expect(page.text.contains("On Kid's device") && page.text.contains(#"<img src="\#(iconURL)""#))
+            #expect(page.text.contains("On Kid&#39;s device") && page.text.contains(#"<img src="\#(iconURL)""#))
             #expect(page.text.contains(#"aria-label="Add Minecraft as a reward app""#))
         }
     }

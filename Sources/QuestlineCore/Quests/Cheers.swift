@@ -2,14 +2,15 @@
 public enum Cheer: String, CaseIterable, Codable, Sendable {
     case greatJob, keepGoing, proud, readingStar, highFive, thanks
 
-    public var text: String {
+    /// The cheer's words, in the reader's language.
+    public var text: Message {
         switch self {
-        case .greatJob: "Great job!"
-        case .keepGoing: "Keep going!"
-        case .proud: "So proud of you!"
-        case .readingStar: "Reading star!"
-        case .highFive: "High five!"
-        case .thanks: "Thank you!"
+        case .greatJob: Message("quests.cheer.greatJob")
+        case .keepGoing: Message("quests.cheer.keepGoing")
+        case .proud: Message("quests.cheer.proud")
+        case .readingStar: Message("quests.cheer.readingStar")
+        case .highFive: Message("quests.cheer.highFive")
+        case .thanks: Message("quests.cheer.thanks")
         }
     }
 
@@ -39,15 +40,19 @@ public enum CheerRules {
     ) throws(DomainError) -> Cheer {
         guard let cheer = Cheer(rawValue: raw) else {
             throw .invalid(
-                field: "cheer", "Choose one of: \(Cheer.allCases.map(\.rawValue).joined(separator: ", ")).")
+                field: "cheer",
+                Message(
+                    "quests.error.chooseOneOf",
+                    ["choices": .text(Cheer.allCases.map(\.rawValue).joined(separator: ", "))]))
         }
-        guard sender != recipient else { throw .invalid(field: "to", "Cheer someone else in your household.") }
+        guard sender != recipient else { throw .invalid(field: "to", Message("quests.error.cheerSelf")) }
         guard enabled else {
-            throw .conflict(field: nil, message: "Cheers are turned off in this household.")
+            throw .conflict(field: nil, message: Message("quests.error.cheersOff"))
         }
         guard sentToday < maxPerDay else {
             throw .tooManyRequests(
-                retryAfter: max(secondsToTomorrow, 1), "You have sent \(maxPerDay) cheers today: send more tomorrow.")
+                retryAfter: max(secondsToTomorrow, 1),
+                Message("quests.error.cheersPerDay", ["count": .number(maxPerDay)]))
         }
         return cheer
     }

@@ -56,33 +56,38 @@ public struct CoopQuestSpec: Sendable, Equatable, Codable {
         if let title = v.check({ () throws(DomainError) in try QuestSpec.checkedTitle(title) }) { spec.title = title }
         v.check { () throws(DomainError) in
             guard goal.targetRange.contains(target) else {
-                throw .invalid(
-                    field: "target",
-                    "Use a target from \(goal.targetRange.lowerBound) to \(goal.targetRange.upperBound) \(goal.unit.rawValue)."
-                )
+                throw .invalid(field: "target", QuestSpec.targetRangeMessage(goal.targetRange, goal.unit))
             }
             if goal == .days, target > 7 * children.count {
                 throw .invalid(
-                    field: "target", "\(children.count) children have at most \(7 * children.count) days in a week.")
+                    field: "target",
+                    Message(
+                        "quests.error.coopDaysPerWeek",
+                        ["count": .number(children.count), "days": .message(.count(7 * children.count, .days))]))
             }
         }
         v.check { () throws(DomainError) in
             guard QuestSpec.dailyMinimumRange.contains(dailyMinimumMinutes) else {
-                throw .invalid(field: "dailyMinimumMinutes", "Give the minutes a day must reach (1 to 1440).")
+                throw .invalid(field: "dailyMinimumMinutes", QuestSpec.dailyMinimumMessage)
             }
         }
         v.check { () throws(DomainError) in
             let thisWeek = today.monday
             guard weekStart == thisWeek || weekStart == thisWeek.adding(days: 7) else {
-                throw .invalid(field: "weekStart", "Choose this week (from \(thisWeek.iso)) or the next.")
+                throw .invalid(
+                    field: "weekStart", Message("quests.error.coopWeek", ["day": .day(thisWeek, .long)]))
             }
         }
         v.check { () throws(DomainError) in
             guard Self.children.contains(children.count), Set(children).count == children.count else {
-                throw .invalid(field: "children", "Choose 2 to 8 different children.")
+                throw .invalid(
+                    field: "children",
+                    Message(
+                        "quests.error.coopChildrenCount",
+                        ["min": .number(Self.children.lowerBound), "max": .number(Self.children.upperBound)]))
             }
             guard children.allSatisfy({ household[$0] != nil }) else {
-                throw .invalid(field: "children", "Choose children of your household.")
+                throw .invalid(field: "children", Message("quests.error.coopChildrenHousehold"))
             }
         }
         v.check { () throws(DomainError) in try QuestSpec.checkBonus(bonusPercent) }
@@ -91,7 +96,7 @@ public struct CoopQuestSpec: Sendable, Equatable, Codable {
                 household.values.joined().map { ($0.token, $0.name) }, uniquingKeysWith: { first, _ in first })
             for child in children {
                 guard let catalog = household[child] else { continue }
-                try RewardUnlock.check(rewardApps, catalog: catalog, whose: "every chosen child's", names: names)
+                try RewardUnlock.check(rewardApps, catalog: catalog, ofEveryChild: true, names: names)
             }
         }
         try v.finish()

@@ -42,7 +42,7 @@ public enum DeviceCatalog {
 
     public static func validate(_ items: [Item]) throws(DomainError) -> [DeviceApp] {
         guard items.count <= maxApps else {
-            throw .invalid(field: "apps", "Send at most \(maxApps) apps.")
+            throw .invalid(field: "apps", Message("quests.error.deviceAppsMax", ["count": .number(maxApps)]))
         }
         var issues: [FieldIssue] = []
         var seen = Set<String>()
@@ -55,30 +55,39 @@ public enum DeviceCatalog {
             if !tokenCheck.issues.isEmpty {
                 issues += tokenCheck.issues
             } else if !seen.insert(token).inserted {
-                issues.append(FieldIssue(field: field + ".token", message: "This token is listed twice."))
+                issues.append(FieldIssue(field: field + ".token", message: Message("quests.error.deviceTokenTwice")))
             }
             let name = item.name.trimmed()
             if name.isEmpty || name.count > 60 {
-                issues.append(FieldIssue(field: field + ".name", message: "Use 1 to 60 characters."))
+                issues.append(
+                    FieldIssue(
+                        field: field + ".name", message: Message("quests.error.deviceAppName", ["max": .number(60)])))
             }
             if !categories.contains(item.category) {
                 issues.append(
-                    FieldIssue(field: field + ".category", message: "Use one of \(categories.joined(separator: ", ")).")
-                )
+                    FieldIssue(
+                        field: field + ".category",
+                        message: Message(
+                            "quests.error.deviceCategory", ["choices": .text(categories.joined(separator: ", "))])))
             }
             var icon: [UInt8]?
             if let text = item.icon {
                 if let data = Data(base64Encoded: text) {
                     let bytes = [UInt8](data)
                     if bytes.count > maxIconBytes {
-                        issues.append(FieldIssue(field: field + ".icon", message: "The icon is larger than 64 KB."))
+                        issues.append(
+                            FieldIssue(
+                                field: field + ".icon",
+                                message: Message("quests.error.deviceIconSize", ["max": .number(64)])))
                     } else if UploadedImage.contentType(of: bytes) != "image/png" {
-                        issues.append(FieldIssue(field: field + ".icon", message: "The icon is not a PNG image."))
+                        issues.append(
+                            FieldIssue(field: field + ".icon", message: Message("quests.error.deviceIconType")))
                     } else {
                         icon = bytes
                     }
                 } else {
-                    issues.append(FieldIssue(field: field + ".icon", message: "Send the icon as base64."))
+                    issues.append(
+                        FieldIssue(field: field + ".icon", message: Message("quests.error.deviceIconEncoding")))
                 }
             }
             apps.append(DeviceApp(token: token, name: name, category: item.category, icon: icon))

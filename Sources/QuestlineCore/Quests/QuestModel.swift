@@ -40,25 +40,26 @@ public struct QuestApp: Sendable, Equatable, Hashable, Codable {
         let name = name.trimmed()
         validation.check { () throws(DomainError) in
             guard (1...60).contains(name.count) else {
-                throw .invalid(field: "name", "Give the app's name (1 to 60 characters).")
+                throw .invalid(field: "name", Message("quests.error.appName", ["max": .number(60)]))
             }
         }
         let icon = (icon ?? "").trimmed(newlines: false)
         validation.check { () throws(DomainError) in
             guard icon.count <= 2, icon.utf8.count <= 32 else {
-                throw .invalid(field: "icon", "Use one emoji as the icon.")
+                throw .invalid(field: "icon", Message("quests.error.appIcon"))
             }
         }
         let role = validation.check { () throws(DomainError) -> AppRole in
             guard let role = AppRole(rawValue: role) else {
-                throw .invalid(field: "role", "Choose learning or reward.")
+                throw .invalid(field: "role", Message("quests.error.appRole"))
             }
             return role
         }
         let rate = pointsPerMinute ?? 1
         validation.check { () throws(DomainError) in
             guard (1...100).contains(rate) else {
-                throw .invalid(field: "pointsPerMinute", "Use 1 to 100 points per minute.")
+                throw .invalid(
+                    field: "pointsPerMinute", Message("quests.error.appRate", ["min": .number(1), "max": .number(100)]))
             }
         }
         try validation.finish()
@@ -98,24 +99,47 @@ public enum GoalType: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    public var title: String {
+    /// The goal type's name, as the builder and the cards show it.
+    public var title: Message {
         switch self {
-        case .dailyMinutes: return "Daily minutes"
-        case .weeklyMinutes: return "Weekly minutes"
-        case .specificApps: return "Specific apps"
-        case .streak: return "Daily streak"
-        case .pointsTarget: return "Points target"
-        case .appDiversity: return "App diversity"
-        case .dailyConsistency: return "Daily consistency"
-        case .timeWindow: return "Time window"
-        case .efficiency: return "Efficiency"
-        case .milestones: return "Milestone chain"
+        case .dailyMinutes: Message("quests.goal.dailyMinutes")
+        case .weeklyMinutes: Message("quests.goal.weeklyMinutes")
+        case .specificApps: Message("quests.goal.specificApps")
+        case .streak: Message("quests.goal.streak")
+        case .pointsTarget: Message("quests.goal.pointsTarget")
+        case .appDiversity: Message("quests.goal.appDiversity")
+        case .dailyConsistency: Message("quests.goal.dailyConsistency")
+        case .timeWindow: Message("quests.goal.timeWindow")
+        case .efficiency: Message("quests.goal.efficiency")
+        case .milestones: Message("quests.goal.milestones")
         }
     }
 }
 
 public enum QuestUnit: String, Sendable {
     case minutes, days, points, apps, steps
+
+    /// "3 minutes", "1 step": a number of this unit, in the reader's language.
+    public func count(_ number: Int) -> Message {
+        switch self {
+        case .minutes: .count(number, .minutes)
+        case .days: .count(number, .days)
+        case .points: .count(number, .points)
+        case .apps: .count(number, .apps)
+        case .steps: .count(number, .steps)
+        }
+    }
+
+    /// The unit's name alone ("minutes"), as the builder shows it beside a target.
+    public var name: Message {
+        switch self {
+        case .minutes: Message("quests.unitName.minutes")
+        case .days: Message("quests.unitName.days")
+        case .points: Message("quests.unitName.points")
+        case .apps: Message("quests.unitName.apps")
+        case .steps: Message("quests.unitName.steps")
+        }
+    }
 }
 
 /// How often a quest can complete.
@@ -159,6 +183,16 @@ public struct DailyWindow: Sendable, Equatable, Hashable, Codable {
     }
 
     public var description: String { "\(Self.text(startMinute))–\(Self.text(endMinute))" }
+
+    /// A minute of the day as a time argument ("16:00", "4:00 PM"), in the reader's way.
+    public static func time(_ minute: Int) -> Message.Argument {
+        .time(LocalDay(dayNumber: 0).start(in: .gmt).addingTimeInterval(Double(minute) * 60), .utc)
+    }
+
+    /// "16:00–18:00", in the reader's way of writing times.
+    public var message: Message {
+        Message("quests.window", ["from": Self.time(startMinute), "to": Self.time(endMinute)])
+    }
 }
 
 /// A reward app a quest unlocks, and for how long.
@@ -175,28 +209,47 @@ public struct RewardUnlock: Sendable, Equatable, Hashable, Codable {
     public static let minutesRange = 1...240
 
     /// The reward apps a quest unlocks, each a reward app of `catalog`, once, for 1 to 240
-    /// minutes: every quest's rule, a co-op quest's for each of its children. `whose` names the
-    /// catalog in the message ("this child's").
+    /// minutes: every quest's rule, a co-op quest's for each of its children (`ofEveryChild`: the
+    /// message says "every chosen child's apps", not "this child's").
     /// `names`: apps' names known beyond `catalog` (the other children's), so a refusal names an
     /// app as people know it, never by its token.
     public static func check(
-        _ unlocks: [RewardUnlock], catalog: [QuestApp], whose: String = "this child's", names: [String: String] = [:]
+        _ unlocks: [RewardUnlock], catalog: [QuestApp], ofEveryChild: Bool = false, names: [String: String] = [:]
     )
         throws(DomainError)
     {
         let byToken = Dictionary(catalog.map { ($0.token, $0) }, uniquingKeysWith: { first, _ in first })
         for unlock in unlocks {
             guard let app = byToken[unlock.token] else {
-                throw .invalid(field: "rewardApps", "\(names[unlock.token] ?? "This app") is not in \(whose) apps.")
+                throw .invalid(field: "rewardApps", notInCatalog(names[unlock.token], ofEveryChild: ofEveryChild))
             }
-            guard app.role == .reward else { throw .invalid(field: "rewardApps", "\(app.name) is not a reward app.") }
+            guard app.role == .reward else {
+                throw .invalid(field: "rewardApps", Message("quests.error.notRewardApp", ["app": .text(app.name)]))
+            }
             guard minutesRange.contains(unlock.minutes) else {
-                throw .invalid(field: "rewardApps", "Unlock each reward app for 1 to 240 minutes.")
+                throw .invalid(
+                    field: "rewardApps",
+                    Message(
+                        "quests.error.unlockMinutes",
+                        [
+                            "min": .number(minutesRange.lowerBound),
+                            "max": .message(.count(minutesRange.upperBound, .minutes)),
+                        ]))
             }
         }
         if Set(unlocks.map(\.token)).count != unlocks.count {
-            throw .invalid(field: "rewardApps", "Choose each app once.")
+            throw .invalid(field: "rewardApps", Message("quests.error.appTwice"))
         }
+    }
+
+    /// "Minecraft is not in this child's apps." (or "This app…" when its name is not known).
+    static func notInCatalog(_ name: String?, ofEveryChild: Bool) -> Message {
+        guard let name else {
+            return Message(ofEveryChild ? "quests.error.appNotInEveryChild" : "quests.error.appNotInChild")
+        }
+        return Message(
+            ofEveryChild ? "quests.error.namedAppNotInEveryChild" : "quests.error.namedAppNotInChild",
+            ["app": .text(name)])
     }
 }
 
@@ -258,7 +311,7 @@ public struct QuestSpec: Sendable, Equatable, Codable {
     public static func checkedTitle(_ title: String) throws(DomainError) -> String {
         let trimmed = title.trimmed()
         guard (1...80).contains(trimmed.count) else {
-            throw .invalid(field: "title", "Give the quest a title (1 to 80 characters).")
+            throw .invalid(field: "title", Message("quests.error.title", ["max": .number(80)]))
         }
         return trimmed
     }
@@ -266,8 +319,22 @@ public struct QuestSpec: Sendable, Equatable, Codable {
     /// The bonus percent a guardian may choose.
     public static func checkBonus(_ percent: Int) throws(DomainError) {
         guard bonusChoices.contains(percent) else {
-            throw .invalid(field: "bonusPercent", "Choose 5, 10, 15, 20 or 25 percent.")
+            throw .invalid(field: "bonusPercent", Message("quests.error.bonus"))
         }
+    }
+
+    /// "Use a target from 1 to 1440 minutes." for `range` in `unit`.
+    static func targetRangeMessage(_ range: ClosedRange<Int>, _ unit: QuestUnit) -> Message {
+        Message(
+            "quests.error.targetRange",
+            ["min": .number(range.lowerBound), "max": .message(unit.count(range.upperBound))])
+    }
+
+    /// "Give the minutes a day must reach (1 to 1440)."
+    static var dailyMinimumMessage: Message {
+        Message(
+            "quests.error.dailyMinimum",
+            ["min": .number(dailyMinimumRange.lowerBound), "max": .number(dailyMinimumRange.upperBound)])
     }
     /// How many steps a milestone chain may have: at least two, at most a week's worth.
     public static let chainSteps = 2...7
@@ -294,49 +361,53 @@ public struct QuestSpec: Sendable, Equatable, Codable {
         _ = v.check { () throws(DomainError) in try QuestSpec.checkedTitle(title) }
         v.check { () throws(DomainError) in
             if let description, description.count > 500 {
-                throw .invalid(field: "description", "Use at most 500 characters.")
+                throw .invalid(field: "description", Message("quests.error.maxCharacters", ["max": .number(500)]))
             }
         }
         v.check { () throws(DomainError) in
             guard goal.periods.contains(period) else {
+                let periods = goal.periods.map { Message.Argument.text($0.rawValue) }
                 throw .invalid(
-                    field: "period", "\(goal.title) runs per \(goal.periods.map(\.rawValue).joined(separator: " or "))."
-                )
+                    field: "period",
+                    periods.count == 1
+                        ? Message("quests.error.periodOne", ["goal": .message(goal.title), "period": periods[0]])
+                        : Message(
+                            "quests.error.periodTwo",
+                            ["goal": .message(goal.title), "first": periods[0], "second": periods[periods.count - 1]]))
             }
             if period == .whole, endDay == nil {
-                throw .invalid(field: "endDate", "A quest that runs until its end date needs an end date.")
+                throw .invalid(field: "endDate", Message("quests.error.endDateNeeded"))
             }
         }
         v.check { () throws(DomainError) in
             // A chain's target follows its steps, checked with them below.
             guard goal == .milestones || targetRange.contains(target) else {
-                throw .invalid(
-                    field: "target",
-                    "Use a target from \(targetRange.lowerBound) to \(targetRange.upperBound) \(goal.unit.rawValue).")
+                throw .invalid(field: "target", QuestSpec.targetRangeMessage(targetRange, goal.unit))
             }
         }
         v.check { () throws(DomainError) in try QuestSpec.checkBonus(bonusPercent) }
         v.check { () throws(DomainError) in
-            guard !weekdays.isEmpty else { throw .invalid(field: "weekdays", "Choose at least one day of the week.") }
+            guard !weekdays.isEmpty else { throw .invalid(field: "weekdays", Message("quests.error.weekdaysNone")) }
             guard weekdays.allSatisfy({ (1...7).contains($0) }) else {
-                throw .invalid(field: "weekdays", "Weekdays are 1 (Monday) to 7 (Sunday).")
+                throw .invalid(field: "weekdays", Message("quests.error.weekdaysRange"))
             }
         }
         v.check { () throws(DomainError) in
             if goal == .dailyConsistency, target > weekdays.count {
                 throw .invalid(
-                    field: "target", "The quest is active on \(weekdays.count) days a week; ask for at most that many.")
+                    field: "target",
+                    Message("quests.error.consistencyTarget", ["days": .message(.count(weekdays.count, .days))]))
             }
         }
         v.check { () throws(DomainError) in
             if goal == .timeWindow, window == nil {
-                throw .invalid(field: "window", "A time-window quest needs its daily window.")
+                throw .invalid(field: "window", Message("quests.error.windowNeeded"))
             }
         }
         v.check { () throws(DomainError) in
             if goal == .streak || goal == .dailyConsistency {
                 guard let minimum = dailyMinimumMinutes, QuestSpec.dailyMinimumRange.contains(minimum) else {
-                    throw .invalid(field: "dailyMinimumMinutes", "Give the minutes a day must reach (1 to 1440).")
+                    throw .invalid(field: "dailyMinimumMinutes", QuestSpec.dailyMinimumMessage)
                 }
             }
         }
@@ -344,7 +415,8 @@ public struct QuestSpec: Sendable, Equatable, Codable {
             if goal == .efficiency {
                 guard let within = withinMinutes, (1...600).contains(within) else {
                     throw .invalid(
-                        field: "withinMinutes", "Give the minutes of use the points must be earned in (1 to 600).")
+                        field: "withinMinutes",
+                        Message("quests.error.withinMinutes", ["min": .number(1), "max": .number(600)]))
                 }
             }
         }
@@ -353,13 +425,20 @@ public struct QuestSpec: Sendable, Equatable, Codable {
             guard let steps, QuestSpec.chainSteps.contains(steps.count) else {
                 throw .invalid(
                     field: "steps",
-                    "Give the chain \(QuestSpec.chainSteps.lowerBound) to \(QuestSpec.chainSteps.upperBound) steps.")
+                    Message(
+                        "quests.error.chainSteps",
+                        [
+                            "min": .number(QuestSpec.chainSteps.lowerBound),
+                            "max": .message(.count(QuestSpec.chainSteps.upperBound, .steps)),
+                        ]))
             }
             guard steps.allSatisfy({ (1...1440).contains($0) }) else {
-                throw .invalid(field: "steps", "Each step asks for 1 to 1440 minutes.")
+                throw .invalid(
+                    field: "steps",
+                    Message("quests.error.stepMinutes", ["min": .number(1), "max": .message(.count(1440, .minutes))]))
             }
             guard target == steps.count else {
-                throw .invalid(field: "target", "A milestone chain's target is its number of steps (\(steps.count)).")
+                throw .invalid(field: "target", Message("quests.error.chainTarget", ["count": .number(steps.count)]))
             }
         }
         let byToken = Dictionary(catalog.map { ($0.token, $0) }, uniquingKeysWith: { first, _ in first })
@@ -367,15 +446,14 @@ public struct QuestSpec: Sendable, Equatable, Codable {
             for token in learningApps where byToken[token]?.role != .learning {
                 throw .invalid(
                     field: "learningApps",
-                    byToken[token] == nil
-                        ? "This app is not in this child's apps."
-                        : "\(byToken[token]?.name ?? "This app") is not a learning app.")
+                    byToken[token].map { Message("quests.error.notLearningApp", ["app": .text($0.name)]) }
+                        ?? RewardUnlock.notInCatalog(nil, ofEveryChild: false))
             }
             if Set(learningApps).count != learningApps.count {
-                throw .invalid(field: "learningApps", "Choose each app once.")
+                throw .invalid(field: "learningApps", Message("quests.error.appTwice"))
             }
             if goal == .specificApps, learningApps.isEmpty {
-                throw .invalid(field: "learningApps", "Choose the apps this quest is about.")
+                throw .invalid(field: "learningApps", Message("quests.error.specificAppsNone"))
             }
         }
         v.check { () throws(DomainError) in
@@ -384,16 +462,18 @@ public struct QuestSpec: Sendable, Equatable, Codable {
                     learningApps.isEmpty ? catalog.filter { $0.role == .learning }.count : learningApps.count
                 guard target <= available else {
                     throw .invalid(
-                        field: "target", "Only \(available) learning apps can count; ask for at most that many.")
+                        field: "target", Message("quests.error.diversityTarget", ["count": .number(available)]))
                 }
             }
         }
         v.check { () throws(DomainError) in try RewardUnlock.check(rewardApps, catalog: catalog) }
         v.check { () throws(DomainError) in
             if let endDay, endDay < startDay {
-                throw .invalid(field: "endDate", "The end date is before the start date.")
+                throw .invalid(field: "endDate", Message("quests.error.endBeforeStart"))
             }
-            if let endDay, let today, endDay < today { throw .invalid(field: "endDate", "The end date has passed.") }
+            if let endDay, let today, endDay < today {
+                throw .invalid(field: "endDate", Message("quests.error.endPassed"))
+            }
         }
         try v.finish()
     }
@@ -504,21 +584,26 @@ public struct QuestDraft: Sendable, Equatable {
         let goal = v.check { () throws(DomainError) -> GoalType in
             guard let goal = GoalType(rawValue: goalType) else {
                 throw .invalid(
-                    field: "goalType", "Choose one of: \(GoalType.allCases.map(\.rawValue).joined(separator: ", ")).")
+                    field: "goalType",
+                    Message(
+                        "quests.error.chooseOneOf",
+                        ["choices": .text(GoalType.allCases.map(\.rawValue).joined(separator: ", "))]))
             }
             return goal
         }
         let period = v.check { () throws(DomainError) -> QuestPeriod? in
             guard let raw = self.period, !raw.isEmpty else { return nil }
             guard let parsed = QuestPeriod(rawValue: raw) else {
-                throw .invalid(field: "period", "Choose day, week, challenge or run.")
+                throw .invalid(field: "period", Message("quests.error.periodChoice"))
             }
             return parsed
         }
         let target = v.check { () throws(DomainError) -> Int in
             // A milestone chain's target is its number of steps; it may be left out.
             if self.target == nil, goal == .milestones { return steps.count }
-            guard let value = self.target else { throw .invalid(field: "target", "Give the target.") }
+            guard let value = self.target else {
+                throw .invalid(field: "target", Message("quests.error.targetMissing"))
+            }
             return value
         }
         let window = v.check { () throws(DomainError) -> DailyWindow? in
@@ -526,10 +611,10 @@ public struct QuestDraft: Sendable, Equatable {
             let end = windowEnd.flatMap { $0.isEmpty ? nil : $0 }
             if start == nil, end == nil { return nil }
             guard let start, let end, let from = DailyWindow.minute(start), let to = DailyWindow.minute(end) else {
-                throw .invalid(field: "window", "Give the window's start and end as HH:MM.")
+                throw .invalid(field: "window", Message("quests.error.windowFormat"))
             }
             guard let window = DailyWindow(startMinute: from, endMinute: to) else {
-                throw .invalid(field: "window", "The window must end after it starts, within one day.")
+                throw .invalid(field: "window", Message("quests.error.windowOrder"))
             }
             return window
         }
@@ -566,8 +651,7 @@ public enum AppToken {
             token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && !forbidden.contains($0) }),
             token != ".", token != ".."
         else {
-            throw .invalid(
-                field: field, "Use the device's app token: 1 to 200 visible ASCII characters, without / \\ ? # or %.")
+            throw .invalid(field: field, Message("quests.error.appToken"))
         }
     }
 }

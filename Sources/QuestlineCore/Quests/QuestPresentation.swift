@@ -20,19 +20,20 @@ public enum QuestState: String, Sendable, Equatable {
 }
 
 /// What a quest card shows (child's board and guardian's list alike): the screen logic, kept
-/// here so it is the same everywhere and testable.
+/// here so it is the same everywhere and testable. Its words are messages, in the reader's
+/// language when shown.
 public struct QuestCard: Sendable, Equatable {
     public let state: QuestState
-    public let summary: String
-    public let progressText: String
+    public let summary: Message
+    public let progressText: Message
     public let percent: Int
-    public let periodText: String
+    public let periodText: Message
     /// A milestone chain's steps as the card lists them (empty for other goals).
     public let steps: [StepLine]
 
-    /// One step of a chain on a card: "Step 2 · Tue 10 Mar · 20 minutes", and where it stands.
+    /// One step of a chain on a card: "Step 2 · Tue 10 · 20 minutes", and where it stands.
     public struct StepLine: Sendable, Equatable {
-        public let text: String
+        public let text: Message
         public let minutes: Int
         public let state: MilestoneStep.State
     }
@@ -47,87 +48,153 @@ public struct QuestCard: Sendable, Equatable {
         let steps = progress.steps ?? []
         if state == .inProgress, let missed = steps.firstIndex(where: { $0.state(today: today) == .missed }) {
             let next = progress.period.last.adding(days: 1)
-            text += " · step \(missed + 1) was missed"
-            if spec.endDay.map({ next <= $0 }) ?? true { text += "; the next chain starts \(next.iso)" }
+            var arguments: [String: Message.Argument] = ["progress": .message(text), "step": .number(missed + 1)]
+            if spec.endDay.map({ next <= $0 }) ?? true {
+                arguments["day"] = .day(next, .long)
+                text = Message("quests.progress.stepMissedNextChain", arguments)
+            } else {
+                text = Message("quests.progress.stepMissed", arguments)
+            }
         }
         progressText = text
         percent = completedThisPeriod ? 100 : progress.percent
         periodText = Self.periodText(spec, progress.period)
         self.steps = steps.enumerated().map { index, step in
-            StepLine(
-                text:
-                    "Step \(index + 1) · \(step.day.map(Self.dayText) ?? "after the end date") · \(step.target) minutes",
-                minutes: step.minutes, state: step.state(today: today))
+            var arguments: [String: Message.Argument] = [
+                "number": .number(index + 1), "minutes": .message(.count(step.target, .minutes)),
+            ]
+            let key: String
+            if let day = step.day {
+                arguments["day"] = .day(day, .short)
+                key = "quests.card.step"
+            } else {
+                key = "quests.card.stepAfterEnd"
+            }
+            return StepLine(text: Message(key, arguments), minutes: step.minutes, state: step.state(today: today))
         }
-    }
-
-    /// "Tue 10 Mar".
-    static func dayText(_ day: LocalDay) -> String {
-        let weekday = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][day.isoWeekday - 1]
-        let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][day.month - 1]
-        return "\(weekday) \(day.day) \(month)"
     }
 
     /// One sentence for what the quest asks.
-    public static func summary(_ spec: QuestSpec, appNames: [String: String]) -> String {
-        let apps =
-            spec.learningApps.isEmpty
-            ? "learning apps" : spec.learningApps.map { appNames[$0] ?? $0 }.joined(separator: ", ")
-        let per = spec.period == .week ? "this week" : spec.period == .whole ? "by the end date" : "today"
-        var text: String
-        switch spec.goal {
-        case .dailyMinutes: text = "Use \(apps) for \(spec.target) minutes a day"
-        case .weeklyMinutes: text = "Complete \(spec.target) minutes of learning this week"
-        case .specificApps: text = "Practice \(apps) for \(spec.target) minutes \(per)"
-        case .streak:
-            text = "Learn at least \(spec.dailyMinimumMinutes ?? 1) minutes a day for \(spec.target) days in a row"
-        case .pointsTarget: text = "Earn \(spec.target) points \(per)"
-        case .appDiversity: text = "Use \(spec.target) different learning apps \(per)"
-        case .dailyConsistency:
-            text =
-                "Learn \(spec.dailyMinimumMinutes ?? 1) minutes on \(spec.target) of \(spec.weekdays.count) days this week"
-        case .timeWindow:
-            text =
-                "Learn \(spec.target) minutes between \(spec.window.map { "\(DailyWindow.text($0.startMinute)) and \(DailyWindow.text($0.endMinute))" } ?? "the set hours")"
-        case .efficiency:
-            text = "Earn \(spec.target) points within \(spec.withinMinutes ?? 0) minutes of learning today"
-        case .milestones:
-            let minutes = (spec.steps ?? []).map(String.init)
-            let list =
-                minutes.count > 1
-                ? minutes.dropLast().joined(separator: ", ") + " then \(minutes.last!)" : minutes.joined()
-            text = "Learn \(list) minutes on \(minutes.count) active days in a row, one step a day"
+    public static func summary(_ spec: QuestSpec, appNames: [String: String]) -> Message {
+        let apps = Message.Argument.list(spec.learningApps.map { .text(appNames[$0] ?? $0) })
+        let allApps = spec.learningApps.isEmpty
+        // The message for "today", "this week" or "by the end date".
+        func per(day: String, week: String, whole: String) -> String {
+            spec.period == .week ? week : spec.period == .whole ? whole : day
         }
-        if spec.window != nil, spec.goal != .timeWindow, let window = spec.window {
-            text += " (\(window.description) only)"
+        let minutes = Message.Argument.message(.count(spec.target, .minutes))
+        let points = Message.Argument.message(.count(spec.target, .points))
+        let text: Message
+        switch spec.goal {
+        case .dailyMinutes:
+            text =
+                allApps
+                ? Message("quests.summary.dailyMinutes.all", ["minutes": minutes])
+                : Message("quests.summary.dailyMinutes", ["apps": apps, "minutes": minutes])
+        case .weeklyMinutes: text = Message("quests.summary.weeklyMinutes", ["minutes": minutes])
+        case .specificApps:
+            text =
+                allApps
+                ? Message(
+                    per(
+                        day: "quests.summary.specificApps.all.day", week: "quests.summary.specificApps.all.week",
+                        whole: "quests.summary.specificApps.all.whole"), ["minutes": minutes])
+                : Message(
+                    per(
+                        day: "quests.summary.specificApps.day", week: "quests.summary.specificApps.week",
+                        whole: "quests.summary.specificApps.whole"), ["apps": apps, "minutes": minutes])
+        case .streak:
+            text = Message(
+                "quests.summary.streak",
+                [
+                    "minutes": .message(.count(spec.dailyMinimumMinutes ?? 1, .minutes)),
+                    "days": .message(.count(spec.target, .days)),
+                ])
+        case .pointsTarget:
+            text = Message(
+                per(
+                    day: "quests.summary.pointsTarget.day", week: "quests.summary.pointsTarget.week",
+                    whole: "quests.summary.pointsTarget.whole"), ["points": points])
+        case .appDiversity:
+            text = Message(
+                per(
+                    day: "quests.summary.appDiversity.day", week: "quests.summary.appDiversity.week",
+                    whole: "quests.summary.appDiversity.whole"), ["count": .number(spec.target)])
+        case .dailyConsistency:
+            text = Message(
+                "quests.summary.dailyConsistency",
+                [
+                    "minutes": .message(.count(spec.dailyMinimumMinutes ?? 1, .minutes)),
+                    "target": .number(spec.target),
+                    "days": .message(.count(spec.weekdays.count, .days)),
+                ])
+        case .timeWindow:
+            if let window = spec.window {
+                text = Message(
+                    "quests.summary.timeWindow",
+                    [
+                        "minutes": minutes, "from": DailyWindow.time(window.startMinute),
+                        "to": DailyWindow.time(window.endMinute),
+                    ])
+            } else {
+                text = Message("quests.summary.timeWindow.unset", ["minutes": minutes])
+            }
+        case .efficiency:
+            text = Message(
+                "quests.summary.efficiency",
+                ["points": points, "minutes": .message(.count(spec.withinMinutes ?? 0, .minutes))])
+        case .milestones:
+            let steps = spec.steps ?? []
+            text = Message("quests.summary.milestones", ["steps": stepList(steps), "count": .number(steps.count)])
+        }
+        if let window = spec.window, spec.goal != .timeWindow {
+            return Message(
+                "quests.summary.withWindow", ["summary": .message(text), "window": .message(window.message)])
         }
         return text
     }
 
-    public static func progressText(_ spec: QuestSpec, _ progress: QuestProgress) -> String {
-        let value = progress.value
+    /// A chain's minutes in order, "10, 20 then 30", as nested messages (each language joins
+    /// them its own way).
+    static func stepList(_ steps: [Int]) -> Message.Argument {
+        guard let last = steps.last else { return .text("") }
+        guard steps.count > 1 else { return .number(last) }
+        var before = Message.Argument.number(steps[0])
+        for step in steps.dropFirst().dropLast() {
+            before = .message(Message("quests.summary.stepList", ["before": before, "next": .number(step)]))
+        }
+        return .message(Message("quests.summary.stepListLast", ["before": before, "last": .number(last)]))
+    }
+
+    public static func progressText(_ spec: QuestSpec, _ progress: QuestProgress) -> Message {
+        let of = Message(
+            "quests.progress.of",
+            ["value": .number(progress.value), "target": .message(spec.goal.unit.count(progress.target))])
         switch spec.goal.unit {
-        case .minutes: return "\(value) / \(progress.target) minutes"
         case .days:
-            let text = "\(value) / \(progress.target) days"
-            if let run = progress.runDays, run > value { return text + " · \(run) days in a row" }
-            return text
-        case .points:
-            return spec.goal == .efficiency
-                ? "\(value) / \(progress.target) points within \(spec.withinMinutes ?? 0) minutes"
-                : "\(value) / \(progress.target) points"
-        case .apps: return "\(value) / \(progress.target) apps"
-        case .steps: return "\(value) / \(progress.target) steps"
+            if let run = progress.runDays, run > progress.value {
+                return Message(
+                    "quests.progress.withRun", ["progress": .message(of), "run": .message(.count(run, .days))])
+            }
+            return of
+        case .points where spec.goal == .efficiency:
+            return Message(
+                "quests.progress.efficiency",
+                [
+                    "value": .number(progress.value), "target": .message(.count(progress.target, .points)),
+                    "minutes": .message(.count(spec.withinMinutes ?? 0, .minutes)),
+                ])
+        default: return of
         }
     }
 
-    static func periodText(_ spec: QuestSpec, _ window: PeriodWindow) -> String {
+    static func periodText(_ spec: QuestSpec, _ window: PeriodWindow) -> Message {
         switch spec.period {
-        case .day: return "Today"
-        case .week: return "This week, until Sunday"
-        case .whole: return "Until \(window.last.iso)"
-        case .run: return "Current streak"
-        case .chain: return "This chain, until \(window.last.iso)"
+        case .day: Message("quests.period.today")
+        case .week: Message("quests.period.thisWeek")
+        case .whole: Message("quests.period.until", ["day": .day(window.last, .long)])
+        case .run: Message("quests.period.currentStreak")
+        case .chain: Message("quests.period.thisChain", ["day": .day(window.last, .long)])
         }
     }
 }

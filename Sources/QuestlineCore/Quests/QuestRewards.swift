@@ -38,15 +38,22 @@ public struct RedemptionRules: Sendable, Equatable, Codable {
         var v = FieldValidation()
         v.check { () throws(DomainError) in
             guard (1...1000).contains(pointsPerMinute) else {
-                throw .invalid(field: "pointsPerMinute", "Use 1 to 1000 points per reward minute.")
+                throw .invalid(
+                    field: "pointsPerMinute",
+                    Message("quests.error.redeemRate", ["min": .number(1), "max": .number(1000)]))
             }
         }
         v.check { () throws(DomainError) in
-            guard (1...240).contains(minMinutes) else { throw .invalid(field: "minMinutes", "Use 1 to 240 minutes.") }
+            guard (1...240).contains(minMinutes) else {
+                throw .invalid(
+                    field: "minMinutes",
+                    Message("quests.error.minutesRange", ["min": .number(1), "max": .message(.count(240, .minutes))]))
+            }
         }
         v.check { () throws(DomainError) in
             guard (1...240).contains(maxMinutes), maxMinutes >= minMinutes else {
-                throw .invalid(field: "maxMinutes", "Use up to 240 minutes, and no less than the minimum.")
+                throw .invalid(
+                    field: "maxMinutes", Message("quests.error.redeemMax", ["max": .message(.count(240, .minutes))]))
             }
         }
         try v.finish()
@@ -56,7 +63,11 @@ public struct RedemptionRules: Sendable, Equatable, Codable {
     /// The points `minutes` cost, after checking the household's limits.
     public func cost(minutes: Int) throws(DomainError) -> Int {
         guard (minMinutes...maxMinutes).contains(minutes) else {
-            throw .invalid(field: "minutes", "Redeem \(minMinutes) to \(maxMinutes) minutes at a time.")
+            throw .invalid(
+                field: "minutes",
+                Message(
+                    "quests.error.redeemMinutes",
+                    ["min": .number(minMinutes), "max": .message(.count(maxMinutes, .minutes))]))
         }
         return minutes * pointsPerMinute
     }
@@ -127,31 +138,44 @@ public enum BadgeCriterion: String, Sendable, CaseIterable, Codable {
 
 public struct QuestBadge: Sendable, Equatable {
     public let id: String
-    public let title: String
+    public let title: Message
     public let icon: String
     public let criterion: BadgeCriterion
     public let threshold: Int
 
-    public var description: String {
+    /// What earns it, in the reader's language.
+    public var description: Message {
         switch criterion {
-        case .questsCompleted: return threshold == 1 ? "Complete your first quest" : "Complete \(threshold) quests"
-        case .streakDays: return "Learn \(threshold) days in a row"
-        case .learningMinutes: return "Learn for \(threshold) minutes in all"
-        case .pointsEarned: return "Earn \(threshold) points in all"
+        case .questsCompleted:
+            threshold == 1
+                ? Message("quests.badge.firstQuest.description")
+                : Message("quests.badge.questsCompleted", ["count": .number(threshold)])
+        case .streakDays: Message("quests.badge.streakDays", ["days": .message(.count(threshold, .days))])
+        case .learningMinutes:
+            Message("quests.badge.learningMinutes", ["minutes": .message(.count(threshold, .minutes))])
+        case .pointsEarned: Message("quests.badge.pointsEarned", ["points": .message(.count(threshold, .points))])
         }
     }
 
     /// The six starter badges.
     public static let all: [QuestBadge] = [
-        QuestBadge(id: "first-quest", title: "First Quest", icon: "🏁", criterion: .questsCompleted, threshold: 1),
         QuestBadge(
-            id: "quest-master", title: "Quest Master", icon: "👑", criterion: .questsCompleted, threshold: 10),
-        QuestBadge(id: "on-a-roll", title: "On a Roll", icon: "🔥", criterion: .streakDays, threshold: 3),
-        QuestBadge(id: "week-warrior", title: "Week Warrior", icon: "🗓️", criterion: .streakDays, threshold: 7),
+            id: "first-quest", title: Message("quests.badge.firstQuest"), icon: "🏁", criterion: .questsCompleted,
+            threshold: 1),
         QuestBadge(
-            id: "hour-of-learning", title: "Hour of Learning", icon: "⏱️", criterion: .learningMinutes, threshold: 60),
+            id: "quest-master", title: Message("quests.badge.questMaster"), icon: "👑", criterion: .questsCompleted,
+            threshold: 10),
         QuestBadge(
-            id: "point-collector", title: "Point Collector", icon: "💎", criterion: .pointsEarned, threshold: 500),
+            id: "on-a-roll", title: Message("quests.badge.onARoll"), icon: "🔥", criterion: .streakDays, threshold: 3),
+        QuestBadge(
+            id: "week-warrior", title: Message("quests.badge.weekWarrior"), icon: "🗓️", criterion: .streakDays,
+            threshold: 7),
+        QuestBadge(
+            id: "hour-of-learning", title: Message("quests.badge.hourOfLearning"), icon: "⏱️",
+            criterion: .learningMinutes, threshold: 60),
+        QuestBadge(
+            id: "point-collector", title: Message("quests.badge.pointCollector"), icon: "💎", criterion: .pointsEarned,
+            threshold: 500),
     ]
 }
 

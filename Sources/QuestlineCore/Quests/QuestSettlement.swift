@@ -122,6 +122,7 @@ public struct SettlementPlan: Sendable, Equatable {
     public struct Credit: Sendable, Equatable {
         public let kind: LedgerKind
         public let points: Int
+        /// Kept as a message (`Message.stored`): read in the reader's language.
         public let reason: String
         public let quest: QuestID?
     }
@@ -219,7 +220,10 @@ public enum QuestSettlement {
             if delta > 0 {
                 let name = evaluator.catalog[earning.token]?.name ?? earning.token
                 plan.credits.append(
-                    .init(kind: .earn, points: delta, reason: "\(name), \(earning.day.iso)", quest: nil))
+                    .init(
+                        kind: .earn, points: delta,
+                        reason: Message("quests.ledger.earned", ["app": .text(name), "day": .day(earning.day, .long)])
+                            .stored, quest: nil))
             }
         }
 
@@ -255,8 +259,8 @@ public enum QuestSettlement {
         plan.raisedBonuses.append(completion)
         plan.credits.append(
             .init(
-                kind: .bonus, points: completion.bonus - paid, reason: "Quest bonus grew: \(quest.spec.title)",
-                quest: quest.id))
+                kind: .bonus, points: completion.bonus - paid,
+                reason: Message("quests.ledger.bonusGrew", ["quest": .text(quest.spec.title)]).stored, quest: quest.id))
     }
 
     /// A new completion: its bonus, and its reward apps unlocked.
@@ -265,8 +269,8 @@ public enum QuestSettlement {
     ) {
         plan.credits.append(
             .init(
-                kind: .bonus, points: completion.bonus, reason: "Quest completed: \(quest.spec.title)", quest: quest.id)
-        )
+                kind: .bonus, points: completion.bonus,
+                reason: Message("quests.ledger.completed", ["quest": .text(quest.spec.title)]).stored, quest: quest.id))
         for unlock in quest.spec.rewardApps {
             plan.grants.append(
                 .init(

@@ -45,7 +45,7 @@ public struct ShieldRules: Sendable, Equatable, Codable {
     {
         var issues: [FieldIssue] = []
         if !rewardDays.allSatisfy({ (1...7).contains($0) }) {
-            issues.append(FieldIssue(field: "rewardDays", message: "Weekdays are 1 (Monday) to 7 (Sunday)."))
+            issues.append(FieldIssue(field: "rewardDays", message: Message("quests.error.weekdaysRange")))
         }
         var downtime: LocalHours?
         do {

@@ -45,25 +45,32 @@ public struct TimeRequest: Sendable, Equatable {
     ) throws(DomainError) -> (minutes: Int, note: String) {
         var issues: [FieldIssue] = []
         if !rewardApps.contains(appToken) {
-            issues.append(FieldIssue(field: "appToken", message: "Choose one of your reward apps."))
+            issues.append(FieldIssue(field: "appToken", message: Message("quests.error.chooseRewardApp")))
         }
         if !Self.minutes.contains(minutes) {
             issues.append(
                 FieldIssue(
                     field: "minutes",
-                    message: "Ask for \(Self.minutes.lowerBound) to \(Self.minutes.upperBound) minutes."))
+                    message: Message(
+                        "quests.error.askMinutes",
+                        [
+                            "min": .number(Self.minutes.lowerBound),
+                            "max": .message(.count(Self.minutes.upperBound, .minutes)),
+                        ])))
         }
         let note = note.trimmed()
-        if note.count > 200 { issues.append(FieldIssue(field: "note", message: "Use at most 200 characters.")) }
+        if note.count > 200 {
+            issues.append(
+                FieldIssue(field: "note", message: Message("quests.error.maxCharacters", ["max": .number(200)])))
+        }
         if !issues.isEmpty { throw .invalid(issues) }
         if pending >= maxPending {
             throw .tooManyRequests(
-                retryAfter: 300,
-                "You have \(pending) requests waiting for an answer; wait for one before asking again.")
+                retryAfter: 300, Message("quests.error.requestsWaiting", ["count": .number(pending)]))
         }
         if today >= maxPerDay {
             throw .tooManyRequests(
-                retryAfter: max(secondsToTomorrow, 1), "You have asked \(today) times today; ask again tomorrow.")
+                retryAfter: max(secondsToTomorrow, 1), Message("quests.error.requestsToday", ["count": .number(today)]))
         }
         return (minutes, note)
     }

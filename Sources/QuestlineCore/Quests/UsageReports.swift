@@ -45,7 +45,9 @@ public enum UsageReports {
         id: String, appToken: String, minutes: Int?, endingAt end: Date, timeZone: String
     ) throws(DomainError) -> UsageReportInput {
         guard let minutes, (1...maxSeconds / 60).contains(minutes) else {
-            throw .invalid(field: "minutes", "Use 1 to \(maxSeconds / 60) minutes (12 hours).")
+            throw .invalid(
+                field: "minutes",
+                Message("quests.error.sessionMinutes", ["min": .number(1), "max": .number(maxSeconds / 60)]))
         }
         return UsageReportInput(
             id: id, appToken: appToken, startedAt: end.addingTimeInterval(-Double(minutes * 60)),
@@ -65,34 +67,36 @@ public enum UsageReports {
                 guard (1...128).contains(report.id.utf8.count),
                     report.id.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
                 else {
-                    throw .invalid(field: "\(field).id", "Give each report an id (1 to 128 visible ASCII characters).")
+                    throw .invalid(field: "\(field).id", Message("quests.error.reportID"))
                 }
             }
             v.check { () throws(DomainError) in
                 guard tokens.contains(report.appToken) else {
-                    throw .invalid(field: "\(field).appToken", "This app is not in the child's catalog.")
+                    throw .invalid(field: "\(field).appToken", Message("quests.error.reportApp"))
                 }
             }
             v.check { () throws(DomainError) in
                 guard (1...maxSeconds).contains(report.durationSeconds) else {
-                    throw .invalid(field: "\(field).durationSeconds", "Use 1 to \(maxSeconds) seconds (12 hours).")
+                    throw .invalid(
+                        field: "\(field).durationSeconds",
+                        Message("quests.error.reportSeconds", ["min": .number(1), "max": .number(maxSeconds)]))
                 }
             }
             let zone = v.check { () throws(DomainError) -> TimeZoneID in
                 guard let zone = TimeZoneID(report.timeZone) else {
-                    throw .invalid(field: "\(field).timeZone", "Use an IANA time zone such as Europe/Berlin.")
+                    throw .invalid(field: "\(field).timeZone", Message("quests.error.reportZone"))
                 }
                 return zone
             }
             v.check { () throws(DomainError) in
                 let end = report.startedAt.addingTimeInterval(TimeInterval(max(report.durationSeconds, 0)))
                 if end > now.addingTimeInterval(300) {
-                    throw .invalid(
-                        field: "\(field).startedAt", "This usage ends in the future; check the device clock.")
+                    throw .invalid(field: "\(field).startedAt", Message("quests.error.reportFuture"))
                 }
                 if report.startedAt < now.addingTimeInterval(-Double(lateLimitDays) * 86_400) {
                     throw .invalid(
-                        field: "\(field).startedAt", "Usage more than \(lateLimitDays) days old is not accepted.")
+                        field: "\(field).startedAt",
+                        Message("quests.error.reportTooOld", ["age": .message(.count(lateLimitDays, .days))]))
                 }
             }
             if let zone, seen.insert(report.id).inserted {

@@ -105,7 +105,7 @@ extension QuestsFeature {
             if sameWeek.count >= Self.maxCoopQuestsPerWeek {
                 throw DomainError.conflict(
                     field: "weekStart",
-                    message: "A household can have at most \(Self.maxCoopQuestsPerWeek) co-op quests a week.")
+                    message: Message("quests.error.tooManyCoopQuests", ["count": .number(Self.maxCoopQuestsPerWeek)]))
             }
             let quest = CoopQuest(
                 id: id, householdID: household, spec: spec, status: .active, createdAt: now, completedAt: nil)
@@ -139,7 +139,7 @@ extension QuestsFeature {
     ) {
         guard let quest = try await store.quests.read({ try await $0.coopQuest(id) }),
             actor.householdID == quest.householdID
-        else { throw DomainError.notFound("No such co-op quest.") }
+        else { throw DomainError.notFound(Message("quests.error.noSuchCoopQuest")) }
         try AccessPolicy.check(actor.actor, .readHousehold(quest.householdID))
         return (quest, try await store.accounts.household(quest.householdID)?.members ?? [])
     }
@@ -221,7 +221,9 @@ extension QuestsFeature {
         let title = quest.spec.title
         try await q.points.append(
             child.id, kind: .bonus, points: payout.credit,
-            reason: payout.first ? "Co-op quest completed: \(title)" : "Co-op quest bonus grew: \(title)",
+            reason: Message(
+                payout.first ? "quests.ledger.coopCompleted" : "quests.ledger.coopBonusGrew", ["quest": .text(title)]
+            ).stored,
             id: ids.makeUUID().uuidString.lowercased(), now: now)
         guard payout.first else {
             try await q.live?.announce(.progress, household: quest.householdID, child: child.id, now: now)

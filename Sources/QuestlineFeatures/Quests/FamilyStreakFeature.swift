@@ -67,7 +67,7 @@ extension QuestsFeature {
     ) async throws {
         try AccessPolicy.check(actor.actor, .readHousehold(household))
         guard let member = try await store.accounts.member(memberID), member.householdID == household else {
-            throw DomainError.notFound("No such member.")
+            throw DomainError.notFound(Message("accounts.error.noSuchMember"))
         }
         try AccessPolicy.check(actor.actor, .updateMember(member.scope))
         let now = clock.now()

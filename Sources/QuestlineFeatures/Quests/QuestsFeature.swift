@@ -81,10 +81,12 @@ public struct QuestsFeature: Sendable {
 
     /// The child `id`, after checking that `actor` may read (or, with `manage`, change) its quests.
     public func child(_ id: MemberID, as actor: MemberRecord, manage: Bool = false) async throws -> MemberRecord {
-        guard let target = try await store.accounts.member(id) else { throw DomainError.notFound("No such member.") }
+        guard let target = try await store.accounts.member(id) else {
+            throw DomainError.notFound(Message("accounts.error.noSuchMember"))
+        }
         try AccessPolicy.check(actor.actor, .readMember(target.scope))
         guard target.role == .child, let household = target.householdID else {
-            throw DomainError.notFound("Quests belong to children in a household; this member is not one.")
+            throw DomainError.notFound(Message("quests.error.notAChild"))
         }
         if manage { try AccessPolicy.check(actor.actor, .manageHousehold(household)) }
         return target
@@ -94,9 +96,11 @@ public struct QuestsFeature: Sendable {
         Quest, MemberRecord
     ) {
         guard let quest = try await store.quests.read({ try await $0.quest(id) }) else {
-            throw DomainError.notFound("No such quest.")
+            throw DomainError.notFound(Message("quests.error.noSuchQuest"))
         }
-        guard actor.householdID == quest.householdID else { throw DomainError.notFound("No such quest.") }
+        guard actor.householdID == quest.householdID else {
+            throw DomainError.notFound(Message("quests.error.noSuchQuest"))
+        }
         let child = try await self.child(quest.spec.assignee, as: actor, manage: manage)
         return (quest, child)
     }
@@ -127,14 +131,14 @@ public struct QuestsFeature: Sendable {
             let apps = try await q.apps(child.id)
             if apps.count >= Self.maxApps, !apps.contains(where: { $0.token == app.token }) {
                 throw DomainError.conflict(
-                    field: "token", message: "A child can have at most \(Self.maxApps) apps; remove one first.")
+                    field: "token", message: Message("quests.error.tooManyApps", ["count": .number(Self.maxApps)]))
             }
             if let existing = apps.first(where: { $0.token == app.token }), existing.role != app.role,
                 try await q.quests(assignee: child.id).contains(where: { Self.uses($0.spec, app.token) })
             {
                 throw DomainError.conflict(
                     field: "role",
-                    message: "\(existing.name) is used by a quest; remove it there before changing its role.")
+                    message: Message("quests.error.appRoleInUse", ["app": .text(existing.name)]))
             }
             let now = clock.now()
             try await q.putApp(child.id, app, now: now)
@@ -149,10 +153,10 @@ public struct QuestsFeature: Sendable {
             if let quest = try await q.quests(assignee: child.id).first(where: { Self.uses($0.spec, token) }) {
                 throw DomainError.conflict(
                     field: "token",
-                    message: "The quest \"\(quest.spec.title)\" uses this app; change or delete it first.")
+                    message: Message("quests.error.appInUse", ["quest": .text(quest.spec.title)]))
             }
             guard try await q.deleteApp(child.id, token: token) else {
-                throw DomainError.notFound("No app \(token) in this child's catalog.")
+                throw DomainError.notFound(Message("quests.error.noSuchApp", ["token": .text(token)]))
             }
             try await announce(q, .catalog, child: child, now: clock.now())
         }
@@ -195,10 +199,12 @@ public struct QuestsFeature: Sendable {
         return try await store.quests.write { q in
             let catalog = try await q.apps(child.id)
             let spec = try draft.spec(assignee: child.id, catalog: catalog, today: today)
-            if spec.startDay < today { throw DomainError.invalid(field: "startDate", "Start today or later.") }
+            if spec.startDay < today {
+                throw DomainError.invalid(field: "startDate", Message("quests.error.startPast"))
+            }
             if try await q.quests(assignee: child.id).count >= Self.maxQuests {
                 throw DomainError.conflict(
-                    field: nil, message: "A child can have at most \(Self.maxQuests) quests; delete one first.")
+                    field: nil, message: Message("quests.error.tooManyQuests", ["count": .number(Self.maxQuests)]))
             }
             let quest = Quest(
                 id: ids.make(), householdID: child.householdID!, spec: spec, status: .active, createdBy: actor.id,
@@ -220,7 +226,7 @@ public struct QuestsFeature: Sendable {
             let catalog = try await q.apps(child.id)
             let spec = try draft.spec(assignee: child.id, catalog: catalog, today: today)
             if spec.startDay < today, spec.startDay != existing.spec.startDay {
-                throw DomainError.invalid(field: "startDate", "Start today or later.")
+                throw DomainError.invalid(field: "startDate", Message("quests.error.startPast"))
             }
             var updated = existing
             updated.spec = spec
@@ -275,7 +281,7 @@ public struct QuestsFeature: Sendable {
     private func written(_ q: QuestQueries, _ id: QuestID, child: MemberRecord, apps: [QuestApp], now: Date)
         async throws -> QuestView
     {
-        guard let quest = try await q.quest(id) else { throw DomainError.notFound("No such quest.") }
+        guard let quest = try await q.quest(id) else { throw DomainError.notFound(Message("quests.error.noSuchQuest")) }
         return try await views(q, of: [quest], child: child, apps: apps, now: now).first!
     }
 
@@ -346,7 +352,9 @@ public struct QuestsFeature: Sendable {
         let child = try await child(childID, as: actor)
         try AccessPolicy.check(actor.actor, .reportUsage(child.scope))
         guard !reports.isEmpty, reports.count <= Self.maxReports else {
-            throw DomainError.invalid(field: "reports", "Send 1 to \(Self.maxReports) reports at a time.")
+            throw DomainError.invalid(
+                field: "reports",
+                Message("quests.error.reportsCount", ["min": .number(1), "max": .number(Self.maxReports)]))
         }
         let now = clock.now()
         // Checked against the catalogue inside the write, which settlement then reuses: one
@@ -357,7 +365,7 @@ public struct QuestsFeature: Sendable {
             let (new, conflicting) = try await q.insertReports(child.id, records, now: now)
             if let id = conflicting.first, let index = reports.firstIndex(where: { $0.id == id }) {
                 throw DomainError.conflict(
-                    field: "reports[\(index)].id", message: "Report \(id) was sent before with different content.")
+                    field: "reports[\(index)].id", message: Message("quests.error.reportConflict", ["id": .text(id)]))
             }
             guard !new.isEmpty else {
                 return UsageOutcome(
@@ -478,7 +486,7 @@ public struct QuestsFeature: Sendable {
         let result = try await store.quests.write { q -> (GrantBalance, Int) in
             let rules = try await q.rules(child.householdID!)
             guard let app = try await q.apps(child.id).first(where: { $0.token == token }), app.role == .reward else {
-                throw DomainError.invalid(field: "appToken", "Choose one of your reward apps.")
+                throw DomainError.invalid(field: "appToken", Message("quests.error.chooseRewardApp"))
             }
             // The same decision as the device's: minutes bought now would be shielded (and
             // expire at midnight), so they are not sold now.
@@ -486,9 +494,10 @@ public struct QuestsFeature: Sendable {
             if let reason = shield.restriction(at: now, zone: child.zone) {
                 throw DomainError.conflict(
                     field: "appToken",
-                    message: Self.restrictionMessage(
-                        reason, until: shield.restrictionEnds(after: now, zone: child.zone), zone: child.zone, now: now)
-                        + " Redeem your points after that.")
+                    message: Self.redeemWaits(
+                        Self.restrictionMessage(
+                            reason, until: shield.restrictionEnds(after: now, zone: child.zone), zone: child.zoneID,
+                            now: now)))
             }
             let cost = try rules.cost(minutes: minutes)
             // The grant and what its event needs come before the balance: the balance row is the
@@ -503,12 +512,18 @@ public struct QuestsFeature: Sendable {
             let balance: Int
             do {
                 balance = try await q.points.append(
-                    child.id, kind: .redeem, points: -cost, reason: "\(minutes) minutes of \(app.name)",
+                    child.id, kind: .redeem, points: -cost,
+                    reason: Message(
+                        "quests.ledger.redeemed",
+                        ["minutes": .message(.count(minutes, .minutes)), "app": .text(app.name)]
+                    ).stored,
                     by: actor.id, id: ids.makeUUID().uuidString.lowercased(), now: now)
             } catch PointsError.insufficientPoints(let have) {
                 throw DomainError.conflict(
                     field: "minutes",
-                    message: "Not enough points: \(minutes) minutes cost \(cost) and you have \(have).")
+                    message: Message(
+                        "quests.error.notEnoughPoints",
+                        ["minutes": .message(.count(minutes, .minutes)), "cost": .number(cost), "have": .number(have)]))
             }
             try await q.live?.record(
                 .rewardUnlocked, member: child.id,
@@ -523,12 +538,21 @@ public struct QuestsFeature: Sendable {
     }
 
     /// "Reward apps are blocked now (downtime until 07:00 tomorrow)." (the child's local time).
-    public static func restrictionMessage(_ reason: ShieldPolicy.Reason, until: Date?, zone: TimeZone, now: Date)
-        -> String
+    public static func restrictionMessage(_ reason: ShieldPolicy.Reason, until: Date?, zone: TimeZoneID, now: Date)
+        -> Message
     {
-        let what = reason == .downtime ? "downtime" : "reward apps are off today"
-        guard let until else { return "Reward apps are blocked now (\(what))." }
-        return "Reward apps are blocked now (\(what) \(Wording.until(until, now: now, in: zone)))."
+        let downtime = reason == .downtime
+        guard let until else {
+            return Message(downtime ? "quests.shield.blockedDowntime" : "quests.shield.blockedOffToday")
+        }
+        return Message(
+            downtime ? "quests.shield.blockedDowntimeUntil" : "quests.shield.blockedOffTodayUntil",
+            ["until": .message(.until(until, now: now, in: zone))])
+    }
+
+    /// The restriction, and that redemption waits for its end ("… Redeem your points after that.").
+    public static func redeemWaits(_ restriction: Message) -> Message {
+        Message("quests.error.redeemWaits", ["restriction": .message(restriction)])
     }
 
     /// A guardian's correction, with a reason.
@@ -537,13 +561,15 @@ public struct QuestsFeature: Sendable {
         var v = FieldValidation()
         v.check { () throws(DomainError) in
             guard points != 0, (-100_000...100_000).contains(points) else {
-                throw .invalid(field: "points", "Use -100000 to 100000, not 0.")
+                throw .invalid(
+                    field: "points",
+                    Message("quests.error.adjustPoints", ["min": .number(-100_000), "max": .number(100_000)]))
             }
         }
         let reason = reason.trimmed()
         v.check { () throws(DomainError) in
             guard (1...200).contains(reason.count) else {
-                throw .invalid(field: "reason", "Say why (1 to 200 characters).")
+                throw .invalid(field: "reason", Message("quests.error.adjustReason", ["max": .number(200)]))
             }
         }
         try v.finish()
@@ -555,7 +581,8 @@ public struct QuestsFeature: Sendable {
                     child.id, kind: .adjust, points: points, reason: reason, by: actor.id,
                     id: ids.makeUUID().uuidString.lowercased(), now: now)
             } catch PointsError.insufficientPoints(let have) {
-                throw DomainError.conflict(field: "points", message: "The balance is \(have); it cannot go below zero.")
+                throw DomainError.conflict(
+                    field: "points", message: Message("quests.error.belowZero", ["balance": .number(have)]))
             }
             try await announce(q, .points, child: child, now: now)
             return balance
@@ -646,7 +673,7 @@ public struct QuestsFeature: Sendable {
     public func deviceIcon(_ childID: MemberID, token: String, as actor: MemberRecord) async throws -> [UInt8] {
         let child = try await child(childID, as: actor)
         guard let icon = try await store.quests.read({ try await $0.deviceIcon(child.id, token: token) }) else {
-            throw DomainError.notFound("No icon for this app.")
+            throw DomainError.notFound(Message("quests.error.noIcon"))
         }
         return icon
     }
@@ -740,7 +767,7 @@ public struct QuestsFeature: Sendable {
     public func decide(_ requestID: String, approve: Bool, as actor: MemberRecord) async throws -> TimeRequest {
         guard let uuid = UUID(uuidString: requestID),
             let found = try await store.quests.read({ try await $0.request(uuid.uuidString.lowercased()) })
-        else { throw DomainError.notFound("No such request.") }
+        else { throw DomainError.notFound(Message("quests.error.noSuchRequest")) }
         let child = try await child(found.child, as: actor, manage: true)
         let now = clock.now()
         return try await store.quests.write { q in
@@ -756,7 +783,7 @@ public struct QuestsFeature: Sendable {
                 try await q.decide(
                     found.id, state: approve ? .approved : .denied, by: actor.id, grant: grantID, now: now)
             else {
-                throw DomainError.conflict(field: nil, message: "This request was answered already.")
+                throw DomainError.conflict(field: nil, message: Message("quests.error.requestAnswered"))
             }
             if grantID != nil {
                 try await q.live?.record(
@@ -912,7 +939,7 @@ public struct QuestsFeature: Sendable {
         try AccessPolicy.check(actor.actor, .readHousehold(household))
         let to = try MemberID.parse(recipient, field: "to")
         guard let target = try await store.accounts.member(to), target.householdID == household else {
-            throw DomainError.invalid(field: "to", "Cheer a member of your household.")
+            throw DomainError.invalid(field: "to", Message("quests.error.cheerHousehold"))
         }
         let now = clock.now()
         let today = LocalDay(now, in: actor.zone)

@@ -10,7 +10,7 @@ extension APIImplementation {
     func listCheers(_ input: Operations.listCheers.Input) async throws -> Operations.listCheers.Output {
         let me = try identity.requireMember()
         let board = try await quests.cheers(try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me)
-        return .ok(.init(body: .json(.init(board))))
+        return .ok(.init(body: .json(.init(board, localizer: RequestLanguage.localizer))))
     }
 
     func sendCheer(_ input: Operations.sendCheer.Input) async throws -> Operations.sendCheer.Output {
@@ -18,7 +18,7 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
         let (sent, names) = try await quests.sendCheer(body.cheer, to: body.to, household: household, as: me)
-        return .created(.init(body: .json(.init(sent, names: names))))
+        return .created(.init(body: .json(.init(sent, names: names, localizer: RequestLanguage.localizer))))
     }
 
     func setCheerSettings(_ input: Operations.setCheerSettings.Input) async throws
@@ -33,21 +33,22 @@ extension APIImplementation {
 }
 
 extension Components.Schemas.CheerItem {
-    init(_ cheer: SentCheer, names: [MemberID: String]) {
+    init(_ cheer: SentCheer, names: [MemberID: String], localizer l: Localizer) {
         self.init(
-            id: cheer.id, from: cheer.from.rawValue, fromName: names[cheer.from] ?? "A former member",
-            to: cheer.to.rawValue, toName: names[cheer.to] ?? "A former member", cheer: cheer.cheer.rawValue,
-            text: cheer.cheer.text, emoji: cheer.cheer.emoji, sentAt: cheer.sentAt)
+            id: cheer.id, from: cheer.from.rawValue, fromName: names[cheer.from] ?? l("quests.coop.formerMember"),
+            to: cheer.to.rawValue, toName: names[cheer.to] ?? l("quests.coop.formerMember"),
+            cheer: cheer.cheer.rawValue,
+            text: l(cheer.cheer.text), emoji: cheer.cheer.emoji, sentAt: cheer.sentAt)
     }
 }
 
 extension Components.Schemas.CheerBoard {
-    init(_ board: QuestsFeature.CheerBoard) {
+    init(_ board: QuestsFeature.CheerBoard, localizer l: Localizer) {
         let names = Dictionary(board.members.map { ($0.id, $0.displayName) }, uniquingKeysWith: { first, _ in first })
         self.init(
             enabled: board.enabled, sentToday: board.sentToday, perDay: CheerRules.maxPerDay,
-            presets: Cheer.allCases.map { .init(cheer: $0.rawValue, text: $0.text, emoji: $0.emoji) },
+            presets: Cheer.allCases.map { .init(cheer: $0.rawValue, text: l($0.text), emoji: $0.emoji) },
             members: board.members.map { .init(id: $0.id.rawValue, displayName: $0.displayName) },
-            cheers: board.cheers.map { .init($0, names: names) })
+            cheers: board.cheers.map { .init($0, names: names, localizer: l) })
     }
 }

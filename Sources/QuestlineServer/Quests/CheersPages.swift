@@ -15,6 +15,8 @@ struct CheersPage: Equatable {
         let to: String
         let toMe: Bool
         let when: String
+        /// "Grace to you, 21:05".
+        let line: String
     }
 
     struct Choice: Equatable {
@@ -28,6 +30,8 @@ struct CheersPage: Equatable {
     let members: [Choice]
     let presets: [Choice]
     let left: Int
+    /// "Pick someone and a cheer: 3 left today."
+    let leftText: String
     let canSend: Bool
     let guardian: Bool
     let notice: String?
@@ -35,19 +39,29 @@ struct CheersPage: Equatable {
     /// The household's event stream: the list redraws itself when a cheer arrives.
     let live: String?
 
-    init(_ board: QuestsFeature.CheerBoard, me: MemberRecord, message: Flash.Message?, now: Date) {
+    init(
+        _ board: QuestsFeature.CheerBoard, me: MemberRecord, message: Flash.Message?, now: Date, localizer l: Localizer
+    ) {
         let names = Dictionary(board.members.map { ($0.id, $0.displayName) }, uniquingKeysWith: { first, _ in first })
         enabled = board.enabled
         rows = board.cheers.map { cheer in
-            Row(
-                emoji: cheer.cheer.emoji, text: cheer.cheer.text, from: names[cheer.from] ?? "A former member",
-                to: cheer.to == me.id ? "you" : names[cheer.to] ?? "a former member", toMe: cheer.to == me.id,
-                when: Wording.at(cheer.sentAt, now: now, in: me.zone))
+            let from = names[cheer.from].map(Message.Argument.text) ?? .message(Message("quests.coop.formerMember"))
+            let to = names[cheer.to].map(Message.Argument.text) ?? .message(Message("quests.cheers.formerMember"))
+            let at = Message.at(cheer.sentAt, now: now, in: me.zoneID)
+            let when = l(at)
+            let toMe = cheer.to == me.id
+            return Row(
+                emoji: cheer.cheer.emoji, text: l(cheer.cheer.text), from: l.render(from),
+                to: toMe ? l("quests.cheers.you") : l.render(to), toMe: toMe, when: when,
+                line: toMe
+                    ? l("quests.cheers.lineToYou", ["from": from, "when": .message(at)])
+                    : l("quests.cheers.line", ["from": from, "to": to, "when": .message(at)]))
         }
         empty = board.cheers.isEmpty
         members = board.members.filter { $0.id != me.id }.map { Choice(value: $0.id.rawValue, label: $0.displayName) }
-        presets = Cheer.allCases.map { Choice(value: $0.rawValue, label: "\($0.emoji) \($0.text)") }
+        presets = Cheer.allCases.map { Choice(value: $0.rawValue, label: "\($0.emoji) \(l($0.text))") }
         left = max(CheerRules.maxPerDay - board.sentToday, 0)
+        leftText = l("quests.cheers.left", ["count": .number(left)])
         canSend = board.enabled && left > 0 && !members.isEmpty
         guardian = me.role == .guardian
         notice = message?.kind == .notice ? message?.text : nil
@@ -67,7 +81,7 @@ extension QuestsPages {
 
     private func household(of member: MemberRecord) throws -> HouseholdID {
         guard let household = member.householdID else {
-            throw DomainError.notFound("Cheers are for members of a household: create or join one from your profile.")
+            throw DomainError.notFound(Message("quests.error.cheersNoHousehold"))
         }
         return household
     }
@@ -75,9 +89,10 @@ extension QuestsPages {
     private func cheers(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family/cheers")
         let board = try await quests.cheers(try household(of: me), as: me)
-        let page = CheersPage(board, me: me, message: flash.message(in: request), now: quests.clock.now())
+        let page = CheersPage(
+            board, me: me, message: flash.message(in: request), now: quests.clock.now(), localizer: context.localizer)
         return pages.page(
-            "cheers", title: "Cheers", model: page, context: context, path: "/quests",
+            "cheers", title: context.localizer("quests.cheers.title"), model: page, context: context, path: "/quests",
             back: me.role == .child ? "/quests" : "/quests/family")
     }
 
@@ -87,7 +102,10 @@ extension QuestsPages {
         do {
             let (sent, _) = try await quests.sendCheer(
                 form["cheer"], to: form["to"], household: try household(of: me), as: me)
-            return flash.redirect(to: "/quests/family/cheers", .notice, "Sent: \(sent.cheer.emoji) \(sent.cheer.text)")
+            return flash.redirect(
+                to: "/quests/family/cheers", .notice,
+                context.localizer(
+                    "quests.notice.cheerSent", ["emoji": .text(sent.cheer.emoji), "cheer": .message(sent.cheer.text)]))
         } catch let error as DomainError where error.isFormProblem {
             return flash.redirect(to: "/quests/family/cheers", refused: error)
         }
@@ -99,6 +117,7 @@ extension QuestsPages {
         let enabled = form["enabled"] == "on"
         try await quests.setCheers(try household(of: me), enabled: enabled, as: me)
         return flash.redirect(
-            to: "/quests/family/cheers", .notice, enabled ? "Cheers are on." : "Cheers are off for everyone.")
+            to: "/quests/family/cheers", .notice,
+            context.localizer(enabled ? "quests.notice.cheersOn" : "quests.notice.cheersOff"))
     }
 }

@@ -20,46 +20,66 @@ struct CoopCard: Equatable {
     let phaseLabel: String
     let progress: String
     let percent: Int
+    /// The percentage in words ("40%").
+    let percentText: String
     /// What it pays (the full page; the board's and the console's cards leave it out).
     let pays: String?
     let shares: [Share]
     let canCancel: Bool
 
-    init(_ view: QuestsFeature.CoopQuestView, appNames: [String: String], compact: Bool = false) {
+    init(
+        _ view: QuestsFeature.CoopQuestView, appNames: [String: String], compact: Bool = false, localizer l: Localizer
+    ) {
         let spec = view.quest.spec
-        let unit = spec.goal == .minutes ? ("minute", "minutes") : ("learning day", "learning days")
+        func count(_ value: Int) -> Message { .count(value, spec.goal == .minutes ? .minutes : .learningDays) }
         id = view.quest.id.rawValue
         title = spec.title
-        week = "\(Wording.shortDay(spec.weekStart)) to \(Wording.shortDay(spec.weekEnd)) \(Wording.month(spec.weekEnd))"
+        week = l(
+            "quests.coop.week",
+            [
+                "from": .day(spec.weekStart, .short), "to": .day(spec.weekEnd, .short),
+                "month": .day(spec.weekEnd, .month),
+            ])
         phase = view.phase.rawValue
         switch view.phase {
-        case .upcoming: phaseLabel = "Starts Monday"
-        case .running: phaseLabel = "This week"
+        case .upcoming: phaseLabel = l("quests.coop.phase.upcoming")
+        case .running: phaseLabel = l("quests.coop.phase.running")
         case .completed:
             // "Together" only when more than one child helped.
             let helpers = view.progress.shares.filter { $0.value > 0 }
-            phaseLabel =
-                helpers.count > 1
-                ? "Done together!"
-                : "Target reached by \(helpers.first.flatMap { view.names[$0.child] } ?? "the family")"
-        case .missed: phaseLabel = "Not reached"
-        case .cancelled: phaseLabel = "Cancelled"
+            if helpers.count > 1 {
+                phaseLabel = l("quests.coop.phase.together")
+            } else if let name = helpers.first.flatMap({ view.names[$0.child] }) {
+                phaseLabel = l("quests.coop.phase.reachedBy", ["name": .text(name)])
+            } else {
+                phaseLabel = l("quests.coop.phase.reachedByFamily")
+            }
+        case .missed: phaseLabel = l("quests.coop.phase.missed")
+        case .cancelled: phaseLabel = l("quests.coop.phase.cancelled")
         }
-        progress = "\(view.progress.value) of \(Wording.count(spec.target, unit.0, unit.1)) together"
+        progress = l(
+            "quests.coop.progress", ["value": .number(view.progress.value), "target": .message(count(spec.target))])
         percent = view.progress.percent
+        percentText = l.render(.percent(view.progress.percent))
         let apps = spec.rewardApps.map {
-            "\(appNames[$0.token] ?? $0.token) for \(Wording.count($0.minutes, "minute"))"
+            Message.Argument.message(
+                Message(
+                    "quests.coop.appFor",
+                    ["app": .text(appNames[$0.token] ?? $0.token), "minutes": .message(.count($0.minutes, .minutes))]))
         }
+        let bonus = Message.Argument.percent(spec.bonusPercent)
         pays =
             compact
             ? nil
-            : "Each child who helps gets \(spec.bonusPercent)% of their own points of the week"
-                + (apps.isEmpty ? "." : ", and \(Wording.list(apps)).")
+            : apps.isEmpty
+                ? l("quests.coop.pays", ["bonus": bonus])
+                : l("quests.coop.paysAndApps", ["bonus": bonus, "apps": .list(apps)])
         let total = max(view.progress.value, 1)
         shares = view.progress.shares.map { share in
             Share(
-                name: view.names[share.child] ?? "A former member", value: Wording.count(share.value, unit.0, unit.1),
-                percent: share.value * 100 / total, bonus: share.paid.map { "+\(Wording.count($0, "point"))" })
+                name: view.names[share.child] ?? l("quests.coop.formerMember"), value: l(count(share.value)),
+                percent: share.value * 100 / total,
+                bonus: share.paid.map { l("quests.coop.shareBonus", ["points": .message(.count($0, .points))]) })
         }
         canCancel = view.canCancel
     }
@@ -101,32 +121,36 @@ struct CoopPage: Equatable {
     let notice: String?
     let live: String?
 
-    init(_ board: QuestsFeature.CoopBoard, me: MemberRecord, form: Form?, errors: [String: String], notice: String?) {
-        cards = board.quests.map { CoopCard($0, appNames: board.appNames) }
+    init(
+        _ board: QuestsFeature.CoopBoard, me: MemberRecord, form: Form?, errors: [String: String], notice: String?,
+        localizer l: Localizer
+    ) {
+        cards = board.quests.map { CoopCard($0, appNames: board.appNames, localizer: l) }
         empty = board.quests.isEmpty
         canSet = board.canSet
         tooFewChildren = board.children.count < CoopQuestSpec.children.lowerBound
         var form = form ?? Form()
         if form.week.isEmpty { form.week = board.thisWeek.iso }
         goals = [
-            Choice(value: "minutes", label: "Minutes of learning together", selected: form.goal == "minutes"),
-            Choice(value: "days", label: "Learning days together", selected: form.goal == "days"),
+            Choice(value: "minutes", label: l("quests.coop.goal.minutes"), selected: form.goal == "minutes"),
+            Choice(value: "days", label: l("quests.coop.goal.days"), selected: form.goal == "days"),
         ]
         weeks = [board.thisWeek, board.thisWeek.adding(days: 7)].enumerated().map { index, monday in
             Choice(
                 value: monday.iso,
-                label: "\(index == 0 ? "This week" : "Next week"), from \(Wording.shortDay(monday))",
+                label: l(index == 0 ? "quests.coop.thisWeek" : "quests.coop.nextWeek", ["day": .day(monday, .short)]),
                 selected: form.week == monday.iso)
         }
         children = board.children.map {
             Choice(value: $0.id.rawValue, label: $0.displayName, selected: form.children.contains($0.id.rawValue))
         }
         bonuses = QuestSpec.bonusChoices.map {
-            Choice(value: String($0), label: "\($0)%", selected: form.bonus == String($0))
+            Choice(value: String($0), label: l.render(.percent($0)), selected: form.bonus == String($0))
         }
         apps = board.rewardApps.map {
             Choice(
-                value: $0.token, label: $0.ofEveryChild ? $0.name : "\($0.name) (not every child has it)",
+                value: $0.token,
+                label: $0.ofEveryChild ? $0.name : l("quests.coop.appNotEveryChild", ["app": .text($0.name)]),
                 selected: form.apps.contains($0.token))
         }
         hasApps = !apps.isEmpty
@@ -160,8 +184,9 @@ extension QuestsPages {
     ) async throws -> Response {
         let board = try await quests.coopBoard(try sharedHousehold(of: me), as: me)
         return pages.page(
-            "coop", title: "Co-op quests",
-            model: CoopPage(board, me: me, form: form, errors: errors, notice: notice), context: context,
+            "coop", title: context.localizer("quests.coop.title"),
+            model: CoopPage(board, me: me, form: form, errors: errors, notice: notice, localizer: context.localizer),
+            context: context,
             path: "/quests", status: status, back: me.role == .child ? "/quests" : "/quests/family")
     }
 
@@ -183,7 +208,9 @@ extension QuestsPages {
             let view = try await quests.createCoopQuest(try sharedHousehold(of: me), spec: spec, as: me)
             return flash.redirect(
                 to: "/quests/family/coop", .notice,
-                view.phase == .completed ? "Set, and already done together!" : "Set: \(view.quest.spec.title).")
+                view.phase == .completed
+                    ? context.localizer("quests.notice.coopDone")
+                    : context.localizer("quests.notice.coopSet", ["quest": .text(view.quest.spec.title)]))
         } refused: { error in
             try await coopPage(
                 me, context, form: typed, errors: FieldErrors.of(error), notice: nil, status: .badRequest)
@@ -194,7 +221,7 @@ extension QuestsPages {
     static func coopSpec(_ body: Form) throws(DomainError) -> CoopQuestSpec {
         func number(_ field: String, _ name: String) throws(DomainError) -> Int {
             guard let value = Int(body[field].trimmingCharacters(in: .whitespaces)) else {
-                throw .invalid(field: name, "Give a whole number.")
+                throw .invalid(field: name, Message("quests.error.wholeNumber"))
             }
             return value
         }
@@ -207,17 +234,19 @@ extension QuestsPages {
             body.values("app").isEmpty
             ? 0 : v.check { () throws(DomainError) in try number("unlockMinutes", "rewardApps") }
         let week = LocalDay(iso: body["week"])
-        if week == nil { v.add(field: "weekStart", "Choose this week or the next.") }
+        if week == nil { v.add(field: "weekStart", Message("quests.error.coopWeekChoice")) }
         var children: [MemberID] = []
         for child in body.values("child") {
             if let id = MemberID(child) {
                 children.append(id)
             } else {
-                v.add(field: "children", "Choose children of your household.")
+                v.add(field: "children", Message("quests.error.coopChildrenHousehold"))
             }
         }
         try v.finish()
-        guard let target, let minimum, let unlock, let week else { throw .invalid(field: "form", "Check the form.") }
+        guard let target, let minimum, let unlock, let week else {
+            throw .invalid(field: "form", Message("quests.error.checkForm"))
+        }
         return CoopQuestSpec(
             title: body["title"], goal: CoopGoal(rawValue: body["goal"]) ?? .minutes, target: target,
             dailyMinimumMinutes: minimum, weekStart: week, children: children, bonusPercent: Int(body["bonus"]) ?? 0,
@@ -228,6 +257,6 @@ extension QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family/coop")
         let id = try CoopQuestID.parse(context.parameters.get("quest") ?? "", field: "quest")
         try await quests.cancelCoopQuest(id, as: me)
-        return flash.redirect(to: "/quests/family/coop", .notice, "Cancelled: what it already paid stays.")
+        return flash.redirect(to: "/quests/family/coop", .notice, context.localizer("quests.notice.coopCancelled"))
     }
 }

@@ -9,7 +9,10 @@ extension APIImplementation {
     func listCoopQuests(_ input: Operations.listCoopQuests.Input) async throws -> Operations.listCoopQuests.Output {
         let me = try identity.requireMember()
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
-        return .ok(.init(body: .json(.init(try await quests.coopBoard(household, as: me)))))
+        return .ok(
+            .init(
+                body: .json(.init(try await quests.coopBoard(household, as: me), localizer: RequestLanguage.localizer)))
+        )
     }
 
     func createCoopQuest(_ input: Operations.createCoopQuest.Input) async throws -> Operations.createCoopQuest.Output {
@@ -17,20 +20,22 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
         let view = try await quests.createCoopQuest(household, spec: try CoopQuestSpec(body), as: me)
-        return .created(.init(body: .json(.init(view))))
+        return .created(.init(body: .json(.init(view, localizer: RequestLanguage.localizer))))
     }
 
     func getCoopQuest(_ input: Operations.getCoopQuest.Input) async throws -> Operations.getCoopQuest.Output {
         let me = try identity.requireMember()
         let id = try CoopQuestID.parse(input.path.coopQuestId, field: "coopQuestId")
-        return .ok(.init(body: .json(.init(try await quests.coopQuest(id, as: me)))))
+        return .ok(
+            .init(body: .json(.init(try await quests.coopQuest(id, as: me), localizer: RequestLanguage.localizer))))
     }
 
     func cancelCoopQuest(_ input: Operations.cancelCoopQuest.Input) async throws -> Operations.cancelCoopQuest.Output {
         let me = try identity.requireMember()
         let id = try CoopQuestID.parse(input.path.coopQuestId, field: "coopQuestId")
         try await quests.cancelCoopQuest(id, as: me)
-        return .ok(.init(body: .json(.init(try await quests.coopQuest(id, as: me)))))
+        return .ok(
+            .init(body: .json(.init(try await quests.coopQuest(id, as: me), localizer: RequestLanguage.localizer))))
     }
 }
 
@@ -42,7 +47,7 @@ extension CoopQuestSpec {
             children.append(try MemberID.parse(child, field: "children[\(index)]"))
         }
         guard let weekStart = LocalDay(iso: body.weekStart) else {
-            throw .invalid(field: "weekStart", "Give the week's Monday as YYYY-MM-DD.")
+            throw .invalid(field: "weekStart", Message("quests.error.weekStartFormat"))
         }
         self.init(
             title: body.title, goal: CoopGoal(rawValue: body.goal.rawValue) ?? .minutes, target: body.target,
@@ -53,7 +58,7 @@ extension CoopQuestSpec {
 }
 
 extension Components.Schemas.CoopQuest {
-    init(_ view: QuestsFeature.CoopQuestView) {
+    init(_ view: QuestsFeature.CoopQuestView, localizer l: Localizer) {
         let spec = view.quest.spec
         self.init(
             id: view.quest.id.rawValue, title: spec.title, goal: spec.goal == .minutes ? .minutes : .days,
@@ -65,16 +70,16 @@ extension Components.Schemas.CoopQuest {
             rewardApps: spec.rewardApps.map { .init(appToken: $0.token, minutes: $0.minutes) },
             shares: view.progress.shares.map {
                 .init(
-                    childId: $0.child.rawValue, displayName: view.names[$0.child] ?? "A former member",
+                    childId: $0.child.rawValue, displayName: view.names[$0.child] ?? l("quests.coop.formerMember"),
                     value: $0.value, points: $0.points, bonus: $0.paid)
             })
     }
 }
 
 extension Components.Schemas.CoopBoard {
-    init(_ board: QuestsFeature.CoopBoard) {
+    init(_ board: QuestsFeature.CoopBoard, localizer l: Localizer) {
         self.init(
-            thisWeek: board.thisWeek.iso, canSet: board.canSet, quests: board.quests.map { .init($0) },
+            thisWeek: board.thisWeek.iso, canSet: board.canSet, quests: board.quests.map { .init($0, localizer: l) },
             children: board.children.map { .init(id: $0.id.rawValue, displayName: $0.displayName) },
             rewardApps: board.rewardApps.map { .init(appToken: $0.token, name: $0.name, ofEveryChild: $0.ofEveryChild) }
         )

@@ -10,15 +10,20 @@ struct FamilyCard: Equatable {
     let streak: Int
     let anyoneIn: Bool
     let todayMet: Bool
+    /// "3-day family streak".
+    let streakText: String
     /// "Waiting on Kid and Grace today."
     let waiting: String?
 
-    init(_ view: QuestsFeature.FamilyStreakView) {
+    init(_ view: QuestsFeature.FamilyStreakView, localizer l: Localizer) {
         streak = view.board.current
         anyoneIn = view.members.contains { $0.joined }
         todayMet = view.board.todayMet
+        streakText = l("quests.familyStreak.days", ["count": .number(view.board.current)])
         let names = view.members.filter { view.board.waitingOn.contains($0.member.id) }.map(\.member.displayName)
-        waiting = names.isEmpty ? nil : "Waiting on \(Wording.list(names)) today."
+        waiting =
+            names.isEmpty
+            ? nil : l("quests.familyStreak.waiting", ["names": .list(names.map(Message.Argument.text))])
     }
 }
 
@@ -49,26 +54,28 @@ struct FamilyStreakPage: Equatable {
     let error: String?
     let live: String?
 
-    init(_ view: QuestsFeature.FamilyStreakView, me: MemberRecord, message: Flash.Message?) {
-        card = FamilyCard(view)
+    init(_ view: QuestsFeature.FamilyStreakView, me: MemberRecord, message: Flash.Message?, localizer l: Localizer) {
+        card = FamilyCard(view, localizer: l)
         days = view.board.days.map { day in
-            let title: String
+            let key: String
             switch day.state {
-            case .met: title = "Everyone met it"
-            case .missed: title = "Missed"
-            case .none: title = "Nobody in the streak"
-            case .today: title = "Today, not met yet"
+            case .met: key = "quests.familyStreak.day.met"
+            case .missed: key = "quests.familyStreak.day.missed"
+            case .none: key = "quests.familyStreak.day.none"
+            case .today: key = "quests.familyStreak.day.today"
             }
             return Day(
-                label: String(day.day.day), weekday: Wording.shortWeekdays[day.day.isoWeekday - 1],
-                state: day.state.rawValue,
-                title: "\(Wording.shortDay(day.day)): \(title)")
+                label: l.render(.number(day.day.day)), weekday: l.format(day.day, .weekdayShort),
+                state: day.state.rawValue, title: l(key, ["day": .day(day.day, .short)]))
         }
         members = view.members.map { entry in
             let member = entry.member
-            let need = member.role == .child ? "learning" : "a read"
             let status =
-                !entry.joined ? "Not in the family streak" : entry.metToday ? "Done for today" : "Needs \(need) today"
+                !entry.joined
+                ? l("quests.familyStreak.notIn")
+                : entry.metToday
+                    ? l("quests.familyStreak.done")
+                    : l(member.role == .child ? "quests.familyStreak.needsLearning" : "quests.familyStreak.needsRead")
             return Member(
                 id: member.id.rawValue, name: member.displayName, status: status, met: entry.joined && entry.metToday,
                 joined: entry.joined, canChange: AccessPolicy.allows(me.actor, .updateMember(member.scope)))
@@ -88,25 +95,29 @@ extension QuestsPages {
     /// The household the actor belongs to, for the household's shared pages.
     func sharedHousehold(of member: MemberRecord) throws -> HouseholdID {
         guard let household = member.householdID else {
-            throw DomainError.notFound("This is for members of a household: create or join one from your profile.")
+            throw DomainError.notFound(Message("quests.error.noHousehold"))
         }
         return household
     }
 
     /// The family card and the co-op cards for the board or the console, when the member has a
     /// household (one read of the household: `QuestsFeature.together`).
-    func together(for member: MemberRecord) async throws -> (FamilyCard?, [CoopCard]) {
+    func together(for member: MemberRecord, localizer l: Localizer) async throws -> (FamilyCard?, [CoopCard]) {
         guard let household = member.householdID else { return (nil, []) }
         let together = try await quests.together(household, as: member)
-        return (FamilyCard(together.streak), together.coop.map { CoopCard($0, appNames: [:], compact: true) })
+        return (
+            FamilyCard(together.streak, localizer: l),
+            together.coop.map { CoopCard($0, appNames: [:], compact: true, localizer: l) }
+        )
     }
 
     private func familyStreak(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family/streak")
         let view = try await quests.familyStreak(try sharedHousehold(of: me), as: me)
         return pages.page(
-            "family-streak", title: "Family streak",
-            model: FamilyStreakPage(view, me: me, message: flash.message(in: request)), context: context,
+            "family-streak", title: context.localizer("quests.familyStreak.title"),
+            model: FamilyStreakPage(view, me: me, message: flash.message(in: request), localizer: context.localizer),
+            context: context,
             path: "/quests", back: me.role == .child ? "/quests" : "/quests/family")
     }
 
@@ -120,7 +131,7 @@ extension QuestsPages {
                 joined: joined, as: me)
             return flash.redirect(
                 to: "/quests/family/streak", .notice,
-                joined ? "Joined: it counts from today." : "Left the family streak: it counts until the end of today.")
+                context.localizer(joined ? "quests.notice.streakJoined" : "quests.notice.streakLeft"))
         } catch let error as DomainError where error.isFormProblem {
             return flash.redirect(to: "/quests/family/streak", refused: error)
         }

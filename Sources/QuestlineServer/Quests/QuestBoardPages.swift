@@ -13,10 +13,11 @@ extension QuestsPages {
         guard me.role == .child else { return Response.redirect(to: "/quests/family", type: .normal) }
         let board = try await quests.board(me.id, as: me)
         // A redemption's answer comes from the redirect's flash message.
-        var model = BoardPage(board: board, message: flash.message(in: request), now: quests.clock.now())
-        (model.family, model.coop) = try await together(for: me)
+        var model = BoardPage(
+            board: board, message: flash.message(in: request), now: quests.clock.now(), localizer: context.localizer)
+        (model.family, model.coop) = try await together(for: me, localizer: context.localizer)
         return pages.page(
-            "quests", title: "Your quests", model: model, context: context, path: "/quests",
+            "quests", title: context.localizer("quests.board.title"), model: model, context: context, path: "/quests",
             status: model.errors.isEmpty ? .ok : .badRequest, back: "/")
     }
 
@@ -25,7 +26,7 @@ extension QuestsPages {
         let form = try await Form(request)
         do {
             _ = try await quests.redeem(me.id, token: form["appToken"], minutes: Int(form["minutes"]) ?? 0, as: me)
-            return flash.redirect(to: "/quests", .notice, "Unlocked! Enjoy your reward time.")
+            return flash.redirect(to: "/quests", .notice, context.localizer("quests.notice.redeemed"))
         } catch let error as DomainError where error.isFormProblem {
             // Post, redirect, get: Back and reload never send the redemption again.
             return flash.redirect(to: "/quests", refused: error)

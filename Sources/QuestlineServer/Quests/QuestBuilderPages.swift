@@ -34,9 +34,10 @@ extension QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family")
         let page = QuestBuilderPage(
             child: child, apps: try await quests.apps(child.id, as: me), draft: draft, action: action, editing: editing,
-            errors: errors)
+            errors: errors, localizer: context.localizer)
         return pages.page(
-            "quest-builder", title: editing ? "Edit quest" : "New quest", model: page, context: context,
+            "quest-builder", title: context.localizer(editing ? "quests.builder.editTitle" : "quests.builder.newTitle"),
+            model: page, context: context,
             path: "/quests", status: errors.isEmpty ? .ok : .badRequest,
             back: editing ? action : "/quests/children/\(child.id.rawValue)")
     }
@@ -99,11 +100,13 @@ extension QuestsPages {
         let (view, child, apps) = try await quests.quest(try questID(context), as: me)
         let notice =
             request.uri.queryParameters["created"] != nil
-            ? "Quest created. \(child.displayName) sees it now."
-            : request.uri.queryParameters["saved"] != nil ? "Saved." : nil
+            ? context.localizer("quests.notice.questCreated", ["name": .text(child.displayName)])
+            : request.uri.queryParameters["saved"] != nil ? context.localizer("quests.notice.saved") : nil
         return pages.page(
             "quest-detail", title: view.quest.spec.title,
-            model: QuestDetailPage(view, child: child, apps: apps, viewer: me, notice: notice), context: context,
+            model: QuestDetailPage(
+                view, child: child, apps: apps, viewer: me, notice: notice, localizer: context.localizer),
+            context: context,
             path: "/quests", back: me.role == .guardian ? "/quests/children/\(child.id.rawValue)" : "/quests")
     }
 

@@ -41,23 +41,31 @@ struct QuestBuilderPage: Equatable {
 
     struct Bonus: Equatable {
         let value: Int
+        /// "10%".
+        let label: String
         let selected: Bool
     }
 
     /// How often a quest can complete, as the builder words it.
-    static let periodTitles = [
-        ("day", "Each day"), ("week", "Each week (Monday to Sunday)"), ("challenge", "Once, by the end date"),
-        ("run", "Each streak"), ("chain", "Each chain of steps"),
+    static let periodTitles: [(String, Message)] = [
+        ("day", Message("quests.builder.period.day")), ("week", Message("quests.builder.period.week")),
+        ("challenge", Message("quests.builder.period.whole")), ("run", Message("quests.builder.period.run")),
+        ("chain", Message("quests.builder.period.chain")),
     ]
 
     let action: String
     let editing: Bool
     let child: ChildRef
+    /// The child's name for the page's sentences, isolated from their direction.
+    let childName: String
     let values: Values
     let goals: [Goal]
     let periods: [Choice]
-    /// The empty choice says what it means: the goal type's own period.
+    /// The empty choice says what it means: the goal type's own period ("Each day (the goal
+    /// type's own)").
     let defaultPeriod: String
+    /// The unit of the target of the goal type chosen ("minutes"); the page's script follows the choice.
+    let targetUnit: String
     /// Every goal but a milestone chain takes a target; a chain's is its number of steps.
     let targetGoals: String
     let bonuses: [Bonus]
@@ -70,11 +78,12 @@ struct QuestBuilderPage: Equatable {
 
     init(
         child: MemberRecord, apps: [QuestApp], draft: QuestDraft, action: String, editing: Bool,
-        errors: [String: String]
+        errors: [String: String], localizer l: Localizer
     ) {
         self.action = action
         self.editing = editing
         self.child = ChildRef(child)
+        childName = l.isolated(child.displayName)
         values = Values(
             title: draft.title, description: draft.description ?? "", target: draft.target.map(String.init) ?? "",
             dailyMinimumMinutes: draft.dailyMinimumMinutes.map(String.init) ?? "15",
@@ -86,17 +95,21 @@ struct QuestBuilderPage: Equatable {
             endDate: draft.endDate ?? "")
         goals = GoalType.allCases.map { goal in
             Goal(
-                value: goal.rawValue, title: goal.title, unit: goal.unit.rawValue,
+                value: goal.rawValue, title: l(goal.title), unit: l(goal.unit.name),
                 periods: goal.periods.map(\.rawValue).joined(separator: " "), selected: goal.rawValue == draft.goalType)
         }
-        periods = Self.periodTitles.map { Choice(value: $0.0, title: $0.1, selected: $0.0 == (draft.period ?? "")) }
-        defaultPeriod =
+        periods = Self.periodTitles.map { Choice(value: $0.0, title: l($0.1), selected: $0.0 == (draft.period ?? "")) }
+        let own =
             Self.periodTitles.first {
                 $0.0 == (GoalType(rawValue: draft.goalType) ?? .dailyMinutes).periods[0].rawValue
-            }?.1 ?? "Each day"
+            }?.1 ?? Message("quests.builder.period.day")
+        defaultPeriod = l("quests.builder.defaultPeriod", ["period": .message(own)])
+        targetUnit = l((GoalType(rawValue: draft.goalType) ?? .dailyMinutes).unit.name)
         targetGoals = GoalType.allCases.filter { $0 != .milestones }.map(\.rawValue).joined(separator: " ")
-        bonuses = QuestSpec.bonusChoices.map { Bonus(value: $0, selected: $0 == (draft.bonusPercent ?? 10)) }
-        weekdays = WeekdayOption.week(checking: draft.weekdays)
+        bonuses = QuestSpec.bonusChoices.map {
+            Bonus(value: $0, label: l.render(.percent($0)), selected: $0 == (draft.bonusPercent ?? 10))
+        }
+        weekdays = WeekdayOption.week(checking: draft.weekdays, localizer: l)
         let rewardMinutes = Dictionary(draft.rewardApps.map { ($0.token, $0.minutes) }, uniquingKeysWith: { a, _ in a })
         learningApps = apps.filter { $0.role == .learning }.map { app in
             var item = AppView(app)
@@ -120,7 +133,8 @@ struct QuestDetailPage: Equatable {
     struct Reward: Equatable {
         let name: String
         let icon: String
-        let minutes: Int
+        /// "20 minutes".
+        let minutes: String
     }
 
     let live: String?
@@ -136,35 +150,50 @@ struct QuestDetailPage: Equatable {
     let window: String?
     let dates: String
     let bonus: Int
+    /// "10% of the points earned toward it".
+    let bonusText: String
     let completions: Int
+    /// "Once", "3 times".
+    let completionsText: String
     let notice: String?
 
-    init(_ view: QuestView, child: MemberRecord, apps: [QuestApp], viewer: MemberRecord, notice: String?) {
+    init(
+        _ view: QuestView, child: MemberRecord, apps: [QuestApp], viewer: MemberRecord, notice: String?,
+        localizer l: Localizer
+    ) {
         let spec = view.quest.spec
         let byToken = Dictionary(apps.map { ($0.token, $0) }, uniquingKeysWith: { a, _ in a })
         live = liveEventsPath(viewer)
-        quest = QuestCardView(view, apps: apps)
+        quest = QuestCardView(view, apps: apps, localizer: l)
         self.child = ChildRef(child)
         guardian = QuestsPages.manages(viewer, child)
         paused = view.quest.status == .paused
         description = spec.description
         rewards = spec.rewardApps.map {
-            Reward(name: byToken[$0.token]?.name ?? $0.token, icon: byToken[$0.token]?.icon ?? "🎮", minutes: $0.minutes)
+            Reward(
+                name: byToken[$0.token]?.name ?? $0.token, icon: byToken[$0.token]?.icon ?? "🎮",
+                minutes: l(Message.count($0.minutes, .minutes)))
         }
         hasRewards = !spec.rewardApps.isEmpty
         countedApps =
             spec.learningApps.isEmpty
-            ? "All learning apps" : spec.learningApps.map { byToken[$0]?.name ?? $0 }.joined(separator: ", ")
+            ? l("quests.detail.allLearningApps")
+            : l.render(.list(spec.learningApps.map { .text(byToken[$0]?.name ?? $0) }))
+        // 5 January 2026 is a Monday: the weekdays' names in the reader's language.
+        let monday = LocalDay(year: 2026, month: 1, day: 5) ?? LocalDay(dayNumber: 0)
         days =
             spec.weekdays.count == 7
-            ? "Every day" : spec.weekdays.sorted().map { Wording.shortWeekdays[$0 - 1] }.joined(separator: ", ")
-        window = spec.window?.description
+            ? l("quests.detail.everyDay")
+            : l.render(.list(spec.weekdays.sorted().map { .day(monday.adding(days: $0 - 1), .weekdayShort) }))
+        window = spec.window.map { l($0.message) }
         // Dates in words, as every sentence gives them.
         dates =
-            spec.endDay.map { "\(Wording.date(spec.startDay)) to \(Wording.date($0))" }
-            ?? "From \(Wording.date(spec.startDay))"
+            spec.endDay.map { l("quests.detail.dates", ["from": .day(spec.startDay, .long), "to": .day($0, .long)]) }
+            ?? l("quests.detail.from", ["day": .day(spec.startDay, .long)])
         bonus = spec.bonusPercent
+        bonusText = l("quests.detail.bonus", ["bonus": .percent(spec.bonusPercent)])
         completions = view.completions
+        completionsText = l(Message.count(view.completions, .times))
         self.notice = notice
     }
 }

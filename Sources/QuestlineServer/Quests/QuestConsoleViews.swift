@@ -32,20 +32,31 @@ struct WaitingRequests: Equatable {
         let minutes: Int
         let note: String
         let when: String
+        /// "Kid asks for 10 more minutes of Minecraft".
+        let asks: String
     }
 
     let rows: [Row]
-    let count: Int
+    let count: String
     /// Where an answer returns to (`/` or `/quests/family`).
     let back: String
 
-    init(_ waiting: [QuestsFeature.WaitingRequest], viewer: MemberRecord, now: Date, back: String) {
+    init(
+        _ waiting: [QuestsFeature.WaitingRequest], viewer: MemberRecord, now: Date, back: String,
+        localizer l: Localizer = RequestLanguage.localizer
+    ) {
         rows = waiting.map {
             Row(
                 id: $0.request.id, child: $0.child.displayName, app: $0.appName, minutes: $0.request.minutes,
-                note: $0.request.note, when: Wording.at($0.request.createdAt, now: now, in: viewer.zone))
+                note: $0.request.note, when: l(Message.at($0.request.createdAt, now: now, in: viewer.zoneID)),
+                asks: l(
+                    "quests.requests.asks",
+                    [
+                        "child": .text($0.child.displayName), "count": .number($0.request.minutes),
+                        "app": .text($0.appName),
+                    ]))
         }
-        count = rows.count
+        count = l.render(.number(rows.count))
         self.back = back
     }
 
@@ -59,22 +70,26 @@ struct FamilyConsolePage: Equatable {
     struct Child: Equatable {
         let id: String
         let name: String
-        let balance: Int
-        let quests: Int
-        let done: Int
-        let streak: Int
-        let apps: Int
+        /// "120 points".
+        let points: String
+        /// "2 of 3 quests done · 5-day streak · 4 apps".
+        let summary: String
         /// Requests for more time waiting for an answer.
         var waiting = 0
+        /// "1 waiting for you".
+        var waitingText = ""
 
-        init(_ summary: ChildSummary) {
+        init(_ summary: ChildSummary, localizer l: Localizer) {
             id = summary.child.id.rawValue
             name = summary.child.displayName
-            balance = summary.balance
-            quests = summary.quests
-            done = summary.done
-            streak = summary.streak
-            apps = summary.apps
+            points = l(Message.count(summary.balance, .points))
+            self.summary = l(
+                "quests.family.childSummary",
+                [
+                    "done": .number(summary.done), "quests": .message(.count(summary.quests, .quests)),
+                    "streak": .message(Message("quests.family.streak", ["count": .number(summary.streak)])),
+                    "apps": .message(.count(summary.apps, .apps)),
+                ])
         }
     }
 
@@ -100,10 +115,14 @@ struct FamilyConsolePage: Equatable {
     var requests: WaitingRequests?
 
     /// Shows `waiting` requests, and each child's count on its card.
-    mutating func show(_ waiting: WaitingRequests, of requests: [QuestsFeature.WaitingRequest]) {
+    mutating func show(
+        _ waiting: WaitingRequests, of requests: [QuestsFeature.WaitingRequest], localizer l: Localizer
+    ) {
         self.requests = waiting.rows.isEmpty ? nil : waiting
         for index in children.indices {
-            children[index].waiting = requests.filter { $0.child.id.rawValue == children[index].id }.count
+            let count = requests.filter { $0.child.id.rawValue == children[index].id }.count
+            children[index].waiting = count
+            children[index].waitingText = l("quests.family.waiting", ["count": .number(count)])
         }
     }
 
@@ -128,16 +147,16 @@ struct FamilyConsolePage: Equatable {
 
     init(
         viewer: MemberRecord, household: HouseholdID, children: [ChildSummary], rules: RedemptionRules,
-        errors: [String: String], saved: Bool, notice: String? = nil
+        errors: [String: String], saved: Bool, notice: String? = nil, localizer l: Localizer
     ) {
         self.init(
             noHousehold: false, live: liveEventsPath(viewer),
             guardian: AccessPolicy.allows(viewer.actor, .manageHousehold(household)),
-            children: children.map(Child.init),
+            children: children.map { Child($0, localizer: l) },
             noChildren: children.isEmpty,
             rules: Rules(
                 pointsPerMinute: rules.pointsPerMinute, minMinutes: rules.minMinutes, maxMinutes: rules.maxMinutes),
-            errors: errors, notice: notice ?? (saved ? "Saved." : nil))
+            errors: errors, notice: notice ?? (saved ? l("quests.notice.saved") : nil))
     }
 }
 
@@ -153,7 +172,11 @@ struct ChildQuestsPage: Equatable {
 
     let live: String?
     let child: ChildRef
-    let balance: Int
+    /// The child's name for the page's sentences ("Mia's apps"), isolated from their direction.
+    let childName: String
+    /// The child's points, and the word after them ("points", in the form the number takes).
+    let balance: String
+    let balanceLabel: String
     let guardian: Bool
     let learningApps: [AppView]
     let rewardApps: [AppView]
@@ -169,7 +192,7 @@ struct ChildQuestsPage: Equatable {
 
     init(
         board: QuestBoard, deviceApps: [(app: DeviceApp, hasIcon: Bool)], viewer: MemberRecord, now: Date,
-        form: FormState, notice: String?
+        form: FormState, notice: String?, localizer l: Localizer
     ) {
         let child = board.child
         let icons = Dictionary(
@@ -179,28 +202,46 @@ struct ChildQuestsPage: Equatable {
         func withIcon(_ app: QuestApp) -> AppView {
             var view = AppView(app)
             view.iconURL = icons[app.token]
+            view.rate = l("quests.child.rate", ["rate": .number(app.pointsPerMinute)])
             return view
         }
         let chosen = Set(board.apps.map(\.token))
         let offered = deviceApps.filter { !chosen.contains($0.app.token) }
         live = liveEventsPath(viewer)
         self.child = ChildRef(child)
-        balance = board.balance
+        childName = l.isolated(child.displayName)
+        balance = l.render(.number(board.balance))
+        balanceLabel = l("quests.board.pointsLabel", ["count": .number(board.balance)])
         guardian = QuestsPages.manages(viewer, child)
         learningApps = board.apps.filter { $0.role == .learning }.map(withIcon)
         rewardApps = board.apps.filter { $0.role == .reward }.map(withIcon)
         self.deviceApps = offered.map {
             DeviceAppView(
-                token: $0.app.token, name: $0.app.name, category: $0.app.category, iconURL: icons[$0.app.token])
+                token: $0.app.token, name: $0.app.name, category: l(Self.category($0.app.category)),
+                iconURL: icons[$0.app.token])
         }
         hasDeviceApps = !offered.isEmpty
         noApps = board.apps.isEmpty
-        quests = board.quests.map { QuestCardView($0, apps: board.apps) }
+        quests = board.quests.map { QuestCardView($0, apps: board.apps, localizer: l) }
         noQuests = board.quests.isEmpty
-        shield = ShieldView(board, now: now)
+        shield = ShieldView(board, now: now, localizer: l)
         errors = form.errors
         values = form.values
         self.notice = notice
+    }
+
+    /// An installed app's category (`DeviceCatalog.categories`) in words.
+    static func category(_ category: String) -> Message {
+        switch category {
+        case "education": Message("quests.category.education")
+        case "reading": Message("quests.category.reading")
+        case "games": Message("quests.category.games")
+        case "entertainment": Message("quests.category.entertainment")
+        case "social": Message("quests.category.social")
+        case "creativity": Message("quests.category.creativity")
+        case "productivity": Message("quests.category.productivity")
+        default: Message("quests.category.other")
+        }
     }
 }
 
@@ -213,35 +254,53 @@ struct WeeklyReportPage: Equatable {
     }
 
     let child: ChildRef
+    /// The child's name for the page's sentences, isolated from their direction.
+    let childName: String
     let range: String
     let charts: [Chart]
     let totals: String
     let previous: String
     let next: String?
 
-    init(_ report: WeeklyReport, child: MemberRecord, today: LocalDay) {
+    init(
+        _ report: WeeklyReport, child: MemberRecord, today: LocalDay, localizer l: Localizer = RequestLanguage.localizer
+    ) {
         self.child = ChildRef(child)
-        range = "\(Wording.shortDay(report.first)) – \(Wording.shortDay(report.last))"
-        let labels = report.days.map { Wording.shortDay($0.day) }
+        childName = l.isolated(child.displayName)
+        range = l("quests.report.range", ["from": .day(report.first, .short), "to": .day(report.last, .short)])
+        let labels = report.days.map { l.format($0.day, .short) }
         charts = [
             BarChart(
-                title: "Learning minutes", labels: labels,
-                series: [.init(name: "Minutes", style: "bar--a", values: report.days.map(\.learningMinutes))]),
-            BarChart(
-                title: "Quests completed", labels: labels,
-                series: [.init(name: "Quests", style: "bar--a", values: report.days.map(\.questsCompleted))]),
-            BarChart(
-                title: "Points earned and spent", labels: labels,
+                title: l("quests.report.chart.minutes"), labels: labels,
                 series: [
-                    .init(name: "Earned", style: "bar--a", values: report.days.map(\.pointsEarned)),
-                    .init(name: "Spent", style: "bar--b", values: report.days.map(\.pointsSpent)),
+                    .init(
+                        name: l("quests.report.series.minutes"), style: "bar--a",
+                        values: report.days.map(\.learningMinutes))
+                ]),
+            BarChart(
+                title: l("quests.report.chart.quests"), labels: labels,
+                series: [
+                    .init(
+                        name: l("quests.report.series.quests"), style: "bar--a",
+                        values: report.days.map(\.questsCompleted))
+                ]),
+            BarChart(
+                title: l("quests.report.chart.points"), labels: labels,
+                series: [
+                    .init(
+                        name: l("quests.report.series.earned"), style: "bar--a", values: report.days.map(\.pointsEarned)
+                    ),
+                    .init(
+                        name: l("quests.report.series.spent"), style: "bar--b", values: report.days.map(\.pointsSpent)),
                 ]),
         ].map { Chart(svg: $0.svg, title: $0.title) }
-        totals = [
-            Wording.count(report.learningMinutes, "minute") + " learned",
-            Wording.count(report.questsCompleted, "quest") + " completed",
-            "\(report.pointsEarned) points earned", "\(report.pointsSpent) spent",
-        ].joined(separator: " · ")
+        totals = l(
+            "quests.report.totals",
+            [
+                "minutes": .message(.count(report.learningMinutes, .minutes)),
+                "quests": .message(.count(report.questsCompleted, .quests)),
+                "points": .message(.count(report.pointsEarned, .points)), "spent": .number(report.pointsSpent),
+            ])
         previous = report.first.adding(days: -7).iso
         next = report.last < today ? report.first.adding(days: 7).iso : nil
     }

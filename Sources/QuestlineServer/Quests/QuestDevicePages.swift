@@ -21,9 +21,11 @@ extension QuestsPages {
         let page = DevicePage(
             board: board, policy: try await quests.policy(id, as: me), rules: try await quests.shieldRules(id, as: me),
             requests: try await quests.timeRequests(id, as: me), viewer: me, now: quests.clock.now(), form: form,
-            notice: DevicePage.notice(query, child: board.child))
+            notice: DevicePage.notice(query, child: board.child, localizer: context.localizer),
+            localizer: context.localizer)
         return pages.page(
-            "quests-device", title: "\(board.child.displayName)'s device", model: page, context: context,
+            "quests-device", title: context.localizer("quests.device.title", ["name": .text(board.child.displayName)]),
+            model: page, context: context,
             path: "/quests", status: form.error.map { Problem.from($0).httpStatus } ?? .ok,
             back: me.id == id ? "/quests" : "/quests/children/\(id.rawValue)")
     }
@@ -35,15 +37,17 @@ extension QuestsPages {
         var asked: LocalDay?
         if let raw = request.uri.queryParameters["week"] {
             guard let day = LocalDay(iso: raw) else {
-                throw DomainError.invalid(field: "week", "Use a date like 2026-05-10.")
+                throw DomainError.invalid(field: "week", Message("quests.error.weekFormat"))
             }
             asked = day
         }
         let child = try await quests.child(id, as: me)
         let report = try await quests.weeklyReport(id, as: me, week: asked)
-        let page = WeeklyReportPage(report, child: child, today: LocalDay(quests.clock.now(), in: child.zone))
+        let page = WeeklyReportPage(
+            report, child: child, today: LocalDay(quests.clock.now(), in: child.zone), localizer: context.localizer)
         return pages.page(
-            "quests-report", title: "\(child.displayName)'s week", model: page, context: context, path: "/quests",
+            "quests-report", title: context.localizer("quests.report.title", ["name": .text(child.displayName)]),
+            model: page, context: context, path: "/quests",
             back: "/quests/children/\(id.rawValue)")
     }
 
@@ -98,7 +102,8 @@ extension QuestsPages {
             return Response.redirect(
                 to: "/quests/children/\(answered.child.rawValue)/device?answered=1", type: .normal)
         }
-        return flash.redirect(to: back, .notice, approve ? "Approved: the minutes are unlocked." : "Declined.")
+        return flash.redirect(
+            to: back, .notice, context.localizer(approve ? "quests.notice.approved" : "quests.notice.declined"))
     }
 
     /// A guardian sets the child's time zone: the child's days (downtime, reward days, quest

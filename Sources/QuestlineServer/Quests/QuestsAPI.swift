@@ -64,7 +64,7 @@ extension APIImplementation {
     func getQuestBoard(_ input: Operations.getQuestBoard.Input) async throws -> Operations.getQuestBoard.Output {
         let me = try identity.requireMember()
         let board = try await quests.board(try MemberID.parse(input.path.childId, field: "childId"), as: me)
-        return .ok(.init(body: .json(.init(board))))
+        return .ok(.init(body: .json(.init(board, localizer: RequestLanguage.localizer))))
     }
 
     func createQuest(_ input: Operations.createQuest.Input) async throws -> Operations.createQuest.Output {
@@ -72,7 +72,7 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let view = try await quests.createQuest(
             for: try MemberID.parse(input.path.childId, field: "childId"), draft: .init(body), as: me)
-        return .created(.init(body: .json(.init(view))))
+        return .created(.init(body: .json(.init(view, localizer: RequestLanguage.localizer))))
     }
 
     func getQuest(_ input: Operations.getQuest.Input) async throws -> Operations.getQuest.Output {
@@ -129,13 +129,13 @@ extension APIImplementation {
     private func update(_ id: QuestID, _ body: Components.Schemas.QuestInput) async throws -> Components.Schemas.Quest {
         let me = try identity.requireMember()
         let view = try await quests.updateQuest(id, draft: .init(body), as: me)
-        return .init(view)
+        return .init(view, localizer: RequestLanguage.localizer)
     }
 
     private func setStatus(_ id: QuestID, paused: Bool) async throws -> Components.Schemas.Quest {
         let me = try identity.requireMember()
         let view = try await quests.setStatus(id, paused ? .paused : .active, as: me)
-        return .init(view)
+        return .init(view, localizer: RequestLanguage.localizer)
     }
 
     func reportUsage(_ input: Operations.reportUsage.Input) async throws -> Operations.reportUsage.Output {
@@ -190,14 +190,25 @@ extension APIImplementation {
         let page = try Paging(limit: input.query.limit, offset: input.query.offset)
         let (entries, balance) = try await quests.ledger(
             try MemberID.parse(input.path.childId, field: "childId"), as: me, limit: page.limit, offset: page.offset)
+        // The reasons kept as messages are read in the reader's language.
+        let l = RequestLanguage.localizer
         return .ok(
-            .init(body: .json(.init(balance: balance, entries: entries.map(Components.Schemas.LedgerEntry.init)))))
+            .init(
+                body: .json(
+                    .init(
+                        balance: balance,
+                        entries: entries.map {
+                            .init(
+                                id: $0.id, kind: .init(rawValue: $0.kind.rawValue) ?? .adjust, points: $0.points,
+                                balanceAfter: $0.balanceAfter, reason: l(Message(stored: $0.reason)),
+                                challengeId: $0.questID?.rawValue, createdAt: $0.createdAt)
+                        }))))
     }
 
     // MARK: Helpers
 
     private func quest(_ id: QuestID, as me: MemberRecord) async throws -> Components.Schemas.Quest {
-        try await .init(quests.quest(id, as: me).0)
+        try await .init(quests.quest(id, as: me).0, localizer: RequestLanguage.localizer)
     }
 
 }
@@ -277,13 +288,13 @@ extension Components.Schemas.Grant {
 
 extension Components.Schemas.Quest {
     /// The quest as the contract gives it; its child is the quest's assignee.
-    init(_ view: QuestView) {
+    init(_ view: QuestView, localizer l: Localizer) {
         let spec = view.quest.spec
         let draft = QuestDraft(spec)
         self.init(
             id: view.quest.id.rawValue, childId: spec.assignee.rawValue,
             status: view.quest.status == .paused ? .paused : .active,
-            state: .init(rawValue: view.card.state.rawValue) ?? .inProgress, summary: view.card.summary,
+            state: .init(rawValue: view.card.state.rawValue) ?? .inProgress, summary: l(view.card.summary),
             challenge: .init(
                 title: draft.title, description: draft.description, goalType: draft.goalType, target: spec.target,
                 period: draft.period, dailyMinimumMinutes: draft.dailyMinimumMinutes,
@@ -298,7 +309,7 @@ extension Components.Schemas.Quest {
                 unit: .init(rawValue: view.progress.unit.rawValue) ?? .minutes,
                 percent: view.card.percent, periodStart: view.progress.period.first.iso,
                 periodEnd: view.progress.period.last.iso,
-                completed: view.completedThisPeriod, text: view.card.progressText,
+                completed: view.completedThisPeriod, text: l(view.card.progressText),
                 steps: view.progress.steps.map { steps in
                     zip(steps, view.card.steps).map { step, line in
                         .init(
@@ -311,15 +322,16 @@ extension Components.Schemas.Quest {
 }
 
 extension Components.Schemas.QuestBoard {
-    init(_ board: QuestBoard) {
+    init(_ board: QuestBoard, localizer l: Localizer) {
         let names = Dictionary(board.apps.map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
         self.init(
             childId: board.child.id.rawValue, displayName: board.child.displayName, balance: board.balance,
             currentStreak: board.stats.currentStreak, learningMinutes: board.stats.learningMinutes,
-            quests: board.quests.map { .init($0) },
+            quests: board.quests.map { .init($0, localizer: l) },
             badges: board.badges.map {
                 .init(
-                    id: $0.badge.id, title: $0.badge.title, icon: $0.badge.icon, description: $0.badge.description,
+                    id: $0.badge.id, title: l($0.badge.title), icon: $0.badge.icon,
+                    description: l($0.badge.description),
                     awardedAt: $0.awardedAt)
             },
             grants: board.grants.map { .init($0, names: names) },

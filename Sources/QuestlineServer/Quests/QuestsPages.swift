@@ -67,14 +67,14 @@ struct QuestsPages {
 
     func childID(_ context: AppRequestContext) throws -> MemberID {
         guard let raw = context.parameters.get("child"), let id = MemberID(raw) else {
-            throw DomainError.notFound("No such child.")
+            throw DomainError.notFound(Message("quests.error.noSuchChild"))
         }
         return id
     }
 
     func questID(_ context: AppRequestContext) throws -> QuestID {
         guard let raw = context.parameters.get("quest"), let id = QuestID(raw) else {
-            throw DomainError.notFound("No such quest.")
+            throw DomainError.notFound(Message("quests.error.noSuchQuest"))
         }
         return id
     }
@@ -88,7 +88,8 @@ struct QuestsPages {
         if me.role == .child { return Response.redirect(to: "/quests", type: .normal) }
         guard let household = me.householdID else {
             return pages.page(
-                "quests-family", title: "Family", model: FamilyConsolePage.withoutHousehold, context: context,
+                "quests-family", title: context.localizer("quests.family.title"),
+                model: FamilyConsolePage.withoutHousehold, context: context,
                 path: "/quests", back: "/")
         }
         let summaries = try await quests.household(as: me)
@@ -96,20 +97,25 @@ struct QuestsPages {
             viewer: me, household: household, children: summaries,
             rules: try await quests.rules(household, as: me),
             errors: errors, saved: request.uri.queryParameters["saved"] != nil,
-            notice: flash.text(of: .notice, in: request))
-        (page.family, page.coop) = try await together(for: me)
+            notice: flash.text(of: .notice, in: request), localizer: context.localizer)
+        (page.family, page.coop) = try await together(for: me, localizer: context.localizer)
         let waiting = try await quests.waitingRequests(as: me, children: summaries.map(\.child))
         page.show(
-            WaitingRequests(waiting, viewer: me, now: quests.clock.now(), back: "/quests/family"), of: waiting)
+            WaitingRequests(
+                waiting, viewer: me, now: quests.clock.now(), back: "/quests/family", localizer: context.localizer),
+            of: waiting, localizer: context.localizer)
         return pages.page(
-            "quests-family", title: "Family", model: page, context: context, path: "/quests",
+            "quests-family", title: context.localizer("quests.family.title"), model: page, context: context,
+            path: "/quests",
             status: errors.isEmpty ? .ok : .badRequest, back: "/")
     }
 
     func setRules(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family")
         let form = try await Form(request)
-        guard let household = me.householdID else { throw DomainError.notFound("Create a household first.") }
+        guard let household = me.householdID else {
+            throw DomainError.notFound(Message("quests.error.createHousehold"))
+        }
         return try await submitting {
             _ = try await quests.setRules(
                 household, as: me, pointsPerMinute: Int(form["pointsPerMinute"]) ?? 0,
@@ -130,10 +136,10 @@ struct QuestsPages {
         let notice =
             flash.text(of: .notice, in: request)
             ?? (request.uri.queryParameters["deleted"] != nil
-                ? "The quest is deleted. Points and unlocks it paid stay." : nil)
+                ? context.localizer("quests.notice.questDeleted") : nil)
         let page = ChildQuestsPage(
             board: board, deviceApps: try await quests.deviceApps(board.child.id, as: me), viewer: me,
-            now: quests.clock.now(), form: form, notice: notice)
+            now: quests.clock.now(), form: form, notice: notice, localizer: context.localizer)
         return pages.page(
             "quests-child", title: board.child.displayName, model: page, context: context, path: "/quests",
             status: form.error.map { Problem.from($0).httpStatus } ?? .ok, back: "/quests/family")
@@ -149,7 +155,9 @@ struct QuestsPages {
                 pointsPerMinute: form["pointsPerMinute"].isEmpty ? nil : Int(form["pointsPerMinute"]) ?? 0)
             return flash.redirect(
                 to: "/quests/children/\(id.rawValue)", .notice,
-                "\(app.name) is added as a \(app.role == .learning ? "learning" : "reward") app.")
+                context.localizer(
+                    app.role == .learning ? "quests.notice.learningAppAdded" : "quests.notice.rewardAppAdded",
+                    ["app": .text(app.name)]))
         } refused: { error in
             let values = [
                 "token": form["token"], "name": form["name"], "icon": form["icon"],
@@ -180,8 +188,9 @@ struct QuestsPages {
             _ = try await quests.adjust(id, points: points, reason: form["reason"], as: me)
             return flash.redirect(
                 to: "/quests/children/\(id.rawValue)", .notice,
-                points >= 0
-                    ? "Added \(Wording.count(points, "point"))." : "Took away \(Wording.count(-points, "point")).")
+                context.localizer(
+                    points >= 0 ? "quests.notice.pointsAdded" : "quests.notice.pointsTaken",
+                    ["points": .message(.count(abs(points), .points))]))
         } refused: { error in
             let values = ["points": form["points"], "reason": form["reason"]]
             return try await childPage(request, context, form: FormState(values: values, error: error))
