@@ -104,6 +104,7 @@ let package = Package(
             name: "QuestlineStore",
             dependencies: [
                 "QuestlineCore",
+                "QuestlineL10n",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),

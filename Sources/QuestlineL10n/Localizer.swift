@@ -104,6 +104,7 @@ public struct Localizer: Sendable {
         case .weekday: return noon.formatted(base.weekday(.wide).day().month(.wide).year())
         case .month: return noon.formatted(base.month(.wide).year())
         case .short: return noon.formatted(base.weekday(.abbreviated).day())
+        case .shortMonth: return noon.formatted(base.weekday(.abbreviated).day().month(.abbreviated))
         case .weekdayName: return noon.formatted(base.weekday(.wide))
         case .weekdayShort: return noon.formatted(base.weekday(.abbreviated))
         case .weekdayNarrow: return noon.formatted(base.weekday(.narrow))

@@ -65,7 +65,7 @@ public struct QuestCard: Sendable, Equatable {
             ]
             let key: String
             if let day = step.day {
-                arguments["day"] = .day(day, .short)
+                arguments["day"] = .day(day, .shortMonth)
                 key = "quests.card.step"
             } else {
                 key = "quests.card.stepAfterEnd"

@@ -69,6 +69,8 @@ public struct Message: Sendable, Hashable, Codable, CustomStringConvertible {
         case month
         /// "Mon 14".
         case short
+        /// "Mon 14 Dec": a day within the next weeks, where the month may differ.
+        case shortMonth
         /// "Monday".
         case weekdayName
         /// "Mon".

@@ -57,11 +57,19 @@ extension APIImplementation {
         let me = try identity.requireMember()
         let archive = try await accounts.export(me)
         typealias Record = Components.Schemas.ExportSection.additionalPropertiesPayloadPayload
+        let l = RequestLanguage.localizer
         func section(_ name: PersonalData.ExportSection) throws -> Components.Schemas.ExportSection {
             var kinds: [String: [Record]] = [:]
             for (kind, records) in archive.sections[name] ?? [:] {
                 kinds[kind] = try records.map { record in
-                    let fields: [String: (any Sendable)?] = record.mapValues { $0.plain }
+                    // Words kept as messages (a ledger entry's reason, a badge's title) read in
+                    // the reader's language, as on every screen.
+                    let fields: [String: (any Sendable)?] = record.mapValues { value in
+                        if case .text(let text) = value, case let message = Message(stored: text), !message.isVerbatim {
+                            return l(message)
+                        }
+                        return value.plain
+                    }
                     return Record(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: fields))
                 }
             }

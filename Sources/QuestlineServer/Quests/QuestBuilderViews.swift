@@ -37,6 +37,9 @@ struct QuestBuilderPage: Equatable {
         let value: String
         let title: String
         let selected: Bool
+        /// What the empty choice says when this period is the goal type's own ("Each day (the
+        /// goal type's own)"): the builder's script shows it when the goal type changes.
+        var defaultLabel = ""
     }
 
     struct Bonus: Equatable {
@@ -98,7 +101,11 @@ struct QuestBuilderPage: Equatable {
                 value: goal.rawValue, title: l(goal.title), unit: l(goal.unit.name),
                 periods: goal.periods.map(\.rawValue).joined(separator: " "), selected: goal.rawValue == draft.goalType)
         }
-        periods = Self.periodTitles.map { Choice(value: $0.0, title: l($0.1), selected: $0.0 == (draft.period ?? "")) }
+        periods = Self.periodTitles.map {
+            Choice(
+                value: $0.0, title: l($0.1), selected: $0.0 == (draft.period ?? ""),
+                defaultLabel: l("quests.builder.defaultPeriod", ["period": .message($0.1)]))
+        }
         let own =
             Self.periodTitles.first {
                 $0.0 == (GoalType(rawValue: draft.goalType) ?? .dailyMinutes).periods[0].rawValue

@@ -1,5 +1,6 @@
 public import Foundation
 public import QuestlineCore
+import QuestlineL10n
 import SQLKit
 
 public struct LedgerEntry: Sendable, Equatable {
@@ -151,7 +152,11 @@ public struct PointsLedger: Sendable {
             .pointsChanged, member: member,
             data: OutboxData.PointsChanged(
                 memberId: member.rawValue, delta: total, balance: balance,
-                entries: entries.map { .init(kind: $0.kind.rawValue, points: $0.points, reason: $0.reason) }),
+                // A webhook's receiver reads the reason in English (payloads are for machines and
+                // their operators), not as the message the row keeps.
+                entries: entries.map {
+                    .init(kind: $0.kind.rawValue, points: $0.points, reason: Localizer.english(Message(stored: $0.reason)))
+                }),
             now: now)
         return balance
     }

@@ -70,7 +70,8 @@ if (builder) {
     if (period.selectedOptions[0]?.hidden) period.value = "";
     const own = [...period.options].find((choice) => choice.value === periods[0]);
     const fallback = period.querySelector("[data-default-period]");
-    if (own && fallback) fallback.textContent = `${own.textContent} (the goal type's own)`;
+    // The words come with the page, in its language (each period's `data-default-label`).
+    if (own && fallback) fallback.textContent = own.dataset.defaultLabel;
   };
   goal.addEventListener("change", sync);
   sync();
