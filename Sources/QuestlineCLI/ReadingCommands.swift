@@ -37,7 +37,9 @@ struct WidgetPreviewCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The reader's history file.", valueName: "HISTORY.json")) var history: String
     @Option(help: ArgumentHelp("The instant to preview.", valueName: "2026-05-10T08:30:00Z")) var now: String
     @Option(help: ArgumentHelp("The reader's IANA time zone now.", valueName: "Europe/Paris")) var timeZone: String
-    @Option(help: ArgumentHelp("The language of the copy (en, de, fr, es, pt, ru, ar, tr, zh-Hans, zh-Hant).", valueName: "en"))
+    @Option(
+        help: ArgumentHelp(
+            "The language of the copy (en, de, fr, es, pt, ru, ar, tr, zh-Hans, zh-Hant).", valueName: "en"))
     var language: String = "en"
 
     func run() throws {
@@ -46,7 +48,8 @@ struct WidgetPreviewCommand: ParsableCommand {
         }
         guard let words = Language(language) else {
             throw ValidationError(
-                "--language \"\(language)\" is not one Questline speaks: \(Language.shipped.map(\.code).joined(separator: ", ")).")
+                "--language \"\(language)\" is not one Questline speaks: \(Language.shipped.map(\.code).joined(separator: ", "))."
+            )
         }
         guard let zone = TimeZoneID(timeZone) else {
             throw ValidationError("--time-zone \"\(timeZone)\" is not an IANA time zone (e.g. Europe/Paris).")

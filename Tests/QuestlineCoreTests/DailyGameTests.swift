@@ -1,5 +1,6 @@
 import Foundation
 import QuestlineCore
+import QuestlineL10n
 import QuestlineTestSupport
 import Testing
 
@@ -186,7 +187,7 @@ private struct KotlinRandomFixture: Decodable {
     }
 
     @Test func malformedFeedsAreRefusedWithWhere() {
-        #expect(throws: DomainError.invalid(field: "feed", "The feed is not valid JSON.")) {
+        #expect(throws: DomainError.invalid(field: "feed", Message("game.error.feedNotJSON"))) {
             try OnThisDayFeed.decode(Data("{".utf8))
         }
         do {
@@ -197,7 +198,8 @@ private struct KotlinRandomFixture: Decodable {
                 Issue.record("wrong error \(error)")
                 return
             }
-            #expect(issues.first?.message.description.contains("events[0].year") == true)
+            let said = issues.first.map { Localizer.english($0.message) } ?? ""
+            #expect(said.hasPrefix("events[0].year has the wrong type: "), "\(said)")
         }
     }
 
@@ -207,6 +209,15 @@ private struct KotlinRandomFixture: Decodable {
         #expect(try GameLanguage("zh-hant").variant == "zh-hant")
         #expect(throws: DomainError.self) { try GameLanguage("xx") }
         #expect(throws: DomainError.self) { try GameLanguage("zh") }
+    }
+
+    /// Every language of the game has a name in the catalog, for the pickers.
+    @Test func everyLanguageIsNamedInTheCatalog() throws {
+        let english = Localizer.english
+        let names = try GameLanguage.supported.map { english(try GameLanguage($0).title) }
+        #expect(names.first == "English" && names.last == "Chinese (Taiwan)")
+        #expect(try GameLanguage("zh-hant").title == Message("game.language.zhHant"))
+        #expect(Set(names).count == names.count && !names.contains { $0.hasPrefix("game.") }, "\(names)")
     }
 }
 

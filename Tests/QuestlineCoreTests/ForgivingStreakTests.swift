@@ -52,7 +52,10 @@ import Testing
         let monday = try again.settingRestDays([], at: Self.instant("2026-11-09T10:00:00Z"))
         #expect(monday.restWeekdays(on: Self.day("2026-11-14")) == [6, 7])
         #expect(monday.restWeekdays(on: Self.day("2026-11-16")) == [])
-        #expect(throws: DomainError.invalid(field: "restDays", Message("reading.error.tooManyRestDays", ["count": .number(2)]))) {
+        #expect(
+            throws: DomainError.invalid(
+                field: "restDays", Message("reading.error.tooManyRestDays", ["count": .number(2)]))
+        ) {
             try StreakAllowances.none.settingRestDays([1, 2, 3], at: now)
         }
         #expect(throws: DomainError.invalid(field: "restDays", Message("reading.error.weekdayRange"))) {
@@ -88,7 +91,8 @@ import Testing
             try paused.pausing(from: Self.day("2027-01-02"), through: Self.day("2027-01-05"), at: now)
         }
         let full = Message(
-            "reading.error.pauseDaysPerYear", ["count": .number(14), "year": .year(2026), "left": .message(.count(3, .days))])
+            "reading.error.pauseDaysPerYear",
+            ["count": .number(14), "year": .year(2026), "left": .message(.count(3, .days))])
         #expect(Localizer.english(full) == "At most 14 paused days in 2026: 3 days left.")
         #expect(throws: DomainError.invalid(field: "end", full)) {
             try StreakAllowances(pauses: [.init(start: Self.day("2026-06-01"), end: Self.day("2026-06-11"))])
@@ -200,7 +204,8 @@ import Testing
         // The campaign's freezes come first: none here (`freezes` is 0), so the 7th can be repaired.
         #expect(repair.state == .repairable)
         #expect(
-            l(repair.copy.title) == "Read 3 today to save your 7-day streak" || l(repair.copy.body).contains("7 November"))
+            l(repair.copy.title) == "Read 3 today to save your 7-day streak"
+                || l(repair.copy.body).contains("7 November"))
     }
 
     @Test func theCalendarMarksRestPausedAndRepairedDays() {

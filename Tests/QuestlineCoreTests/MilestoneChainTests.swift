@@ -95,7 +95,8 @@ private func card(_ spec: QuestSpec, _ usage: [UsageRecord], today: String, comp
         #expect(english(today.periodText) == "This chain, until \(english.format(day("2026-03-11"), .long))")
         #expect(
             today.steps.map { english($0.text) } == [
-                "Step 1 · Mon 9 Mar · 10 minutes", "Step 2 · Tue 10 Mar · 20 minutes", "Step 3 · Wed 11 Mar · 30 minutes",
+                "Step 1 · Mon 9 Mar · 10 minutes", "Step 2 · Tue 10 Mar · 20 minutes",
+                "Step 3 · Wed 11 Mar · 30 minutes",
             ])
         // Minutes on a step's day beyond its target do not carry to the next step.
         let done = progress(spec, usage + [minutes(20, on: "2026-03-11").shifted(hours: 2)], today: "2026-03-11")

@@ -238,7 +238,8 @@ private func model(
                 FieldIssue(
                     field: "freezeEveryDays",
                     message: Message("reading.error.freezeEveryDays", ["min": .number(2), "max": .number(60)])),
-                FieldIssue(field: "maxFreezesHeld", message: Message("reading.error.maxFreezesHeld", ["max": .number(10)])),
+                FieldIssue(
+                    field: "maxFreezesHeld", message: Message("reading.error.maxFreezesHeld", ["max": .number(10)])),
             ])
         ) { try bad.validate() }
     }

@@ -35,7 +35,7 @@ final class FixtureFeeds: FeedFetching {
         calls.withLockedValue { $0 += 1 }
         switch (month, day) {
         case (2, 21): return .feed(OnThisDayFeed(events: [.init(text: "Verdun begins.", year: 1916)]))
-        case (4, 1): throw DomainError.unavailable("The Wikipedia \"On this day\" feed cannot be reached right now.")
+        case (4, 1): throw DomainError.unavailable(Message("game.error.feedUnreachable"))
         case (5, 20): return .noData
         default: return .feed(replacement.withLockedValue { $0 } ?? standard)
         }

@@ -14,8 +14,14 @@ import Testing
         try await Harness.run(feedFetcher: try FixtureFeeds(), sessionLifetime: 86_400 * 30) { app in
             let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
             let splash = try await app.send(.get, "/game", headers: cookie(token))
-            #expect(splash.text.contains("Play today's game"))
+            // The words come from the catalog, escaped as every page value is (' is &#39;).
+            #expect(splash.text.contains("Play today&#39;s game"))
             #expect(splash.text.contains("About this game"))
+            // A sentence with markup inside stays one message.
+            #expect(
+                splash.text.contains(
+                    #"Today is <time datetime="2026-05-07">Thursday, 7 May 2026</time>. A new game unlocks at midnight."#
+                ))
             #expect(splash.text.contains("Open the archive"))
 
             let started = try await app.send(.post, "/game/start", headers: form(token), bodyText: "language=en")
@@ -25,6 +31,9 @@ import Testing
 
             let question = try await app.send(.get, play, headers: cookie(token))
             #expect(question.text.contains("Question 1 of 5"))
+            // The events are in the game's language, marked so, inside a page of the reader's.
+            #expect(question.text.contains(#"<html lang="en" dir="ltr">"#))
+            #expect(question.text.contains(#"class="game-card__text" tabindex="0" lang="en" dir="auto">"#))
             #expect(question.text.contains(#"name="choice" value="first""#))
             #expect(question.text.contains("bubble--current"))
             #expect(!question.text.contains("Came first"))  // no answer shown before submitting
@@ -50,7 +59,7 @@ import Testing
             let results = try await app.send(.get, play, headers: cookie(token))
             #expect(results.text.contains("right"))
             #expect(results.text.contains("Past games are in the archive"))
-            #expect(try await app.send(.get, "/game", headers: cookie(token)).text.contains("See today's results"))
+            #expect(try await app.send(.get, "/game", headers: cookie(token)).text.contains("See today&#39;s results"))
 
             let archive = try await app.send(.get, "/game/archive?month=2026-05", headers: cookie(token))
             #expect(archive.text.contains("May 2026"))
@@ -68,12 +77,13 @@ import Testing
             app.clock.set(try Date("2026-04-01T12:00:00Z", strategy: .iso8601))  // feed unreachable
             let down = try await app.send(.get, "/game", headers: cookie(token))
             #expect(down.status == .ok)
-            #expect(down.text.contains("Today's game isn't available"))
+            #expect(down.text.contains("Today&#39;s game isn&#39;t available"))
             #expect(down.text.contains("needs a connection to Wikipedia") && !down.text.contains("questline"))
             // The days whose feed ships with the product are offered at once, newest first.
-            #expect(down.text.contains("Play Thursday 30 October 2025"))
-            #expect(down.text.contains("Play Wednesday 7 May 2025"))
-            #expect(down.text.range(of: "30 October 2025")!.lowerBound < down.text.range(of: "7 May 2025")!.lowerBound)
+            #expect(down.text.contains("Play Thursday, 30 October 2025"))
+            #expect(down.text.contains("Play Wednesday, 7 May 2025"))
+            #expect(
+                down.text.range(of: "30 October 2025")!.lowerBound < down.text.range(of: "7 May 2025")!.lowerBound)
             // The archive offers only those days while Wikipedia cannot be reached.
             let archive = try await app.send(.get, "/game/archive?month=2025-10", headers: cookie(token))
             #expect(archive.text.contains(#"name="date" value="2025-10-30""#))
@@ -118,7 +128,44 @@ import Testing
                     #"<option value="fr" selected>French</option>"#))
             #expect(
                 try await app.send(.get, "/profile", headers: cookie(token)).text.contains(
-                    #"<option value="fr" selected>French</option>"#))
+                    #"<option value="fr" lang="fr" selected>Français</option>"#))
+        }
+    }
+
+    /// An Arabic game inside a page of another language: its events carry `lang="ar"` and read
+    /// right to left, while the page's own words stay in the page's language.
+    @Test func theEventsAreMarkedWithTheGamesLanguage() async throws {
+        try await Harness.run(feedFetcher: try FixtureFeeds(), sessionLifetime: 86_400 * 30) { app in
+            let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
+            let started = try await app.send(.post, "/game/start", headers: form(token), bodyText: "language=ar")
+            let play = try #require(started.headers[.location])
+            let question = try await app.send(.get, play + "?uselang=en", headers: cookie(token)).text
+            #expect(question.contains(#"<html lang="en" dir="ltr">"#))
+            #expect(question.contains(#"class="game-card__text" tabindex="0" lang="ar" dir="rtl">"#))
+            #expect(question.contains("Question 1 of 5"))
+        }
+    }
+
+    /// Every word of the game's pages comes from the catalog: in the pseudo-locale, none of
+    /// them is left as English.
+    @Test func theGamesWordsComeFromTheCatalog() async throws {
+        try await Harness.run(feedFetcher: try FixtureFeeds(), sessionLifetime: 86_400 * 30) { app in
+            let (token, _) = try await app.signUp("ada@example.com", timeZone: "UTC")
+            let splash = try await app.send(.get, "/game?uselang=qps-ploc", headers: cookie(token)).text
+            #expect(splash.contains("[!! "))
+            for english in ["Play today", "About this game", "Open the archive", "Your statistics", "Change language"] {
+                #expect(!splash.contains(english), "\(english)")
+            }
+            let started = try await app.send(.post, "/game/start", headers: form(token), bodyText: "language=en")
+            let play = try #require(started.headers[.location])
+            let question = try await app.send(.get, play + "?uselang=qps-ploc", headers: cookie(token)).text
+            for english in ["Question 1 of 5", "Submit", "Your answers", "not answered yet"] {
+                #expect(!question.contains(english), "\(english)")
+            }
+            let archive = try await app.send(.get, "/game/archive?uselang=qps-ploc", headers: cookie(token)).text
+            for english in ["Each past game", "What the days show", "not played yet", "today's game"] {
+                #expect(!archive.contains(english), "\(english)")
+            }
         }
     }
 }

@@ -71,7 +71,8 @@ import Testing
     @Test func anEmptySearchSaysWhatWasSearched() {
         let pack = ReadingSearchPage(query: "zzz", articles: [], source: .pack, online: false, localizer: .english)
         #expect(pack.none && pack.noneText.contains("kept offline"))
-        let wikipedia = ReadingSearchPage(query: "zzz", articles: [], source: .wikipedia, online: true, localizer: .english)
+        let wikipedia = ReadingSearchPage(
+            query: "zzz", articles: [], source: .wikipedia, online: true, localizer: .english)
         #expect(wikipedia.noneText.contains("Wikipedia"))
     }
 }

@@ -12,6 +12,10 @@ private struct Stories: Decodable { let stories: [Components.Schemas.StorySummar
 private struct Comments: Decodable { let comments: [Components.Schemas.StoryComment] }
 private struct Shop: Decodable { let cards: [Components.Schemas.TradingCard] }
 private struct Balance: Decodable { let balance: Int }
+private struct Ledger: Decodable {
+    struct Entry: Decodable { let reason: String }
+    let entries: [Entry]
+}
 private struct Tasks: Decodable {
     struct Task: Decodable {
         let id: String
@@ -254,6 +258,80 @@ private struct Tasks: Decodable {
             let tasks = try await app.send(.get, "/api/v1/points/tasks", token: token).decode(Tasks.self).tasks
             #expect(tasks.filter(\.done).map(\.id).sorted() == ["post-a-comment", "read-a-chapter"])
             #expect(try await app.send(.get, "/api/v1/points", token: token).decode(Balance.self).balance == 30)
+        }
+    }
+
+    /// A ledger entry's reason is kept as a message and read in the reader's language; the
+    /// task's title (content) stays as it is.
+    @Test func ledgerReasonsAreReadInTheReadersLanguage() async throws {
+        try await withContent { app, token in
+            #expect(
+                try await app.send(.post, "/api/v1/points/tasks/check-in", token: token).decode(Balance.self).balance
+                    == 5)
+            let english = try await app.send(.get, "/api/v1/points", token: token).decode(Ledger.self)
+            #expect(english.entries.map(\.reason) == ["Daily task: Open the app today"])
+            let pseudo = try await app.send(.get, "/api/v1/points?uselang=qps-ploc", token: token).decode(Ledger.self)
+            let reason = try #require(pseudo.entries.first?.reason)
+            #expect(reason.hasPrefix("[!! ") && reason.contains("Open the app today"), "\(reason)")
+            let page = try await app.send(
+                .get, "/stories/points", headers: [.cookie: "ql_session=\(token)", .accept: "text/html"])
+            #expect(page.text.contains("<span>Daily task: Open the app today</span>"))
+        }
+    }
+
+    /// Every stories page takes its words from the catalog: English reads as it did, and the
+    /// pseudo-locale leaves none of those words in English.
+    @Test func theStoriesPagesTakeTheirWordsFromTheCatalog() async throws {
+        try await withContent { app, token in
+            let web: HTTPFields = [
+                .cookie: "ql_session=\(token)", .accept: "text/html", .contentType: "application/x-www-form-urlencoded",
+            ]
+            func page(_ path: String) async throws -> String {
+                let reply = try await app.send(.get, path, headers: web)
+                #expect(reply.status == .ok, "\(path): \(reply.status)")
+                return reply.text
+            }
+            let words: [(String, [String])] = [
+                ("/stories/welcome", ["Get started", "Stories from the track", "Choose a slide"]),
+                ("/stories/choose", ["Which states do you follow?", "Skip This"]),
+            ]
+            var later: [(String, [String])] = [
+                ("/stories", ["Search stories", "8 stories", "Chapter 1 of", "All race tracks"]),
+                ("/stories?view=map", ["Stories on the map", "Natural Earth"]),
+                (
+                    "/stories/read/indianapolis",
+                    ["Track Story Progress", "Reached: Not started yet (0 of ", "Collect Rewards"]
+                ),
+                ("/stories/read/indianapolis/0/0", ["Comments (0)", "Add a comment", "Page 1"]),
+                ("/stories/points", ["Redeem your points", "Daily Tasks", "more points to go"]),
+                (
+                    "/stories/points?tab=tasks",
+                    ["Read a chapter of any story to the end.", "Tasks complete themselves"]
+                ),
+                ("/stories/shop", ["points to spend", "Search cards by name", "more points needed"]),
+                ("/stories/profile", ["About you", "Trading cards", "Favourite track"]),
+                ("/stories/profile?tab=cards", ["No cards yet", "card shop"]),
+                ("/stories/bookmarks", ["No bookmarks yet."]),
+            ]
+            for (path, english) in words {
+                let text = try await page(path)
+                for phrase in english { #expect(text.contains(phrase), "\(path): \(phrase)") }
+                let pseudo = try await page(path + "?uselang=qps-ploc")
+                for phrase in english { #expect(!pseudo.contains(phrase), "\(path) in qps-ploc: \(phrase)") }
+            }
+            #expect(try await app.send(.post, "/stories/welcome", headers: web, bodyText: "").status == .seeOther)
+            #expect(
+                try await app.send(.post, "/stories/choose", headers: web, bodyText: "states=TX&tracks=texas").status
+                    == .seeOther)
+            #expect(
+                try await app.send(.get, "/api/v1/stories/daytona/chapters/0/pages/0", token: token).status == .ok)
+            later.append(("/stories/read/daytona", ["Reached: Chapter 1, page 1 (1 of "]))
+            for (path, english) in later {
+                let text = try await page(path)
+                for phrase in english { #expect(text.contains(phrase), "\(path): \(phrase)") }
+                let pseudo = try await page(path + (path.contains("?") ? "&" : "?") + "uselang=qps-ploc")
+                for phrase in english { #expect(!pseudo.contains(phrase), "\(path) in qps-ploc: \(phrase)") }
+            }
         }
     }
 }

@@ -5,8 +5,9 @@ messages, list what a language lacks, and check every catalog.
   scripts/l10n/catalog.py add KEY "English text" "Note for translators" [--other "plural other"] [--table T]
   scripts/l10n/catalog.py add-many FILE.json [--table T]   # [{"key", "en" or {"one","other"}, "note"}]
   scripts/l10n/catalog.py merge                   # every language's tables (LANG.T.xcstrings) into LANG.xcstrings
-  scripts/l10n/catalog.py missing LANG [--json]   # English messages LANG lacks, with their notes
-  scripts/l10n/catalog.py check                   # every language: missing, unused, placeholders, plurals
+  scripts/l10n/catalog.py missing LANG [--json] [--prefix P] [--limit N]   # English messages LANG lacks, with notes
+  scripts/l10n/catalog.py translate LANG FILE.json   # {key: "text" or {"one": …, "few": …, "other": …}} into LANG.xcstrings
+  scripts/l10n/catalog.py check [--language LANG]    # every language: missing, unused, placeholders, plurals
 
 The format is Apple's string catalog (JSON); placeholders are {name}; a message whose `count`
 argument picks its form has plural variations (the categories CLDR gives its language).
@@ -115,22 +116,24 @@ def used_keys():
     return literal, called, prefixes
 
 
-def check():
+def check(only=None):
     english = load("en")["strings"]
     problems = []
-    literal, called, prefixes = used_keys()
+    # English's own problems (and whether the code uses each message) are checked unless one
+    # language is asked for (a translator's check).
+    literal, called, prefixes = used_keys() if not only else (set(english), set(), {""})
     for key in sorted(called):
         if key not in english and not any(key.startswith(p) for p in prefixes):
             problems.append(f"en: {key} is named in the code but has no message")
     for key in sorted(english):
         if key not in literal and not any(key.startswith(p) for p in prefixes):
             problems.append(f"en: {key} is not used in the code")
-    for key, entry in english.items():
+    for key, entry in english.items() if not only else []:
         if not entry.get("comment", "").strip():
             problems.append(f"en: {key} has no note for translators")
         if value(entry, "en") is None:
             problems.append(f"en: {key} has no English text")
-    for language in SHIPPED[1:]:
+    for language in ([only] if only else SHIPPED[1:]):
         strings = load(language)["strings"]
         for key, entry in english.items():
             source = value(entry, "en")
@@ -185,18 +188,51 @@ def main(argv):
         return 0
     if command == "missing":
         language = argv[1]
+        prefix = argv[argv.index("--prefix") + 1] if "--prefix" in argv else ""
+        limit = int(argv[argv.index("--limit") + 1]) if "--limit" in argv else None
         english = load("en")["strings"]
         strings = load(language)["strings"]
-        lacking = {k: {"en": value(e, "en"), "note": e.get("comment", "")} for k, e in sorted(english.items())
-                   if value(strings.get(k, {}), language) is None}
+        lacking = {k: {"en": value(e, "en"), "note": e.get("comment", ""),
+                       **({"forms": PLURALS.get(language, ["one", "other"])} if isinstance(value(e, "en"), dict) else {})}
+                   for k, e in sorted(english.items())
+                   if k.startswith(prefix) and value(strings.get(k, {}), language) is None}
+        if limit is not None:
+            lacking = dict(list(lacking.items())[:limit])
         if "--json" in argv:
             print(json.dumps(lacking, ensure_ascii=False, indent=2))
         else:
             for key, item in lacking.items():
                 print(f"{key}\t{item['en']}\t{item['note']}")
         return 0
+    if command == "translate":
+        # A translator's (or a helper's) work: each key's text, or its plural forms, into the
+        # language's catalog file; keys English lacks are refused, nothing else changes.
+        language, source = argv[1], argv[2]
+        if language not in SHIPPED[1:]:
+            print(f"{language} is not a shipped language: {', '.join(SHIPPED[1:])}")
+            return 2
+        english = load("en")["strings"]
+        with open(source, encoding="utf-8") as f:
+            given = json.load(f)
+        catalog = load(language, merged=False)
+        catalog["sourceLanguage"] = "en"
+        unknown = [k for k in given if k not in english]
+        for key, text in given.items():
+            if key in unknown:
+                continue
+            if isinstance(text, dict):
+                localization = {"variations": {"plural": {k: unit(v) for k, v in text.items()}}}
+            else:
+                localization = unit(text)
+            catalog["strings"][key] = {"localizations": {language: localization}}
+        save(language, catalog)
+        for key in unknown:
+            print(f"not an English message (skipped): {key}")
+        print(f"{len(given) - len(unknown)} messages into {language}.xcstrings")
+        return 1 if unknown else 0
     if command == "check":
-        problems = check()
+        only = argv[argv.index("--language") + 1] if "--language" in argv else None
+        problems = check(only)
         for problem in problems:
             print(problem)
         total = len(load("en")["strings"])

@@ -130,23 +130,32 @@ public struct OnThisDayFeed: Codable, Sendable, Equatable {
         } catch let error as DecodingError {
             throw .invalid(field: "feed", Self.describe(error))
         } catch {
-            throw .invalid(field: "feed", "The feed could not be read: \(error)")
+            throw .invalid(field: "feed", Message("game.error.feedUnreadableBecause", ["detail": .text("\(error)")]))
         }
     }
 
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(
-                in: CharacterSet(charactersIn: "."))
+    /// Where a feed is wrong: the field's path (`events[0].year`) and the decoder's own words
+    /// (Foundation's, in English) as arguments.
+    static func describe(_ error: DecodingError) -> Message {
+        func path(_ keys: [any CodingKey]) -> Message.Argument {
+            .text(
+                keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(
+                    in: CharacterSet(charactersIn: ".")))
         }
         switch error {
-        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing."
+        case .keyNotFound(let key, let context):
+            return Message("game.error.feedFieldMissing", ["path": path(context.codingPath + [key])])
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "\(path(context.codingPath)) has the wrong type: \(context.debugDescription)"
+            return Message(
+                "game.error.feedWrongType",
+                ["path": path(context.codingPath), "detail": .text(context.debugDescription)])
         case .dataCorrupted(let context):
             return context.codingPath.isEmpty
-                ? "The feed is not valid JSON." : "\(path(context.codingPath)): \(context.debugDescription)"
-        @unknown default: return "The feed could not be read."
+                ? Message("game.error.feedNotJSON")
+                : Message(
+                    "game.error.feedCorrupted",
+                    ["path": path(context.codingPath), "detail": .text(context.debugDescription)])
+        @unknown default: return Message("game.error.feedUnreadable")
         }
     }
 }

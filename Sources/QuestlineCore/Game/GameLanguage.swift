@@ -13,7 +13,9 @@ public struct GameLanguage: Hashable, Sendable, CustomStringConvertible {
     public init(_ raw: String, field: String = "language") throws(DomainError) {
         let code = raw.trimmed(newlines: false).lowercased()
         guard GameLanguage.supported.contains(code) else {
-            throw .invalid(field: field, "The game is available in \(GameLanguage.supported.joined(separator: ", ")).")
+            throw .invalid(
+                field: field,
+                Message("game.error.language", ["languages": .text(GameLanguage.supported.joined(separator: ", "))]))
         }
         self.code = code
     }
@@ -28,13 +30,11 @@ public struct GameLanguage: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { code }
 
-    /// The language's name in English, for pickers ("German", "Chinese (Taiwan)").
-    public var name: String {
-        let names = [
-            "zh-cn": "Chinese (China)", "zh-hans": "Chinese (Simplified)", "zh-hant": "Chinese (Traditional)",
-            "zh-hk": "Chinese (Hong Kong)", "zh-mo": "Chinese (Macau)", "zh-my": "Chinese (Malaysia)",
-            "zh-sg": "Chinese (Singapore)", "zh-tw": "Chinese (Taiwan)",
-        ]
-        return names[code] ?? Locale(identifier: "en_US").localizedString(forLanguageCode: code) ?? code
+    /// The language's name, for pickers ("German", "Chinese (Taiwan)"): `game.language.de`,
+    /// `game.language.zhTw`.
+    public var title: Message {
+        let parts = code.split(separator: "-")
+        let key = parts.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
+        return Message("game.language.\(key)")
     }
 }

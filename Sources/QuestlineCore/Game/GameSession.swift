@@ -36,20 +36,23 @@ public struct GameSession: Codable, Sendable, Equatable {
     /// answer to an answered question, or an answer out of order, is refused.
     public mutating func answer(_ index: Int, _ choice: Choice) throws(DomainError) -> AnswerResult {
         guard questions.indices.contains(index) else {
-            throw .invalid(field: "questionIndex", "Use a question number from 0 to \(questions.count - 1).")
+            throw .invalid(
+                field: "questionIndex", Message("game.error.questionNumber", ["last": .number(questions.count - 1)]))
         }
         if let previous = answers[index] {
             guard previous == choice else {
                 throw .conflict(
                     field: "questionIndex",
                     message: isComplete
-                        ? "This game is finished; its answers cannot change."
-                        : "Question \(index + 1) is already answered; its answer cannot change.")
+                        ? Message("game.error.finished")
+                        : Message("game.error.alreadyAnswered", ["number": .number(index + 1)]))
             }
             return result(for: index)!
         }
         guard index == currentIndex else {
-            throw .conflict(field: "questionIndex", message: "Answer question \((currentIndex ?? 0) + 1) first.")
+            throw .conflict(
+                field: "questionIndex",
+                message: Message("game.error.answerInOrder", ["number": .number((currentIndex ?? 0) + 1)]))
         }
         answers[index] = choice
         let question = questions[index]

@@ -84,7 +84,9 @@ public struct Campaign: Codable, Sendable, Equatable {
         if removeAfterDay < claimUntilDay {
             issues.append(FieldIssue(field: "removeAfterDay", message: Message("reading.error.removeBeforeClaim")))
         }
-        if freezes < 0 || freezes > 10 { issues.append(FieldIssue(field: "freezes", message: Message("reading.error.freezes", ["max": .number(10)]))) }
+        if freezes < 0 || freezes > 10 {
+            issues.append(FieldIssue(field: "freezes", message: Message("reading.error.freezes", ["max": .number(10)])))
+        }
         if freezeEveryDays != 0, !(2...60).contains(freezeEveryDays) {
             issues.append(
                 FieldIssue(
@@ -92,7 +94,9 @@ public struct Campaign: Codable, Sendable, Equatable {
                     message: Message("reading.error.freezeEveryDays", ["min": .number(2), "max": .number(60)])))
         }
         if !(1...10).contains(maxFreezesHeld) {
-            issues.append(FieldIssue(field: "maxFreezesHeld", message: Message("reading.error.maxFreezesHeld", ["max": .number(10)])))
+            issues.append(
+                FieldIssue(
+                    field: "maxFreezesHeld", message: Message("reading.error.maxFreezesHeld", ["max": .number(10)])))
         }
         if !issues.isEmpty { throw .invalid(issues) }
     }

@@ -83,7 +83,9 @@ public struct ReadingHistory: Sendable, Equatable {
             guard let value, !(value is NSNull) else { return nil }
             return v.check { () throws(DomainError) in
                 guard let text = value as? String, let date = try? Date(text, strategy: .iso8601) else {
-                    throw .invalid(field: field, Message("reading.error.history.instant", ["example": .text("2026-05-10T08:30:00Z")]))
+                    throw .invalid(
+                        field: field,
+                        Message("reading.error.history.instant", ["example": .text("2026-05-10T08:30:00Z")]))
                 }
                 return date
             }
@@ -161,7 +163,9 @@ public struct ReadingHistory: Sendable, Equatable {
                 continue
             }
             do { perDay[try read.localDay(), default: 0] += 1 } catch {
-                v.add(field: "reads[\(index)].timeZone", Message("reading.error.history.unknownZone", ["zone": .text(read.timeZone)]))
+                v.add(
+                    field: "reads[\(index)].timeZone",
+                    Message("reading.error.history.unknownZone", ["zone": .text(read.timeZone)]))
             }
         }
         var allowances = StreakAllowances.none

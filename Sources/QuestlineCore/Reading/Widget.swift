@@ -299,7 +299,9 @@ public enum WidgetContent {
             Variant("notEnrolledOutOfReach.1", "globe-book", body: "possible"),
             Variant("notEnrolledOutOfReach.2", "globe-wave", body: "possible"),
         ],
-        .concludedNoStreak: [Variant("concludedNoStreak.1", "globe-moon"), Variant("concludedNoStreak.2", "globe-sleep")],
+        .concludedNoStreak: [
+            Variant("concludedNoStreak.1", "globe-moon"), Variant("concludedNoStreak.2", "globe-sleep"),
+        ],
         .concludedIncomplete: [
             Variant("concludedIncomplete.1", "globe-star", body: "streak"),
             Variant("concludedIncomplete.2", "globe-book", body: "streak"),
@@ -324,8 +326,12 @@ public enum WidgetContent {
             Variant("repairable.1", "globe-ice", title: "repairStreak"),
             Variant("repairable.2", "globe-book", title: "repairStreak"),
         ],
-        .paused: [Variant("paused.1", "globe-sleep", body: "streak"), Variant("paused.2", "globe-moon", body: "streak")],
-        .restDay: [Variant("restDay.1", "globe-sleep", body: "streak"), Variant("restDay.2", "globe-moon", body: "streak")],
+        .paused: [
+            Variant("paused.1", "globe-sleep", body: "streak"), Variant("paused.2", "globe-moon", body: "streak"),
+        ],
+        .restDay: [
+            Variant("restDay.1", "globe-sleep", body: "streak"), Variant("restDay.2", "globe-moon", body: "streak"),
+        ],
         .streakNotReadToday: [
             Variant("streakNotReadToday.1", "globe-flame", title: "streak"),
             Variant("streakNotReadToday.2", "globe-book", body: "streak"),

@@ -136,6 +136,9 @@ public struct Achievement: Sendable, Equatable, Codable {
 
 public enum CardRarity: String, Sendable, Codable, CaseIterable {
     case common, rare, epic, legendary
+
+    /// The rarity as a card shows it ("rare").
+    public var title: Message { Message("stories.card.rarity.\(rawValue)") }
 }
 
 public struct TradingCard: Sendable, Equatable, Codable {
@@ -182,14 +185,13 @@ public enum TaskAction: String, Sendable, Equatable, Codable, CaseIterable {
     /// Opening the stories (the app's check-in; an app reports it through the API).
     case open
 
-    /// Where a reader does it, as the task list says.
-    public var hint: String {
-        switch self {
-        case .chapter: return "Read a chapter of any story to the end."
-        case .comment: return "Comment on a chapter."
-        case .selfie: return "Take a selfie at a track."
-        case .open: return "Open the stories today."
-        }
+    /// Where a reader does it, as the task list says ("Read a chapter of any story to the end.").
+    public var hint: Message { Message("stories.task.hint.\(rawValue)") }
+
+    /// Why a task of this action cannot be claimed: it completes itself when done ("Comment on
+    /// a chapter completes itself: comment on a chapter."), `task` its title.
+    public func completesItself(_ task: String) -> Message {
+        Message("stories.error.taskCompletesItself.\(rawValue)", ["task": .text(task)])
     }
 }
 
@@ -203,7 +205,9 @@ public struct HelpTopic: Sendable, Equatable, Codable {
     }
 }
 
-/// One problem in the content files: which file, where in it, what is wrong.
+/// One problem in the content files: which file, where in it, what is wrong. Read by operators
+/// importing content (`questline content-import`), in English like every tool's words
+/// (decisions.md, "Every reader in their own language"), never by a reader.
 public struct ContentIssue: Sendable, Equatable, CustomStringConvertible {
     public let file: String
     public let path: String

@@ -21,10 +21,12 @@ public enum UploadedImage {
 
     /// Checks an upload: not empty, not too large, an image by its content.
     public static func validate(_ bytes: [UInt8], field: String) throws(DomainError) -> String {
-        guard !bytes.isEmpty else { throw .invalid(field: field, "Choose a photo to upload.") }
-        guard bytes.count <= maxBytes else { throw .invalid(field: field, "The photo is larger than 5 MB.") }
+        guard !bytes.isEmpty else { throw .invalid(field: field, Message("stories.error.photoMissing")) }
+        guard bytes.count <= maxBytes else {
+            throw .invalid(field: field, Message("stories.error.photoTooLarge", ["megabytes": .number(maxBytes >> 20)]))
+        }
         guard let type = contentType(of: bytes) else {
-            throw .invalid(field: field, "This file is not a JPEG, PNG or HEIC photo.")
+            throw .invalid(field: field, Message("stories.error.photoType"))
         }
         return type
     }
@@ -36,9 +38,11 @@ public enum StoryRules {
     /// A comment's text, trimmed: 1 to 500 characters.
     public static func comment(_ text: String) throws(DomainError) -> String {
         let body = text.trimmed()
-        guard !body.isEmpty else { throw .invalid(field: "text", "Write something first.") }
+        guard !body.isEmpty else { throw .invalid(field: "text", Message("stories.error.commentEmpty")) }
         guard body.count <= maxComment else {
-            throw .invalid(field: "text", "Keep comments to \(maxComment) characters (this one has \(body.count)).")
+            throw .invalid(
+                field: "text",
+                Message("stories.error.commentTooLong", ["max": .number(maxComment), "count": .number(body.count)]))
         }
         return body
     }
@@ -52,15 +56,15 @@ public enum StoryRules {
         let knownStates = Set(content.states.map(\.code))
         let knownTracks = Set(content.tracks.map(\.id))
         v.check { () throws(DomainError) in
-            guard !states.isEmpty else { throw .invalid(field: "states", "Choose at least one state, or skip.") }
+            guard !states.isEmpty else { throw .invalid(field: "states", Message("stories.error.chooseState")) }
             if let unknown = states.first(where: { !knownStates.contains($0) }) {
-                throw .invalid(field: "states", "\(unknown) is not a state we cover.")
+                throw .invalid(field: "states", Message("stories.error.unknownState", ["state": .text(unknown)]))
             }
         }
         v.check { () throws(DomainError) in
-            guard !tracks.isEmpty else { throw .invalid(field: "tracks", "Choose at least one race track, or skip.") }
+            guard !tracks.isEmpty else { throw .invalid(field: "tracks", Message("stories.error.chooseTrack")) }
             if let unknown = tracks.first(where: { !knownTracks.contains($0) }) {
-                throw .invalid(field: "tracks", "\(unknown) is not a track we cover.")
+                throw .invalid(field: "tracks", Message("stories.error.unknownTrack", ["track": .text(unknown)]))
             }
         }
         try v.finish()

@@ -62,7 +62,7 @@ public struct WikimediaFeedClient: FeedFetching {
             response = try await httpClient.execute(request, timeout: timeout, logger: logger)
         } catch {
             logger.warning("Feed unreachable", metadata: ["url": "\(address)", "error": "\(error)"])
-            throw DomainError.unavailable("The Wikipedia \"On this day\" feed cannot be reached right now.")
+            throw DomainError.unavailable(Message("game.error.feedUnreachable"))
         }
         switch response.status.code {
         case 200:
@@ -71,16 +71,16 @@ public struct WikimediaFeedClient: FeedFetching {
                 return .feed(try OnThisDayFeed.decode(Data(body.readableBytesView)))
             } catch {
                 logger.warning("Feed unreadable", metadata: ["url": "\(address)", "error": "\(error)"])
-                throw DomainError.unavailable("The Wikipedia \"On this day\" feed sent something unreadable.")
+                throw DomainError.unavailable(Message("game.error.feedGarbled"))
             }
         case 404:
             return .noData
         case 501:
-            throw DomainError.unavailable("Wikipedia does not offer \"On this day\" in \(language.code).")
+            throw DomainError.unavailable(Message("game.error.feedNotOffered", ["language": .message(language.title)]))
         default:
             logger.warning("Feed error", metadata: ["url": "\(address)", "status": "\(response.status.code)"])
             throw DomainError.unavailable(
-                "The Wikipedia \"On this day\" feed answered \(response.status.code); try again later.")
+                Message("game.error.feedStatus", ["status": .text(String(response.status.code))]))
         }
     }
 }

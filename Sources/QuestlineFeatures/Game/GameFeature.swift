@@ -133,12 +133,19 @@ public struct GameFeature: Sendable {
         guard let raw, !raw.isEmpty else { return today }
         let date = try DateWindow.day(raw, field: "date", example: "2026-02-06")
         guard date <= today else {
-            throw .invalid(field: "date", "The game for \(date.iso) is not out yet; today is \(today.iso).")
+            throw .invalid(
+                field: "date",
+                Message("game.error.notOutYet", ["date": .day(date, .long), "today": .day(today, .long)]))
         }
         guard date.days(until: today) <= Self.archiveDays else {
             throw .invalid(
                 field: "date",
-                "The archive goes back \(Self.archiveDays) days, to \(today.adding(days: -Self.archiveDays).iso).")
+                Message(
+                    "game.error.archiveWindow",
+                    [
+                        "days": .message(.count(Self.archiveDays, .days)),
+                        "oldest": .day(today.adding(days: -Self.archiveDays), .long),
+                    ]))
         }
         return date
     }
@@ -163,8 +170,7 @@ public struct GameFeature: Sendable {
     }
 
     /// What an end user is told when a day's feed cannot be had.
-    static let needsConnection =
-        "This day's game needs a connection to Wikipedia, which can't be reached right now. The days kept offline can be played from the archive."
+    static let needsConnection = Message("game.error.needsConnection")
 
     /// The feed for a language and calendar day: the cached copy when fresh or imported,
     /// otherwise fetched (and cached); when it cannot be fetched, a stale copy, else the
@@ -253,8 +259,7 @@ public struct GameFeature: Sendable {
                 id: ids.makeUUID().uuidString.lowercased(), member: member.id, language: language.code, date: date,
                 fromArchive: date < today(for: member), session: GameSession(questions: questions), now: clock.now())
         case .notEnoughEvents:
-            throw DomainError.notFound(
-                "Today's game isn't available for \(date.iso): there are not enough events. Try the archive.")
+            throw DomainError.notFound(Message("game.error.notEnoughEvents", ["date": .day(date, .long)]))
         case .feedUnavailable(let reason):
             throw DomainError.unavailable(reason)
         }
@@ -265,7 +270,7 @@ public struct GameFeature: Sendable {
         guard let uuid = UUID(uuidString: id),
             let record = try await store.game.session(id: uuid.uuidString.lowercased()),
             record.memberID == member.id
-        else { throw DomainError.notFound("No such game.") }
+        else { throw DomainError.notFound(Message("game.error.noSuchGame")) }
         return record
     }
 
@@ -275,7 +280,7 @@ public struct GameFeature: Sendable {
         let record = try await session(id, of: member)
         guard let answered = try await store.game.answer(sessionID: record.id, questionIndex, choice, now: clock.now())
         else {
-            throw DomainError.notFound("No such game.")
+            throw DomainError.notFound(Message("game.error.noSuchGame"))
         }
         return answered
     }
@@ -327,11 +332,20 @@ public struct GameFeature: Sendable {
         let first: LocalDay
         if let month, !month.isEmpty {
             guard let day = LocalDay(iso: month + "-01") else {
-                throw DomainError.invalid(field: "month", "Use a month like 2026-02.")
+                throw DomainError.invalid(
+                    field: "month", Message("game.error.monthShape", ["example": .text("2026-02")]))
             }
             guard (oldestMonth...currentMonth).contains(day) else {
+                // The months as the parameter spells them (`2026-02`).
                 throw DomainError.invalid(
-                    field: "month", "The archive covers \(oldestMonth.iso.prefix(7)) to \(currentMonth.iso.prefix(7)).")
+                    field: "month",
+                    Message(
+                        "game.error.archiveMonths",
+                        [
+                            "from": .text(String(oldestMonth.iso.prefix(7))),
+                            "to": .text(String(currentMonth.iso.prefix(7))),
+                        ]
+                    ))
             }
             first = day
         } else {
@@ -367,7 +381,7 @@ public struct GameFeature: Sendable {
     /// Imports a feed file for a language and calendar day (offline and air-gapped use).
     public func importFeed(_ data: Data, language: GameLanguage, month: Int, day: Int) async throws -> Int {
         guard LocalDay(year: 2024, month: month, day: day) != nil else {
-            throw DomainError.invalid(field: "date", "Use a real month and day, like 02-29 or 10-30.")
+            throw DomainError.invalid(field: "date", Message("game.error.monthDay"))
         }
         let feed = try OnThisDayFeed.decode(data)
         try await store.game.saveFeed(

@@ -321,7 +321,8 @@ public struct ReadingFeature: Sendable {
         let now = validation.check { () throws(DomainError) in
             guard let raw = query.now else { return clock.now() }
             guard let instant = try? Date(raw, strategy: .iso8601) else {
-                throw .invalid(field: "now", Message("reading.error.history.instant", ["example": .text("2026-05-10T08:30:00Z")]))
+                throw .invalid(
+                    field: "now", Message("reading.error.history.instant", ["example": .text("2026-05-10T08:30:00Z")]))
             }
             return instant
         }
@@ -627,6 +628,9 @@ public struct ReadingFeature: Sendable {
     public func funnel(campaign id: String) async throws -> [FunnelStep] {
         _ = try await campaign(id: id)
         let counts = try await store.reading.distinctSubjects(campaign: id)
-        return Self.funnel.map { FunnelStep(name: Message("reading.funnel.step.\($0.0)"), event: $0.1.rawValue, members: counts[$0.1.rawValue] ?? 0) }
+        return Self.funnel.map {
+            FunnelStep(
+                name: Message("reading.funnel.step.\($0.0)"), event: $0.1.rawValue, members: counts[$0.1.rawValue] ?? 0)
+        }
     }
 }

@@ -16,7 +16,7 @@ final class StoryContentCache: Sendable {
             return cached.content
         }
         guard let content = try await load() else {
-            throw DomainError.unavailable("No stories have been imported yet.")
+            throw DomainError.unavailable(Message("stories.error.noContent"))
         }
         value.withLockedValue { $0 = (content, now) }
         return content
@@ -74,7 +74,7 @@ public struct StoriesFeature: Sendable {
     }
 
     private func story(_ id: String, in content: StoryContent) throws -> Story {
-        guard let story = content.story(id) else { throw DomainError.notFound("No such story.") }
+        guard let story = content.story(id) else { throw DomainError.notFound(Message("stories.error.noSuchStory")) }
         return story
     }
 
@@ -110,7 +110,9 @@ public struct StoriesFeature: Sendable {
     public func stories(_ member: MemberRecord, query: String, bookmarkedOnly: Bool = false) async throws
         -> [StorySummary]
     {
-        guard query.count <= 100 else { throw DomainError.invalid(field: "q", "Search with at most 100 characters.") }
+        guard query.count <= 100 else {
+            throw DomainError.invalid(field: "q", Message("stories.error.searchTooLong", ["max": .number(100)]))
+        }
         let content = try await content()
         let (preferences, activity) = try await store.stories.read { q in
             (try await q.preferences(member.id), try await q.activity(member.id))
@@ -140,9 +142,13 @@ public struct StoriesFeature: Sendable {
     ) {
         let content = try await content()
         let story = try story(id, in: content)
-        guard story.chapters.indices.contains(chapter) else { throw DomainError.notFound("No such chapter.") }
+        guard story.chapters.indices.contains(chapter) else {
+            throw DomainError.notFound(Message("stories.error.noSuchChapter"))
+        }
         let chapterValue = story.chapters[chapter]
-        guard chapterValue.pages.indices.contains(page) else { throw DomainError.notFound("No such page.") }
+        guard chapterValue.pages.indices.contains(page) else {
+            throw DomainError.notFound(Message("stories.error.noSuchPage"))
+        }
         try await store.stories.write { q in
             let lastPage = page == chapterValue.pages.count - 1
             if try await q.recordPage(
@@ -164,7 +170,9 @@ public struct StoriesFeature: Sendable {
     // MARK: Comments
 
     private func chapterID(_ story: Story, _ chapter: Int) throws -> String {
-        guard story.chapters.indices.contains(chapter) else { throw DomainError.notFound("No such chapter.") }
+        guard story.chapters.indices.contains(chapter) else {
+            throw DomainError.notFound(Message("stories.error.noSuchChapter"))
+        }
         return story.chapters[chapter].id
     }
 
@@ -194,7 +202,9 @@ public struct StoriesFeature: Sendable {
     /// A member deletes only their own comments.
     public func deleteComment(_ member: MemberRecord, id: String) async throws {
         try await store.stories.write { q in
-            guard let comment = try await q.comment(id) else { throw DomainError.notFound("No such comment.") }
+            guard let comment = try await q.comment(id) else {
+                throw DomainError.notFound(Message("stories.error.noSuchComment"))
+            }
             try AccessPolicy.check(member.actor, .deleteComment(author: comment.memberID))
             try await q.deleteComment(id)
         }
@@ -216,7 +226,7 @@ public struct StoriesFeature: Sendable {
     /// The member's own selfie for a story (nobody else's is ever served).
     public func selfie(_ member: MemberRecord, story id: String) async throws -> MemberImage {
         guard let image = try await store.stories.read({ try await $0.image(member.id, kind: "selfie:" + id) }) else {
-            throw DomainError.notFound("You have no selfie for this story yet.")
+            throw DomainError.notFound(Message("stories.error.noSelfie"))
         }
         return image
     }
@@ -230,18 +240,19 @@ public struct StoriesFeature: Sendable {
             try await q.points.lock(member.id)
             // The rewards are for reading the story: a page of it must have been opened.
             guard try await q.activity(member.id).progress[id] != nil else {
-                throw DomainError.conflict(field: nil, message: "Read a chapter of this story first.")
+                throw DomainError.conflict(field: nil, message: Message("stories.error.readFirst"))
             }
             guard try await q.image(member.id, kind: "selfie:" + id) != nil else {
-                throw DomainError.conflict(field: nil, message: "Take a selfie at the track first.")
+                throw DomainError.conflict(field: nil, message: Message("stories.error.selfieFirst"))
             }
             guard try await q.collect(member.id, story: id, now: now) else {
-                throw DomainError.conflict(field: nil, message: "You have collected this story's rewards already.")
+                throw DomainError.conflict(field: nil, message: Message("stories.error.alreadyCollected"))
             }
             var balance = try await q.points.balance(member.id).balance
             if story.reward.points > 0 {
                 balance = try await q.points.append(
-                    member.id, kind: .story, points: story.reward.points, reason: "Story rewards: \(story.title)",
+                    member.id, kind: .story, points: story.reward.points,
+                    reason: Message("stories.ledger.storyRewards", ["story": .text(story.title)]).stored,
                     id: ids.makeUUID().uuidString.lowercased(), now: now)
             }
             let card = story.reward.card.flatMap(content.card)
@@ -324,7 +335,9 @@ public struct StoriesFeature: Sendable {
         func field(_ value: String, _ name: String, max: Int) -> String {
             let trimmed = value.trimmed()
             v.check { () throws(DomainError) in
-                if trimmed.count > max { throw .invalid(field: name, "Use at most \(max) characters.") }
+                if trimmed.count > max {
+                    throw .invalid(field: name, Message("stories.error.detailTooLong", ["max": .number(max)]))
+                }
             }
             return trimmed
         }
@@ -346,7 +359,7 @@ public struct StoriesFeature: Sendable {
 
     public func photo(_ member: MemberRecord) async throws -> MemberImage {
         guard let image = try await store.stories.read({ try await $0.image(member.id, kind: "photo") }) else {
-            throw DomainError.notFound("No profile photo yet.")
+            throw DomainError.notFound(Message("stories.error.noPhoto"))
         }
         return image
     }
@@ -372,7 +385,8 @@ public struct StoriesFeature: Sendable {
         for task in content.dailyTasks where task.action == action {
             guard try await q.completeTask(member.id, task: task.id, day: today, now: now) else { continue }
             _ = try await q.points.append(
-                member.id, kind: .task, points: task.points, reason: "Daily task: \(task.title)",
+                member.id, kind: .task, points: task.points,
+                reason: Message("stories.ledger.dailyTask", ["task": .text(task.title)]).stored,
                 id: ids.makeUUID().uuidString.lowercased(), now: now)
             paid = true
         }
@@ -395,21 +409,21 @@ public struct StoriesFeature: Sendable {
     public func completeTask(_ member: MemberRecord, task id: String) async throws -> Int {
         let content = try await content()
         guard let task = content.dailyTasks.first(where: { $0.id == id }) else {
-            throw DomainError.notFound("No such daily task.")
+            throw DomainError.notFound(Message("stories.error.noSuchTask"))
         }
         guard task.action == .open else {
-            throw DomainError.conflict(
-                field: nil, message: "\(task.title) completes itself: \(task.action.hint.lowercased())")
+            throw DomainError.conflict(field: nil, message: task.action.completesItself(task.title))
         }
         let now = clock.now()
         let today = LocalDay(now, in: member.zone)
         return try await store.stories.write { q in
             guard try await q.completeTask(member.id, task: id, day: today, now: now) else {
                 throw DomainError.conflict(
-                    field: nil, message: "You have done \"\(task.title)\" today already. Come back tomorrow.")
+                    field: nil, message: Message("stories.error.taskDoneToday", ["task": .text(task.title)]))
             }
             let balance = try await q.points.append(
-                member.id, kind: .task, points: task.points, reason: "Daily task: \(task.title)",
+                member.id, kind: .task, points: task.points,
+                reason: Message("stories.ledger.dailyTask", ["task": .text(task.title)]).stored,
                 id: ids.makeUUID().uuidString.lowercased(), now: now)
             try await awardBadges(q, member: member, content: content)
             try await announcePoints(q, member: member, now: now)
@@ -425,17 +439,24 @@ public struct StoriesFeature: Sendable {
     /// Buys a card: spends its price (never below zero) and adds it to the collection.
     public func buy(_ member: MemberRecord, card id: String) async throws -> (card: TradingCard, balance: Int) {
         let content = try await content()
-        guard let card = content.card(id) else { throw DomainError.notFound("No such card.") }
+        guard let card = content.card(id) else { throw DomainError.notFound(Message("stories.error.noSuchCard")) }
         let now = clock.now()
         return try await store.stories.write { q in
             let balance: Int
             do {
                 balance = try await q.points.append(
-                    member.id, kind: .purchase, points: -card.price, reason: "Card: \(card.name)",
+                    member.id, kind: .purchase, points: -card.price,
+                    reason: Message("stories.ledger.card", ["card": .text(card.name)]).stored,
                     id: ids.makeUUID().uuidString.lowercased(), now: now)
             } catch PointsError.insufficientPoints(let have) {
                 throw DomainError.conflict(
-                    field: "cardId", message: "\(card.name) costs \(card.price) points and you have \(have).")
+                    field: "cardId",
+                    message: Message(
+                        "stories.error.cardTooDear",
+                        [
+                            "card": .text(card.name), "price": .message(.count(card.price, .points)),
+                            "balance": .number(have),
+                        ]))
             }
             try await q.addCard(member.id, card: card.id, now: now)
             try await awardBadges(q, member: member, content: content)

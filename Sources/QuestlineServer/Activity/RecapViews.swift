@@ -17,7 +17,7 @@ enum RecapPicture {
                     estimate * 10 >= width * 8
                     ? " textLength=\"\(min(estimate, width))\" lengthAdjust=\"spacingAndGlyphs\"" : ""
                 return """
-                      <text x="\(x)" y="\(y + index * step)" font-family="system-ui, sans-serif" font-size="\(size)" font-weight="\(weight)" fill="\(foreground)"\(fit)>\(ShareCard.escape(line))</text>
+                      <text x="\(x)" y="\(y + index * step)" font-family="system-ui, sans-serif" font-size="\(size)" font-weight="\(weight)" fill="\(foreground)"\(fit)>\(HTML.escaped(line))</text>
                     """
             }.joined(separator: "\n")
         }
@@ -43,7 +43,7 @@ enum RecapPicture {
             y += 62
         }
         return """
-            <svg xmlns="http://www.w3.org/2000/svg" width="600" height="360" viewBox="0 0 600 360" role="img" aria-label="\(ShareCard.escape(heading))">
+            <svg xmlns="http://www.w3.org/2000/svg" width="600" height="360" viewBox="0 0 600 360" role="img" aria-label="\(HTML.escaped(heading))">
               <rect width="600" height="360" rx="24" fill="\(background)"/>
             \(text(ShareCard.lines(heading, width: 520, fontSize: 30, maxLines: 1), x: 40, y: 64, size: 30, step: 34, width: 520, weight: "700"))
             \(text(ShareCard.lines(name, width: 520, fontSize: 20, maxLines: 1), x: 40, y: 100, size: 20, step: 24, width: 520))

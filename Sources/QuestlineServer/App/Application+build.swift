@@ -41,7 +41,7 @@ public func buildApplication(
     }
     var app = Application(
         router: streams,
-        server: .http1(additionalChannelHandlers: [ProtocolErrorProblemHandler()]),
+        server: .http1(configuration: .init(additionalChannelHandlers: [ProtocolErrorProblemHandler()])),
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Questline"),
         logger: logger)

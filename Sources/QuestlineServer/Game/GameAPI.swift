@@ -33,7 +33,7 @@ extension APIImplementation {
             case .available: status = .available
             case .notEnoughEvents:
                 status = .notEnoughEvents
-                message = "This day's game isn't available: there are not enough events. Past games are in the archive."
+                message = RequestLanguage.localizer("game.day.notEnoughEvents")
             case .feedUnavailable(let reason):
                 status = .feedUnavailable
                 message = RequestLanguage.localizer(reason)

@@ -34,8 +34,9 @@ struct GamePages {
         let member = try context.requireWebMember(next: "/game")
         let splash = try await games.splash(member, language: try language(request, member))
         return pages.page(
-            "game-splash", title: "Which came first?", model: GameSplashPage(splash, aboutURL: Self.aboutURL),
-            context: context, path: "/game", back: "/")
+            "game-splash", title: context.localizer("game.title"),
+            model: GameSplashPage(splash, aboutURL: Self.aboutURL, localizer: context.localizer), context: context,
+            path: "/game", back: "/")
     }
 
     /// The splash's language picker: remembered as the member's primary language.
@@ -64,15 +65,16 @@ struct GamePages {
         let member = try context.requireWebMember(next: "/game/play/\(id)")
         let record = try await games.session(id, of: member)
         let reveal = request.uri.queryParameters["reveal"].flatMap { Int($0) }
-        guard let question = GameQuestionPage(record, reveal: reveal) else {
+        guard let question = GameQuestionPage(record, reveal: reveal, localizer: context.localizer) else {
             let stats = try await games.stats(member, language: (try? GameLanguage(record.language)) ?? .english)
             return pages.page(
-                "game-results", title: "Your results", model: GameResultsPage(record, stats: stats), context: context,
+                "game-results", title: context.localizer("game.results.title"),
+                model: GameResultsPage(record, stats: stats, localizer: context.localizer), context: context,
                 path: "/game", back: "/game")
         }
         return pages.page(
-            "game-question", title: "Which came first?", model: question, context: context, path: "/game", back: "/game"
-        )
+            "game-question", title: context.localizer("game.title"), model: question, context: context, path: "/game",
+            back: "/game")
     }
 
     private func answer(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -80,7 +82,7 @@ struct GamePages {
         let member = try context.requireWebMember(next: "/game/play/\(id)")
         let form = try await Form(request)
         guard let index = Int(form["questionIndex"]) else {
-            throw DomainError.invalid(field: "questionIndex", "Missing question.")
+            throw DomainError.invalid(field: "questionIndex", Message("game.error.missingQuestion"))
         }
         guard let choice = Choice(rawValue: form["choice"]) else {
             // No card chosen: back to the question, which asks for a choice.
@@ -106,7 +108,8 @@ struct GamePages {
         let archive = try await games.archive(
             member, language: language, month: request.uri.queryParameters["month"].map(String.init))
         return pages.page(
-            "game-archive", title: "Past games", model: GameArchivePage(archive, language: language), context: context,
+            "game-archive", title: context.localizer("game.archive.title"),
+            model: GameArchivePage(archive, language: language, localizer: context.localizer), context: context,
             path: "/game", back: "/game")
     }
 }

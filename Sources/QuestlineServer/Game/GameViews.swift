@@ -13,26 +13,28 @@ struct LanguageOption: Equatable {
     let name: String
     let selected: Bool
 
-    /// Every language the game supports, `chosen` selected.
-    static func all(selecting chosen: String) -> [LanguageOption] {
+    /// Every language the game supports, named in the reader's language, `chosen` selected.
+    static func all(selecting chosen: String, localizer l: Localizer) -> [LanguageOption] {
         GameLanguage.supported.compactMap { try? GameLanguage($0) }.map {
-            LanguageOption(code: $0.code, name: $0.name, selected: $0.code == chosen)
+            LanguageOption(code: $0.code, name: l($0.title), selected: $0.code == chosen)
         }
     }
 }
 
 /// The statistics card (`game-stats.mustache`).
 struct GameStatsView: Equatable {
-    let played: Int
+    let played: String
     let average: String
-    let current: Int
-    let best: Int
+    let current: String
+    let best: String
 
-    init(_ stats: GameStats) {
-        played = stats.played
-        average = String(format: "%.1f", stats.averageScore)
-        current = stats.currentStreak
-        best = stats.bestStreak
+    /// The figures in the reader's digits; the average with one decimal as their locale writes
+    /// it ("3.4", "3,4"): messages have no decimal argument, so it is formatted in the locale.
+    init(_ stats: GameStats, localizer l: Localizer) {
+        played = l.render(.number(stats.played))
+        average = stats.averageScore.formatted(.number.precision(.fractionLength(1)).locale(l.language.locale))
+        current = l.render(.number(stats.currentStreak))
+        best = l.render(.number(stats.bestStreak))
     }
 }
 
@@ -42,17 +44,25 @@ struct GameSplashPage: Equatable {
     struct Game: Equatable {
         let id: String
         let label: String
-        /// The question the player is on (1-based).
-        let question: Int
-        let count: Int
-        let score: Int
+        /// "question 2 of 5": the question the player is on (1-based).
+        let progress: String
+        /// "You are on question 2 of 5."
+        let onQuestion: String
+        /// "You scored 3 of 5 today. …", once finished.
+        let scored: String
 
-        init(_ record: GameSessionRecord) {
+        init(_ record: GameSessionRecord, localizer l: Localizer) {
             id = record.id
-            label = Wording.longDate(record.date)
-            question = (record.session.currentIndex ?? 0) + 1
-            count = record.session.questions.count
-            score = record.session.score
+            label = l.format(record.date, .weekday)
+            let place: [String: Message.Argument] = [
+                "number": .number((record.session.currentIndex ?? 0) + 1),
+                "total": .number(record.session.questions.count),
+            ]
+            progress = l("game.splash.questionOf", place)
+            onQuestion = l("game.splash.onQuestion", place)
+            scored = l(
+                "game.splash.scored",
+                ["score": .number(record.session.score), "total": .number(record.session.questions.count)])
         }
     }
 
@@ -61,8 +71,8 @@ struct GameSplashPage: Equatable {
         let label: String
     }
 
-    let today: String
-    let todayISO: String
+    /// "Today is <time …>…</time>. A new game unlocks at midnight." (HTML).
+    let todayLine: String
     let language: String
     let aboutURL: String
     let languages: [LanguageOption]
@@ -78,27 +88,28 @@ struct GameSplashPage: Equatable {
     let playable: [Day]
     let hasPlayable: Bool
 
-    init(_ splash: GameSplash, aboutURL: String) {
-        today = Wording.longDate(splash.today)
-        todayISO = splash.today.iso
+    init(_ splash: GameSplash, aboutURL: String, localizer l: Localizer) {
+        let today =
+            "<time datetime=\"\(splash.today.iso)\">\(HTML.escaped(l.format(splash.today, .weekday)))</time>"
+        todayLine = l.html(Message("game.splash.today"), markup: ["today": today])
         language = splash.language.code
         self.aboutURL = aboutURL
-        languages = LanguageOption.all(selecting: splash.language.code)
-        stats = GameStatsView(splash.stats)
-        `continue` = splash.unfinished.map(Game.init)
+        languages = LanguageOption.all(selecting: splash.language.code, localizer: l)
+        stats = GameStatsView(splash.stats, localizer: l)
+        `continue` = splash.unfinished.map { Game($0, localizer: l) }
         hasContinue = !splash.unfinished.isEmpty
-        let todays = splash.todays.map(Game.init)
+        let todays = splash.todays.map { Game($0, localizer: l) }
         let complete = splash.todays?.session.isComplete ?? false
         inProgress = complete ? nil : todays
         finished = complete ? todays : nil
         switch splash.availability {
         case .available?: (canPlay, unavailable) = (true, nil)
         case .notEnoughEvents?:
-            (canPlay, unavailable) = (false, "Today's game isn't available: there are not enough events today.")
-        case .feedUnavailable(let reason)?: (canPlay, unavailable) = (false, RequestLanguage.localizer(reason))
+            (canPlay, unavailable) = (false, l("game.splash.notEnoughEvents"))
+        case .feedUnavailable(let reason)?: (canPlay, unavailable) = (false, l(reason))
         case nil: (canPlay, unavailable) = (false, nil)
         }
-        playable = splash.playable.map { Day(date: $0.iso, label: Wording.longDate($0)) }
+        playable = splash.playable.map { Day(date: $0.iso, label: l.format($0, .weekday)) }
         hasPlayable = !splash.playable.isEmpty
     }
 }
@@ -111,23 +122,18 @@ struct AnswerBubble: Equatable {
     let label: String
     let icon: String
 
-    static func all(_ session: GameSession) -> [AnswerBubble] {
+    static func all(_ session: GameSession, localizer l: Localizer) -> [AnswerBubble] {
         session.questions.indices.map { index in
             let result = session.result(for: index)
             let state =
                 result.map { $0.correct ? "correct" : "incorrect" }
                 ?? (index == session.currentIndex ? "current" : "pending")
-            let words =
-                switch state {
-                case "correct": "correct"
-                case "incorrect": "incorrect"
-                case "current": "current question"
-                default: "not answered yet"
-                }
+            let number = Message.Argument.number(index + 1)
             return AnswerBubble(
                 number: index + 1, state: state, current: state == "current",
-                label: "Question \(index + 1): \(words)",
-                icon: result.map { Icons.svg($0.correct ? "check" : "cross") } ?? String(index + 1))
+                // game.bubble.correct, .incorrect, .current, .pending
+                label: l("game.bubble.\(state)", ["number": number]),
+                icon: result.map { Icons.svg($0.correct ? "check" : "cross") } ?? l.render(number))
         }
     }
 }
@@ -142,6 +148,8 @@ struct GameCardView: Equatable {
     struct Page: Equatable {
         let title: String
         let url: String
+        /// "Read about {title}", the title in the game's language.
+        let readAbout: String
     }
 
     let side: String
@@ -157,20 +165,22 @@ struct GameCardView: Equatable {
     var verdict: String? = nil
     var icon: String? = nil
 
-    init(_ event: GameEvent, _ side: Choice, result: GameSession.AnswerResult?, wiki: String) {
+    init(_ event: GameEvent, _ side: Choice, result: GameSession.AnswerResult?, wiki: String, localizer l: Localizer) {
         self.side = side.rawValue
-        label = side == .first ? "A" : "B"
+        label = l(side == .first ? "game.card.first" : "game.card.second")
         text = event.text
         image = event.imageURL.map { Image(source: $0, alt: event.imageAlt ?? event.text) }
         page = event.pages.first.map {
-            Page(title: $0.title, url: ReadingPages.articlePath(title: $0.title, language: wiki))
+            Page(
+                title: $0.title, url: ReadingPages.articlePath(title: $0.title, language: wiki),
+                readAbout: l("game.card.readAbout", ["title": .text($0.title)]))
         }
         if let result {
             let answer = result.correctChoice == side
-            year = Wording.year(event.year)
+            year = l.render(.year(event.year))
             chosen = result.choice == side
             isAnswer = answer
-            verdict = answer ? "Came first" : "Came later"
+            verdict = l(answer ? "game.card.cameFirst" : "game.card.cameLater")
             icon = Icons.svg(answer ? "check" : "cross")
         }
     }
@@ -180,12 +190,13 @@ struct GameCardView: Equatable {
 struct GameQuestionPage: Equatable {
     struct Ask: Equatable {
         let index: Int
-        let number: Int
+        /// "Question 2 of 5".
+        let progress: String
         let cards: [GameCardView]
     }
 
     struct Reveal: Equatable {
-        let number: Int
+        let progress: String
         let correct: Bool
         let cards: [GameCardView]
         let last: Bool
@@ -193,6 +204,10 @@ struct GameQuestionPage: Equatable {
 
     let id: String
     let language: String
+    /// The language of the events' text (the game's), for `lang`, and its direction: `rtl` for
+    /// Arabic, else `auto`, so a question reads right inside a page of another language.
+    let contentLang: String
+    let contentDir: String
     let count: Int
     let bubbles: [AnswerBubble]
     let dateLong: String
@@ -202,28 +217,33 @@ struct GameQuestionPage: Equatable {
 
     /// The verdict on question `reveal` (0-based) when it is answered, else the current question;
     /// nil when the game is over and nothing is revealed (the results page then).
-    init?(_ record: GameSessionRecord, reveal revealed: Int?) {
+    init?(_ record: GameSessionRecord, reveal revealed: Int?, localizer l: Localizer) {
         let session = record.session
         let wiki = ((try? GameLanguage(record.language)) ?? .english).wiki
         id = record.id
         language = record.language
+        contentLang = record.language
+        contentDir = record.language == "ar" ? "rtl" : "auto"
         count = session.questions.count
-        bubbles = AnswerBubble.all(session)
-        dateLong = Wording.longDate(record.date)
+        bubbles = AnswerBubble.all(session, localizer: l)
+        dateLong = l.format(record.date, .weekday)
         fromArchive = record.fromArchive
         func cards(_ question: GameQuestion, _ result: GameSession.AnswerResult?) -> [GameCardView] {
             [
-                GameCardView(question.first, .first, result: result, wiki: wiki),
-                GameCardView(question.second, .second, result: result, wiki: wiki),
+                GameCardView(question.first, .first, result: result, wiki: wiki, localizer: l),
+                GameCardView(question.second, .second, result: result, wiki: wiki, localizer: l),
             ]
+        }
+        func progress(_ index: Int) -> String {
+            l("game.question.progress", ["number": .number(index + 1), "total": .number(session.questions.count)])
         }
         if let revealed, let result = session.result(for: revealed) {
             ask = nil
             reveal = Reveal(
-                number: revealed + 1, correct: result.correct, cards: cards(session.questions[revealed], result),
-                last: session.isComplete)
+                progress: progress(revealed), correct: result.correct,
+                cards: cards(session.questions[revealed], result), last: session.isComplete)
         } else if let current = session.currentIndex {
-            ask = Ask(index: current, number: current + 1, cards: cards(session.questions[current], nil))
+            ask = Ask(index: current, progress: progress(current), cards: cards(session.questions[current], nil))
             reveal = nil
         } else {
             return nil
@@ -234,7 +254,8 @@ struct GameQuestionPage: Equatable {
 /// A finished game's score (`game-results.mustache`).
 struct GameResultsPage: Equatable {
     struct Results: Equatable {
-        let score: Int
+        /// "You got 3 of 5 right".
+        let score: String
         let stats: GameStatsView
     }
 
@@ -246,14 +267,18 @@ struct GameResultsPage: Equatable {
     let fromArchive: Bool
     let results: Results
 
-    init(_ record: GameSessionRecord, stats: GameStats) {
+    init(_ record: GameSessionRecord, stats: GameStats, localizer l: Localizer) {
         id = record.id
         language = record.language
         count = record.session.questions.count
-        bubbles = AnswerBubble.all(record.session)
-        dateLong = Wording.longDate(record.date)
+        bubbles = AnswerBubble.all(record.session, localizer: l)
+        dateLong = l.format(record.date, .weekday)
         fromArchive = record.fromArchive
-        results = Results(score: record.session.score, stats: GameStatsView(stats))
+        results = Results(
+            score: l(
+                "game.results.score",
+                ["score": .number(record.session.score), "total": .number(record.session.questions.count)]),
+            stats: GameStatsView(stats, localizer: l))
     }
 }
 
@@ -262,10 +287,13 @@ struct GameArchivePage: Equatable {
     /// A calendar cell: a blank before the first, or a day in its state.
     struct Cell: Equatable {
         var blank = false
-        var day = 0
+        /// The day of the month, in the reader's digits.
+        var day = ""
         var date = ""
+        /// What the day is and what it offers ("Monday, May 4, 2026: played, 3 of 5").
         var label = ""
-        var score: Int? = nil
+        /// "3/5", once played.
+        var score: String? = nil
         var id: String? = nil
         var played = false
         var inProgress = false
@@ -277,11 +305,15 @@ struct GameArchivePage: Equatable {
 
         init() { blank = true }
 
-        init(_ archived: ArchiveDay) {
-            day = archived.date.day
+        init(_ archived: ArchiveDay, localizer l: Localizer) {
+            day = l.render(.number(archived.date.day))
             date = archived.date.iso
-            label = Wording.longDate(archived.date)
-            score = archived.score
+            let total = Message.Argument.number(QuestionBuilder.questionsPerGame)
+            // game.archive.day.played, .inProgress, .open, .today, .future, .unavailable, .tooOld
+            label = l(
+                "game.archive.day.\(archived.status.rawValue)",
+                ["day": .day(archived.date, .weekday), "score": .number(archived.score ?? 0), "total": total])
+            score = archived.score.map { l("game.archive.score", ["score": .number($0), "total": total]) }
             id = archived.sessionID
             switch archived.status {
             case .played: played = true
@@ -299,17 +331,24 @@ struct GameArchivePage: Equatable {
     let language: String
     let cells: [Cell]
     let weekdays: [String]
+    /// The legend's sample score ("3/5").
+    let sampleScore: String
     let offline: Bool
     /// Only months the archive holds are linked ("2026-04").
     let previous: String?
     let next: String?
 
-    init(_ archive: ArchiveMonth, language: GameLanguage) {
-        month = Wording.month(archive.first)
+    init(_ archive: ArchiveMonth, language: GameLanguage, localizer l: Localizer) {
+        month = l.format(archive.first, .month)
         self.language = language.code
         cells =
-            Array(repeating: Cell(), count: archive.first.isoWeekday - 1) + archive.days.map(Cell.init)
-        weekdays = Wording.shortWeekdays
+            Array(repeating: Cell(), count: archive.first.isoWeekday - 1)
+            + archive.days.map { Cell($0, localizer: l) }
+        // Monday to Sunday, as the reader's language shortens them.
+        let monday = archive.first.adding(days: 1 - archive.first.isoWeekday)
+        weekdays = (0..<7).map { l.format(monday.adding(days: $0), .weekdayShort) }
+        sampleScore = l(
+            "game.archive.score", ["score": .number(3), "total": .number(QuestionBuilder.questionsPerGame)])
         offline = archive.days.contains { $0.status == .unavailable }
         previous = archive.previous.map { String($0.iso.prefix(7)) }
         next = archive.next.map { String($0.iso.prefix(7)) }

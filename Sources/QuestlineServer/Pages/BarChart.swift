@@ -34,20 +34,20 @@ struct BarChart {
                 let x = groupX + Double(s) * barWidth
                 let y = Self.top + plot - h
                 bars +=
-                    #"<rect class="bar \#(line.style)" x="\#(f(x))" y="\#(f(y))" width="\#(f(barWidth - 2))" height="\#(f(h))"><title>\#(escape(line.name)) \#(escape(label)): \#(value)</title></rect>"#
+                    #"<rect class="bar \#(line.style)" x="\#(f(x))" y="\#(f(y))" width="\#(f(barWidth - 2))" height="\#(f(h))"><title>\#(HTML.escaped(line.name)) \#(HTML.escaped(label)): \#(value)</title></rect>"#
                 if value > 0 {
                     bars +=
                         #"<text class="bar__value" x="\#(f(x + (barWidth - 2) / 2))" y="\#(f(y - 3))" text-anchor="middle">\#(value)</text>"#
                 }
             }
             bars +=
-                #"<text class="bar__label" x="\#(f(Double(index) * group + group / 2))" y="\#(f(Self.height - 6))" text-anchor="middle">\#(escape(label))</text>"#
+                #"<text class="bar__label" x="\#(f(Double(index) * group + group / 2))" y="\#(f(Self.height - 6))" text-anchor="middle">\#(HTML.escaped(label))</text>"#
         }
         let description = series.map { line in
             line.name + ": " + zip(labels, line.values).map { "\($0) \($1)" }.joined(separator: ", ")
         }.joined(separator: "; ")
         return
-            #"<svg class="chart" viewBox="0 0 \#(f(Self.width)) \#(f(Self.height))" role="img" aria-labelledby="\#(id)-title \#(id)-desc" xmlns="http://www.w3.org/2000/svg"><title id="\#(id)-title">\#(escape(title))</title><desc id="\#(id)-desc">\#(escape(description))</desc><line class="chart__axis" x1="0" y1="\#(f(Self.top + plot))" x2="\#(f(Self.width))" y2="\#(f(Self.top + plot))"/>\#(bars)</svg>"#
+            #"<svg class="chart" viewBox="0 0 \#(f(Self.width)) \#(f(Self.height))" role="img" aria-labelledby="\#(id)-title \#(id)-desc" xmlns="http://www.w3.org/2000/svg"><title id="\#(id)-title">\#(HTML.escaped(title))</title><desc id="\#(id)-desc">\#(HTML.escaped(description))</desc><line class="chart__axis" x1="0" y1="\#(f(Self.top + plot))" x2="\#(f(Self.width))" y2="\#(f(Self.top + plot))"/>\#(bars)</svg>"#
     }
 
     private var id: String {
@@ -70,18 +70,14 @@ struct BarChart {
             let previous = index > 0 && index - 1 < values.count ? values[index - 1] : nil
             let share = previous.map { $0 > 0 ? " (\(value * 100 / $0)%)" : "" } ?? ""
             rows +=
-                #"<text class="bar__label" x="0" y="\#(f(y + 21))">\#(escape(label))</text><rect class="bar bar--a" x="\#(f(labelWidth))" y="\#(f(y + 6))" width="\#(f(w))" height="20"><title>\#(escape(label)): \#(value)\#(share)</title></rect><text class="bar__value" x="\#(f(labelWidth + w + 4))" y="\#(f(y + 21))">\#(value)\#(share)</text>"#
+                #"<text class="bar__label" x="0" y="\#(f(y + 21))">\#(HTML.escaped(label))</text><rect class="bar bar--a" x="\#(f(labelWidth))" y="\#(f(y + 6))" width="\#(f(w))" height="20"><title>\#(HTML.escaped(label)): \#(value)\#(share)</title></rect><text class="bar__value" x="\#(f(labelWidth + w + 4))" y="\#(f(y + 21))">\#(value)\#(share)</text>"#
         }
         let description = zip(labels, values).map { "\($0) \($1)" }.joined(separator: ", ")
         let height = row * Double(max(labels.count, 1))
         return
-            #"<svg class="chart" viewBox="0 0 \#(f(Self.width)) \#(f(height))" role="img" aria-labelledby="\#(id)-title \#(id)-desc" xmlns="http://www.w3.org/2000/svg"><title id="\#(id)-title">\#(escape(title))</title><desc id="\#(id)-desc">\#(escape(description))</desc>\#(rows)</svg>"#
+            #"<svg class="chart" viewBox="0 0 \#(f(Self.width)) \#(f(height))" role="img" aria-labelledby="\#(id)-title \#(id)-desc" xmlns="http://www.w3.org/2000/svg"><title id="\#(id)-title">\#(HTML.escaped(title))</title><desc id="\#(id)-desc">\#(HTML.escaped(description))</desc>\#(rows)</svg>"#
     }
 
     private func f(_ value: Double) -> String { String(format: "%.1f", value) }
 
-    private func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
 }

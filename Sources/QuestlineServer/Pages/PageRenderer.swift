@@ -104,20 +104,8 @@ struct PageRenderer: Sendable {
         MustacheLambda { key in
             let key = key.trimmingCharacters(in: .whitespacesAndNewlines)
             guard let text = localizer.template(key) else { return key }
-            var escaped = ""
-            for character in text {
-                switch character {
-                case "&": escaped += "&amp;"
-                case "<": escaped += "&lt;"
-                case ">": escaped += "&gt;"
-                case "\"": escaped += "&quot;"
-                case "'": escaped += "&#39;"
-                case "{": escaped += "{{"
-                case "}": escaped += "}}"
-                default: escaped.append(character)
-                }
-            }
-            return escaped
+            return HTML.escaped(text).replacingOccurrences(of: "{", with: "{{").replacingOccurrences(
+                of: "}", with: "}}")
         }
     }
 

@@ -101,7 +101,9 @@ struct ReadingPages {
             member: reader.member, calendar: calendar, joined: request.uri.queryParameters["joined"] != nil,
             claimed: request.uri.queryParameters["claimed"] != nil, localizer: context.localizer)
         return Self.withDevice(
-            pages.page("reading", title: context.localizer("reading.page.title"), model: page, context: context, path: "/reading", back: "/"),
+            pages.page(
+                "reading", title: context.localizer("reading.page.title"), model: page, context: context,
+                path: "/reading", back: "/"),
             newDevice)
     }
 
@@ -147,7 +149,8 @@ struct ReadingPages {
             query: query, articles: articles, source: source, online: reading.wiki.online, localizer: context.localizer)
         return Self.withDevice(
             pages.page(
-                "reading-search", title: context.localizer("reading.search.title"), model: page, context: context, path: "/reading", back: "/reading"),
+                "reading-search", title: context.localizer("reading.search.title"), model: page, context: context,
+                path: "/reading", back: "/reading"),
             newDevice)
     }
 

@@ -33,7 +33,7 @@ enum ShareCard {
                     estimate * 10 >= width * 8
                     ? " textLength=\"\(min(estimate, width))\" lengthAdjust=\"spacingAndGlyphs\"" : ""
                 return """
-                      <text x="\(start)" y="\(y + index * step)" font-family="system-ui, sans-serif" font-size="\(size)" fill="\(foreground)"\(fit)\(extra)>\(escape(line))</text>
+                      <text x="\(start)" y="\(y + index * step)" font-family="system-ui, sans-serif" font-size="\(size)" fill="\(foreground)"\(fit)\(extra)>\(HTML.escaped(line))</text>
                     """
             }.joined(separator: "\n")
         }
@@ -41,7 +41,7 @@ enum ShareCard {
         let nameTop = 96 + headlineLines.count * 42 + 14
         let byline = Self.lines(l("reading.share.byline", ["name": .text(name)]), width: 380, fontSize: 24, maxLines: 2)
         return """
-            <svg xmlns="http://www.w3.org/2000/svg" width="600" height="315" viewBox="0 0 600 315" role="img" aria-label="\(escape(headline))" xml:lang="\(l.language.code)"\(rtl ? " direction=\"rtl\"" : "")>
+            <svg xmlns="http://www.w3.org/2000/svg" width="600" height="315" viewBox="0 0 600 315" role="img" aria-label="\(HTML.escaped(headline))" xml:lang="\(l.language.code)"\(rtl ? " direction=\"rtl\"" : "")>
               <rect width="600" height="315" rx="24" fill="\(background)"/>
               <circle cx="\(globe)" cy="110" r="64" fill="none" stroke="\(foreground)" stroke-width="6" opacity="0.6"/>
               <path d="M\(globe - 64) 110h128M\(globe) 46c-24 20-24 108 0 128M\(globe) 46c24 20 24 108 0 128" fill="none" stroke="\(foreground)" stroke-width="4" opacity="0.6"/>
@@ -86,10 +86,5 @@ enum ShareCard {
         var kept = Array(lines.prefix(maxLines))
         kept[maxLines - 1] = String(kept[maxLines - 1].prefix(perLine - 1)) + "…"
         return kept
-    }
-
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }

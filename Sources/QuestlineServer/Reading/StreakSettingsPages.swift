@@ -60,7 +60,10 @@ struct StreakSettingsPage: Equatable {
                 : l("reading.streak.rest.waiting", ["day": .day($0.from, .long), "days": Self.list($0.weekdays)])
         }
         pauses = allowances.pauses.filter { $0.end >= today.adding(days: -365) }.map {
-            PauseRow(text: l("reading.streak.pause.row", Self.span($0).merging(["length": .message(.count($0.days, .days))]) { $1 }))
+            PauseRow(
+                text: l(
+                    "reading.streak.pause.row",
+                    Self.span($0).merging(["length": .message(.count($0.days, .days))]) { $1 }))
         }
         hasPauses = !pauses.isEmpty
         let current = allowances.currentOrNextPause(today: today)

@@ -120,7 +120,7 @@ extension APIImplementation {
     func uploadSelfie(_ input: Operations.uploadSelfie.Input) async throws -> Operations.uploadSelfie.Output {
         let me = try identity.requireMember()
         guard case .binary(let body) = input.body else {
-            throw DomainError.invalid(field: "body", "Send the photo's bytes.")
+            throw DomainError.invalid(field: "body", Message("stories.error.sendBytes"))
         }
         let bytes = try await [UInt8](collecting: body, upTo: BodyLimitMiddleware.uploadMaxBytes)
         try await stories.uploadSelfie(me, story: input.path.storyId, bytes: bytes)
@@ -179,7 +179,7 @@ extension APIImplementation {
     {
         let me = try identity.requireMember()
         guard case .binary(let body) = input.body else {
-            throw DomainError.invalid(field: "body", "Send the photo's bytes.")
+            throw DomainError.invalid(field: "body", Message("stories.error.sendBytes"))
         }
         try await stories.uploadPhoto(
             me, bytes: try await [UInt8](collecting: body, upTo: BodyLimitMiddleware.uploadMaxBytes))
@@ -220,7 +220,9 @@ extension APIImplementation {
     func listShopCards(_ input: Operations.listShopCards.Input) async throws -> Operations.listShopCards.Output {
         let me = try identity.requireMember()
         let query = input.query.q ?? ""
-        guard query.count <= 100 else { throw DomainError.invalid(field: "q", "Search with at most 100 characters.") }
+        guard query.count <= 100 else {
+            throw DomainError.invalid(field: "q", Message("stories.error.searchTooLong", ["max": .number(100)]))
+        }
         let cards = try await stories.content().shop(query)
         let balance = try await stories.points(me, limit: 1, offset: 0).balance
         return .ok(.init(body: .json(.init(balance: balance, cards: cards.map { .init($0, copies: nil) }))))
@@ -310,6 +312,8 @@ extension Components.Schemas.LedgerEntry {
         self.init(
             id: entry.id, kind: .init(rawValue: entry.kind.rawValue) ?? .adjust, points: entry.points,
             balanceAfter: entry.balanceAfter,
-            reason: entry.reason, challengeId: entry.questID?.rawValue, createdAt: entry.createdAt)
+            // Reasons kept as messages (`Message.stored`) in the request's language; older rows as written.
+            reason: RequestLanguage.localizer(Message(stored: entry.reason)), challengeId: entry.questID?.rawValue,
+            createdAt: entry.createdAt)
     }
 }

@@ -59,20 +59,22 @@ struct StoriesPages {
     }
 
     func param(_ context: AppRequestContext, _ name: String) throws -> String {
-        guard let value = context.parameters.get(name), !value.isEmpty else { throw DomainError.notFound("Not found.") }
+        guard let value = context.parameters.get(name), !value.isEmpty else {
+            throw DomainError.notFound(Message("stories.error.notFound"))
+        }
         return value
     }
 
     func index(_ context: AppRequestContext, _ name: String) throws -> Int {
         guard let value = context.parameters.get(name).flatMap(Int.init), value >= 0 else {
-            throw DomainError.notFound("Not found.")
+            throw DomainError.notFound(Message("stories.error.notFound"))
         }
         return value
     }
 
-    /// The first message of a domain error, for a redirect.
-    static func message(_ error: DomainError) -> String {
-        FieldErrors.of(error).values.first ?? "That did not work."
+    /// The first message of a domain error, for a redirect, in the reader's language.
+    static func message(_ error: DomainError, _ l: Localizer) -> String {
+        FieldErrors.of(error, l).values.first ?? l("stories.error.didNotWork")
     }
 
     /// A member's own image (a selfie, the profile photo): never cached by anyone else.
@@ -82,21 +84,25 @@ struct StoriesPages {
             body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
     }
 
-    /// A stories page: its model, with the section's own menu marked.
+    /// A stories page: its model, with the section's own menu marked. `title` is a message key
+    /// (the app bar's words) or, with `content`, a story's or chapter's own title.
     func render(
         _ template: String, _ title: String, _ model: Any, _ context: AppRequestContext,
-        back: String? = "/stories", status: HTTPResponse.Status = .ok
+        back: String? = "/stories", status: HTTPResponse.Status = .ok, content: Bool = false
     ) -> Response {
         pages.page(
-            template, title: title, model: model, context: context, path: "/stories", status: status, back: back,
-            section: ["storyNav": StoryNavItem.menu(for: template)])
+            template, title: content ? title : context.localizer(title), model: model, context: context,
+            path: "/stories", status: status, back: back,
+            section: ["storyNav": StoryNavItem.menu(for: template, localizer: context.localizer)])
     }
 
     // MARK: Onboarding and the pre-story choice
 
     private func welcome(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try member(context, request)
-        return render("stories-welcome", "Welcome", StoriesWelcomePage(), context, back: nil)
+        return render(
+            "stories-welcome", "stories.welcome.title", StoriesWelcomePage(localizer: context.localizer), context,
+            back: nil)
     }
 
     private func finishWelcome(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -113,7 +119,8 @@ struct StoriesPages {
         let page = StoriesChoosePage(
             try await stories.content(), states: chosen?.states ?? preferences.states,
             tracks: chosen?.tracks ?? preferences.tracks, errors: errors)
-        return render("stories-choose", "Your tracks", page, context, status: errors.isEmpty ? .ok : .badRequest)
+        return render(
+            "stories-choose", "stories.choose.title", page, context, status: errors.isEmpty ? .ok : .badRequest)
     }
 
     private func saveChoice(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -125,7 +132,8 @@ struct StoriesPages {
             return Response.redirect(to: "/stories", type: .normal)
         } refused: { error in
             try await choose(
-                request, context, errors: FieldErrors.of(error), chosen: (form.values("states"), form.values("tracks")))
+                request, context, errors: FieldErrors.of(error, context.localizer),
+                chosen: (form.values("states"), form.values("tracks")))
         }
     }
 
@@ -152,16 +160,19 @@ struct StoriesPages {
         // The race-track dropdown (01_Story0): one or more tracks narrow the list and the map.
         let chosen = Set(request.uri.queryParameters.getAll("track"))
         if let unknown = chosen.first(where: { id in !content.tracks.contains { $0.id == id } }) {
-            throw DomainError.invalid(field: "track", "There is no race track \"\(unknown.prefix(40))\".")
+            throw DomainError.invalid(
+                field: "track", Message("stories.error.noSuchTrack", ["track": .text(String(unknown.prefix(40)))]))
         }
         let found = try await stories.stories(me, query: query, bookmarkedOnly: bookmarks).filter {
             chosen.isEmpty || chosen.contains($0.story.track)
         }
         let page = StoriesListPage(
             found: found, content: content, query: query, chosen: chosen, bookmarks: bookmarks,
-            mapView: request.uri.queryParameters["view"] == "map", leaflet: leaflet, outline: states)
+            mapView: request.uri.queryParameters["view"] == "map", leaflet: leaflet, outline: states,
+            localizer: context.localizer)
         return render(
-            bookmarks ? "stories-bookmarks" : "stories", bookmarks ? "Bookmarks" : "Stories", page, context, back: "/")
+            bookmarks ? "stories-bookmarks" : "stories", bookmarks ? "stories.bookmarks.title" : "stories.list.title",
+            page, context, back: "/")
     }
 
     private func bookmark(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -175,6 +186,6 @@ struct StoriesPages {
 
     private func help(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try member(context, request)
-        return render("stories-help", "Help", StoriesHelpPage(try await stories.content()), context)
+        return render("stories-help", "stories.help.title", StoriesHelpPage(try await stories.content()), context)
     }
 }

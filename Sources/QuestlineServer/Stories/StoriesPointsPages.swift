@@ -14,8 +14,9 @@ extension StoriesPages {
         let q = request.uri.queryParameters
         let page = StoriesProfilePage(
             try await stories.profile(me), member: me, cardsTab: q["tab"] == "cards", editing: q["edit"] != nil,
-            errors: errors, saved: q["saved"] != nil)
-        return render("stories-profile", "Profile", page, context, status: errors.isEmpty ? .ok : .badRequest)
+            errors: errors, saved: q["saved"] != nil, localizer: context.localizer)
+        return render(
+            "stories-profile", "stories.profile.title", page, context, status: errors.isEmpty ? .ok : .badRequest)
     }
 
     func saveProfile(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -26,7 +27,7 @@ extension StoriesPages {
                 me, location: form["location"], favouriteTrack: form["favouriteTrack"], bio: form["bio"])
             return Response.redirect(to: "/stories/profile?saved=1", type: .normal)
         } refused: { error in
-            try await profile(request, context, errors: FieldErrors.of(error))
+            try await profile(request, context, errors: FieldErrors.of(error, context.localizer))
         }
     }
 
@@ -39,8 +40,9 @@ extension StoriesPages {
         let (balance, entries) = try await stories.points(me, limit: 50, offset: 0)
         let page = StoriesPointsPage(
             balance: balance, entries: entries, tasks: try await stories.dailyTasks(me), zone: me.zone,
-            tasksTab: request.uri.queryParameters["tab"] == "tasks", notice: flash.text(of: .notice, in: request))
-        return render("stories-points", "Points", page, context)
+            tasksTab: request.uri.queryParameters["tab"] == "tasks", notice: flash.text(of: .notice, in: request),
+            localizer: context.localizer)
+        return render("stories-points", "stories.points.title", page, context)
     }
 
     func shop(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -49,17 +51,18 @@ extension StoriesPages {
         let page = StoriesShopPage(
             query: query, cards: try await stories.content().shop(query),
             balance: try await stories.points(me, limit: 1, offset: 0).balance, owned: try await stories.ownedCards(me),
-            notice: flash.text(of: .notice, in: request))
-        return render("stories-shop", "Card shop", page, context, back: "/stories/points")
+            notice: flash.text(of: .notice, in: request), localizer: context.localizer)
+        return render("stories-shop", "stories.shop.title", page, context, back: "/stories/points")
     }
 
     func buy(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try member(context, request)
         return try await submitting {
             let (card, _) = try await stories.buy(me, card: try param(context, "card"))
-            return flash.redirect(to: "/stories/shop", .notice, "You bought \(card.name)!")
+            return flash.redirect(
+                to: "/stories/shop", .notice, context.localizer("stories.shop.bought", ["card": .text(card.name)]))
         } refused: { error in
-            flash.redirect(to: "/stories/shop", .notice, Self.message(error))
+            flash.redirect(to: "/stories/shop", .notice, Self.message(error, context.localizer))
         }
     }
 }

@@ -47,10 +47,14 @@ struct StoriesProfilePage: Equatable {
     let hasPhoto: Bool
     let initial: String
     let balance: Int
+    /// "170 points".
+    let balanceText: String
     let badges: [Badge]
     let achievements: [Achievement]
     let cards: [Card]
     let noCards: Bool
+    /// "No cards yet: collect a story's rewards or visit the <a …>card shop</a>." (HTML).
+    let noCardsLine: String
     let cardsTab: Bool
     let badgesTab: Bool
     let errors: [String: String]
@@ -59,7 +63,7 @@ struct StoriesProfilePage: Equatable {
     /// `editing` when asked for or when a refused form comes back with `errors`.
     init(
         _ profile: StoryProfile, member: MemberRecord, cardsTab: Bool, editing: Bool, errors: [String: String],
-        saved: Bool
+        saved: Bool, localizer l: Localizer
     ) {
         name = member.displayName
         details = Details(
@@ -69,6 +73,7 @@ struct StoriesProfilePage: Equatable {
         hasPhoto = profile.hasPhoto
         initial = String(member.displayName.prefix(1)).uppercased()
         balance = profile.balance
+        balanceText = l(Message.count(profile.balance, .points))
         badges = profile.badges.map {
             Badge(
                 id: $0.badge.id, title: $0.badge.title, description: $0.badge.description,
@@ -81,10 +86,13 @@ struct StoriesProfilePage: Equatable {
         }
         cards = profile.cards.map {
             Card(
-                id: $0.card.id, name: $0.card.name, image: storyAsset($0.card.image), rarity: $0.card.rarity.rawValue,
+                id: $0.card.id, name: $0.card.name, image: storyAsset($0.card.image), rarity: l($0.card.rarity.title),
                 description: $0.card.description, copies: $0.copies, several: $0.copies > 1)
         }
         noCards = profile.cards.isEmpty
+        noCardsLine = l.html(
+            Message("stories.profile.noCards"),
+            markup: ["shop": "<a href=\"/stories/shop\">\(HTML.escaped(l("stories.profile.noCardsShop")))</a>"])
         self.cardsTab = cardsTab
         badgesTab = !cardsTab
         self.errors = errors
@@ -104,28 +112,29 @@ struct StoriesPointsPage: Equatable {
     struct Task: Equatable {
         let id: String
         let title: String
-        let points: Int
+        /// "+10".
+        let points: String
         let done: Bool
         let hint: String
     }
 
     struct Redeemable: Equatable {
         let title: String
-        let points: Int
+        /// "500 points".
+        let points: String
         let toast: String
         /// Offered only when the balance covers it; otherwise what is missing is said.
         let affordable: Bool
         let missing: String
     }
 
-    /// What the TI-Points screen offers to redeem. Seed 003 stubs its Redeem buttons with a
-    /// toast: nothing is spent.
-    static let redeemables = [
-        (title: "Race-day ticket discount", points: 500), (title: "Pit lane tour", points: 1_000),
-        (title: "Signed driver photo", points: 1_500),
-    ]
+    /// What the TI-Points screen offers to redeem, by key (`stories.redeem.ticketDiscount`, its
+    /// toast `….toast`). Seed 003 stubs its Redeem buttons with a toast: nothing is spent.
+    static let redeemables = [("ticketDiscount", 500), ("pitLaneTour", 1_000), ("signedPhoto", 1_500)]
 
     let balance: Int
+    /// "<span data-balance>170</span> points" (HTML).
+    let balanceLine: String
     let tasksTab: Bool
     let pointsTab: Bool
     let entries: [Entry]
@@ -136,27 +145,36 @@ struct StoriesPointsPage: Equatable {
 
     init(
         balance: Int, entries: [LedgerEntry], tasks: [(task: DailyTask, done: Bool)], zone: TimeZone,
-        tasksTab: Bool, notice: String?
+        tasksTab: Bool, notice: String?, localizer l: Localizer
     ) {
         self.balance = balance
+        balanceLine = l.html(
+            Message.count(balance, .points),
+            markup: ["count": "<span data-balance>\(HTML.escaped(l.render(.number(balance))))</span>"])
         self.tasksTab = tasksTab
         pointsTab = !tasksTab
+        func signed(_ points: Int) -> String {
+            points > 0 ? "+" + l.render(.number(points)) : l.render(.number(points))
+        }
         self.entries = entries.map {
+            // Reasons are kept as messages (`Message.stored`); older rows read as written.
             Entry(
-                reason: $0.reason, points: $0.points > 0 ? "+\($0.points)" : "\($0.points)", plus: $0.points > 0,
-                when: Wording.longDate(LocalDay($0.createdAt, in: zone)))
+                reason: l(Message(stored: $0.reason)), points: signed($0.points), plus: $0.points > 0,
+                when: l.format(LocalDay($0.createdAt, in: zone), .weekday))
         }
         noEntries = entries.isEmpty
         self.tasks = tasks.map {
-            Task(id: $0.task.id, title: $0.task.title, points: $0.task.points, done: $0.done, hint: $0.task.action.hint)
+            Task(
+                id: $0.task.id, title: $0.task.title, points: signed($0.task.points), done: $0.done,
+                hint: l($0.task.action.hint))
         }
         self.notice = notice
-        redeemables = Self.redeemables.map {
+        redeemables = Self.redeemables.map { key, points in
             Redeemable(
-                title: $0.title, points: $0.points,
-                toast: "Redeeming \($0.title.lowercased()) is coming soon. Your \(balance) points are kept.",
-                affordable: balance >= $0.points,
-                missing: "\(Wording.count($0.points - balance, "more point")) to go")
+                title: l("stories.redeem.\(key)"), points: l(Message.count(points, .points)),
+                toast: l("stories.redeem.\(key).toast", ["count": .number(balance)]),
+                affordable: balance >= points,
+                missing: l("stories.redeem.missing", ["count": .number(points - balance)]))
         }
     }
 }
@@ -170,26 +188,47 @@ struct StoriesShopPage: Equatable {
         let image: String
         let rarity: String
         let price: Int
+        /// "200 points".
+        let priceText: String
         /// A card beyond the balance offers no Buy, and says how many points are missing.
         let affordable: Bool
         let short: Int
+        /// "30 more points needed".
+        let shortText: String
         let owned: Int?
+        /// "Spend 200 points on Pit Crew?"
+        let confirm: String
+        /// "Buy Pit Crew for 200 points", "Buy another Pit Crew for 200 points".
+        let buyLabel: String
     }
 
     let q: String
     let balance: Int
+    /// "<strong data-balance>170</strong> points to spend" (HTML).
+    let balanceLine: String
     let none: Bool
     let cards: [Card]
     let notice: String?
 
-    init(query: String, cards: [TradingCard], balance: Int, owned: [String: Int], notice: String?) {
+    init(
+        query: String, cards: [TradingCard], balance: Int, owned: [String: Int], notice: String?,
+        localizer l: Localizer
+    ) {
         q = query
         self.balance = balance
+        balanceLine = l.html(
+            Message("stories.shop.balance", ["count": .number(balance)]),
+            markup: ["count": "<strong data-balance>\(HTML.escaped(l.render(.number(balance))))</strong>"])
         none = cards.isEmpty
-        self.cards = cards.map {
-            Card(
-                id: $0.id, name: $0.name, image: storyAsset($0.image), rarity: $0.rarity.rawValue, price: $0.price,
-                affordable: $0.price <= balance, short: max($0.price - balance, 0), owned: owned[$0.id])
+        self.cards = cards.map { card in
+            let price: [String: Message.Argument] = ["count": .number(card.price), "card": .text(card.name)]
+            return Card(
+                id: card.id, name: card.name, image: storyAsset(card.image), rarity: l(card.rarity.title),
+                price: card.price, priceText: l(Message.count(card.price, .points)), affordable: card.price <= balance,
+                short: max(card.price - balance, 0),
+                shortText: l("stories.shop.short", ["count": .number(max(card.price - balance, 0))]),
+                owned: owned[card.id], confirm: l("stories.shop.confirm", price),
+                buyLabel: l(owned[card.id] == nil ? "stories.shop.buyLabel" : "stories.shop.buyAnotherLabel", price))
         }
         self.notice = notice
     }

@@ -13,16 +13,17 @@ struct StoryNavItem: Equatable {
     let current: Bool
 
     /// The menu with the section of `template` marked (the shop is part of Points).
-    static func menu(for template: String) -> [StoryNavItem] {
+    static func menu(for template: String, localizer l: Localizer) -> [StoryNavItem] {
         let sections = [
             "stories-bookmarks": "/stories/bookmarks", "stories-points": "/stories/points",
             "stories-shop": "/stories/points", "stories-profile": "/stories/profile", "stories-help": "/stories/help",
         ]
         let section = sections[template] ?? "/stories"
         return [
-            ("/stories", "Stories"), ("/stories/bookmarks", "Bookmarks"), ("/stories/points", "Points"),
-            ("/stories/profile", "Profile"), ("/stories/help", "Help"),
-        ].map { StoryNavItem(path: $0.0, title: $0.1, current: $0.0 == section) }
+            ("/stories", "stories.nav.stories"), ("/stories/bookmarks", "stories.nav.bookmarks"),
+            ("/stories/points", "stories.nav.points"), ("/stories/profile", "stories.nav.profile"),
+            ("/stories/help", "stories.nav.help"),
+        ].map { StoryNavItem(path: $0.0, title: l($0.1), current: $0.0 == section) }
     }
 }
 
@@ -33,36 +34,34 @@ func storyAsset(_ path: String) -> String { "/content/stories/" + path }
 struct StoriesWelcomePage: Equatable {
     struct Slide: Equatable {
         let index: Int
-        let number: Int
         let title: String
         let text: String
         let image: String
         let first: Bool
         let last: Bool
+        /// "1 of 3", the slide's place for screen readers.
+        let place: String
+        /// "Slide 1", its dot's name.
+        let dot: String
     }
 
-    static let texts = [
-        (
-            "Stories from the track", "Read how the great race tracks came to be, chapter by chapter.",
-            "covers/daytona.svg"
-        ),
-        (
-            "Take a selfie at the track",
-            "A selfie at a story's track unlocks its rewards: points, a trading card, sometimes a badge.",
-            "covers/indianapolis.svg"
-        ),
-        (
-            "Collect and trade", "Spend points on trading cards in the card shop, and finish daily tasks for more.",
-            "cards/golden-brick.svg"
-        ),
-    ]
+    /// Each slide's words (`stories.welcome.slides.1.title`, `….text`) and picture.
+    static let pictures = ["covers/daytona.svg", "covers/indianapolis.svg", "cards/golden-brick.svg"]
 
-    let slides: [Slide] = texts.enumerated().map { index, slide in
-        Slide(
-            index: index, number: index + 1, title: slide.0, text: slide.1, image: storyAsset(slide.2),
-            first: index == 0, last: index == texts.count - 1)
+    let slides: [Slide]
+
+    init(localizer l: Localizer) {
+        let count = Self.pictures.count
+        slides = Self.pictures.enumerated().map { index, picture in
+            let number = Message.Argument.number(index + 1)
+            return Slide(
+                index: index, title: l("stories.welcome.slides.\(index + 1).title"),
+                text: l("stories.welcome.slides.\(index + 1).text"), image: storyAsset(picture), first: index == 0,
+                last: index == count - 1,
+                place: l("stories.welcome.slidePlace", ["number": number, "total": .number(count)]),
+                dot: l("stories.welcome.slideDot", ["number": number]))
+        }
     }
-    let count = texts.count
 }
 
 /// The pre-story choice of states and tracks (`stories-choose.mustache`).
@@ -111,7 +110,7 @@ struct StoryTile: Equatable {
     /// Where the star's form returns.
     let back: String
 
-    init(_ summary: StorySummary, back: String = "/stories") {
+    init(_ summary: StorySummary, back: String = "/stories", localizer l: Localizer) {
         let story = summary.story
         id = story.id
         title = story.title
@@ -122,7 +121,10 @@ struct StoryTile: Equatable {
         trackId = story.track
         bookmarked = summary.bookmarked
         collected = summary.collected
-        progress = summary.reached.map { "Chapter \($0.chapter + 1) of \(story.chapters.count)" } ?? "Not started"
+        progress =
+            summary.reached.map {
+                l("stories.tile.progress", ["number": .number($0.chapter + 1), "total": .number(story.chapters.count)])
+            } ?? l("stories.tile.notStarted")
         self.back = back
     }
 }
@@ -137,6 +139,8 @@ struct StoriesListPage: Equatable {
         let latitude: Double
         let longitude: Double
         let count: Int
+        /// "Daytona, 2 stories".
+        let label: String
         let story: String
     }
 
@@ -149,7 +153,8 @@ struct StoriesListPage: Equatable {
 
     let q: String
     let count: Int
-    let plural: Bool
+    /// "8 stories".
+    let countText: String
     let none: Bool
     let stories: [StoryTile]
     let states: [String]
@@ -163,13 +168,13 @@ struct StoriesListPage: Equatable {
     /// `found` the stories shown, `chosen` the tracks the dropdown narrows to.
     init(
         found: [StorySummary], content: StoryContent, query: String, chosen: Set<String>, bookmarks: Bool,
-        mapView: Bool, leaflet: Bool, outline: USStates?
+        mapView: Bool, leaflet: Bool, outline: USStates?, localizer l: Localizer
     ) {
         q = query
         count = found.count
-        plural = found.count != 1
+        countText = l(Message.count(found.count, .stories))
         none = found.isEmpty
-        stories = found.map { StoryTile($0, back: bookmarks ? "/stories/bookmarks" : "/stories") }
+        stories = found.map { StoryTile($0, back: bookmarks ? "/stories/bookmarks" : "/stories", localizer: l) }
         let map = StoryMap(tracks: content.tracks)
         states = outline.map(map.statePaths) ?? []
         let counts = Dictionary(grouping: found, by: \.story.track).mapValues(\.count)
@@ -178,6 +183,9 @@ struct StoriesListPage: Equatable {
             Pin(
                 track: track.id, name: track.name, x: point.x, y: point.y, latitude: track.latitude,
                 longitude: track.longitude, count: counts[track.id] ?? 0,
+                label: l(
+                    "stories.map.pin",
+                    ["track": .text(track.name), "stories": .message(.count(counts[track.id] ?? 0, .stories))]),
                 story: found.first { $0.story.track == track.id }?.story.id ?? "")
         }
         self.mapView = mapView
@@ -187,10 +195,11 @@ struct StoriesListPage: Equatable {
         }
         trackSummary =
             chosen.isEmpty
-            ? "All race tracks"
+            ? l("stories.list.allTracks")
             : chosen.count == 1
-                ? content.tracks.first { chosen.contains($0.id) }?.name ?? "1 race track"
-                : "\(chosen.count) race tracks"
+                ? content.tracks.first { chosen.contains($0.id) }?.name
+                    ?? l("stories.list.trackCount", ["count": .number(1)])
+                : l("stories.list.trackCount", ["count": .number(chosen.count)])
         trackQuery = chosen.sorted().map { "&amp;track=\($0)" }.joined()
     }
 }

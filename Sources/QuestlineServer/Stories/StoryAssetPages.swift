@@ -17,7 +17,7 @@ struct StoryAssetPages {
     private func asset(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let path = context.parameters.getCatchAll().joined(separator: "/")
         guard let asset = try await stories.asset(path) else {
-            throw DomainError.notFound("There is no such image or video.")
+            throw DomainError.notFound(Message("stories.error.noSuchAsset"))
         }
         var headers: HTTPFields = [.contentType: asset.contentType, .cacheControl: "public, max-age=3600"]
         // An SVG opened on its own must not run anything.

@@ -12,8 +12,9 @@ extension StoriesPages {
         let me = try member(context, request)
         let summary = try await stories.story(me, id: try param(context, "story"))
         let page = StoryDetailPage(
-            summary, content: try await stories.content(), error: flash.text(of: .error, in: request))
-        return render("story-detail", summary.story.title, page, context)
+            summary, content: try await stories.content(), error: flash.text(of: .error, in: request),
+            localizer: context.localizer)
+        return render("story-detail", summary.story.title, page, context, content: true)
     }
 
     func page(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -27,8 +28,8 @@ extension StoriesPages {
             story: story, chapter: chapter, at: chapterIndex, page: shown, at: pageIndex, comments: comments,
             viewer: me,
             commentsOpen: request.uri.queryParameters["comments"] != nil,
-            commentError: flash.text(of: .error, in: request))
-        return render("story-page", chapter.title, page, context, back: "/stories/read/\(id)")
+            commentError: flash.text(of: .error, in: request), localizer: context.localizer)
+        return render("story-page", chapter.title, page, context, back: "/stories/read/\(id)", content: true)
     }
 
     func comment(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -42,7 +43,7 @@ extension StoriesPages {
             let added = try await stories.addComment(me, story: id, chapter: chapterIndex, text: form["text"])
             return Response.redirect(to: here + "?comments=1#comment-\(added.id)", type: .normal)
         } refused: { error in
-            flash.redirect(to: here + "?comments=1", .error, Self.message(error))
+            flash.redirect(to: here + "?comments=1", .error, Self.message(error, context.localizer))
         }
     }
 
@@ -68,7 +69,7 @@ extension StoriesPages {
             // Post, redirect, get: Back and reload show the rewards, never collect again.
             return Response.redirect(to: "/stories/read/\(id)/rewards", type: .normal)
         } refused: { error in
-            flash.redirect(to: "/stories/read/\(id)", .error, Self.message(error))
+            flash.redirect(to: "/stories/read/\(id)", .error, Self.message(error, context.localizer))
         }
     }
 
@@ -80,7 +81,8 @@ extension StoriesPages {
         guard let chapter = request.uri.queryParameters["chapter"].flatMap({ Int($0) }),
             (1...max(story.chapters.count, 1)).contains(chapter), !story.chapters.isEmpty
         else {
-            throw DomainError.invalid(field: "chapter", "Choose a chapter from 1 to \(story.chapters.count).")
+            throw DomainError.invalid(
+                field: "chapter", Message("stories.error.chapterRange", ["last": .number(story.chapters.count)]))
         }
         return Response.redirect(to: "/stories/read/\(id)/\(chapter - 1)/0", type: .normal)
     }
@@ -91,7 +93,9 @@ extension StoriesPages {
         let id = try param(context, "story")
         let story = try await stories.story(me, id: id)
         guard story.hasSelfie else { return Response.redirect(to: "/stories/read/\(id)", type: .normal) }
-        return render("story-selfie", "Selfie", StorySelfiePage(story), context, back: "/stories/read/\(id)")
+        return render(
+            "story-selfie", "stories.selfie.title", StorySelfiePage(story, localizer: context.localizer), context,
+            back: "/stories/read/\(id)")
     }
 
     /// What a story's rewards were, once collected (the page after collecting).
@@ -102,7 +106,7 @@ extension StoriesPages {
         guard story.collected else { return Response.redirect(to: "/stories/read/\(id)", type: .normal) }
         let page = StoryRewardsPage(
             story, content: try await stories.content(),
-            balance: try await stories.points(me, limit: 1, offset: 0).balance)
-        return render("story-rewards", "Rewards collected", page, context, back: "/stories/read/\(id)")
+            balance: try await stories.points(me, limit: 1, offset: 0).balance, localizer: context.localizer)
+        return render("story-rewards", "stories.rewards.title", page, context, back: "/stories/read/\(id)")
     }
 }

@@ -7,20 +7,16 @@ import QuestlineStore
 // A story's screens as typed page models: its detail, a page of a chapter with comments, the
 // selfie just taken and the rewards collected.
 
-/// A story's rewards as the detail page names them.
-struct StoryRewardView: Equatable {
-    let points: Int
-    let card: String?
-    let badge: String?
-}
-
 /// A story with its progress and chapters (`story-detail.mustache`).
 struct StoryDetailPage: Equatable {
     struct Chapter: Equatable {
         let index: Int
         let number: Int
         let title: String
-        let pages: Int
+        /// "Chapter 2: Esses and the stadium" (the slider's script reads it).
+        let label: String
+        /// "3 pages".
+        let pages: String
         let read: Bool
     }
 
@@ -28,48 +24,72 @@ struct StoryDetailPage: Equatable {
     let chapters: [Chapter]
     let totalPages: Int
     let reachedPages: Int
+    /// "Reached: Chapter 1, page 2 (2 of 10 pages)".
+    let reachedLine: String
     /// The slider moves through the chapters, starting at the one reached.
     let chapterCount: Int
     let sliderChapter: Int
-    let sliderTitle: String
-    let reachedText: String
+    /// "Chapter 1: The brickyard", the chapter the slider is on.
+    let sliderText: String
     let hasSelfie: Bool
     let collected: Bool
     let canCollect: Bool
     /// Why the button waits (the server refuses the same way).
     let collectWhy: String
-    let reward: StoryRewardView
+    /// "Rewards: 140 points, the Golden Brick card, the Brickyard badge."
+    let rewardLine: String
     let error: String?
 
-    init(_ summary: StorySummary, content: StoryContent, error: String?) {
+    init(_ summary: StorySummary, content: StoryContent, error: String?, localizer l: Localizer) {
         let story = summary.story
-        self.story = StoryTile(summary)
+        self.story = StoryTile(summary, localizer: l)
         let reachedChapter = summary.reached?.chapter ?? -1
+        func label(_ index: Int) -> String {
+            l("stories.detail.chapter", ["number": .number(index + 1), "title": .text(story.chapters[index].title)])
+        }
         chapters = story.chapters.enumerated().map { index, chapter in
             Chapter(
-                index: index, number: index + 1, title: chapter.title, pages: chapter.pages.count,
-                read: reachedChapter >= index)
+                index: index, number: index + 1, title: chapter.title, label: label(index),
+                pages: l(Message.count(chapter.pages.count, .pages)), read: reachedChapter >= index)
         }
         totalPages = story.chapters.reduce(0) { $0 + $1.pages.count }
         reachedPages =
             summary.reached.map { reached in
                 story.chapters.prefix(reached.chapter).reduce(0) { $0 + $1.pages.count } + reached.page + 1
             } ?? 0
+        let place =
+            summary.reached.map {
+                Message("stories.detail.place", ["chapter": .number($0.chapter + 1), "page": .number($0.page + 1)])
+            } ?? Message("stories.detail.notStarted")
+        reachedLine = l(
+            "stories.detail.reached",
+            ["place": .message(place), "reached": .number(reachedPages), "pages": .message(.count(totalPages, .pages))])
         chapterCount = story.chapters.count
         sliderChapter = max(reachedChapter, 0) + 1
-        sliderTitle = story.chapters.isEmpty ? "" : story.chapters[max(reachedChapter, 0)].title
-        reachedText = summary.reached.map { "Chapter \($0.chapter + 1), page \($0.page + 1)" } ?? "Not started yet"
+        sliderText = story.chapters.isEmpty ? "" : label(max(reachedChapter, 0))
         hasSelfie = summary.hasSelfie
         collected = summary.collected
         canCollect = summary.reached != nil && summary.hasSelfie && !summary.collected
-        collectWhy =
+        collectWhy = l(
             summary.reached == nil
-            ? (summary.hasSelfie
-                ? "Read a chapter to collect the rewards." : "Read a chapter and take a selfie at the track.")
-            : "Take a selfie at the track to collect the rewards."
-        reward = StoryRewardView(
-            points: story.reward.points, card: story.reward.card.flatMap(content.card)?.name,
-            badge: story.reward.badge.flatMap { id in content.badges.first { $0.id == id }?.title })
+                ? (summary.hasSelfie ? "stories.detail.why.read" : "stories.detail.why.readAndSelfie")
+                : "stories.detail.why.selfie")
+        let card = story.reward.card.flatMap(content.card)?.name
+        let badge = story.reward.badge.flatMap { id in content.badges.first { $0.id == id }?.title }
+        // stories.detail.rewards.points, .card, .badge, .cardAndBadge
+        let which =
+            switch (card, badge) {
+            case (nil, nil): "points"
+            case (_?, nil): "card"
+            case (nil, _?): "badge"
+            case (_?, _?): "cardAndBadge"
+            }
+        rewardLine = l(
+            "stories.detail.rewards.\(which)",
+            [
+                "points": .message(.count(story.reward.points, .points)), "card": .text(card ?? ""),
+                "badge": .text(badge ?? ""),
+            ])
         self.error = error
     }
 }
@@ -79,6 +99,8 @@ struct StoryChapterPage: Equatable {
     struct Dot: Equatable {
         let href: String
         let number: Int
+        /// "Page 2".
+        let label: String
         let current: Bool
     }
 
@@ -95,6 +117,8 @@ struct StoryChapterPage: Equatable {
     let chapterIndex: Int
     let chapterNumber: Int
     let chapterTitle: String
+    /// "Indianapolis · Chapter 2: Esses and the stadium".
+    let heading: String
     let text: String
     let image: String
     let video: String?
@@ -104,6 +128,8 @@ struct StoryChapterPage: Equatable {
     let finished: Bool
     let comments: [Comment]
     let commentCount: Int
+    /// "Comments (2)".
+    let commentsButton: String
     let commentsOpen: Bool
     let commentError: String?
     let here: String
@@ -112,7 +138,8 @@ struct StoryChapterPage: Equatable {
     /// `pageIndex` (it refuses indices outside the story).
     init(
         story: Story, chapter: StoryChapter, at chapterIndex: Int, page: StoryPage, at pageIndex: Int,
-        comments: [StoryComment], viewer: MemberRecord, commentsOpen: Bool, commentError: String?
+        comments: [StoryComment], viewer: MemberRecord, commentsOpen: Bool, commentError: String?,
+        localizer l: Localizer
     ) {
         let base = "/stories/read/\(story.id)/\(chapterIndex)"
         let nextChapter =
@@ -122,19 +149,27 @@ struct StoryChapterPage: Equatable {
         self.chapterIndex = chapterIndex
         chapterNumber = chapterIndex + 1
         chapterTitle = chapter.title
+        heading = l(
+            "stories.page.heading",
+            ["story": .text(story.title), "number": .number(chapterIndex + 1), "title": .text(chapter.title)])
         text = page.text
         image = storyAsset(page.image)
         video = page.video.map(storyAsset)
-        dots = chapter.pages.indices.map { Dot(href: "\(base)/\($0)", number: $0 + 1, current: $0 == pageIndex) }
+        dots = chapter.pages.indices.map {
+            Dot(
+                href: "\(base)/\($0)", number: $0 + 1, label: l("stories.page.dot", ["number": .number($0 + 1)]),
+                current: $0 == pageIndex)
+        }
         previous = pageIndex > 0 ? "\(base)/\(pageIndex - 1)" : nil
         next = pageIndex + 1 < chapter.pages.count ? "\(base)/\(pageIndex + 1)" : nextChapter
         finished = pageIndex + 1 == chapter.pages.count && nextChapter == nil
         self.comments = comments.map {
             Comment(
                 id: $0.id, author: $0.authorName, text: $0.body, mine: $0.memberID == viewer.id,
-                when: Wording.longDate(LocalDay($0.createdAt, in: viewer.zone)))
+                when: l.format(LocalDay($0.createdAt, in: viewer.zone), .weekday))
         }
         commentCount = comments.count
+        commentsButton = l("stories.page.commentsButton", ["count": .number(comments.count)])
         self.commentsOpen = commentsOpen
         self.commentError = commentError
         here = "\(base)/\(pageIndex)"
@@ -145,14 +180,23 @@ struct StoryChapterPage: Equatable {
 struct StorySelfiePage: Equatable {
     let storyId: String
     let storyTitle: String
-    let trackName: String
     let canCollect: Bool
+    /// "Your selfie at Indianapolis Motor Speedway".
+    let alt: String
+    /// "Your selfie at … is saved. The rewards of “…” are waiting for you."
+    let saved: String
 
-    init(_ summary: StorySummary) {
+    init(_ summary: StorySummary, localizer l: Localizer) {
         storyId = summary.story.id
         storyTitle = summary.story.title
-        trackName = summary.track?.name ?? "the track"
         canCollect = summary.reached != nil && !summary.collected
+        let track: [String: Message.Argument] = summary.track.map { ["track": .text($0.name)] } ?? [:]
+        alt = l(summary.track == nil ? "stories.selfie.altNoTrack" : "stories.selfie.alt", track)
+        saved =
+            l(summary.track == nil ? "stories.selfie.savedNoTrack" : "stories.selfie.saved", track) + " "
+            + l(
+                canCollect ? "stories.selfie.rewardsWaiting" : "stories.selfie.readFirst",
+                ["story": .text(summary.story.title)])
     }
 }
 
@@ -174,17 +218,23 @@ struct StoryRewardsPage: Equatable {
     let storyTitle: String
     let points: Int
     let balance: Int
+    /// "+140 points".
+    let pointsText: String
+    /// "balance 170".
+    let balanceText: String
     let card: Card?
     let badge: Badge?
 
-    init(_ summary: StorySummary, content: StoryContent, balance: Int) {
+    init(_ summary: StorySummary, content: StoryContent, balance: Int, localizer l: Localizer) {
         let reward = summary.story.reward
         storyId = summary.story.id
         storyTitle = summary.story.title
         points = reward.points
         self.balance = balance
+        pointsText = l("stories.rewards.points", ["count": .number(reward.points)])
+        balanceText = l("stories.rewards.balance", ["balance": .number(balance)])
         card = reward.card.flatMap(content.card).map {
-            Card(name: $0.name, image: storyAsset($0.image), rarity: $0.rarity.rawValue)
+            Card(name: $0.name, image: storyAsset($0.image), rarity: l($0.rarity.title))
         }
         badge = reward.badge.flatMap { badge in content.badges.first { $0.id == badge } }.map {
             Badge(title: $0.title, image: storyAsset($0.image), description: $0.description)

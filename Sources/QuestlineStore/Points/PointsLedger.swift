@@ -155,7 +155,9 @@ public struct PointsLedger: Sendable {
                 // A webhook's receiver reads the reason in English (payloads are for machines and
                 // their operators), not as the message the row keeps.
                 entries: entries.map {
-                    .init(kind: $0.kind.rawValue, points: $0.points, reason: Localizer.english(Message(stored: $0.reason)))
+                    .init(
+                        kind: $0.kind.rawValue, points: $0.points, reason: Localizer.english(Message(stored: $0.reason))
+                    )
                 }),
             now: now)
         return balance

@@ -1,11 +1,15 @@
 // Track stories: progressive enhancements. Every page works without this file except the
 // camera/photo upload, which needs it to send the picture's bytes.
 
+// Every word this script shows comes from the page, in the page's language: the layout's
+// (`<body data-loading>`), and data attributes where they are used.
+const words = document.body.dataset;
+
 // A spinner while a slow page loads (after 300 ms).
 const spinner = document.createElement("div");
 spinner.className = "spinner";
 spinner.setAttribute("role", "status");
-spinner.setAttribute("aria-label", "Loading");
+if (words.loading) spinner.setAttribute("aria-label", words.loading);
 spinner.hidden = true;
 document.body.append(spinner);
 let spinnerTimer = null;
@@ -104,7 +108,7 @@ if (map) {
   if (L && holder && pins.length) {
     holder.hidden = false;
     const world = L.map(holder, { zoomSnap: 0.25, attributionControl: true, scrollWheelZoom: false });
-    world.attributionControl.setPrefix(false).addAttribution("US states: Natural Earth (public domain)");
+    world.attributionControl.setPrefix(false).addAttribution(map.dataset.attribution);
     const points = pins.map((pin) => [Number(pin.dataset.lat), Number(pin.dataset.lon)]);
     const fit = () => {
       if (points.length === 1) world.setView(points[0], 6);
@@ -168,7 +172,8 @@ if (map) {
 }
 
 // Photo uploads (a selfie at the track, the profile photo): the bytes go to the API.
-async function upload(input, url, errorBox, done) {
+// `said` is the element whose data attributes hold the words for a failure.
+async function upload(input, url, errorBox, done, said) {
   const file = input.files[0];
   if (!file) return;
   errorBox.hidden = true;
@@ -179,9 +184,9 @@ async function upload(input, url, errorBox, done) {
     const problem = await response.json().catch(() => ({}));
     // The field's own message, in words for a person (the detail names the API's field first).
     const issue = Array.isArray(problem.errors) && problem.errors.length ? problem.errors[0].message : null;
-    errorBox.textContent = issue || problem.detail || "The photo could not be uploaded.";
+    errorBox.textContent = issue || problem.detail || said.dataset.uploadFailed;
   } catch (_) {
-    errorBox.textContent = "The photo could not be uploaded. Check the connection and try again.";
+    errorBox.textContent = said.dataset.uploadOffline;
   }
   clearTimeout(spinnerTimer);
   spinner.hidden = true;
@@ -191,12 +196,12 @@ const selfieForm = document.querySelector("[data-selfie-form]");
 if (selfieForm) {
   // From the camera or the gallery: either picture goes the same way.
   for (const input of selfieForm.querySelectorAll("[data-selfie-input]")) {
-    input.addEventListener("change", () => upload(input, selfieForm.dataset.upload, selfieForm.querySelector("[data-selfie-error]"), selfieForm.dataset.done));
+    input.addEventListener("change", () => upload(input, selfieForm.dataset.upload, selfieForm.querySelector("[data-selfie-error]"), selfieForm.dataset.done, selfieForm));
   }
 }
 const photoInput = document.querySelector("[data-photo-input]");
 if (photoInput) {
-  photoInput.addEventListener("change", () => upload(photoInput, photoInput.dataset.upload, document.querySelector("[data-photo-error]"), "/stories/profile?saved=1"));
+  photoInput.addEventListener("change", () => upload(photoInput, photoInput.dataset.upload, document.querySelector("[data-photo-error]"), "/stories/profile?saved=1", photoInput));
 }
 
 // The progress slider: moving it names the chapter and marks it in the list; Open goes there.
@@ -208,9 +213,12 @@ if (slider) {
   const sync = () => {
     const index = Number(range.value) - 1;
     const link = links[index];
-    const title = link ? link.firstChild.textContent.trim() : `Chapter ${range.value}`;
-    chosen.textContent = title;
-    range.setAttribute("aria-valuetext", title);
+    // The chapter list names every chapter ("Chapter 2: …", in the page's language).
+    if (link) {
+      const title = link.firstChild.textContent.trim();
+      chosen.textContent = title;
+      range.setAttribute("aria-valuetext", title);
+    }
     links.forEach((other, i) => other.classList.toggle("chapter-link--chosen", i === index));
   };
   range.addEventListener("input", sync);
