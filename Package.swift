@@ -239,7 +239,8 @@ let package = Package(
             name: "QuestlineServerTests",
             dependencies: [
                 .product(name: "CompressNIO", package: "compress-nio"),
-                "QuestlineServer", "QuestlineFeatures", "QuestlineStore", "QuestlineCore", "QuestlineL10n", "QuestlineTestSupport",
+                "QuestlineServer", "QuestlineFeatures", "QuestlineStore", "QuestlineCore", "QuestlineL10n",
+                "QuestlineTestSupport",
                 "QuestlineAPI",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
