@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import QuestlineCore
 
 /// Renders messages in one language: the catalog's words for the key (English when the language
@@ -82,10 +82,11 @@ public struct Localizer: Sendable {
         case .percent(let percent): return (Double(percent) / 100).formatted(.percent.locale(language.locale))
         case .day(let day, let style): return format(day, style)
         case .time(let instant, let zone):
+            // Hours in two digits ("07:00", "07:00 AM"): the locale's order, separator and day
+            // period, the way CLDR's short times write hours in most locales.
             return instant.formatted(
-                Date.FormatStyle(
-                    date: .omitted, time: .shortened, locale: language.locale, calendar: calendar(zone.timeZone),
-                    timeZone: zone.timeZone))
+                Date.FormatStyle(locale: language.locale, calendar: calendar(zone.timeZone), timeZone: zone.timeZone)
+                    .hour(.twoDigits(amPM: .abbreviated)).minute(.twoDigits))
         case .year(let year):
             return year > 0
                 ? String(year) : render(Message("time.yearBC", ["year": .text(String(-year))]))

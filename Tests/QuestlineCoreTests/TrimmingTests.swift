@@ -1,5 +1,6 @@
 import Foundation
 import QuestlineCore
+import QuestlineL10n
 import QuestlineTestSupport
 import Testing
 
@@ -38,28 +39,29 @@ import Testing
     }
 }
 
-/// `Wording`: counts, dates and times as sentences read them.
-@Suite struct WordingTests {
-    let berlin = TimeZone(identifier: "Europe/Berlin")!
+/// The shared phrases (`Phrases.swift`) as every screen reads them, in English.
+@Suite struct PhraseTests {
+    let berlin = TimeZoneID("Europe/Berlin")!
+    let english = Localizer.english
     func at(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
 
-    @Test func countsAndDates() {
-        #expect(Wording.count(1, "day") == "1 day" && Wording.count(0, "day") == "0 days")
-        #expect(Wording.count(2, "child", "children") == "2 children")
+    @Test func countsAndDays() {
+        #expect(english(Message.count(1, .days)) == "1 day" && english(Message.count(0, .days)) == "0 days")
         let day = LocalDay(iso: "2026-12-14")!
-        #expect(Wording.date(day) == "14 December 2026" && Wording.longDate(day) == "Monday 14 December 2026")
-        #expect(Wording.shortDay(day) == "Mon 14" && Wording.month(day) == "December 2026")
-        #expect(Wording.year(-44) == "44 BC")
+        #expect(english.format(day, .long) == "14 December 2026")
+        #expect(english.render(.year(-44)) == "44 BC" && english.render(.year(1944)) == "1944")
     }
 
     @Test func untilAndAtReadTheSameOnEveryScreen() {
         let now = at("2026-05-07T10:00:00Z")  // 12:00 in Berlin
-        #expect(Wording.until(at("2026-05-07T22:00:00Z"), now: now, in: berlin) == "until midnight")
-        #expect(Wording.until(at("2026-05-07T19:00:00Z"), now: now, in: berlin) == "until 21:00")
-        #expect(Wording.until(at("2026-05-08T05:00:00Z"), now: now, in: berlin) == "until 07:00 tomorrow")
-        #expect(Wording.until(at("2026-05-10T05:00:00Z"), now: now, in: berlin) == "until 07:00 on 10 May 2026")
-        #expect(Wording.at(at("2026-05-06T19:05:00Z"), now: now, in: berlin) == "yesterday at 21:05")
-        #expect(Wording.at(at("2026-05-07T08:30:00Z"), now: now, in: berlin) == "10:30")
-        #expect(Wording.at(at("2026-05-07T22:00:00Z"), now: now, in: berlin) == "midnight")
+        func until(_ text: String) -> String { english(Message.until(at(text), now: now, in: berlin)) }
+        func atTime(_ text: String) -> String { english(Message.at(at(text), now: now, in: berlin)) }
+        #expect(until("2026-05-07T22:00:00Z") == "until midnight")
+        #expect(until("2026-05-07T19:00:00Z") == "until 21:00")
+        #expect(until("2026-05-08T05:00:00Z") == "until 07:00 tomorrow")
+        #expect(until("2026-05-10T05:00:00Z") == "until 07:00 on 10 May 2026")
+        #expect(atTime("2026-05-06T19:05:00Z") == "yesterday at 21:05")
+        #expect(atTime("2026-05-07T08:30:00Z") == "10:30")
+        #expect(atTime("2026-05-07T22:00:00Z") == "midnight")
     }
 }

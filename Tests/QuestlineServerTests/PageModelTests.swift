@@ -105,9 +105,12 @@ import Testing
 
     @Test func theErrorPageOffersASignInOnlyWhenThatIsWhatIsMissing() {
         let missing = ErrorPage(
-            Problem.from(DomainError.unauthenticated("Sign in first.")), requestID: "r1", localizer: .english)
-        #expect(missing.signIn && missing.status == 401 && missing.detail == "Sign in first.")
-        let gone = ErrorPage(Problem.from(DomainError.notFound("No such quest.")), requestID: "r2", localizer: .english)
+            Problem.from(DomainError.unauthenticated(Message("reading.error.logInToJoin"))), requestID: "r1",
+            localizer: .english)
+        #expect(
+            missing.signIn && missing.status == 401
+                && missing.detail == Localizer.english("reading.error.logInToJoin"))
+        let gone = ErrorPage(Problem.from(DomainError.notFound(Message("quests.error.noSuchQuest"))), requestID: "r2", localizer: .english)
         #expect(!gone.signIn && gone.status == 404 && gone.requestId == "r2")
     }
 
@@ -121,7 +124,7 @@ import Testing
     /// The renderer reads a model's stored properties, an empty optional as absent (so the
     /// template's section is skipped), a filled one as its value.
     @Test func templatesReadStoredPropertiesAndOptionals() {
-        let page = ErrorPage(Problem.from(DomainError.notFound("Gone.")), requestID: "r1", localizer: .english)
+        let page = ErrorPage(Problem.from(DomainError.notFound(Message("quests.error.noSuchQuest"))), requestID: "r1", localizer: .english)
         #expect(PageContext.property("requestId", of: page) as? String == "r1")
         let shop = StoriesShopPage(query: "", cards: [], balance: 0, owned: [:], notice: nil, localizer: .english)
         #expect(PageContext.property("notice", of: shop) == nil)

@@ -89,7 +89,7 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
         try await db.withStore { store in
             _ = try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0)
             await #expect(
-                throws: DomainError.conflict(field: "email", message: "An account with this e-mail already exists.")
+                throws: DomainError.conflict(field: "email", message: Message("accounts.error.emailTaken"))
             ) {
                 try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0)
             }
@@ -145,7 +145,7 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
             let home = HouseholdID(UUID())
             _ = try await store.accounts.createHousehold(id: home, name: "Home", guardian: guardian.id, now: t0)
             _ = try await store.accounts.createChild(newMember(username: "kid"), household: home, now: t0)
-            await #expect(throws: DomainError.conflict(field: "username", message: "This username is taken.")) {
+            await #expect(throws: DomainError.conflict(field: "username", message: Message("accounts.error.usernameTaken"))) {
                 try await store.accounts.createChild(newMember(username: "kid"), household: home, now: t0)
             }
             #expect(try await store.accounts.memberCount() == 2)

@@ -8,11 +8,6 @@ public struct FieldIssue: Hashable, Sendable {
         self.field = field
         self.message = message
     }
-
-    /// Words not yet in the catalog (`Message.verbatim`).
-    public init(field: String, message text: String) {
-        self.init(field: field, message: .verbatim(text))
-    }
 }
 
 /// The errors the domain decides. The server maps each to an RFC 9457 problem with a stable
@@ -50,25 +45,6 @@ public enum DomainError: Error, Hashable, Sendable {
     }
 }
 
-// Words not yet in the catalog, while the catalog is being filled: each is a `Message.verbatim`,
-// which every language shows as it is written (the pseudo-locales show it unmarked, so a test
-// finds it).
-extension DomainError {
-    public static func invalid(field: String, _ text: String) -> DomainError { .invalid(field: field, .verbatim(text)) }
-    public static func unauthenticated(_ text: String) -> DomainError { .unauthenticated(.verbatim(text)) }
-    public static func forbidden(_ text: String, field: String? = nil) -> DomainError {
-        .forbidden(.verbatim(text), field: field)
-    }
-    public static func notFound(_ text: String) -> DomainError { .notFound(.verbatim(text)) }
-    public static func conflict(field: String?, message text: String) -> DomainError {
-        .conflict(field: field, message: .verbatim(text))
-    }
-    public static func unavailable(_ text: String) -> DomainError { .unavailable(.verbatim(text)) }
-    public static func tooManyRequests(retryAfter: Int, _ text: String) -> DomainError {
-        .tooManyRequests(retryAfter: retryAfter, .verbatim(text))
-    }
-}
-
 /// Collects every invalid field of one request, so a form shows all its errors at once.
 public struct FieldValidation: Sendable {
     public private(set) var issues: [FieldIssue] = []
@@ -90,11 +66,6 @@ public struct FieldValidation: Sendable {
     /// Records one issue.
     public mutating func add(field: String, _ message: Message) {
         issues.append(FieldIssue(field: field, message: message))
-    }
-
-    /// Records one issue in words not yet in the catalog.
-    public mutating func add(field: String, _ text: String) {
-        issues.append(FieldIssue(field: field, message: .verbatim(text)))
     }
 
     /// Throws `.invalid` with every recorded issue, if there are any.

@@ -23,15 +23,15 @@ public struct LocalHours: Sendable, Equatable, Codable {
         var issues: [FieldIssue] = []
         for (name, hour) in [("\(field).start", start), ("\(field).end", end)] {
             if let hour, !(0...23).contains(hour) {
-                issues.append(FieldIssue(field: name, message: "Use an hour from 0 to 23."))
+                issues.append(FieldIssue(field: name, message: Message("input.error.hour")))
             }
         }
         if (start == nil) != (end == nil) {
-            issues.append(FieldIssue(field: field, message: "Give both the start and the end, or neither."))
+            issues.append(FieldIssue(field: field, message: Message("input.error.hoursBoth")))
         }
         if let start, let end, start == end {
             issues.append(
-                FieldIssue(field: field, message: "Choose two different hours, or turn them off."))
+                FieldIssue(field: field, message: Message("input.error.hoursSame")))
         }
         if !issues.isEmpty { throw .invalid(issues) }
         return start.flatMap { start in end.map { LocalHours(start: start, end: $0) } }

@@ -163,7 +163,8 @@ public final class WikiContent: Sendable {
     public func importPack(_ data: Data) async throws -> Int {
         let summaries: [WikiSummary]
         do { summaries = try WikiPack.decodeFile(data) } catch {
-            throw DomainError.invalid(field: "file", error.description)
+            throw DomainError.invalid(
+                field: "file", Message("reading.error.packFile", ["reason": .text(error.description)]))
         }
         try await store.importPack(summaries, now: clock.now())
         pack.withLockedValue { $0.loadedAt = nil }

@@ -23,6 +23,6 @@ struct APIImplementation: APIProtocol {
 
     /// The one refusal of a body that is not the JSON the operation takes. (The generator makes
     /// each request body an enum with a `.json` case; a handler unwraps it with `guard case`.)
-    static let jsonRequired = DomainError.invalid(field: "body", "Send JSON.")
+    static let jsonRequired = DomainError.invalid(field: "body", Message("input.error.sendJSON"))
 
 }

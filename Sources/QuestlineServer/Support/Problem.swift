@@ -33,9 +33,6 @@ public struct Problem: Sendable, Equatable, Error {
             self.field = field
             self.message = message
         }
-
-        /// Words not yet in the catalog.
-        public init(field: String, message text: String) { self.init(field: field, message: .verbatim(text)) }
     }
 
     public init(
@@ -48,16 +45,6 @@ public struct Problem: Sendable, Equatable, Error {
         self.detail = detail
         self.field = field
         self.errors = errors
-    }
-
-    /// Words not yet in the catalog.
-    public init(
-        status: HTTPResponse.Status, type: String, title: String, detail: String?, field: String? = nil,
-        errors: [Issue]? = nil
-    ) {
-        self.init(
-            status: status, type: type, title: .verbatim(title), detail: detail.map(Message.verbatim), field: field,
-            errors: errors)
     }
 
     /// The document as sent, in a language.

@@ -195,9 +195,9 @@ public struct AccountStore: Sendable {
             ).run()
         } catch  where isUniqueViolation(error) {
             if new.email != nil {
-                throw DomainError.conflict(field: "email", message: "An account with this e-mail already exists.")
+                throw DomainError.conflict(field: "email", message: Message("accounts.error.emailTaken"))
             }
-            throw DomainError.conflict(field: "username", message: "This username is taken.")
+            throw DomainError.conflict(field: "username", message: Message("accounts.error.usernameTaken"))
         }
     }
 
@@ -439,7 +439,7 @@ public struct AccountStore: Sendable {
                 """
             ).run()
         } catch  where isUniqueViolation(error) {
-            throw DomainError.conflict(field: nil, message: "This member already belongs to a household.")
+            throw DomainError.conflict(field: nil, message: Message("households.error.alreadyMember"))
         }
     }
 
@@ -500,7 +500,7 @@ public struct AccountStore: Sendable {
                 ).first(),
                 try row.decode(column: "accepted_by", as: String?.self) == nil,
                 try row.decode(column: "expires_at", as: Int64.self) > now.storedMillis
-            else { throw DomainError.notFound("This invitation code is unknown, used or expired.") }
+            else { throw DomainError.notFound(Message("households.error.unknownInvitation")) }
             let household = HouseholdID(try row.decode(column: "household_id", as: String.self))!
             let role = HouseholdRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .child
             try await Self.join(household: household, member: member, role: role, now: now, db: db)

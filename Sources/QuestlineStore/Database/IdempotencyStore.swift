@@ -75,7 +75,7 @@ public enum ActingMember {
             }
         }
         guard found == ids.count else {
-            throw DomainError.unauthenticated("This account has been deleted. Sign in with another account.")
+            throw DomainError.unauthenticated(Message("accounts.error.deleted"))
         }
     }
 }
