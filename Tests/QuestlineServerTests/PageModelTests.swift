@@ -110,7 +110,9 @@ import Testing
         #expect(
             missing.signIn && missing.status == 401
                 && missing.detail == Localizer.english("reading.error.logInToJoin"))
-        let gone = ErrorPage(Problem.from(DomainError.notFound(Message("quests.error.noSuchQuest"))), requestID: "r2", localizer: .english)
+        let gone = ErrorPage(
+            Problem.from(DomainError.notFound(Message("quests.error.noSuchQuest"))), requestID: "r2",
+            localizer: .english)
         #expect(!gone.signIn && gone.status == 404 && gone.requestId == "r2")
     }
 
@@ -124,7 +126,9 @@ import Testing
     /// The renderer reads a model's stored properties, an empty optional as absent (so the
     /// template's section is skipped), a filled one as its value.
     @Test func templatesReadStoredPropertiesAndOptionals() {
-        let page = ErrorPage(Problem.from(DomainError.notFound(Message("quests.error.noSuchQuest"))), requestID: "r1", localizer: .english)
+        let page = ErrorPage(
+            Problem.from(DomainError.notFound(Message("quests.error.noSuchQuest"))), requestID: "r1",
+            localizer: .english)
         #expect(PageContext.property("requestId", of: page) as? String == "r1")
         let shop = StoriesShopPage(query: "", cards: [], balance: 0, owned: [:], notice: nil, localizer: .english)
         #expect(PageContext.property("notice", of: shop) == nil)

@@ -145,7 +145,9 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
             let home = HouseholdID(UUID())
             _ = try await store.accounts.createHousehold(id: home, name: "Home", guardian: guardian.id, now: t0)
             _ = try await store.accounts.createChild(newMember(username: "kid"), household: home, now: t0)
-            await #expect(throws: DomainError.conflict(field: "username", message: Message("accounts.error.usernameTaken"))) {
+            await #expect(
+                throws: DomainError.conflict(field: "username", message: Message("accounts.error.usernameTaken"))
+            ) {
                 try await store.accounts.createChild(newMember(username: "kid"), household: home, now: t0)
             }
             #expect(try await store.accounts.memberCount() == 2)
