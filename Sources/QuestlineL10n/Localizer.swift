@@ -98,6 +98,11 @@ public struct Localizer: Sendable {
 
     /// A day in one of the styles the screens use, in this language's calendar words.
     public func format(_ day: LocalDay, _ style: Message.DayStyle) -> String {
+        // The pseudo-locales mark the locale's words for days as they mark messages.
+        language.isPseudo ? Self.pseudo(formatted(day, style)) : formatted(day, style)
+    }
+
+    private func formatted(_ day: LocalDay, _ style: Message.DayStyle) -> String {
         let noon = day.start(in: .gmt).addingTimeInterval(12 * 3600)
         let base = Date.FormatStyle(locale: language.locale, calendar: calendar(.gmt), timeZone: .gmt)
         switch style {

@@ -231,6 +231,11 @@ public struct ContentIssues: Error, Sendable, Equatable, CustomStringConvertible
 
 /// All the stories content: what the content files hold, validated as a whole.
 public struct StoryContent: Sendable, Equatable, Codable {
+    /// The language the content files are written in (the stories, chapters, cards, badges
+    /// and help of the seed's pack): content keeps its language inside a page of another, so
+    /// the pages mark it with this `lang`.
+    public static let language = "en"
+
     public var states: [StoryState]
     public var tracks: [RaceTrack]
     public var stories: [Story]

@@ -29,6 +29,7 @@ struct AuthMiddleware: RouterMiddleware {
         // The language the answer is in (`LanguageChoice`), said in `Content-Language`.
         let language = LanguageChoice.of(request, member: identity.member)
         context.language = language
+        context.askedLanguage = LanguageChoice.asked(request)
         context.pagePath = LanguageMenu.next(request)
         // Every write the request commits checks that its member still exists (`ActingMember`).
         var response: Response
@@ -40,6 +41,8 @@ struct AuthMiddleware: RouterMiddleware {
                     }
                 }
             }
+        } catch let redirect as Redirect {
+            response = Response.redirect(to: redirect.location, type: .normal)
         } catch let error as HTTPError {
             // The router's own answers (404, 405) pass as they are: the static files' middleware
             // serves a file where the router found no route.
@@ -50,6 +53,7 @@ struct AuthMiddleware: RouterMiddleware {
             throw InLanguage(error: error, language: language)
         }
         if response.headers[.contentLanguage] == nil { response.headers[.contentLanguage] = language.code }
+        if let asked = context.askedLanguage { LanguageChoice.keep(asked, through: &response) }
         return response
     }
 

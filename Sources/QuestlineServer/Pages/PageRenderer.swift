@@ -66,6 +66,7 @@ struct PageRenderer: Sendable {
         let localizer = context.localizer
         values["lang"] = localizer.language.code
         values["dir"] = localizer.language.direction
+        values["storyLang"] = StoryContent.language
         // `{{#t}}key{{/t}}`: the catalog's words for the key in the page's language, HTML-escaped,
         // each `{name}` filled from the page's own value of that name.
         values["t"] = PageRenderer.words(localizer)

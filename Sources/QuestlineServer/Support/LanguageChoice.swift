@@ -18,12 +18,27 @@ enum LanguageChoice {
     static let query = "uselang"
 
     static func of(_ request: Request, member: MemberRecord?) -> Language {
-        if let asked = request.uri.queryParameters[Substring(query)], let language = Language(String(asked)) {
-            return language
-        }
+        if let language = asked(request) { return language }
         if let code = member?.language, let language = Language(code) { return language }
         if let chosen = request.cookies[cookieName]?.value, let language = Language(chosen) { return language }
         return Language.best(acceptLanguage: request.headers[.acceptLanguage]) ?? .english
+    }
+
+    /// The language the address asks for (`?uselang=`).
+    static func asked(_ request: Request) -> Language? {
+        request.uri.queryParameters[Substring(query)].flatMap { Language(String($0)) }
+    }
+
+    /// A redirect within the site keeps the language the address asked for (to the login page,
+    /// from a form to its page), as links followed from it would on Wikipedia.
+    static func keep(_ asked: Language, through response: inout Response) {
+        guard (300..<400).contains(response.status.code), let location = response.headers[.location],
+            location.hasPrefix("/"), !location.hasPrefix("//"), !location.contains("\(query)=")
+        else { return }
+        let fragment = location.firstIndex(of: "#").map { String(location[$0...]) } ?? ""
+        let address = String(location.dropLast(fragment.count))
+        response.headers[.location] =
+            address + (address.contains("?") ? "&" : "?") + "\(query)=\(asked.code)" + fragment
     }
 }
 

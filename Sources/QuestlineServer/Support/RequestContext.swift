@@ -24,6 +24,8 @@ public struct AppRequestContext: RequestContext {
     var formTokens: FormTokenSource?
     /// The language of the answer (`LanguageChoice`), English until decided.
     var language: Language = .english
+    /// The language the address asked for (`?uselang=`), if it did.
+    var askedLanguage: Language?
     /// Renders messages in the answer's language.
     var localizer: Localizer { Localizer(language) }
     /// The address the page answered keeps in the history, when not the one asked (`PageAddress`).
