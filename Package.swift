@@ -263,7 +263,7 @@ let package = Package(
             name: "QuestlineKitTests",
             dependencies: [
                 "QuestlineKit", "QuestlineClient", "QuestlineAPI", "QuestlineServer", "QuestlineFeatures",
-                "QuestlineStore", "QuestlineCore", "QuestlineTestSupport",
+                "QuestlineStore", "QuestlineCore", "QuestlineL10n", "QuestlineTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),

@@ -10,6 +10,7 @@ import QuestlineClient
 import QuestlineCore
 import QuestlineFeatures
 import QuestlineKit
+import QuestlineL10n
 import QuestlineServer
 import QuestlineStore
 import QuestlineTestSupport
@@ -363,6 +364,17 @@ import Testing
             #expect(offline[0].model.streak == 1)
             // The widget extension reads the snapshot without a session.
             #expect(WidgetKeeper.saved(in: family.directory) == snapshot)
+
+            // In the reader's language: the server names it, and the timeline the device
+            // renders offline says what the server says, in German.
+            _ = try await reader.client.updateMe(body: .json(.init(language: "de"))).ok
+            let german = try await keeper.refresh()
+            #expect(german.language == Language("de"))
+            let germanEntries = try german.timeline(from: now, days: 2)
+            let serverInGerman = try await reader.client.getReadingWidget(headers: .init()).ok.body.json
+            #expect(germanEntries[0].title == serverInGerman.copy.title)
+            #expect(germanEntries[0].body == serverInGerman.copy.body)
+            #expect(germanEntries[0].title != entries[0].title, "\(germanEntries[0].title)")
         }
     }
 

@@ -41,13 +41,17 @@ private struct Recorded: Decodable { let recorded: Int }
             app.clock.set(at("2026-05-10T13:00:00Z"))
             let saved = try await app.send(.get, "/api/v1/activity", token: token).decode(Activity.self).saved
             #expect(saved.count == 2)  // "Just in" and "Octopus"
-            #expect(saved.lastSavedText?.replacingOccurrences(of: "\u{202F}", with: " ") == "11:00 AM")
+            // Without `locale`, the request's language (English writes days and times as en_GB).
+            #expect(saved.lastSavedText == "11:00")
+            let american = try await app.send(.get, "/api/v1/activity?locale=en_US", token: token)
+                .decode(Activity.self)
+            #expect(american.saved.lastSavedText?.replacingOccurrences(of: "\u{202F}", with: " ") == "11:00 AM")
             #expect(saved.thumbnails == ["https://upload.wikimedia.org/in.jpg"])
             let german = try await app.send(.get, "/api/v1/activity?locale=de_DE", token: token).decode(Activity.self)
             #expect(german.saved.lastSavedText == "11:00")
             app.clock.set(at("2026-05-12T13:00:00Z"))
             let later = try await app.send(.get, "/api/v1/activity", token: token).decode(Activity.self)
-            #expect(later.saved.lastSavedText == "May 10")
+            #expect(later.saved.lastSavedText == "10 May")
 
             let list = try await app.send(.get, "/api/v1/saved", token: token).decode(SavedList.self)
             #expect(list.articles.first?.title == "Octopus")
