@@ -93,7 +93,7 @@ def test_guardian_builds_a_quest_and_usage_completes_it_live(browser, server, sh
     browser.find_element(By.NAME, "unlock-e2e.minecraft").send_keys("15")
     Select(browser.find_element(By.ID, "bonusPercent")).select_by_value("20")
     click(browser, "form[data-builder] button[type=submit]")
-    wait_text(browser, ".field--invalid", "Use a target from 1 to 1440 minutes")
+    wait_text(browser, ".field--invalid", "Use a target from 1 to 1,440 minutes")
     assert browser.find_element(By.ID, "title").get_attribute("value") == "Learn 20 minutes"
     assert browser.find_element(By.CSS_SELECTOR, "input[name=rewardApps][value='e2e.minecraft']").is_selected()
     fill(browser, "target", "20")

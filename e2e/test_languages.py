@@ -144,3 +144,28 @@ def test_every_screen_in_german_and_arabic_fits_and_passes_axe(server, code):
             assert driver.execute_script("return getComputedStyle(arguments[0]).direction", title) == "rtl"
     walk(server, code, visit)
     assert not problems, "\n".join(problems)
+
+
+def test_the_welcome_carousel_turns_the_other_way_right_to_left(server):
+    """In Arabic the next slide comes from the left: a swipe to the right and the left arrow key
+    move forward."""
+    email, *_ = family_with_request(server, "rtl")
+    driver = make_driver(WIDTH, HEIGHT)
+    try:
+        log_in(driver, server, email, "password123", "Gwen")
+        driver.get(server.url("/stories/welcome?uselang=ar"))
+        carousel = driver.find_element(By.CSS_SELECTOR, "[data-carousel]")
+        assert driver.execute_script("return getComputedStyle(arguments[0]).direction", carousel) == "rtl"
+        driver.execute_script(
+            "arguments[0].dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowLeft', bubbles: true}))", carousel)
+        assert carousel.get_attribute("data-current") == "1"
+        driver.execute_script("""
+            const c = arguments[0];
+            c.dispatchEvent(new PointerEvent('pointerdown', {clientX: 100, bubbles: true}));
+            c.dispatchEvent(new PointerEvent('pointerup', {clientX: 260, bubbles: true}));""", carousel)
+        assert carousel.get_attribute("data-current") == "2"
+        driver.execute_script(
+            "arguments[0].dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}))", carousel)
+        assert carousel.get_attribute("data-current") == "1"
+    finally:
+        driver.quit()

@@ -200,7 +200,7 @@ def test_forgiving_streaks_rest_days_pause_and_the_widget_states(browser, server
     browser.get(server.url("/reading"))
     click(browser, "a[href='/reading/streak']")
     wait_text(browser, "h1", "Rest days and pauses")
-    wait_text(browser, "main", "14 left this year")
+    wait_text(browser, "main", "14 days left this year")
     shot("streak-settings")
     click(browser, "input[name=restDay][value='6']")
     click(browser, "input[name=restDay][value='7']")
@@ -232,7 +232,7 @@ def test_forgiving_streaks_rest_days_pause_and_the_widget_states(browser, server
     shot("streak-settings-paused")
     click(browser, "form[action='/reading/streak/pause/end'] button[type=submit]")
     wait_text(browser, ".notice", "The pause has ended.")
-    wait_text(browser, "main", "14 left this year")
+    wait_text(browser, "main", "14 days left this year")
     # The page fits the phone's width: nothing scrolls sideways.
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     browser.back()

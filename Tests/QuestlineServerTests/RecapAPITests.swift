@@ -62,6 +62,11 @@ private func at(_ iso: String) -> Date { try! Date(iso, strategy: .iso8601) }
             #expect(picture.status == .ok)
             #expect(picture.headers[.contentType]?.hasPrefix("image/svg+xml") == true)
             #expect(picture.text.contains("May 2026 in review") && picture.text.contains("45 min"))
+            #expect(picture.text.contains(#"x="40""#) && !picture.text.contains("direction"))
+            // In Arabic the picture's lines start at the right.
+            let arabic = try await app.send(.get, "/api/v1/me/recap.svg?period=2026-05&uselang=ar", token: token)
+            #expect(arabic.text.contains(#"xml:lang="ar" direction="rtl""#) && arabic.text.contains(#"x="560""#))
+            #expect(!arabic.text.contains(#"x="40""#) && !arabic.text.contains("in review"))
             // The page: slides, and the neighbouring periods.
             let page = try await app.send(
                 .get, "/activity/recap?period=2026-05", headers: [.cookie: "ql_session=\(token)", .accept: "text/html"]

@@ -9,6 +9,10 @@ enum RecapPicture {
     static func svg(_ recap: Recap, name: String, localizer l: Localizer) -> String {
         let background = "#1f5fbf"
         let foreground = "#ffffff"
+        // Right to left, each line starts at the right edge (`direction="rtl"` anchors `start`
+        // there), as on the share card.
+        let rtl = l.language.isRightToLeft
+        let start = rtl ? 560 : 40
         func text(_ lines: [String], x: Int, y: Int, size: Int, step: Int, width: Int, weight: String = "400") -> String
         {
             lines.enumerated().map { index, line in
@@ -33,20 +37,20 @@ enum RecapPicture {
                 text(
                     ShareCard.lines(
                         l("recap.picture.line", ["title": .message(slide.title), "figure": .message(slide.figure)]),
-                        width: 520, fontSize: 24, maxLines: 1), x: 40,
+                        width: 520, fontSize: 24, maxLines: 1), x: start,
                     y: y, size: 24, step: 28, width: 520, weight: "700"))
             rows.append(
                 text(
-                    ShareCard.lines(l(slide.caption), width: 520, fontSize: 18, maxLines: 1), x: 40, y: y + 26,
+                    ShareCard.lines(l(slide.caption), width: 520, fontSize: 18, maxLines: 1), x: start, y: y + 26,
                     size: 18,
                     step: 22, width: 520))
             y += 62
         }
         return """
-            <svg xmlns="http://www.w3.org/2000/svg" width="600" height="360" viewBox="0 0 600 360" role="img" aria-label="\(HTML.escaped(heading))">
+            <svg xmlns="http://www.w3.org/2000/svg" width="600" height="360" viewBox="0 0 600 360" role="img" aria-label="\(HTML.escaped(heading))" xml:lang="\(l.language.code)"\(rtl ? " direction=\"rtl\"" : "")>
               <rect width="600" height="360" rx="24" fill="\(background)"/>
-            \(text(ShareCard.lines(heading, width: 520, fontSize: 30, maxLines: 1), x: 40, y: 64, size: 30, step: 34, width: 520, weight: "700"))
-            \(text(ShareCard.lines(name, width: 520, fontSize: 20, maxLines: 1), x: 40, y: 100, size: 20, step: 24, width: 520))
+            \(text(ShareCard.lines(heading, width: 520, fontSize: 30, maxLines: 1), x: start, y: 64, size: 30, step: 34, width: 520, weight: "700"))
+            \(text(ShareCard.lines(name, width: 520, fontSize: 20, maxLines: 1), x: start, y: 100, size: 20, step: 24, width: 520))
             \(rows.joined(separator: "\n"))
             </svg>
             """

@@ -43,18 +43,20 @@ if (carousel) {
     carousel.dataset.current = String(current);
   };
   dots.forEach((dot, i) => dot.addEventListener("click", () => show(i)));
+  const forward = () => (getComputedStyle(carousel).direction === "rtl" ? -1 : 1);
   let startX = null;
   carousel.addEventListener("pointerdown", (event) => { startX = event.clientX; });
   carousel.addEventListener("pointercancel", () => { startX = null; });
   carousel.addEventListener("pointerup", (event) => {
     if (startX === null) return;
     const dx = event.clientX - startX;
-    if (Math.abs(dx) > 40) show(current + (dx < 0 ? 1 : -1));
+    // Right to left the next slide comes from the left: the swipe goes the other way.
+    if (Math.abs(dx) > 40) show(current + (dx < 0 ? forward() : -forward()));
     startX = null;
   });
   carousel.addEventListener("keydown", (event) => {
-    if (event.key === "ArrowRight") show(current + 1);
-    if (event.key === "ArrowLeft") show(current - 1);
+    if (event.key === "ArrowRight") show(current + forward());
+    if (event.key === "ArrowLeft") show(current - forward());
   });
 }
 
