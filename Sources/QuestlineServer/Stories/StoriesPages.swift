@@ -90,10 +90,12 @@ struct StoriesPages {
         _ template: String, _ title: String, _ model: Any, _ context: AppRequestContext,
         back: String? = "/stories", status: HTTPResponse.Status = .ok, content: Bool = false
     ) -> Response {
-        pages.page(
+        var section: [String: Any] = ["storyNav": StoryNavItem.menu(for: template, localizer: context.localizer)]
+        // A story's or chapter's own title is content, in the pack's language.
+        if content { section["titleLang"] = StoryContent.language }
+        return pages.page(
             template, title: content ? title : context.localizer(title), model: model, context: context,
-            path: "/stories", status: status, back: back,
-            section: ["storyNav": StoryNavItem.menu(for: template, localizer: context.localizer)])
+            path: "/stories", status: status, back: back, section: section)
     }
 
     // MARK: Onboarding and the pre-story choice
