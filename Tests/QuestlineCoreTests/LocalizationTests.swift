@@ -1,7 +1,8 @@
 import Foundation
 import QuestlineCore
-import QuestlineL10n
 import Testing
+
+@testable import QuestlineL10n
 
 /// Messages in the reader's language: CLDR plurals, the locale's numbers, days and lists,
 /// English as the fallback message by message, the pseudo-locales, choosing the language.
@@ -62,6 +63,21 @@ import Testing
         let pseudo = Localizer(.pseudo, catalog: catalog)("greet", ["name": .text("Ada"), "day": .day(day, .long)])
         #expect(pseudo.hasPrefix("[!! ") && pseudo.hasSuffix(" !!]") && pseudo.contains("Ada"), "\(pseudo)")
         #expect(pseudo.count >= "Hello, Ada, on December 14, 2026".count * 13 / 10)
+    }
+
+    /// The renderer writes whole numbers below a thousand without a formatter: the same as each
+    /// shipped locale's own formatting, and placeholders fill around any text.
+    @Test func smallNumbersAndPlaceholdersRenderAsTheLocaleWritesThem() throws {
+        for language in Language.all {
+            let l = Localizer(language, catalog: try catalog())
+            for number in [0, 7, 42, 999, 1000, 1440, -3] {
+                #expect(l.render(.number(number)) == number.formatted(.number.locale(language.locale)), "\(language)")
+            }
+        }
+        let l = Localizer(.english, catalog: try catalog())
+        #expect(l.fill("{a}-{b}", ["a": .number(1), "b": .text("x")]) == "1-x")
+        #expect(l.fill("no braces", [:]) == "no braces" && l.fill("{unknown} and {", [:]) == "{unknown} and {")
+        #expect(l.fill("é {a}ü{a}", ["a": .text("中")]) == "é 中ü中")
     }
 
     @Test func theLanguageIsChosenAsPeopleAndBrowsersSpellIt() {

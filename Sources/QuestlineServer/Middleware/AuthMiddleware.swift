@@ -30,7 +30,8 @@ struct AuthMiddleware: RouterMiddleware {
         let language = LanguageChoice.of(request, member: identity.member)
         context.language = language
         context.askedLanguage = LanguageChoice.asked(request)
-        context.pagePath = LanguageMenu.next(request)
+        // The page to come back to after choosing a language: pages only (the API has no menu).
+        if !request.uri.path.hasPrefix("/api/") { context.pagePath = LanguageMenu.next(request) }
         // Every write the request commits checks that its member still exists (`ActingMember`).
         var response: Response
         do {
