@@ -24,6 +24,11 @@ public struct Language: Sendable, Hashable, CustomStringConvertible {
     /// The language for a code as people and browsers spell it (`de`, `de-AT`, `zh-TW`,
     /// `zh-hans`, `pt-BR`), or nil when Questline does not speak it.
     public init?(_ raw: String) {
+        // A code as the catalog spells it (a member's saved language) needs no normalizing.
+        if let exact = Language.all.first(where: { $0.code == raw }) {
+            self = exact
+            return
+        }
         let tag = raw.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "-").lowercased()
         guard !tag.isEmpty else { return nil }
         if let exact = Language.all.first(where: { $0.code.lowercased() == tag }) {

@@ -27,9 +27,10 @@ struct AuthMiddleware: RouterMiddleware {
         }
         let identity = context.identity
         // The language the answer is in (`LanguageChoice`), said in `Content-Language`.
-        let language = LanguageChoice.of(request, member: identity.member)
+        let asked = LanguageChoice.asked(request)
+        let language = LanguageChoice.of(request, member: identity.member, asked: asked)
         context.language = language
-        context.askedLanguage = LanguageChoice.asked(request)
+        context.askedLanguage = asked
         // The page to come back to after choosing a language: pages only (the API has no menu).
         if !request.uri.path.hasPrefix("/api/") { context.pagePath = LanguageMenu.next(request) }
         // Every write the request commits checks that its member still exists (`ActingMember`).

@@ -36,7 +36,8 @@ struct ErrorMiddleware: RouterMiddleware {
                 {
                     context.identity = identity
                 }
-                context.language = LanguageChoice.of(request, member: context.identity.member)
+                context.language = LanguageChoice.of(
+                    request, member: context.identity.member, asked: LanguageChoice.asked(request))
             }
             context.pagePath = LanguageMenu.next(request)
             if let redirect = error as? Redirect { return Response.redirect(to: redirect.location, type: .normal) }

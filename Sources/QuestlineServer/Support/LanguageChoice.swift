@@ -17,8 +17,8 @@ enum LanguageChoice {
     static let cookieName = "ql_lang"
     static let query = "uselang"
 
-    static func of(_ request: Request, member: MemberRecord?) -> Language {
-        if let language = asked(request) { return language }
+    static func of(_ request: Request, member: MemberRecord?, asked: Language?) -> Language {
+        if let language = asked { return language }
         if let code = member?.language, let language = Language(code) { return language }
         if let chosen = request.cookies[cookieName]?.value, let language = Language(chosen) { return language }
         return Language.best(acceptLanguage: request.headers[.acceptLanguage]) ?? .english
@@ -26,7 +26,8 @@ enum LanguageChoice {
 
     /// The language the address asks for (`?uselang=`).
     static func asked(_ request: Request) -> Language? {
-        request.uri.queryParameters[Substring(query)].flatMap { Language(String($0)) }
+        guard request.uri.query != nil else { return nil }
+        return request.uri.queryParameters[Substring(query)].flatMap { Language(String($0)) }
     }
 
     /// A redirect within the site keeps the language the address asked for (to the login page,
