@@ -96,7 +96,8 @@ else
   ARGS+=(--database "$DATABASE")
   echo "Database: SQLite $DATABASE"
 fi
-TODAY_MD="$(date -u +%m-%d)"
+# The game is played by members in Europe/Berlin: their day, which is not UTC's after 23:00 UTC.
+TODAY_MD="$(TZ=Europe/Berlin date +%m-%d)"
 "$BIN" game-import --database "${DATABASE:-unused.sqlite}" --feed Tests/QuestlineCoreTests/Fixtures/onthisday-05-07-trimmed.json --date "$TODAY_MD" >/dev/null
 SERVERS=()
 UPSTREAMS=""

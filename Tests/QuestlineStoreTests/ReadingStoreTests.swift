@@ -35,7 +35,7 @@ private func member(_ store: Store) async throws -> MemberID {
             try await store.reading.saveCampaign(campaign, replace: true, now: t0)
             let ada = try await member(store)
             let check = CompletionCheck(
-                member: ada, campaign: campaign, today: day("2026-05-10"), badgeTitle: "Completed: May")
+                member: ada, campaign: campaign, today: day("2026-05-10"), badge: .verbatim("Completed: May"))
             // Not enrolled: reads count, nothing completes.
             let before = try await store.reading.record(
                 [read("a", "2026-05-07"), read("b", "2026-05-08")], owner: .member(ada), now: t0, completion: check)
@@ -46,7 +46,7 @@ private func member(_ store: Store) async throws -> MemberID {
                 [read("c", "2026-05-09")], owner: .member(ada), now: t0, completion: check)
             #expect(third.completedOn == day("2026-05-09"))
             #expect(try await store.reading.enrollment(ada, campaign: "may")?.completedOn == day("2026-05-09"))
-            #expect(try await store.reading.badges(ada).map(\.title) == ["Completed: May"])
+            #expect(try await store.reading.badges(ada).map(\.title) == [Message.verbatim("Completed: May").stored])
             // A retry, and a later day, complete nothing again.
             let retry = try await store.reading.record(
                 [read("c", "2026-05-09"), read("d", "2026-05-10")], owner: .member(ada), now: t0, completion: check)

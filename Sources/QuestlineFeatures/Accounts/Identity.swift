@@ -30,8 +30,4 @@ public struct Identity: Sendable {
         case nil: throw .unauthenticated(Message("accounts.error.signInRequired"))
         }
     }
-
-    /// The identity of the request being handled: set by `AuthMiddleware` for the duration of
-    /// the request, so handlers generated from the OpenAPI contract (which get no context) see it.
-    @TaskLocal public static var current: Identity = .anonymous
 }

@@ -196,7 +196,7 @@ public struct ReadingFeature: Sendable {
             let today = clock.today(in: member.zone)
             if let campaign = try await campaign(for: today) {
                 check = CompletionCheck(
-                    member: member.id, campaign: campaign, today: today, badgeTitle: Self.badgeTitle(campaign))
+                    member: member.id, campaign: campaign, today: today, badge: Self.badge(campaign))
             }
         }
         let recorded = try await store.reading.record(reads, owner: owner, now: clock.now(), completion: check)
@@ -392,9 +392,9 @@ public struct ReadingFeature: Sendable {
 
     /// The badge a completed campaign awards: its title kept as a message (`Message.stored`), so
     /// that each reader reads it in their language.
-    static func badgeTitle(_ campaign: Campaign) -> String {
-        (campaign.title.map { Message("reading.badge.completed", ["title": .text($0)]) }
-            ?? Message("reading.badge.completedUntitled")).stored
+    static func badge(_ campaign: Campaign) -> Message {
+        campaign.title.map { Message("reading.badge.completed", ["title": .text($0)]) }
+            ?? Message("reading.badge.completedUntitled")
     }
 
     /// After the member's history changed (reads, a join, a device handed over): records the
@@ -425,7 +425,7 @@ public struct ReadingFeature: Sendable {
         }
         if enrollment.completedOn == nil, let completedOn = model.completedOn {
             if try await store.reading.recordCompletion(
-                member.id, campaign: campaign.id, day: completedOn, badgeTitle: Self.badgeTitle(campaign),
+                member.id, campaign: campaign.id, day: completedOn, badgeTitle: Self.badge(campaign).stored,
                 now: clock.now())
             {
                 try await track(.completion, subject: subject, campaign: campaign.id, ["day": completedOn.iso])

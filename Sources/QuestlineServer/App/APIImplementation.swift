@@ -7,7 +7,7 @@ import QuestlineL10n
 
 /// The JSON API, generated from openapi.yaml: each handler decodes (done by the generated
 /// code), asks the use case, and encodes. Errors are thrown and rendered as problem+json by
-/// `ErrorMiddleware`; the caller's identity comes from `Identity.current`.
+/// `ErrorMiddleware`; the caller's identity and language come from `RequestScope.current`.
 struct APIImplementation: APIProtocol {
     let accounts: AccountsFeature
     let games: GameFeature
@@ -19,7 +19,7 @@ struct APIImplementation: APIProtocol {
     let notifications: NotificationsFeature
     let leagues: LeaguesFeature
 
-    var identity: Identity { Identity.current }
+    var identity: Identity { RequestScope.current.identity }
 
     /// The one refusal of a body that is not the JSON the operation takes. (The generator makes
     /// each request body an enum with a `.json` case; a handler unwraps it with `guard case`.)

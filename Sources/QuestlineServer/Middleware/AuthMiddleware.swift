@@ -37,10 +37,8 @@ struct AuthMiddleware: RouterMiddleware {
         var response: Response
         do {
             response = try await ActingMember.$current.withValue(identity.member?.id) {
-                try await Identity.$current.withValue(identity) {
-                    try await RequestLanguage.$current.withValue(language) {
-                        try await next(request, context)
-                    }
+                try await RequestScope.$current.withValue(RequestScope(identity: identity, language: language)) {
+                    try await next(request, context)
                 }
             }
         } catch let redirect as Redirect {

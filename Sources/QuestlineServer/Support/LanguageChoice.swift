@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import QuestlineCore
+import QuestlineFeatures
 import QuestlineL10n
 
 /// The language a request is answered in, decided once (`AuthMiddleware`), in this order:
@@ -43,10 +44,18 @@ enum LanguageChoice {
     }
 }
 
-/// The language of the request being handled, for the API's handlers (which get no request
-/// context); set with the identity (`AuthMiddleware`).
+/// Who asks and in which language, for the API's handlers (which get no request context): set
+/// once for the request by `AuthMiddleware`, as one task-local value.
+struct RequestScope: Sendable {
+    let identity: Identity
+    let language: Language
+
+    @TaskLocal static var current = RequestScope(identity: .anonymous, language: .english)
+}
+
+/// The language of the request being handled (`RequestScope`).
 enum RequestLanguage {
-    @TaskLocal static var current: Language = .english
+    static var current: Language { RequestScope.current.language }
 
     static var localizer: Localizer { Localizer(current) }
 }

@@ -174,18 +174,19 @@ public struct RecordedReads: Sendable, Equatable {
 }
 
 /// What the store needs to record a campaign's completion with the reads that reach it: the
-/// member, the campaign of their today, that day, and the badge's title.
+/// member, the campaign of their today, that day, and the badge's title (kept as its stored
+/// message, made only when the campaign completes).
 public struct CompletionCheck: Sendable {
     public let member: MemberID
     public let campaign: Campaign
     public let today: LocalDay
-    public let badgeTitle: String
+    public let badge: Message
 
-    public init(member: MemberID, campaign: Campaign, today: LocalDay, badgeTitle: String) {
+    public init(member: MemberID, campaign: Campaign, today: LocalDay, badge: Message) {
         self.member = member
         self.campaign = campaign
         self.today = today
-        self.badgeTitle = badgeTitle
+        self.badge = badge
     }
 }
 
@@ -400,7 +401,7 @@ public struct ReadingStore: Sendable {
             )
         else { return nil }
         return try await markCompleted(
-            check.member, campaign: campaign.id, day: day, badgeTitle: check.badgeTitle, now: now, outbox: outbox,
+            check.member, campaign: campaign.id, day: day, badgeTitle: check.badge.stored, now: now, outbox: outbox,
             on: db)
             ? day : nil
     }
