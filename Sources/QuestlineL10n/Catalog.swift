@@ -21,10 +21,34 @@ public struct Catalog: Sendable {
     public let entries: [String: [String: Entry]]
     /// The notes for translators, by key (the English catalog's comments).
     public let notes: [String: String]
+    /// What a language's renderer reads, by language code: made once, when the catalogs load.
+    let tables: [String: Table]
+
+    /// One language's messages with English's where it has none, each with the plural rules
+    /// its forms follow (English's for English words), so that rendering looks a message up once.
+    struct Table: Sendable {
+        let messages: [String: (entry: Entry, rules: PluralRules.Family)]
+    }
 
     public init(entries: [String: [String: Entry]], notes: [String: String]) {
         self.entries = entries
         self.notes = notes
+        let english = entries["en"] ?? [:]
+        var tables: [String: Table] = [:]
+        for language in Set(entries.keys).union(["en"]) {
+            let own = entries[language] ?? [:]
+            let rules = PluralRules.Family(language: language)
+            var messages = english.mapValues { (entry: $0, rules: PluralRules.Family.english) }
+            for (key, entry) in own { messages[key] = (entry, rules) }
+            tables[language] = Table(messages: messages)
+        }
+        self.tables = tables
+    }
+
+    /// The table a language renders from: English's for a language without a catalog (the
+    /// pseudo-locales).
+    func table(_ language: Language) -> Table {
+        (language.isPseudo ? nil : tables[language.code]) ?? tables["en"] ?? Table(messages: [:])
     }
 
     public enum LoadError: Error, CustomStringConvertible {

@@ -19,7 +19,14 @@ public struct Language: Sendable, Hashable, CustomStringConvertible {
     /// Every language a request may ask for.
     public static let all = shipped + [pseudo, pseudoRightToLeft]
 
-    private init(known code: String) { self.code = code }
+    private init(known code: String) {
+        self.code = code
+        self.locale = Locale(identifier: code.hasPrefix("qps-") || code == "en" ? "en_GB" : code)
+    }
+
+    /// A language is its code (the locale follows from it).
+    public static func == (a: Language, b: Language) -> Bool { a.code == b.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// The language for a code as people and browsers spell it (`de`, `de-AT`, `zh-TW`,
     /// `zh-hans`, `pt-BR`), or nil when Questline does not speak it.
@@ -53,7 +60,7 @@ public struct Language: Sendable, Hashable, CustomStringConvertible {
     /// The locale that formats numbers, days, times and lists (the pseudo-locales format as
     /// English does). English writes days and times as the product always has, day before month
     /// and a 24-hour clock ("14 December 2026", "21:05"): British English's formats.
-    public var locale: Locale { Locale(identifier: isPseudo || code == "en" ? "en_GB" : code) }
+    public let locale: Locale
 
     public var isPseudo: Bool { code.hasPrefix("qps-") }
 

@@ -8,11 +8,11 @@ public import QuestlineCore
 /// name, a title) is isolated from the sentence's direction where the two may differ.
 public struct Localizer: Sendable {
     public let language: Language
-    let catalog: Catalog
+    let table: Catalog.Table
 
     public init(_ language: Language, catalog: Catalog = .bundled) {
         self.language = language
-        self.catalog = catalog
+        self.table = catalog.table(language)
     }
 
     public static let english = Localizer(.english)
@@ -30,25 +30,20 @@ public struct Localizer: Sendable {
 
     /// Whether the catalog has the message in this language or in English.
     public func has(_ key: String) -> Bool {
-        catalog.entries[language.code]?[key] != nil || catalog.entries["en"]?[key] != nil
+        table.messages[key] != nil
     }
 
     /// The message's raw text in this language (or English), before its arguments: `count`
     /// picks the plural form. Nil when no catalog has the key.
     public func template(_ key: String, count: Int? = nil) -> String? {
-        let pseudo = language.isPseudo
-        let entry = (pseudo ? nil : catalog.entries[language.code]?[key]) ?? catalog.entries["en"]?[key]
-        guard let entry else { return nil }
+        guard let (entry, rules) = table.messages[key] else { return nil }
         let text: String
         switch entry {
         case .text(let value): text = value
         case .plural(let forms):
-            // The pseudo-locales take English's forms.
-            let rules = pseudo || catalog.entries[language.code]?[key] == nil ? "en" : language.code
-            let category = PluralRules.category(count ?? 0, language: rules)
-            text = forms[category] ?? forms[.other] ?? forms.values.first ?? ""
+            text = forms[rules.category(count ?? 0)] ?? forms[.other] ?? forms.values.first ?? ""
         }
-        return pseudo ? Self.pseudo(text) : text
+        return language.isPseudo ? Self.pseudo(text) : text
     }
 
     func render(_ message: Message) -> String {

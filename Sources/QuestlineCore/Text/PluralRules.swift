@@ -24,37 +24,60 @@ public enum PluralRules {
 
     /// The category of the whole number `n` in `language`.
     public static func category(_ n: Int, language: String) -> PluralCategory {
-        let i = n.magnitude
-        switch base(language) {
-        case "ar":
-            // zero: n = 0; one: n = 1; two: n = 2; few: n % 100 = 3..10; many: n % 100 = 11..99
-            if i == 0 { return .zero }
-            if i == 1 { return .one }
-            if i == 2 { return .two }
-            if (3...10).contains(i % 100) { return .few }
-            if (11...99).contains(i % 100) { return .many }
-            return .other
-        case "ru":
-            // one: i % 10 = 1 and i % 100 != 11; few: i % 10 = 2..4 and i % 100 != 12..14;
-            // many: i % 10 = 0 or i % 10 = 5..9 or i % 100 = 11..14
-            if i % 10 == 1, i % 100 != 11 { return .one }
-            if (2...4).contains(i % 10), !(12...14).contains(i % 100) { return .few }
-            return .many
-        case "fr", "pt":
-            // one: i = 0,1; many: i != 0 and i % 1000000 = 0
-            if i <= 1 { return .one }
-            if i % 1_000_000 == 0 { return .many }
-            return .other
-        case "es":
-            // one: n = 1; many: i != 0 and i % 1000000 = 0
-            if i == 1 { return .one }
-            if i != 0, i % 1_000_000 == 0 { return .many }
-            return .other
-        case "zh":
-            return .other
-        default:
-            // en, de, tr: one: i = 1 (and v = 0)
-            return i == 1 ? .one : .other
+        Family(language: language).category(n)
+    }
+
+    /// The languages that share one rule for whole numbers, decided once per language.
+    public enum Family: Sendable {
+        case arabic, russian, frenchPortuguese, spanish, chinese
+        /// en, de, tr, and the pseudo-locales.
+        case english
+
+        public init(language: String) {
+            switch PluralRules.base(language) {
+            case "ar": self = .arabic
+            case "ru": self = .russian
+            case "fr", "pt": self = .frenchPortuguese
+            case "es": self = .spanish
+            case "zh": self = .chinese
+            default: self = .english
+            }
+        }
+
+        /// The category of the whole number `n`.
+        public func category(_ n: Int) -> PluralCategory {
+            let i = n.magnitude
+            switch self {
+            case .arabic:
+                // zero: n = 0; one: n = 1; two: n = 2; few: n % 100 = 3..10; many: n % 100 = 11..99
+                if i == 0 { return .zero }
+                if i == 1 { return .one }
+                if i == 2 { return .two }
+                if (3...10).contains(i % 100) { return .few }
+                if (11...99).contains(i % 100) { return .many }
+                return .other
+            case .russian:
+                // one: i % 10 = 1 and i % 100 != 11; few: i % 10 = 2..4 and i % 100 != 12..14;
+                // many: i % 10 = 0 or i % 10 = 5..9 or i % 100 = 11..14
+                if i % 10 == 1, i % 100 != 11 { return .one }
+                if (2...4).contains(i % 10), !(12...14).contains(i % 100) { return .few }
+                return .many
+            case .frenchPortuguese:
+                // one: i = 0,1; many: i != 0 and i % 1000000 = 0
+                if i <= 1 { return .one }
+                if i % 1_000_000 == 0 { return .many }
+                return .other
+            case .spanish:
+                // one: n = 1; many: i != 0 and i % 1000000 = 0
+                if i == 1 { return .one }
+                if i != 0, i % 1_000_000 == 0 { return .many }
+                return .other
+            case .chinese:
+                return .other
+            case .english:
+                // one: i = 1 (and v = 0)
+                return i == 1 ? .one : .other
+            }
         }
     }
 
