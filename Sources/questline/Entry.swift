@@ -60,7 +60,6 @@ struct Serve: AsyncParsableCommand {
             secureCookies: settings.secureCookies, logLevel: level, features: settings.features)
         configuration.clientAddresses = ClientAddressRule(trusted: settings.trustedProxies)
         configuration.reminders = settings.reminders
-        configuration.faultAfterCommit = ProcessInfo.processInfo.environment["QUESTLINE_FAULT_AFTER_COMMIT"] == "1"
         // Tracing: off unless an OTLP endpoint is given; then spans of every request, store
         // transaction and outgoing HTTP call go to it (swift-otel, OTLP over HTTP with JSON).
         var observability: (any Service)?

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A league's tier: everyone starts in bronze; the top fifth of a division moves up at the
-/// week's close, the bottom fifth down (#39).
+/// week's close, the bottom fifth down.
 public enum LeagueTier: Int, Sendable, CaseIterable, Codable, Comparable {
     case bronze = 1
     case silver, gold, sapphire, ruby, diamond
@@ -33,7 +33,7 @@ public enum LeagueBoardKind: String, Sendable, Codable {
     case division, household, friends
 }
 
-/// The rules of weekly leagues (#39): the week, its fair close, the points, the divisions and
+/// The rules of weekly leagues: the week, its fair close, the points, the divisions and
 /// who moves tier. Pure; the store keeps entries and closed results, the features apply these.
 public enum LeagueRules {
     /// Members in one public division at the most.

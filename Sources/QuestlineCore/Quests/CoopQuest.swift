@@ -4,7 +4,7 @@ public enum CoopQuestTag {}
 public typealias CoopQuestID = Identifier<CoopQuestTag>
 
 /// What a co-op quest counts: the children's learning minutes together, or their learning
-/// days together (days with at least the daily minimum), in one week (#39).
+/// days together (days with at least the daily minimum), in one week.
 public enum CoopGoal: String, Sendable, CaseIterable, Codable {
     case minutes, days
 

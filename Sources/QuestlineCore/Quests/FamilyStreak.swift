@@ -1,4 +1,4 @@
-/// A household's shared streak (#39): the days on which every member who had joined it met
+/// A household's shared streak: the days on which every member who had joined it met
 /// their own day. A reader meets a day by reading an article; a child by learning (a day of the
 /// child's learning streak, as the quest board counts it). Days are each member's local days.
 ///

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// What forgives a reader's streak besides a campaign's freezes: rest days, pauses, and
-/// repairs (issue #39). Every streak (the reading challenge's, the everyday one in Activity,
+/// repairs. Every streak (the reading challenge's, the everyday one in Activity,
 /// the calendar and the reminders) asks the same rules here, in the member's local days.
 ///
 /// - **Rest days:** up to two ISO weekdays on which the streak neither breaks nor grows. A change

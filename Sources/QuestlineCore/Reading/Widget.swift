@@ -4,7 +4,7 @@ import Foundation
 public enum WidgetState: String, Codable, Sendable, CaseIterable {
     case removed, notLiveYet, completed, notEnrolled, notEnrolledWithStreak, concludedNoStreak, concludedIncomplete
     case enrolledNotStarted, freezeApplied, enrolledWithStreakNotReadToday, streakReadToday, streakNotReadToday
-    /// Forgiving streaks (#39): three reads today would repair yesterday's break; a paused day;
+    /// Forgiving streaks: three reads today would repair yesterday's break; a paused day;
     /// a rest day (each while today is unread).
     case repairable, paused, restDay
     /// The goal can no longer be reached by the last day (too few days are left): a reader who

@@ -3,7 +3,7 @@ import Logging
 public import QuestlineCore
 public import QuestlineStore
 
-/// Weekly leagues (#39): opt-in; adults in public divisions of their tier, everyone on their
+/// Weekly leagues: opt-in; adults in public divisions of their tier, everyone on their
 /// household's board and in the friend groups their guardians joined by code. Points come from
 /// reads and daily games; the week closes when the last zone has finished its Sunday
 /// (`LeagueRules`), once, on whichever instance's pass gets there first.

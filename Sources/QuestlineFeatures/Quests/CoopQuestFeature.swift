@@ -2,7 +2,7 @@ import Foundation
 public import QuestlineCore
 import QuestlineStore
 
-/// Co-op quests (#39): one target for several children of a household, one week; each child's
+/// Co-op quests: one target for several children of a household, one week; each child's
 /// learning counts toward it, and completion pays each contributor a bonus on their own points
 /// of the week and unlocks the reward apps for each. Settled with every child's usage, inside
 /// the child's settlement (`settle`), so that one settlement decides whatever the arrival order.

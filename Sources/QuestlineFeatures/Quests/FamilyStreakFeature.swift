@@ -2,7 +2,7 @@ import Foundation
 public import QuestlineCore
 import QuestlineStore
 
-/// The household's family streak (#39): who is in it, the days everyone met, who the day
+/// The household's family streak: who is in it, the days everyone met, who the day
 /// still waits on. Shown on the guardian's console, the children's boards and its own page.
 extension QuestsFeature {
     public struct FamilyStreakView: Sendable {

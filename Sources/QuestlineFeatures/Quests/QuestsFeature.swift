@@ -909,63 +909,6 @@ public struct QuestsFeature: Sendable {
     }
 
     /// The children of the actor's household (guardians and children alike may list them).
-    // MARK: Cheers
-
-    /// What the household's cheers page shows: whether they are on, the latest (newest first),
-    /// the members one can cheer, and how many the actor may still send today.
-    public struct CheerBoard: Sendable {
-        public let enabled: Bool
-        public let cheers: [SentCheer]
-        public let members: [MemberRecord]
-        public let sentToday: Int
-    }
-
-    public func cheers(_ household: HouseholdID, as actor: MemberRecord) async throws -> CheerBoard {
-        try AccessPolicy.check(actor.actor, .readHousehold(household))
-        let members = try await store.accounts.household(household)?.members ?? []
-        let today = clock.today(in: actor.zone)
-        return try await store.quests.read { q in
-            CheerBoard(
-                enabled: try await q.cheersEnabled(household), cheers: try await q.cheers(household, limit: 50),
-                members: members, sentToday: try await q.cheersSent(by: actor.id, on: today))
-        }
-    }
-
-    /// The actor cheers a member of their household with a preset (`CheerRules`); the household
-    /// hears it live. Returns the cheer and the names of its sender and recipient.
-    public func sendCheer(_ raw: String, to recipient: String, household: HouseholdID, as actor: MemberRecord)
-        async throws -> (cheer: SentCheer, names: [MemberID: String])
-    {
-        try AccessPolicy.check(actor.actor, .readHousehold(household))
-        let to = try MemberID.parse(recipient, field: "to")
-        guard let target = try await store.accounts.member(to), target.householdID == household else {
-            throw DomainError.invalid(field: "to", Message("quests.error.cheerHousehold"))
-        }
-        let now = clock.now()
-        let today = LocalDay(now, in: actor.zone)
-        return try await store.quests.write { q in
-            try await q.lockSender(actor.id)  // one cheer at a time per sender: the daily limit holds
-            let cheer = try CheerRules.check(
-                raw, from: actor.id, to: target.id, enabled: try await q.cheersEnabled(household),
-                sentToday: try await q.cheersSent(by: actor.id, on: today),
-                secondsToTomorrow: Int(today.adding(days: 1).start(in: actor.zone).timeIntervalSince(now)))
-            let sent = SentCheer(
-                id: ids.makeUUID().uuidString.lowercased(), from: actor.id, to: target.id, cheer: cheer, sentAt: now)
-            try await q.insertCheer(sent, household: household, day: today)
-            try await q.live?.announce(.cheer, household: household, child: target.id, now: now)
-            return (sent, [actor.id: actor.displayName, target.id: target.displayName])
-        }
-    }
-
-    /// A guardian turns the household's cheers on or off.
-    public func setCheers(_ household: HouseholdID, enabled: Bool, as actor: MemberRecord) async throws {
-        try AccessPolicy.check(actor.actor, .manageHousehold(household))
-        try await store.quests.write { q in
-            try await q.setCheersEnabled(household, enabled)
-            try await q.live?.announce(.rules, household: household, now: clock.now())
-        }
-    }
-
     public func children(as actor: MemberRecord) async throws -> [MemberRecord] {
         guard let household = actor.householdID else { return [] }
         return try await store.accounts.household(household)?.members.filter { $0.role == .child } ?? []

@@ -15,6 +15,7 @@ struct APIImplementation: APIProtocol {
     let activity: ActivityFeature
     let quests: QuestsFeature
     let stories: StoriesFeature
+    let cheers: CheersFeature
     let webhooks: WebhooksFeature
     let notifications: NotificationsFeature
     let leagues: LeaguesFeature

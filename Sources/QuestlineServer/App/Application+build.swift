@@ -66,6 +66,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     let reading = ReadingFeature(store: store, configuration: features, wiki: wiki)
     let activity = ActivityFeature(store: store, configuration: features, wiki: wiki)
     let stories = StoriesFeature(store: store, configuration: features)
+    let cheers = CheersFeature(store: store, configuration: features)
     try await reading.installCampaigns(demo: features.demoCampaign)
     // Flash messages are signed with a key every instance shares.
     let flash = Flash(
@@ -84,7 +85,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     // transaction and AsyncHTTPClient one per outgoing call, inside it).
     if configuration.tracing { router.addMiddleware { TracingMiddleware() } }
     router.addMiddleware {
-        // Request id, metrics, security headers and the request's log line in one level (#37).
+        // Request id, metrics, security headers and the request's log line in one level.
         EnvelopeMiddleware()
         ErrorMiddleware(pages: pages, accounts: accounts)
         // Before anything that decides by route (`RoutePolicy`): one spelling per address; the
@@ -152,10 +153,10 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         .add(
             middleware: IdempotencyMiddleware(
                 store: store.idempotency, clock: features.clock, secrets: features.secrets,
-                requestHashers: features.secrets.keyedHashes(purpose: "idempotency-request"),
-                faultAfterCommit: configuration.faultAfterCommit))
+                requestHashers: features.secrets.keyedHashes(purpose: "idempotency-request")))
     try APIImplementation(
         accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
+        cheers: cheers,
         webhooks: WebhooksFeature(store: store, configuration: features),
         notifications: notifications, leagues: leagues
     ).registerHandlers(on: api, serverURL: URL(string: "/")!, configuration: .questline)
@@ -180,7 +181,13 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
             metadata: ["directory": "\(configuration.leafletDirectory)", "package": "libjs-leaflet"])
     }
     StoriesPages(stories: stories, pages: pages, flash: flash, leaflet: leaflet).register(on: router)
+    // The features that plug in as modules.
+    let modules: [any FeatureModule] = [CheersModule(cheers: cheers, pages: pages, flash: flash)]
     var services: [any Service] = []
+    for module in modules {
+        module.register(on: router)
+        services += module.services
+    }
     // Live streams end when draining starts, so that the HTTP server's shutdown does not wait
     // for them; on PostgreSQL one connection listens for the events of every instance.
     let live = quests.live

@@ -34,10 +34,6 @@ public struct AppConfiguration: Sendable {
     public var deliverWebhooks = true
     /// Purge expired keys, sessions and events in the background (`HousekeepingService`).
     public var housekeeping = true
-    /// Test hook for the multi-instance script (`QUESTLINE_FAULT_AFTER_COMMIT=1`): a request
-    /// with `X-Questline-Fault: after-commit` ends the process right after its write committed,
-    /// before the response is stored or sent, as a crash there would.
-    public var faultAfterCommit = false
 
     /// Where to listen, and the use cases' configuration as a whole.
     public init(

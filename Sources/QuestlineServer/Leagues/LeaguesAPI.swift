@@ -5,7 +5,7 @@ import QuestlineFeatures
 import QuestlineL10n
 import QuestlineStore
 
-/// Weekly leagues over the API (#39).
+/// Weekly leagues over the API.
 extension APIImplementation {
     func getLeague(_ input: Operations.getLeague.Input) async throws -> Operations.getLeague.Output {
         let me = try identity.requireMember()

@@ -4,8 +4,8 @@ import QuestlineCore
 import QuestlineL10n
 
 /// The checks every request's address and origin pass before anything reads a session or a
-/// file, in one middleware level (#37, item 4: each level of the chain is an async call and a
-/// copy of the context), in this order:
+/// file, in one middleware level (each level of the chain is an async call and a copy of the
+/// context), in this order:
 ///
 /// 1. the canonical spelling (`CanonicalPath`): a redirect or a 404 before anything decides by
 ///    route;

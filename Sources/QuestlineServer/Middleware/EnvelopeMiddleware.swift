@@ -10,7 +10,7 @@ import QuestlineCore
 import QuestlineL10n
 
 /// What every request gets on its way in and out, in one middleware level instead of four
-/// (issue #37, item 4: each level of the chain costs an async call and a copy of the context):
+/// (each level of the chain costs an async call and a copy of the context):
 ///
 /// - **An id** (the caller's `X-Request-Id` when it is sane), in every log line of the request
 ///   and echoed in the response.

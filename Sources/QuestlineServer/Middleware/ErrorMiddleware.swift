@@ -40,7 +40,6 @@ struct ErrorMiddleware: RouterMiddleware {
                     request, member: context.identity.member, asked: LanguageChoice.asked(request))
             }
             context.pagePath = LanguageMenu.next(request)
-            if let redirect = error as? Redirect { return Response.redirect(to: redirect.location, type: .normal) }
             return try await answer(error, request: request, context: context)
         }
     }

@@ -30,7 +30,7 @@ struct FormTokenMiddleware: RouterMiddleware {
         let held = cookie.flatMap { value in Self.wellFormed(value) ? value : nil }
         let session = context.identity.tokenHash
         // Made when first read (a page's layout, the check below): an API call, a probe or a
-        // file costs no random id and no HMAC (#37: it was a tenth of `/health`'s CPU).
+        // file costs no random id and no HMAC.
         let source = FormTokenSource(held: held) { browser in token(browser: browser, session: session) }
         context.formTokens = source
         context.pageAddress = PageAddress.of(request)

@@ -6,6 +6,5 @@ extension HTTPField.Name {
     static let idempotencyKey = Self("Idempotency-Key")!
     static let xForwardedFor = Self("X-Forwarded-For")!
     static let deviceID = Self("X-Device-Id")!
-    static let questlineFault = Self("X-Questline-Fault")!
     static let idempotentReplayed = Self("Idempotent-Replayed")!
 }

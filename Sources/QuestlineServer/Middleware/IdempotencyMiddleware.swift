@@ -32,8 +32,6 @@ struct IdempotencyMiddleware: RouterMiddleware {
     /// The request hash under every server key, the current first (`SecretBox.keyedHashes`): a
     /// retry made across a key rotation matches the hash its first try stored.
     let requestHashers: [SecretBox.KeyedHash]
-    /// See `AppConfiguration.faultAfterCommit`.
-    var faultAfterCommit = false
 
     /// `questline_idempotency_total{outcome}`: retries answered from the stored response
     /// (`replay`), keys reused for another request (`reused`), retries that arrived while the
@@ -114,10 +112,6 @@ struct IdempotencyMiddleware: RouterMiddleware {
                     sealed: false)
             }
             throw error
-        }
-        if faultAfterCommit, request.headers[.questlineFault] == "after-commit" {
-            // The test hook: die as a crash between the write's commit and its response would.
-            exit(70)
         }
         let code = response.status.code
         if code >= 500 || Self.notStored.contains(code) {

@@ -3,7 +3,7 @@ import Hummingbird
 /// The bundled files (`/static/…`) and the system's Leaflet (`/static/vendor/leaflet/…`), served
 /// by Hummingbird's `FileMiddleware`, as one middleware level: a request outside `/static/`
 /// (every API call and page) passes on after one prefix check instead of through two file
-/// look-ups' levels (#37, item 4). Under `/static/` the bundled files are tried first, then
+/// look-ups' levels. Under `/static/` the bundled files are tried first, then
 /// Leaflet, then the router (a 404).
 ///
 /// The bundled text files go compressed to a browser that accepts gzip (`StaticAssets`), and

@@ -4,7 +4,7 @@ import QuestlineCore
 import QuestlineFeatures
 import QuestlineL10n
 
-/// Co-op quests over the API (#39): the household's list, setting one, one, cancelling one.
+/// Co-op quests over the API: the household's list, setting one, one, cancelling one.
 extension APIImplementation {
     func listCoopQuests(_ input: Operations.listCoopQuests.Input) async throws -> Operations.listCoopQuests.Output {
         let me = try identity.requireMember()

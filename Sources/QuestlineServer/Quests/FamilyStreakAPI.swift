@@ -5,7 +5,7 @@ import QuestlineFeatures
 import QuestlineL10n
 import QuestlineStore
 
-/// The family streak over the API (#39).
+/// The family streak over the API.
 extension APIImplementation {
     func getFamilyStreak(_ input: Operations.getFamilyStreak.Input) async throws -> Operations.getFamilyStreak.Output {
         let me = try identity.requireMember()

@@ -17,7 +17,6 @@ struct QuestsPages {
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/quests/family") { request, context in try await self.console(request, context) }
-        registerCheers(on: router)
         registerFamilyStreak(on: router)
         registerCoop(on: router)
         router.post("/quests/family/rules") { request, context in try await self.setRules(request, context) }

@@ -2,7 +2,15 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
-enum AccountsSchema {
+enum AccountsSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(table: "members", column: "id", secret: ["password_hash"], export: (.profile, "account")),
+        PersonalData.Holding(table: "household_members", column: "member_id", export: (.profile, "household")),
+        PersonalData.Holding(
+            table: "sessions", column: "member_id", secret: ["token_hash"], export: (.profile, "sessions")),
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 1, name: "accounts",

@@ -21,59 +21,10 @@ public enum PersonalData {
         case profile, reading, saved, game, quests, points, stories, notifications
     }
 
-    /// The member's own rows. On deletion the `members` row goes last; the rest go by its
-    /// foreign keys (`ON DELETE CASCADE`) or, where a table has none, explicitly.
-    static let holdings: [Holding] = [
-        Holding(table: "members", column: "id", secret: ["password_hash"], export: (.profile, "account")),
-        Holding(table: "household_members", column: "member_id", export: (.profile, "household")),
-        Holding(table: "sessions", column: "member_id", secret: ["token_hash"], export: (.profile, "sessions")),
-        Holding(table: "member_details", column: "member_id", export: (.profile, "details")),
-        Holding(table: "member_images", column: "member_id", export: (.profile, "images")),
-        Holding(table: "member_badges", column: "member_id", export: (.profile, "badges")),
-        Holding(table: "points_balances", column: "member_id", export: (.points, "balance")),
-        Holding(table: "points_ledger", column: "member_id", export: (.points, "ledger")),
-        Holding(table: "reading_events", column: "owner", export: (.reading, "reads")),
-        Holding(table: "reading_days", column: "owner", export: (.reading, "days")),
-        Holding(table: "reading_intervals", column: "owner", export: (.reading, "readingTime")),
-        Holding(table: "challenge_enrollments", column: "member_id", export: (.reading, "challenges")),
-        Holding(table: "campaign_announcements", column: "member_id", export: (.reading, "announcements")),
-        Holding(table: "streak_allowances", column: "member_id", export: (.reading, "streakSettings")),
-        Holding(table: "saved_articles", column: "member_id", export: (.saved, "articles")),
-        Holding(table: "saved_import_batches", column: "member_id", export: (.saved, "imports")),
-        Holding(table: "game_sessions", column: "member_id", export: (.game, "sessions")),
-        Holding(table: "quest_apps", column: "child_id", export: (.quests, "apps")),
-        Holding(table: "challenges", column: "assignee_id", export: (.quests, "quests")),
-        Holding(table: "usage_reports", column: "child_id", export: (.quests, "usage")),
-        Holding(table: "cheers", column: "from_member", export: (.quests, "cheersSent")),
-        Holding(table: "family_streak_members", column: "member_id", export: (.quests, "familyStreak")),
-        Holding(table: "coop_members", column: "child_id", export: (.quests, "coopQuests")),
-        Holding(table: "coop_payouts", column: "child_id", export: (.quests, "coopPayouts")),
-        Holding(table: "league_players", column: "member_id", export: (.reading, "league")),
-        Holding(table: "league_results", column: "member_id", export: (.reading, "leagueResults")),
-        Holding(table: "quest_earnings", column: "child_id", export: (.quests, "earnings")),
-        Holding(table: "quest_completions", column: "child_id", export: (.quests, "completions")),
-        Holding(table: "quest_learning_runs", column: "child_id", export: (.quests, "learningRuns")),
-        Holding(table: "quest_stats", column: "child_id", export: (.quests, "stats")),
-        Holding(table: "unlock_grants", column: "child_id", export: (.quests, "unlocks")),
-        Holding(table: "shield_rules", column: "child_id", export: (.quests, "screenTimeRules")),
-        Holding(table: "time_requests", column: "child_id", export: (.quests, "timeRequests")),
-        Holding(table: "device_apps", column: "child_id", export: (.quests, "deviceApps")),
-        Holding(table: "story_preferences", column: "member_id", export: (.stories, "preferences")),
-        Holding(table: "story_progress", column: "member_id", export: (.stories, "progress")),
-        Holding(table: "story_chapters_read", column: "member_id", export: (.stories, "chaptersRead")),
-        Holding(table: "story_bookmarks", column: "member_id", export: (.stories, "bookmarks")),
-        Holding(table: "story_comments", column: "member_id", export: (.stories, "comments")),
-        Holding(table: "story_collected", column: "member_id", export: (.stories, "collected")),
-        Holding(table: "story_cards_owned", column: "member_id", export: (.stories, "cards")),
-        Holding(table: "story_tasks_done", column: "member_id", export: (.stories, "tasks")),
-        // Bookkeeping: deleted with the member, not exported (what a retry, a live stream or a
-        // webhook needed; nothing the member made or that describes them).
-        Holding(table: "live_events", column: "child_id"),
-        Holding(table: "outbox_events", column: "member_id"),
-        Holding(table: "idempotency_claims", column: "scope"),
-        Holding(table: "notification_preferences", column: "member_id", export: (.notifications, "preferences")),
-        Holding(table: "notification_log", column: "member_id", export: (.notifications, "sent")),
-    ]
+    /// The member's own rows, as each feature's schema declares them (`StoreModule`). On
+    /// deletion the `members` row goes last; the rest go by its foreign keys (`ON DELETE
+    /// CASCADE`) or, where a table has none, explicitly.
+    static var holdings: [Holding] { StoreModules.all.flatMap { $0.personalData } }
 
     /// Everything held about `member`, readable: by feature (`ExportSection`), then by kind of
     /// record; field names in camelCase, times (`…At`) as ISO 8601, without the member's own id

@@ -2,7 +2,14 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
-enum ActivitySchema {
+enum ActivitySchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(table: "reading_intervals", column: "owner", export: (.reading, "readingTime")),
+        PersonalData.Holding(table: "saved_articles", column: "member_id", export: (.saved, "articles")),
+        PersonalData.Holding(table: "saved_import_batches", column: "member_id", export: (.saved, "imports")),
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 300, name: "activity",

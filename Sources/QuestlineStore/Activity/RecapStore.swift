@@ -3,7 +3,7 @@ public import QuestlineCore
 import SQLKit
 
 /// The article a reading-time interval was spent on (the year in review ranks articles by it).
-enum RecapSchema {
+enum RecapSchema: StoreModule {
     static let migrations: [Migration] = [
         Migration(
             version: 860, name: "reading_interval_article", ["ALTER TABLE reading_intervals ADD COLUMN article_id TEXT"]

@@ -18,7 +18,12 @@ public struct AwardedBadge: Sendable, Equatable {
 }
 
 /// The one badge table and the two things done with it: award once, list.
-enum BadgeSchema {
+enum BadgeSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(table: "member_badges", column: "member_id", export: (.profile, "badges"))
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 600, name: "one_badge_table",

@@ -2,7 +2,13 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
-enum IdempotencySchema {
+enum IdempotencySchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        // Bookkeeping: deleted with the member, not exported (what a retry needed).
+        PersonalData.Holding(table: "idempotency_claims", column: "scope")
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 2, name: "idempotency_keys",

@@ -1,9 +1,9 @@
 /// Flat JSON arrays of text, integers and nulls written straight into UTF-8, for rows that
 /// travel to the database as one JSON document (`json_each`, `jsonb_array_elements`).
 ///
-/// Hand-written rather than `JSONEncoder` because a batch of reads spent 12.7% of its CPU
-/// encoding such rows through `Encodable` containers (#37, the batch route's profile): these
-/// rows are records of a known shape with nothing to configure. Strings are escaped as
+/// Hand-written rather than `JSONEncoder` because encoding such rows through `Encodable`
+/// containers was a large part of a batch of reads' CPU (docs/performance.md): these rows are
+/// records of a known shape with nothing to configure. Strings are escaped as
 /// RFC 8259 requires (the quote, the backslash and control characters); everything else is
 /// written as it is, which both databases parse as `JSONEncoder`'s output.
 struct JSONRows {

@@ -90,14 +90,28 @@ public struct Migrator: Sendable {
     }
 }
 
-/// Every migration of the product. A feature appends its own list here.
+/// What a feature brings to the database: its migrations, and the tables that hold a member's
+/// rows (what an export returns and a deletion removes, `PersonalData`).
+protocol StoreModule: Sendable {
+    static var migrations: [Migration] { get }
+    static var personalData: [PersonalData.Holding] { get }
+}
+
+extension StoreModule {
+    static var personalData: [PersonalData.Holding] { [] }
+}
+
+/// Every feature's schema, listed once: a new feature adds its module here.
+enum StoreModules {
+    static let all: [any StoreModule.Type] = [
+        AccountsSchema.self, IdempotencySchema.self, GameSchema.self, ReadingSchema.self, ActivitySchema.self,
+        QuestSchema.self, StorySchema.self, StoryMemberSchema.self, BadgeSchema.self, LiveEventSchema.self,
+        LimitSchema.self, OutboxSchema.self, NotificationSchema.self, WikiSchema.self, StreakSettingsSchema.self,
+        RecapSchema.self, CheerSchema.self, FamilyStreakSchema.self, CoopQuestSchema.self, LeagueSchema.self,
+    ]
+}
+
+/// Every migration of the product, from the modules' lists.
 public enum Migrations {
-    public static let all: [Migration] =
-        AccountsSchema.migrations + IdempotencySchema.migrations + GameSchema.migrations
-        + ReadingSchema.migrations + ActivitySchema.migrations + QuestSchema.migrations
-        + StorySchema.migrations + StoryMemberSchema.migrations + BadgeSchema.migrations
-        + LiveEventSchema.migrations + LimitSchema.migrations + OutboxSchema.migrations + NotificationSchema.migrations
-        + WikiSchema.migrations + StreakSettingsSchema.migrations + RecapSchema.migrations
-        + CheerSchema.migrations + FamilyStreakSchema.migrations + CoopQuestSchema.migrations
-        + LeagueSchema.migrations
+    public static let all: [Migration] = StoreModules.all.flatMap { $0.migrations }
 }

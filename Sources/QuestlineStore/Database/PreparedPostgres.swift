@@ -116,7 +116,7 @@ struct PreparedPostgresDatabase: SQLDatabase {
 /// A PostgreSQL row for SQLKit whose hot types (text, integers, reals, booleans and their
 /// optionals) decode straight from their cells, as SQLite's rows do (`SQLiteRowValues.direct`).
 /// PostgresKit's row sends every value through `PostgresDataTranslation`, a coding path, a
-/// dynamic cast and its workarounds: 10% of a usage report's CPU in this process (perf, #37).
+/// dynamic cast and its workarounds: 10% of a usage report's CPU in this process (perf).
 /// Any other type, a cell of a user-defined or `numeric` type (PostgresKit's workarounds), and
 /// any value the direct decoding refuses go through PostgresKit's row, so every answer is
 /// PostgresKit's.

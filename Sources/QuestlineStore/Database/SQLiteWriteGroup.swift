@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import SQLKit
 
 /// SQLite's write transactions, one at a time on the writer connection, committed in groups
-/// (#37: "concurrent reports of the same household settled in one group commit"): a
+/// (concurrent reports of the same household settle in one group commit): a
 /// transaction that ends while others wait for the writer leaves the transaction open for them
 /// and waits; the next one in line runs inside it, under a savepoint of its own, and the last
 /// one (no one waiting, or `maxMembers` in the group) commits for all of them. A request is

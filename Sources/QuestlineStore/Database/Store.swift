@@ -12,6 +12,7 @@ public struct Store: Sendable {
     public let activity: ActivityStore
     public let quests: QuestStore
     public let stories: StoryStore
+    public let cheers: CheerStore
     /// Household events for live updates, written with the changes they report.
     public let live: LiveEventLog
     /// Request limits and login locks shared by every instance.
@@ -47,6 +48,7 @@ public struct Store: Sendable {
         leagues = LeagueStore(database, outbox: outbox)
         quests = QuestStore(database, live: live)
         stories = StoryStore(database, live: live)
+        cheers = CheerStore(database, live: live)
     }
 
     /// Opens the database and applies any missing migrations.

@@ -2,7 +2,12 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
-enum GameSchema {
+enum GameSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(table: "game_sessions", column: "member_id", export: (.game, "sessions"))
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 100, name: "daily_game",

@@ -2,11 +2,17 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
-/// Weekly leagues (#39): who plays and their tier, the weeks closed and their frozen results,
+/// Weekly leagues: who plays and their tier, the weeks closed and their frozen results,
 /// friend groups of households. A week's points are read from what members did (reads and
 /// daily games), never kept twice; a closed week's results are kept, so nothing that arrives
 /// later changes them.
-enum LeagueSchema {
+enum LeagueSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(table: "league_players", column: "member_id", export: (.reading, "league")),
+        PersonalData.Holding(table: "league_results", column: "member_id", export: (.reading, "leagueResults")),
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 900, name: "leagues",

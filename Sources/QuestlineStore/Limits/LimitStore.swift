@@ -2,7 +2,7 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
-enum LimitSchema {
+enum LimitSchema: StoreModule {
     static let migrations: [Migration] = [
         Migration(version: 710, name: "shared_limits") { flavor in
             let real = flavor == .postgres ? "DOUBLE PRECISION" : "REAL"

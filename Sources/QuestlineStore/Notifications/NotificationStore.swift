@@ -2,7 +2,14 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
-enum NotificationSchema {
+enum NotificationSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(
+            table: "notification_preferences", column: "member_id", export: (.notifications, "preferences")),
+        PersonalData.Holding(table: "notification_log", column: "member_id", export: (.notifications, "sent")),
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 810, name: "notifications",

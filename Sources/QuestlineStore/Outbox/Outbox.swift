@@ -3,7 +3,13 @@ import NIOConcurrencyHelpers
 public import QuestlineCore
 public import SQLKit
 
-enum OutboxSchema {
+enum OutboxSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        // Bookkeeping: deleted with the member, not exported (what a webhook needed).
+        PersonalData.Holding(table: "outbox_events", column: "member_id")
+    ]
+
     static let migrations: [Migration] = [
         Migration(version: 800, name: "outbox_webhooks") { flavor in
             let serial = flavor == .postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"
@@ -411,7 +417,7 @@ public enum OutboxData {
         }
     }
 
-    /// A league week closed: the member's place on each board they played (#39).
+    /// A league week closed: the member's place on each board they played.
     public struct LeagueClosed: Codable, Sendable, Equatable {
         public struct Board: Codable, Sendable, Equatable {
             public let board: String

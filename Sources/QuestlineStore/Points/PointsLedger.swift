@@ -55,7 +55,7 @@ public struct PointsLedger: Sendable {
     /// On PostgreSQL one statement: it creates the row when missing and, either way, writes it,
     /// which takes the row's lock. On SQLite none: the transaction holds the database's only
     /// write lock from its first statement (`BEGIN IMMEDIATE`), and `append` creates the row
-    /// itself (a profile of usage reports counted every statement; #37).
+    /// itself (a profile of usage reports counted every statement).
     public func lock(_ member: MemberID) async throws {
         if db.dialect.name == "sqlite" { return }
         try await db.raw(

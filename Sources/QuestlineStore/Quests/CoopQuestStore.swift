@@ -2,9 +2,15 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
-/// Co-op quests (#39): the quest (its spec as the core's JSON), its children, and what each
+/// Co-op quests: the quest (its spec as the core's JSON), its children, and what each
 /// contributor was paid.
-enum CoopQuestSchema {
+enum CoopQuestSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(table: "coop_members", column: "child_id", export: (.quests, "coopQuests")),
+        PersonalData.Holding(table: "coop_payouts", column: "child_id", export: (.quests, "coopPayouts")),
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 890, name: "coop_quests",

@@ -4,7 +4,12 @@ import SQLKit
 
 /// Who is in a household's family streak, and when (`FamilyStreak.Span`s as JSON, one row a
 /// member).
-enum FamilyStreakSchema {
+enum FamilyStreakSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(table: "family_streak_members", column: "member_id", export: (.quests, "familyStreak"))
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 880, name: "family_streak",

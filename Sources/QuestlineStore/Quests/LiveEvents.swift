@@ -7,7 +7,13 @@ import PostgresKit
 public import QuestlineCore
 import SQLKit
 
-enum LiveEventSchema {
+enum LiveEventSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        // Bookkeeping: deleted with the member, not exported (what a live stream needed).
+        PersonalData.Holding(table: "live_events", column: "child_id")
+    ]
+
     static let migrations: [Migration] = [
         Migration(version: 700, name: "live_events") { flavor in
             [

@@ -48,7 +48,7 @@ extension QuestQueries {
     /// apart by `kind`): the stored totals and the learning run that makes today's streak, the
     /// balance and the points earned, the quest badges awarded, and, given `days`, the learning
     /// runs overlapping them (those starting in them and the one before). Settlement and the
-    /// board read these; six statements each before #37.
+    /// board read these in one statement.
     public func totals(_ child: MemberID, today: LocalDay, runsOverlapping days: ClosedRange<LocalDay>? = nil)
         async throws -> ChildTotals
     {

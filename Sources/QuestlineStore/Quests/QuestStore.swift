@@ -2,7 +2,24 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
-enum QuestSchema {
+enum QuestSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(table: "points_balances", column: "member_id", export: (.points, "balance")),
+        PersonalData.Holding(table: "points_ledger", column: "member_id", export: (.points, "ledger")),
+        PersonalData.Holding(table: "quest_apps", column: "child_id", export: (.quests, "apps")),
+        PersonalData.Holding(table: "challenges", column: "assignee_id", export: (.quests, "quests")),
+        PersonalData.Holding(table: "usage_reports", column: "child_id", export: (.quests, "usage")),
+        PersonalData.Holding(table: "quest_earnings", column: "child_id", export: (.quests, "earnings")),
+        PersonalData.Holding(table: "quest_completions", column: "child_id", export: (.quests, "completions")),
+        PersonalData.Holding(table: "quest_learning_runs", column: "child_id", export: (.quests, "learningRuns")),
+        PersonalData.Holding(table: "quest_stats", column: "child_id", export: (.quests, "stats")),
+        PersonalData.Holding(table: "unlock_grants", column: "child_id", export: (.quests, "unlocks")),
+        PersonalData.Holding(table: "shield_rules", column: "child_id", export: (.quests, "screenTimeRules")),
+        PersonalData.Holding(table: "time_requests", column: "child_id", export: (.quests, "timeRequests")),
+        PersonalData.Holding(table: "device_apps", column: "child_id", export: (.quests, "deviceApps")),
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 400, name: "family_quests",
@@ -173,7 +190,7 @@ enum QuestSchema {
         },
         // The ledger's last sequence number kept on the balance row, so that appending entries
         // is one write of the balance (returning where the sequence stands) and one insert,
-        // not also a `MAX(seq)` read of the ledger (#37).
+        // not also a `MAX(seq)` read of the ledger.
         Migration(
             version: 840, name: "ledger_sequence",
             [

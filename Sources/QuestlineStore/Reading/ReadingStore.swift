@@ -2,7 +2,15 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
-enum ReadingSchema {
+enum ReadingSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(table: "reading_events", column: "owner", export: (.reading, "reads")),
+        PersonalData.Holding(table: "reading_days", column: "owner", export: (.reading, "days")),
+        PersonalData.Holding(table: "challenge_enrollments", column: "member_id", export: (.reading, "challenges")),
+        PersonalData.Holding(table: "campaign_announcements", column: "member_id", export: (.reading, "announcements")),
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 200, name: "reading_challenge",

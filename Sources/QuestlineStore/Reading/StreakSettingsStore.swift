@@ -3,7 +3,12 @@ public import QuestlineCore
 import SQLKit
 
 /// A member's rest days and pauses (`StreakAllowances`), one row each, kept as the core's JSON.
-enum StreakSettingsSchema {
+enum StreakSettingsSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(table: "streak_allowances", column: "member_id", export: (.reading, "streakSettings"))
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 850, name: "streak_allowances",

@@ -2,7 +2,7 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
-enum StorySchema {
+enum StorySchema: StoreModule {
     static let migrations: [Migration] = [
         Migration(version: 500, name: "story_content") { flavor in
             [
@@ -104,7 +104,21 @@ public struct StoryStore: Sendable {
     }
 }
 
-enum StoryMemberSchema {
+enum StoryMemberSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(table: "member_details", column: "member_id", export: (.profile, "details")),
+        PersonalData.Holding(table: "member_images", column: "member_id", export: (.profile, "images")),
+        PersonalData.Holding(table: "story_preferences", column: "member_id", export: (.stories, "preferences")),
+        PersonalData.Holding(table: "story_progress", column: "member_id", export: (.stories, "progress")),
+        PersonalData.Holding(table: "story_chapters_read", column: "member_id", export: (.stories, "chaptersRead")),
+        PersonalData.Holding(table: "story_bookmarks", column: "member_id", export: (.stories, "bookmarks")),
+        PersonalData.Holding(table: "story_comments", column: "member_id", export: (.stories, "comments")),
+        PersonalData.Holding(table: "story_collected", column: "member_id", export: (.stories, "collected")),
+        PersonalData.Holding(table: "story_cards_owned", column: "member_id", export: (.stories, "cards")),
+        PersonalData.Holding(table: "story_tasks_done", column: "member_id", export: (.stories, "tasks")),
+    ]
+
     static let migrations: [Migration] = [
         Migration(version: 501, name: "story_members") { flavor in
             let blob = flavor == .postgres ? "BYTEA" : "BLOB"

@@ -2,7 +2,7 @@ public import Foundation
 public import QuestlineCore
 import SQLKit
 
-enum WikiSchema {
+enum WikiSchema: StoreModule {
     static let migrations: [Migration] = [
         Migration(
             version: 820, name: "wiki_summaries",

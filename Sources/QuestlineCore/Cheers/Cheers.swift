@@ -1,4 +1,4 @@
-/// A kid-safe cheer one household member sends another: a preset, never free text (#39).
+/// A kid-safe cheer one household member sends another: a preset, never free text.
 public enum Cheer: String, CaseIterable, Codable, Sendable {
     case greatJob, keepGoing, proud, readingStar, highFive, thanks
 

@@ -9,7 +9,7 @@ import QuestlineStore
 extension APIImplementation {
     func listCheers(_ input: Operations.listCheers.Input) async throws -> Operations.listCheers.Output {
         let me = try identity.requireMember()
-        let board = try await quests.cheers(try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me)
+        let board = try await cheers.board(try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me)
         return .ok(.init(body: .json(.init(board, localizer: RequestLanguage.localizer))))
     }
 
@@ -17,7 +17,7 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
-        let (sent, names) = try await quests.sendCheer(body.cheer, to: body.to, household: household, as: me)
+        let (sent, names) = try await cheers.send(body.cheer, to: body.to, household: household, as: me)
         return .created(.init(body: .json(.init(sent, names: names, localizer: RequestLanguage.localizer))))
     }
 
@@ -26,8 +26,8 @@ extension APIImplementation {
     {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        try await quests.setCheers(
-            try HouseholdID.parse(input.path.householdId, field: "householdId"), enabled: body.enabled, as: me)
+        try await cheers.setEnabled(
+            try HouseholdID.parse(input.path.householdId, field: "householdId"), body.enabled, as: me)
         return .noContent(.init())
     }
 }
@@ -43,7 +43,7 @@ extension Components.Schemas.CheerItem {
 }
 
 extension Components.Schemas.CheerBoard {
-    init(_ board: QuestsFeature.CheerBoard, localizer l: Localizer) {
+    init(_ board: CheersFeature.Board, localizer l: Localizer) {
         let names = Dictionary(board.members.map { ($0.id, $0.displayName) }, uniquingKeysWith: { first, _ in first })
         self.init(
             enabled: board.enabled, sentToday: board.sentToday, perDay: CheerRules.maxPerDay,

@@ -40,7 +40,7 @@ struct CheersPage: Equatable {
     let live: String?
 
     init(
-        _ board: QuestsFeature.CheerBoard, me: MemberRecord, message: Flash.Message?, now: Date, localizer l: Localizer
+        _ board: CheersFeature.Board, me: MemberRecord, message: Flash.Message?, now: Date, localizer l: Localizer
     ) {
         let names = Dictionary(board.members.map { ($0.id, $0.displayName) }, uniquingKeysWith: { first, _ in first })
         enabled = board.enabled
@@ -70,8 +70,14 @@ struct CheersPage: Equatable {
     }
 }
 
-extension QuestsPages {
-    func registerCheers(on router: Router<AppRequestContext>) {
+/// Cheers in the server: its pages here, its API operations in `CheersAPI.swift`, its tables,
+/// queries and personal data in the store's `CheerStore.swift` (`CheerSchema`).
+struct CheersModule: FeatureModule {
+    let cheers: CheersFeature
+    let pages: PageRenderer
+    let flash: Flash
+
+    func register(on router: Router<AppRequestContext>) {
         router.get("/quests/family/cheers") { request, context in try await self.cheers(request, context) }
         router.post("/quests/family/cheers") { request, context in try await self.sendCheer(request, context) }
         router.post("/quests/family/cheers/settings") { request, context in
@@ -88,9 +94,9 @@ extension QuestsPages {
 
     private func cheers(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family/cheers")
-        let board = try await quests.cheers(try household(of: me), as: me)
+        let board = try await cheers.board(try household(of: me), as: me)
         let page = CheersPage(
-            board, me: me, message: flash.message(in: request), now: quests.clock.now(), localizer: context.localizer)
+            board, me: me, message: flash.message(in: request), now: cheers.clock.now(), localizer: context.localizer)
         return pages.page(
             "cheers", title: context.localizer("quests.cheers.title"), model: page, context: context, path: "/quests",
             back: me.role == .child ? "/quests" : "/quests/family")
@@ -100,7 +106,7 @@ extension QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family/cheers")
         let form = try await Form(request)
         do {
-            let (sent, _) = try await quests.sendCheer(
+            let (sent, _) = try await cheers.send(
                 form["cheer"], to: form["to"], household: try household(of: me), as: me)
             return flash.redirect(
                 to: "/quests/family/cheers", .notice,
@@ -115,7 +121,7 @@ extension QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family/cheers")
         let form = try await Form(request)
         let enabled = form["enabled"] == "on"
-        try await quests.setCheers(try household(of: me), enabled: enabled, as: me)
+        try await cheers.setEnabled(try household(of: me), enabled, as: me)
         return flash.redirect(
             to: "/quests/family/cheers", .notice,
             context.localizer(enabled ? "quests.notice.cheersOn" : "quests.notice.cheersOff"))

@@ -3,7 +3,12 @@ public import QuestlineCore
 import SQLKit
 
 /// Cheers sent in a household, and whether the household has them on.
-enum CheerSchema {
+enum CheerSchema: StoreModule {
+    /// The tables that hold a member's rows (`PersonalData`).
+    static let personalData: [PersonalData.Holding] = [
+        PersonalData.Holding(table: "cheers", column: "from_member", export: (.quests, "cheersSent"))
+    ]
+
     static let migrations: [Migration] = [
         Migration(
             version: 870, name: "cheers",
@@ -43,7 +48,33 @@ public struct SentCheer: Sendable, Equatable {
     }
 }
 
-extension QuestQueries {
+/// Cheers sent in a household, and whether the household has them on: the cheers feature's
+/// own queries.
+public struct CheerStore: Sendable {
+    let database: Database
+    let live: LiveEventLog
+
+    init(_ database: Database, live: LiveEventLog) {
+        self.database = database
+        self.live = live
+    }
+
+    public func read<T: Sendable>(_ body: (CheerQueries) async throws -> T) async throws -> T {
+        try await database.withConnection { db in try await body(CheerQueries(db: db, live: nil)) }
+    }
+
+    /// One transaction; the events it announces are published if it commits.
+    public func write<T: Sendable>(_ body: (CheerQueries) async throws -> T) async throws -> T {
+        try await live.write { db, announcer in try await body(CheerQueries(db: db, live: announcer)) }
+    }
+}
+
+/// The cheers' queries, on one connection (inside a transaction when obtained from `write`).
+public struct CheerQueries: Sendable {
+    let db: any SQLDatabase
+    /// Announces household events with the write (nil when reading).
+    public let live: LiveAnnouncer?
+
     public func cheersEnabled(_ household: HouseholdID) async throws -> Bool {
         try await db.raw("SELECT cheers_enabled FROM households WHERE id = \(bind: household.rawValue)").first()?
             .decode(column: "cheers_enabled", as: Int.self) != 0
@@ -69,7 +100,7 @@ extension QuestQueries {
             """
             SELECT COUNT(*) AS n FROM cheers WHERE from_member = \(bind: member.rawValue) AND local_day = \(bind: day.iso)
             """
-        ).first()!.decode(column: "n", as: Int.self)
+        ).first()?.decode(column: "n", as: Int.self) ?? 0
     }
 
     public func insertCheer(_ cheer: SentCheer, household: HouseholdID, day: LocalDay) async throws {
