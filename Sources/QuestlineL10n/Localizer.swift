@@ -103,9 +103,21 @@ public struct Localizer: Sendable {
 
     /// A day in one of the styles the screens use, in this language's calendar words.
     public func format(_ day: LocalDay, _ style: Message.DayStyle) -> String {
-        // The pseudo-locales mark the locale's words for days as they mark messages.
-        language.isPseudo ? Self.pseudo(formatted(day, style)) : formatted(day, style)
+        Self.days.value(WrittenDay(language: language.code, day: day, style: style)) {
+            // The pseudo-locales mark the locale's words for days as they mark messages.
+            language.isPseudo ? Self.pseudo(formatted(day, style)) : formatted(day, style)
+        }
     }
+
+    /// A day in a style and a language: the key of the days written (`format`), kept because
+    /// ICU's formatting is most of what a widget's or a board's words cost.
+    struct WrittenDay: Hashable, Sendable {
+        let language: String
+        let day: LocalDay
+        let style: Message.DayStyle
+    }
+
+    static let days = Memo<WrittenDay, String>(limit: 20_000)
 
     private func formatted(_ day: LocalDay, _ style: Message.DayStyle) -> String {
         let noon = day.start(in: .gmt).addingTimeInterval(12 * 3600)

@@ -104,10 +104,21 @@ public struct LocalDay: Hashable, Comparable, Sendable {
     /// The instant this day starts in `timeZone` (the first instant of the day, which is not
     /// always 00:00 on days where a DST change skips midnight).
     public func start(in timeZone: TimeZone) -> Date {
-        let calendar = LocalDay.calendar(timeZone)
-        let noon = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!
-        return calendar.startOfDay(for: noon)
+        LocalDay.starts.value(ZonedDay(day: self, zone: timeZone)) {
+            let calendar = LocalDay.calendar(timeZone)
+            let noon = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!
+            return calendar.startOfDay(for: noon)
+        }
     }
+
+    /// A day in a zone: the key of the days' first instants kept (`start(in:)`, which the
+    /// calendar takes a while to work out and every settlement and widget asks for).
+    struct ZonedDay: Hashable, Sendable {
+        let day: LocalDay
+        let zone: TimeZone
+    }
+
+    static let starts = Memo<ZonedDay, Date>(limit: 20_000)
 
     /// The instants `[start, end)` this day covers in `timeZone`: 23, 24 or 25 hours long, or
     /// another length in zones with unusual transitions.
