@@ -2,7 +2,7 @@ extension StringProtocol {
     /// The text without leading and trailing white space: what Foundation's
     /// `trimmed()` (or, with `newlines: false`,
     /// `.whitespaces`) returns, computed on Unicode scalars in pure Swift. On Linux the
-    /// Foundation call goes through `NSString` and UTF-16; it was 14% of the server's CPU while
+    /// Foundation call goes through `NSString` and UTF-16, a large part of the server's CPU while
     /// recording batches of reads. A property test checks both against Foundation.
     public func trimmed(newlines: Bool = true) -> String {
         let scalars = unicodeScalars

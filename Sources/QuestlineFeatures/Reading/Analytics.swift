@@ -14,8 +14,8 @@ public import ServiceLifecycle
 /// can afford and reads and points never do (those are written before the response).
 ///
 /// Why not in the request: a widget view that found 500 events waiting used to write them
-/// itself, and its neighbours on the event loop waited for the statement to be built; at 8
-/// connections that put the widget's p99 at 12 ms against a p50 of 1.4 ms (docs/performance.md).
+/// itself, and its neighbours on the event loop waited for the statement to be built, which
+/// made the widget's slowest answers many times its usual ones (docs/performance.md).
 ///
 /// The backlog is bounded: past `maxPending` events (the writer far behind), a request that
 /// records one more waits until the flusher has caught up, rather than memory growing.

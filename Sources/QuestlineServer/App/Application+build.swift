@@ -169,10 +169,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
         flash: flash,
         secureCookies: configuration.secureCookies, sessionLifetime: features.sessionLifetime
     ).register(on: router)
-    GamePages(games: games, accounts: accounts, pages: pages).register(on: router)
     QuestsPages(quests: quests, accounts: accounts, pages: pages, flash: flash).register(on: router)
-    LeaguePages(leagues: leagues, pages: pages, flash: flash).register(on: router)
-    StoryAssetPages(stories: StoryContentFeature(store: store, configuration: features)).register(on: router)
     // The stories map draws with Leaflet when the system has it (Debian's libjs-leaflet).
     let leaflet = FileManager.default.fileExists(atPath: configuration.leafletDirectory + "/leaflet.js")
     if !leaflet {
@@ -180,9 +177,14 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
             "Leaflet not found: the stories map is the server-drawn picture",
             metadata: ["directory": "\(configuration.leafletDirectory)", "package": "libjs-leaflet"])
     }
-    StoriesPages(stories: stories, pages: pages, flash: flash, leaflet: leaflet).register(on: router)
     // The features that plug in as modules.
-    let modules: [any FeatureModule] = [CheersModule(cheers: cheers, pages: pages, flash: flash)]
+    let modules: [any FeatureModule] = [
+        GamePages(games: games, accounts: accounts, pages: pages),
+        LeaguePages(leagues: leagues, pages: pages, flash: flash),
+        StoryAssetPages(stories: StoryContentFeature(store: store, configuration: features)),
+        StoriesPages(stories: stories, pages: pages, flash: flash, leaflet: leaflet),
+        CheersModule(cheers: cheers, pages: pages, flash: flash),
+    ]
     var services: [any Service] = []
     for module in modules {
         module.register(on: router)
@@ -266,8 +268,8 @@ struct StoreService: Service {
 }
 
 /// Checkpoints SQLite's write-ahead log every second on a connection of its own, so that no
-/// commit copies the log (see `WALCheckpoints.background`). At 8 connections, with checkpoints
-/// inside commits, recording a read had a p99 of 6–9 ms against a p50 of 2 ms (docs/performance.md).
+/// commit copies the log (see `WALCheckpoints.background`): a checkpoint inside a commit holds
+/// every writer queued behind it (docs/performance.md).
 struct CheckpointService: Service {
     let database: Database
     private let logger = Logger(label: "questline.checkpoint")

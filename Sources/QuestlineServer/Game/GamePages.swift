@@ -7,7 +7,7 @@ import QuestlineStore
 
 /// "Which came first?" in the web app: splash, the question flow, results and the archive.
 /// Server-rendered so it works without JavaScript; `game.js` adds the card transitions.
-struct GamePages {
+struct GamePages: FeatureModule {
     let games: GameFeature
     let accounts: AccountsFeature
     let pages: PageRenderer

@@ -111,7 +111,7 @@ struct LeaguePage: Equatable {
     }
 }
 
-struct LeaguePages {
+struct LeaguePages: FeatureModule {
     let leagues: LeaguesFeature
     let pages: PageRenderer
     let flash: Flash

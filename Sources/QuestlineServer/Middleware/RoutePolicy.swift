@@ -102,7 +102,7 @@ enum CanonicalPath {
     /// True when one pass over the bytes shows `path` canonical: it starts with a slash and has
     /// no percent sign, no empty segment (a doubled or trailing slash) and no segment starting
     /// with a dot. Most requests are so, and skip the decoding below (Foundation's string
-    /// search was 4% of a widget request's CPU); anything else takes the full check.
+    /// search is costly on every request); anything else takes the full check.
     static func isPlainlyCanonical(_ path: String) -> Bool {
         let slash = UInt8(ascii: "/")
         var previous: UInt8 = 0

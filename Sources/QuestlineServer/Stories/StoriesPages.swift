@@ -10,7 +10,7 @@ import QuestlineStore
 /// comments, selfie and rewards in `StoryReadingPages.swift`; the profile, points with daily
 /// tasks and the card shop in `StoriesPointsPages.swift`. Each screen is a typed page model
 /// (`StoriesViews.swift`, `StoriesPointsViews.swift`) built from what `StoriesFeature` returns.
-struct StoriesPages {
+struct StoriesPages: FeatureModule {
     let stories: StoriesFeature
     let pages: PageRenderer
     /// Messages for the page after a redirect.

@@ -7,7 +7,7 @@ import QuestlineStore
 
 /// The track-stories content's images and videos, served from the store under
 /// `/content/stories/<path>`: the pages need no external URL.
-struct StoryAssetPages {
+struct StoryAssetPages: FeatureModule {
     let stories: StoryContentFeature
 
     func register(on router: Router<AppRequestContext>) {

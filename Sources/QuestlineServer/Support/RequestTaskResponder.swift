@@ -6,10 +6,9 @@ import Hummingbird
 ///
 /// Swift keeps the memory an async task's frames once needed (its allocator's slabs) until the
 /// task ends, and a connection's task lives as long as the connection: an event stream kept what
-/// the middleware stack and its handler needed at their deepest, about 90 KB a stream, which put
-/// 10,000 live streams at 944 MB (docs/performance.md, "Live subscribers"). Not for every
-/// request: a child task for each measured 50 µs more CPU on a widget read (its resumptions no
-/// longer ran where the connection's did).
+/// the middleware stack and its handler needed at their deepest, for as long as the stream lasted
+/// (docs/performance.md, "Live subscribers"). Not for every request: a child task for each cost
+/// every read more CPU (its resumptions no longer ran where the connection's did).
 public struct RequestTaskResponder<Responder: HTTPResponder>: HTTPResponder where Responder.Context: Sendable {
     public typealias Context = Responder.Context
     let responder: Responder

@@ -111,8 +111,8 @@ public final class Database: @unchecked Sendable {
 
     /// Where batched writers run their transactions: on SQLite, the writer connection's own
     /// thread (see `ThreadedSQLiteConnection`); on PostgreSQL, anywhere (each statement goes through a socket
-    /// served by an event loop anyway, and a thread of its own measured slower for single
-    /// reads: 0.68–0.71 of the baseline against 0.74–0.75, and only 5% faster for batches).
+    /// served by an event loop anyway, and a thread of its own measured slower for single reads
+    /// and hardly faster for batches, docs/performance.md).
     public var writerExecutor: (any TaskExecutor)? { sqlite?.writer.executor }
 
     /// The statements this database's connections have run since it opened (SQLite's pragmas
@@ -324,7 +324,7 @@ public final class Database: @unchecked Sendable {
         // has grown by the time a pass ends (what it reports is as of its start), and SQLite
         // starts the log over only when a write begins after a pass that copied all of it. So
         // passes repeat while the log grew by more than 1,000 pages during the last one (under
-        // batch load a second's log takes a pass of 250 ms), and a last pass, with writers
+        // batch load a pass takes a good part of a second), and a last pass, with writers
         // held back, copies the few pages committed meanwhile; the next commit starts the log over.
         let started = ContinuousClock.now
         var last = try await pass()

@@ -3,7 +3,7 @@ import Synchronization
 
 /// JSON columns decoded once per text: the same text decodes to the same value, so a value
 /// decoded for one request serves the next that reads the same text (a quest's spec is read by
-/// every usage report and board of its child; decoding it was 3% of a usage report's CPU).
+/// every usage report and board of its child).
 /// Keyed by the whole text, so it is never stale and needs nothing from other instances. At
 /// most `capacity` texts are kept; when full it starts again.
 final class DecodedJSONCache<Value: Decodable & Sendable>: Sendable {

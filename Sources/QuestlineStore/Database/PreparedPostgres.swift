@@ -6,8 +6,8 @@ import Synchronization
 /// SQLKit's view of one pooled PostgreSQL connection that keeps its statements prepared.
 ///
 /// PostgresKit sends every statement as an unnamed one: PostgreSQL parses, analyses and plans it
-/// again on every run, and the client decodes its row description again (about 140 µs of the
-/// database's CPU a statement on the family routes, docs/performance.md). Here a statement of
+/// again on every run, and the client decodes its row description again (docs/performance.md).
+/// Here a statement of
 /// the data path (`SELECT`, `INSERT`, `UPDATE`, `DELETE`, `WITH`) whose binds all have a binary
 /// PostgreSQL type is prepared once per connection under a name (PostgresNIO's
 /// prepared-statement support, which prepares on first use and keeps it for the connection's
@@ -116,7 +116,7 @@ struct PreparedPostgresDatabase: SQLDatabase {
 /// A PostgreSQL row for SQLKit whose hot types (text, integers, reals, booleans and their
 /// optionals) decode straight from their cells, as SQLite's rows do (`SQLiteRowValues.direct`).
 /// PostgresKit's row sends every value through `PostgresDataTranslation`, a coding path, a
-/// dynamic cast and its workarounds: 10% of a usage report's CPU in this process (perf).
+/// dynamic cast and its workarounds, a large part of a usage report's CPU in this process.
 /// Any other type, a cell of a user-defined or `numeric` type (PostgresKit's workarounds), and
 /// any value the direct decoding refuses go through PostgresKit's row, so every answer is
 /// PostgresKit's.

@@ -159,7 +159,7 @@ final class ThreadedSQLiteConnection: @unchecked Sendable {
         // `sqlite3_clear_bindings` is not called after a run: it marks any statement whose plan
         // looked at a bound value (even only to ask whether it is 0 or 1, which the planner does
         // for equality terms outside the index) as expired, and SQLite then prepared it again
-        // on its next run (4% of a redemption's CPU).
+        // on its next run.
         guard binds.count == entry.parameters else {
             throw SQLiteFailure(
                 code: SQLITE_RANGE, message: "\(binds.count) values bound to \(entry.parameters) parameters")
