@@ -7,26 +7,33 @@ public import Foundation
 /// nothing is left in code (`qps-ploc`: every message lengthened by about 40 % and marked,
 /// `[!! … !!]`) and that pages mirror (`qps-plocm`: the same, right to left).
 public struct Language: Sendable, Hashable, CustomStringConvertible {
+    /// Its place in `Language.known`: a language is one small number, which every request's
+    /// context carries and copies at no cost.
+    private let index: UInt8
+
+    /// The catalog's codes, the shipped languages first in the order pickers list them, then the
+    /// pseudo-locales; each with the locale that formats for it (`locale`).
+    private static let known: [(code: String, locale: Locale)] = [
+        "en", "de", "fr", "es", "pt", "ru", "ar", "tr", "zh-Hans", "zh-Hant", "qps-ploc", "qps-plocm",
+    ].map { code in (code, Locale(identifier: code.hasPrefix("qps-") || code == "en" ? "en_GB" : code)) }
+
     /// The catalog's code: `en`, `de`, …, `zh-Hans`, `zh-Hant`, `qps-ploc`, `qps-plocm`.
-    public let code: String
+    public var code: String { Language.known[Int(index)].code }
 
     public static let english = Language(known: "en")
     /// The languages shipped complete, in the order pickers list them.
-    public static let shipped: [Language] = ["en", "de", "fr", "es", "pt", "ru", "ar", "tr", "zh-Hans", "zh-Hant"]
-        .map(Language.init(known:))
+    public static let shipped: [Language] = (0..<10).map { Language(index: UInt8($0)) }
     public static let pseudo = Language(known: "qps-ploc")
     public static let pseudoRightToLeft = Language(known: "qps-plocm")
     /// Every language a request may ask for.
     public static let all = shipped + [pseudo, pseudoRightToLeft]
 
-    private init(known code: String) {
-        self.code = code
-        self.locale = Locale(identifier: code.hasPrefix("qps-") || code == "en" ? "en_GB" : code)
-    }
+    private init(index: UInt8) { self.index = index }
 
-    /// A language is its code (the locale follows from it).
-    public static func == (a: Language, b: Language) -> Bool { a.code == b.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    /// One of `known`'s codes.
+    private init(known code: String) {
+        index = UInt8(Language.known.firstIndex { $0.code == code } ?? 0)
+    }
 
     /// The language for a code as people and browsers spell it (`de`, `de-AT`, `zh-TW`,
     /// `zh-hans`, `pt-BR`), or nil when Questline does not speak it.
@@ -60,7 +67,7 @@ public struct Language: Sendable, Hashable, CustomStringConvertible {
     /// The locale that formats numbers, days, times and lists (the pseudo-locales format as
     /// English does). English writes days and times as the product always has, day before month
     /// and a 24-hour clock ("14 December 2026", "21:05"): British English's formats.
-    public let locale: Locale
+    public var locale: Locale { Language.known[Int(index)].locale }
 
     public var isPseudo: Bool { code.hasPrefix("qps-") }
 
