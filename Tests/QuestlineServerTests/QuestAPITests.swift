@@ -456,7 +456,7 @@ private struct Ledger: Decodable {
     @Test func catalogsAndQuestListsAreCapped() async throws {
         try await Harness.run { app in
             let f = try await family(app)
-            for index in 3..<QuestsFeature.maxApps {  // the family already has 3 apps
+            for index in 3..<ShieldFeature.maxApps {  // the family already has 3 apps
                 let put = try await app.send(
                     .put, "/api/v1/children/\(f.childID)/apps/app-\(index)",
                     json: #"{"name":"App \#(index)","role":"learning"}"#,
@@ -478,7 +478,7 @@ private struct Ledger: Decodable {
                 (try JSONSerialization.jsonObject(
                     with: Data(try await app.send(.get, "/api/v1/children/\(f.childID)/apps", token: f.child).text.utf8)
                 )
-                    as? [Any])?.count == QuestsFeature.maxApps)
+                    as? [Any])?.count == ShieldFeature.maxApps)
         }
     }
 

@@ -56,7 +56,7 @@ public enum DemoData {
     static func familyQuests(store: Store, configuration: FeatureConfiguration, guardian: MemberRecord, child: MemberID)
         async throws
     {
-        let quests = QuestsFeature(store: store, configuration: configuration)
+        let family = FamilyFeatures(store: store, configuration: configuration)
         let apps: [(String, String, String, String, Int?)] = [
             ("demo.khan-kids", "Khan Academy Kids", "📘", "learning", 2),
             ("demo.duolingo", "Duolingo", "🦉", "learning", 1),
@@ -64,7 +64,7 @@ public enum DemoData {
             ("demo.youtube-kids", "YouTube Kids", "📺", "reward", nil),
         ]
         for (token, name, icon, role, rate) in apps {
-            _ = try await quests.putApp(
+            _ = try await family.shield.putApp(
                 child, as: guardian, token: token, name: name, icon: icon, role: role, pointsPerMinute: rate)
         }
         let drafts = [
@@ -82,10 +82,10 @@ public enum DemoData {
                 title: "Reading ladder", description: "A little more each day.", goalType: "milestones", target: 3,
                 steps: [10, 20, 30], rewardApps: [RewardUnlock(token: "demo.minecraft", minutes: 45)], bonusPercent: 15),
         ]
-        for draft in drafts { _ = try await quests.createQuest(for: child, draft: draft, as: guardian) }
+        for draft in drafts { _ = try await family.quests.createQuest(for: child, draft: draft, as: guardian) }
         let kid = try await store.accounts.member(child)!
         let now = configuration.clock.now()
-        _ = try await quests.reportUsage(
+        _ = try await family.usage.reportUsage(
             child,
             reports: [
                 UsageReportInput(

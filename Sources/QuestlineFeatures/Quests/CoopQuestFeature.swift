@@ -110,7 +110,7 @@ extension QuestsFeature {
             let quest = CoopQuest(
                 id: id, householdID: household, spec: spec, status: .active, createdAt: now, completedAt: nil)
             try await q.insertCoopQuest(quest, by: actor.id)
-            try await settleCoop(q, [quest], members: members, now: now)
+            try await settlement.settleCoop(q, [quest], members: members, now: now)
             for child in spec.children {
                 try await q.live?.announce(.quest, household: household, child: child, now: now)
             }
@@ -177,80 +177,6 @@ extension QuestsFeature {
         }
         return names.keys.sorted { (names[$0]!, $0) < (names[$1]!, $1) }.map {
             ($0, names[$0]!, counts[$0] == catalogs.count)
-        }
-    }
-
-    // MARK: Settlement
-
-    /// The span of local days a settlement of `days` touches (with the child's today).
-    static func coopDays(_ days: Set<LocalDay>, today: LocalDay) -> ClosedRange<LocalDay> {
-        let all = days.union([today])
-        return all.min()!...all.max()!
-    }
-
-    /// Pays what the quests' progress now owes (`CoopSettlement`), in the write's transaction.
-    /// The quests must be held (`lockCoopQuests`, or just inserted). Reads the learning days and
-    /// payouts in one statement; writes only when something is owed.
-    func settleCoop(_ q: QuestQueries, _ quests: [CoopQuest], members known: [MemberRecord]?, now: Date)
-        async throws
-    {
-        guard !quests.isEmpty else { return }
-        let facts = try await q.coopFacts(quests)
-        var members = known
-        for quest in quests {
-            let progress = CoopProgress(quest.spec, days: facts.days, paid: facts.paid[quest.id] ?? [:])
-            let planned = CoopSettlement.plan(quest, progress)
-            guard !planned.isEmpty else { continue }
-            if members == nil { members = try await store.accounts.household(quest.householdID)?.members ?? [] }
-            let byID = Dictionary((members ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            // A child who has left the household is not paid (nor recorded as paid).
-            let payouts = planned.filter { byID[$0.child] != nil }
-            try await q.recordCoopPayouts(quest.id, payouts, now: now)
-            for payout in payouts {
-                guard let child = byID[payout.child] else { continue }
-                try await payCoop(q, quest, payout, child: child, now: now)
-            }
-        }
-    }
-
-    /// One contributor's payout: the bonus (or what it grew by) on their ledger; on the first,
-    /// the reward apps unlock until the end of their day and the app team hears of it.
-    private func payCoop(
-        _ q: QuestQueries, _ quest: CoopQuest, _ payout: CoopSettlement.Payout, child: MemberRecord, now: Date
-    ) async throws {
-        let title = quest.spec.title
-        try await q.points.append(
-            child.id, kind: .bonus, points: payout.credit,
-            reason: Message(
-                payout.first ? "quests.ledger.coopCompleted" : "quests.ledger.coopBonusGrew", ["quest": .text(title)]
-            ).stored,
-            id: ids.makeUUID().uuidString.lowercased(), now: now)
-        guard payout.first else {
-            try await q.live?.announce(.progress, household: quest.householdID, child: child.id, now: now)
-            return
-        }
-        let notifyAt = try await questUpdateAt(q, child, now: now)
-        let expiry = UnlockGrant.expiry(now: now, zone: child.zone)
-        for unlock in quest.spec.rewardApps {
-            try await q.insertGrant(
-                child.id,
-                UnlockGrant(
-                    id: ids.makeUUID().uuidString.lowercased(), token: unlock.token, minutes: unlock.minutes,
-                    startsAt: now, expiresAt: expiry, questID: nil), now: now)
-            try await q.live?.record(
-                .rewardUnlocked, member: child.id,
-                data: OutboxData.RewardUnlocked(
-                    memberId: child.id.rawValue, appToken: unlock.token, minutes: unlock.minutes, startsAt: now,
-                    expiresAt: expiry, questId: nil, notifyAt: notifyAt), now: now)
-        }
-        try await q.live?.record(
-            .coopQuestCompleted, member: child.id,
-            data: OutboxData.CoopQuestCompleted(
-                memberId: child.id.rawValue, coopQuestId: quest.id.rawValue, week: quest.spec.weekStart.iso,
-                contribution: payout.value, bonus: payout.bonus, notifyAt: notifyAt), now: now)
-        try await q.live?.announce(.progress, household: quest.householdID, child: child.id, now: now)
-        if !quest.spec.rewardApps.isEmpty {
-            try await q.live?.announce(.policy, household: quest.householdID, child: child.id, now: now)
         }
     }
 }

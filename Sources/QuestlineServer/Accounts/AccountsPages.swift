@@ -12,7 +12,7 @@ struct AccountsPages {
     let accounts: AccountsFeature
     let notifications: NotificationsFeature
     /// A guardian's home shows the requests for more time waiting for them.
-    let quests: QuestsFeature
+    let family: FamilyFeatures
     let reading: ReadingPages
     let pages: PageRenderer
     /// Confirmations after a redirect ("Kit is added").
@@ -70,7 +70,7 @@ struct AccountsPages {
             today: LocalDay(now, in: member.zone),
             announcement: try await reading.announcement(member, widget: widget), widget: widget,
             requests: WaitingRequests(
-                try await quests.waitingRequests(as: member), viewer: member, now: now, back: "/"),
+                try await family.shield.waitingRequests(as: member), viewer: member, now: now, back: "/"),
             live: liveEventsPath(member), notice: flash.text(of: .notice, in: request), localizer: context.localizer)
         return pages.page(
             "home", title: "Questline", model: page, context: context, path: "/")

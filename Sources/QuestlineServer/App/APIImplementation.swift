@@ -13,7 +13,7 @@ struct APIImplementation: APIProtocol {
     let games: GameFeature
     let reading: ReadingFeature
     let activity: ActivityFeature
-    let quests: QuestsFeature
+    let family: FamilyFeatures
     let stories: StoriesFeature
     let cheers: CheersFeature
     let webhooks: WebhooksFeature

@@ -59,8 +59,10 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     Router<AppRequestContext>, [any Service]
 ) {
     let features = configuration.features
-    let quests = QuestsFeature(store: store, configuration: features)
-    let accounts = AccountsFeature(store: store, configuration: features) { try await quests.childZoneChanged($0) }
+    let family = FamilyFeatures(store: store, configuration: features)
+    let accounts = AccountsFeature(store: store, configuration: features) {
+        try await family.usage.childZoneChanged($0)
+    }
     let games = GameFeature(store: store, configuration: features)
     let wiki = WikiContent(store: store, configuration: features)
     let reading = ReadingFeature(store: store, configuration: features, wiki: wiki)
@@ -131,7 +133,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     router.get("/metrics") { _, _ in
         // Levels read when scraped: what waits to be written, and who listens.
         Gauge(label: "questline_analytics_backlog").record(reading.analyticsBacklog)
-        Gauge(label: "questline_live_subscribers").record(quests.live.subscriberCount)
+        Gauge(label: "questline_live_subscribers").record(family.live.subscriberCount)
         Gauge(label: "questline_outbox_lag_seconds").record(
             (try? await store.outbox.lag(now: features.clock.now())) ?? 0)
         return Response(
@@ -155,7 +157,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
                 store: store.idempotency, clock: features.clock, secrets: features.secrets,
                 requestHashers: features.secrets.keyedHashes(purpose: "idempotency-request")))
     try APIImplementation(
-        accounts: accounts, games: games, reading: reading, activity: activity, quests: quests, stories: stories,
+        accounts: accounts, games: games, reading: reading, activity: activity, family: family, stories: stories,
         cheers: cheers,
         webhooks: WebhooksFeature(store: store, configuration: features),
         notifications: notifications, leagues: leagues
@@ -165,11 +167,11 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     readingRoutes.register(on: router)
     ActivityPages(activity: activity, reading: reading, pages: pages).register(on: router)
     AccountsPages(
-        accounts: accounts, notifications: notifications, quests: quests, reading: readingRoutes, pages: pages,
+        accounts: accounts, notifications: notifications, family: family, reading: readingRoutes, pages: pages,
         flash: flash,
         secureCookies: configuration.secureCookies, sessionLifetime: features.sessionLifetime
     ).register(on: router)
-    QuestsPages(quests: quests, accounts: accounts, pages: pages, flash: flash).register(on: router)
+    QuestsPages(family: family, accounts: accounts, pages: pages, flash: flash).register(on: router)
     // The stories map draws with Leaflet when the system has it (Debian's libjs-leaflet).
     let leaflet = FileManager.default.fileExists(atPath: configuration.leafletDirectory + "/leaflet.js")
     if !leaflet {
@@ -192,7 +194,7 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
     }
     // Live streams end when draining starts, so that the HTTP server's shutdown does not wait
     // for them; on PostgreSQL one connection listens for the events of every instance.
-    let live = quests.live
+    let live = family.live
     configuration.readiness.whenDraining { live.close() }
     if store.live.relaysThroughDatabase { services.append(LiveListenerService(hub: live, logger: logger)) }
     services.append(LiveKeepAliveService(hub: live))

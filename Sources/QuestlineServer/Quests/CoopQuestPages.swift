@@ -182,7 +182,7 @@ extension QuestsPages {
         _ me: MemberRecord, _ context: AppRequestContext, form: CoopPage.Form?, errors: [String: String],
         notice: String?, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
-        let board = try await quests.coopBoard(try sharedHousehold(of: me), as: me)
+        let board = try await family.quests.coopBoard(try sharedHousehold(of: me), as: me)
         return pages.page(
             "coop", title: context.localizer("quests.coop.title"),
             model: CoopPage(board, me: me, form: form, errors: errors, notice: notice, localizer: context.localizer),
@@ -205,7 +205,7 @@ extension QuestsPages {
         typed.unlockMinutes = body["unlockMinutes"]
         return try await submitting {
             let spec = try Self.coopSpec(body)
-            let view = try await quests.createCoopQuest(try sharedHousehold(of: me), spec: spec, as: me)
+            let view = try await family.quests.createCoopQuest(try sharedHousehold(of: me), spec: spec, as: me)
             return flash.redirect(
                 to: "/quests/family/coop", .notice,
                 view.phase == .completed
@@ -256,7 +256,7 @@ extension QuestsPages {
     private func cancelCoop(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family/coop")
         let id = try CoopQuestID.parse(context.parameters.get("quest") ?? "", field: "quest")
-        try await quests.cancelCoopQuest(id, as: me)
+        try await family.quests.cancelCoopQuest(id, as: me)
         return flash.redirect(to: "/quests/family/coop", .notice, context.localizer("quests.notice.coopCancelled"))
     }
 }

@@ -11,7 +11,8 @@ extension APIImplementation {
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
         return .ok(
             .init(
-                body: .json(.init(try await quests.coopBoard(household, as: me), localizer: RequestLanguage.localizer)))
+                body: .json(
+                    .init(try await family.quests.coopBoard(household, as: me), localizer: RequestLanguage.localizer)))
         )
     }
 
@@ -19,7 +20,7 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
-        let view = try await quests.createCoopQuest(household, spec: try CoopQuestSpec(body), as: me)
+        let view = try await family.quests.createCoopQuest(household, spec: try CoopQuestSpec(body), as: me)
         return .created(.init(body: .json(.init(view, localizer: RequestLanguage.localizer))))
     }
 
@@ -27,15 +28,19 @@ extension APIImplementation {
         let me = try identity.requireMember()
         let id = try CoopQuestID.parse(input.path.coopQuestId, field: "coopQuestId")
         return .ok(
-            .init(body: .json(.init(try await quests.coopQuest(id, as: me), localizer: RequestLanguage.localizer))))
+            .init(
+                body: .json(.init(try await family.quests.coopQuest(id, as: me), localizer: RequestLanguage.localizer)))
+        )
     }
 
     func cancelCoopQuest(_ input: Operations.cancelCoopQuest.Input) async throws -> Operations.cancelCoopQuest.Output {
         let me = try identity.requireMember()
         let id = try CoopQuestID.parse(input.path.coopQuestId, field: "coopQuestId")
-        try await quests.cancelCoopQuest(id, as: me)
+        try await family.quests.cancelCoopQuest(id, as: me)
         return .ok(
-            .init(body: .json(.init(try await quests.coopQuest(id, as: me), localizer: RequestLanguage.localizer))))
+            .init(
+                body: .json(.init(try await family.quests.coopQuest(id, as: me), localizer: RequestLanguage.localizer)))
+        )
     }
 }
 

@@ -10,7 +10,7 @@ extension APIImplementation {
     func getFamilyStreak(_ input: Operations.getFamilyStreak.Input) async throws -> Operations.getFamilyStreak.Output {
         let me = try identity.requireMember()
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
-        return .ok(.init(body: .json(.init(try await quests.familyStreak(household, as: me)))))
+        return .ok(.init(body: .json(.init(try await family.quests.familyStreak(household, as: me)))))
     }
 
     func setFamilyStreakMember(_ input: Operations.setFamilyStreakMember.Input) async throws
@@ -19,9 +19,9 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
-        try await quests.setFamilyStreak(
+        try await family.quests.setFamilyStreak(
             household, member: try MemberID.parse(input.path.memberId, field: "memberId"), joined: body.joined, as: me)
-        return .ok(.init(body: .json(.init(try await quests.familyStreak(household, as: me)))))
+        return .ok(.init(body: .json(.init(try await family.quests.familyStreak(household, as: me)))))
     }
 }
 

@@ -104,7 +104,7 @@ extension QuestsPages {
     /// household (one read of the household: `QuestsFeature.together`).
     func together(for member: MemberRecord, localizer l: Localizer) async throws -> (FamilyCard?, [CoopCard]) {
         guard let household = member.householdID else { return (nil, []) }
-        let together = try await quests.together(household, as: member)
+        let together = try await family.quests.together(household, as: member)
         return (
             FamilyCard(together.streak, localizer: l),
             together.coop.map { CoopCard($0, appNames: [:], compact: true, localizer: l) }
@@ -113,7 +113,7 @@ extension QuestsPages {
 
     private func familyStreak(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family/streak")
-        let view = try await quests.familyStreak(try sharedHousehold(of: me), as: me)
+        let view = try await family.quests.familyStreak(try sharedHousehold(of: me), as: me)
         return pages.page(
             "family-streak", title: context.localizer("quests.familyStreak.title"),
             model: FamilyStreakPage(view, me: me, message: flash.message(in: request), localizer: context.localizer),
@@ -126,7 +126,7 @@ extension QuestsPages {
         let form = try await Form(request)
         let joined = form["joined"] == "on"
         do {
-            try await quests.setFamilyStreak(
+            try await family.quests.setFamilyStreak(
                 try sharedHousehold(of: me), member: try MemberID.parse(form["member"], field: "member"),
                 joined: joined, as: me)
             return flash.redirect(

@@ -10,8 +10,8 @@ extension QuestsPages {
 
     func builder(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: request.uri.path)
-        let child = try await quests.child(try childID(context), as: me, manage: true)
-        let today = LocalDay(quests.clock.now(), in: child.zone)
+        let child = try await family.quests.child(try childID(context), as: me, manage: true)
+        let today = LocalDay(family.clock.now(), in: child.zone)
         let draft = QuestDraft(
             title: "", goalType: GoalType.dailyMinutes.rawValue, target: 30, bonusPercent: 10, startDate: today.iso)
         return try await builderPage(
@@ -20,8 +20,8 @@ extension QuestsPages {
 
     func editor(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: request.uri.path)
-        let (view, child, _) = try await quests.quest(try questID(context), as: me)
-        _ = try await quests.child(child.id, as: me, manage: true)
+        let (view, child, _) = try await family.quests.quest(try questID(context), as: me)
+        _ = try await family.quests.child(child.id, as: me, manage: true)
         return try await builderPage(
             context, child: child, draft: QuestDraft(view.quest.spec),
             action: "/quests/\(view.quest.id.rawValue)", editing: true)
@@ -33,7 +33,8 @@ extension QuestsPages {
     ) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family")
         let page = QuestBuilderPage(
-            child: child, apps: try await quests.apps(child.id, as: me), draft: draft, action: action, editing: editing,
+            child: child, apps: try await family.shield.apps(child.id, as: me), draft: draft, action: action,
+            editing: editing,
             errors: errors, localizer: context.localizer)
         return pages.page(
             "quest-builder", title: context.localizer(editing ? "quests.builder.editTitle" : "quests.builder.newTitle"),
@@ -63,11 +64,11 @@ extension QuestsPages {
 
     func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family")
-        let child = try await quests.child(try childID(context), as: me, manage: true)
+        let child = try await family.quests.child(try childID(context), as: me, manage: true)
         let form = try await Form(request)
         let draft = Self.draft(form)
         do {
-            let view = try await quests.createQuest(for: child.id, draft: draft, as: me)
+            let view = try await family.quests.createQuest(for: child.id, draft: draft, as: me)
             return Response.redirect(to: "/quests/\(view.quest.id.rawValue)?created=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await builderPage(
@@ -83,10 +84,10 @@ extension QuestsPages {
         let form = try await Form(request)
         let draft = Self.draft(form)
         do {
-            _ = try await quests.updateQuest(id, draft: draft, as: me)
+            _ = try await family.quests.updateQuest(id, draft: draft, as: me)
             return Response.redirect(to: "/quests/\(id.rawValue)?saved=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
-            let (_, child, _) = try await quests.quest(id, as: me)
+            let (_, child, _) = try await family.quests.quest(id, as: me)
             return try await builderPage(
                 context, child: child, draft: draft, action: "/quests/\(id.rawValue)", editing: true,
                 errors: FieldErrors.of(error))
@@ -97,7 +98,7 @@ extension QuestsPages {
 
     func detail(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: request.uri.path)
-        let (view, child, apps) = try await quests.quest(try questID(context), as: me)
+        let (view, child, apps) = try await family.quests.quest(try questID(context), as: me)
         let notice =
             request.uri.queryParameters["created"] != nil
             ? context.localizer("quests.notice.questCreated", ["name": .text(child.displayName)])
@@ -114,15 +115,15 @@ extension QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family")
         let id = try questID(context)
         let form = try await Form(request)
-        _ = try await quests.setStatus(id, form["status"] == "paused" ? .paused : .active, as: me)
+        _ = try await family.quests.setStatus(id, form["status"] == "paused" ? .paused : .active, as: me)
         return Response.redirect(to: "/quests/\(id.rawValue)", type: .normal)
     }
 
     func delete(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family")
         let id = try questID(context)
-        let (_, child, _) = try await quests.quest(id, as: me)
-        try await quests.deleteQuest(id, as: me)
+        let (_, child, _) = try await family.quests.quest(id, as: me)
+        try await family.quests.deleteQuest(id, as: me)
         return Response.redirect(to: "/quests/children/\(child.id.rawValue)?deleted=1", type: .normal)
     }
 }

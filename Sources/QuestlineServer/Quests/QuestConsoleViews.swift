@@ -42,7 +42,7 @@ struct WaitingRequests: Equatable {
     let back: String
 
     init(
-        _ waiting: [QuestsFeature.WaitingRequest], viewer: MemberRecord, now: Date, back: String,
+        _ waiting: [ShieldFeature.WaitingRequest], viewer: MemberRecord, now: Date, back: String,
         localizer l: Localizer = RequestLanguage.localizer
     ) {
         rows = waiting.map {
@@ -116,7 +116,7 @@ struct FamilyConsolePage: Equatable {
 
     /// Shows `waiting` requests, and each child's count on its card.
     mutating func show(
-        _ waiting: WaitingRequests, of requests: [QuestsFeature.WaitingRequest], localizer l: Localizer
+        _ waiting: WaitingRequests, of requests: [ShieldFeature.WaitingRequest], localizer l: Localizer
     ) {
         self.requests = waiting.rows.isEmpty ? nil : waiting
         for index in children.indices {

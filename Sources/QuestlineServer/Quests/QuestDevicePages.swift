@@ -16,11 +16,12 @@ extension QuestsPages {
     {
         let me = try context.requireWebMember(next: request.uri.path)
         let id = try childID(context)
-        let board = try await quests.board(id, as: me)
+        let board = try await family.quests.board(id, as: me)
         let query = Set(request.uri.queryParameters.map { String($0.key) })
         let page = DevicePage(
-            board: board, policy: try await quests.policy(id, as: me), rules: try await quests.shieldRules(id, as: me),
-            requests: try await quests.timeRequests(id, as: me), viewer: me, now: quests.clock.now(), form: form,
+            board: board, policy: try await family.shield.policy(id, as: me),
+            rules: try await family.shield.shieldRules(id, as: me),
+            requests: try await family.shield.timeRequests(id, as: me), viewer: me, now: family.clock.now(), form: form,
             notice: DevicePage.notice(query, child: board.child, localizer: context.localizer),
             localizer: context.localizer)
         return pages.page(
@@ -41,10 +42,10 @@ extension QuestsPages {
             }
             asked = day
         }
-        let child = try await quests.child(id, as: me)
-        let report = try await quests.weeklyReport(id, as: me, week: asked)
+        let child = try await family.quests.child(id, as: me)
+        let report = try await family.usage.weeklyReport(id, as: me, week: asked)
         let page = WeeklyReportPage(
-            report, child: child, today: LocalDay(quests.clock.now(), in: child.zone), localizer: context.localizer)
+            report, child: child, today: LocalDay(family.clock.now(), in: child.zone), localizer: context.localizer)
         return pages.page(
             "quests-report", title: context.localizer("quests.report.title", ["name": .text(child.displayName)]),
             model: page, context: context, path: "/quests",
@@ -57,7 +58,8 @@ extension QuestsPages {
         let id = try childID(context)
         let form = try await Form(request)
         do {
-            _ = try await quests.reportSession(id, appToken: form["appToken"], minutes: Int(form["minutes"]), as: me)
+            _ = try await family.usage.reportSession(
+                id, appToken: form["appToken"], minutes: Int(form["minutes"]), as: me)
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?reported=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             var refused = FormState(values: ["minutes": form["minutes"], "appToken": form["appToken"]], error: error)
@@ -76,7 +78,7 @@ extension QuestsPages {
         let id = try childID(context)
         let form = try await Form(request)
         do {
-            _ = try await quests.askForTime(
+            _ = try await family.shield.askForTime(
                 id, as: me, appToken: form["appToken"], minutes: Int(form["minutes"]) ?? 0, note: form["note"])
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?asked=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
@@ -96,7 +98,7 @@ extension QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family")
         let form = try await Form(request)
         let approve = form["approve"] == "1"
-        let answered = try await quests.decide(context.parameters.get("request") ?? "", approve: approve, as: me)
+        let answered = try await family.shield.decide(context.parameters.get("request") ?? "", approve: approve, as: me)
         let back = form["back"]
         guard WaitingRequests.returns.contains(back) else {
             return Response.redirect(
@@ -127,7 +129,7 @@ extension QuestsPages {
         let form = try await Form(request)
         do {
             let downtime = form["downtime"] == "on"
-            _ = try await quests.setShieldRules(
+            _ = try await family.shield.setShieldRules(
                 id, as: me, rewardDays: form.values("rewardDays").compactMap { Int($0) },
                 downtimeStart: downtime ? Int(form["downtimeStart"]) : nil,
                 downtimeEnd: downtime ? Int(form["downtimeEnd"]) : nil)

@@ -184,10 +184,10 @@ struct ShieldView: Equatable {
         }
         let blockedTokens = Set(board.policy.apps.filter(\.blocked).map(\.token))
         let restriction = board.restriction.map {
-            QuestsFeature.restrictionMessage($0.reason, until: $0.until, zone: zone, now: now)
+            PointsFeature.restrictionMessage($0.reason, until: $0.until, zone: zone, now: now)
         }
         self.restriction = restriction.map { l($0) }
-        redeemWaits = restriction.map { l(QuestsFeature.redeemWaits($0)) }
+        redeemWaits = restriction.map { l(PointsFeature.redeemWaits($0)) }
         waiting = board.grants.filter { blockedTokens.contains($0.grant.token) }.map { grant in
             line(
                 grant.grant.token, minutes: grant.minutesLeft,

@@ -11,14 +11,15 @@ import QuestlineStore
 extension APIImplementation {
     func getQuestRules(_ input: Operations.getQuestRules.Input) async throws -> Operations.getQuestRules.Output {
         let me = try identity.requireMember()
-        let rules = try await quests.rules(try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me)
+        let rules = try await family.points.rules(
+            try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me)
         return .ok(.init(body: .json(.init(rules))))
     }
 
     func setQuestRules(_ input: Operations.setQuestRules.Input) async throws -> Operations.setQuestRules.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let rules = try await quests.setRules(
+        let rules = try await family.points.setRules(
             try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me,
             pointsPerMinute: body.pointsPerMinute,
             minMinutes: body.minMinutes, maxMinutes: body.maxMinutes)
@@ -32,7 +33,7 @@ extension APIImplementation {
         // A Last-Event-ID that is not an event id starts afresh, as a first connection does.
         let after = (input.headers.Last_hyphen_Event_hyphen_ID ?? input.query.lastEventId).flatMap { Int64($0) }
             .flatMap { $0 >= 0 ? $0 : nil }
-        let updates = quests.live.subscribe(household, after: after)
+        let updates = family.live.subscribe(household, after: after)
         return .ok(
             .init(
                 body: .text_event_hyphen_stream(LiveStream.body(updates))))
@@ -40,14 +41,14 @@ extension APIImplementation {
 
     func listQuestApps(_ input: Operations.listQuestApps.Input) async throws -> Operations.listQuestApps.Output {
         let me = try identity.requireMember()
-        let apps = try await quests.apps(try MemberID.parse(input.path.childId, field: "childId"), as: me)
+        let apps = try await family.shield.apps(try MemberID.parse(input.path.childId, field: "childId"), as: me)
         return .ok(.init(body: .json(apps.map(Components.Schemas.QuestApp.init))))
     }
 
     func putQuestApp(_ input: Operations.putQuestApp.Input) async throws -> Operations.putQuestApp.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let app = try await quests.putApp(
+        let app = try await family.shield.putApp(
             try MemberID.parse(input.path.childId, field: "childId"), as: me, token: input.path.appToken,
             name: body.name,
             icon: body.icon, role: body.role.rawValue, pointsPerMinute: body.pointsPerMinute)
@@ -56,21 +57,21 @@ extension APIImplementation {
 
     func deleteQuestApp(_ input: Operations.deleteQuestApp.Input) async throws -> Operations.deleteQuestApp.Output {
         let me = try identity.requireMember()
-        try await quests.deleteApp(
+        try await family.shield.deleteApp(
             try MemberID.parse(input.path.childId, field: "childId"), token: input.path.appToken, as: me)
         return .noContent(.init())
     }
 
     func getQuestBoard(_ input: Operations.getQuestBoard.Input) async throws -> Operations.getQuestBoard.Output {
         let me = try identity.requireMember()
-        let board = try await quests.board(try MemberID.parse(input.path.childId, field: "childId"), as: me)
+        let board = try await family.quests.board(try MemberID.parse(input.path.childId, field: "childId"), as: me)
         return .ok(.init(body: .json(.init(board, localizer: RequestLanguage.localizer))))
     }
 
     func createQuest(_ input: Operations.createQuest.Input) async throws -> Operations.createQuest.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let view = try await quests.createQuest(
+        let view = try await family.quests.createQuest(
             for: try MemberID.parse(input.path.childId, field: "childId"), draft: .init(body), as: me)
         return .created(.init(body: .json(.init(view, localizer: RequestLanguage.localizer))))
     }
@@ -86,7 +87,7 @@ extension APIImplementation {
     }
 
     func deleteQuest(_ input: Operations.deleteQuest.Input) async throws -> Operations.deleteQuest.Output {
-        try await quests.deleteQuest(
+        try await family.quests.deleteQuest(
             try QuestID.parse(input.path.questId, field: "questId"), as: try identity.requireMember())
         return .noContent(.init())
     }
@@ -113,7 +114,7 @@ extension APIImplementation {
     }
 
     func deleteChallenge(_ input: Operations.deleteChallenge.Input) async throws -> Operations.deleteChallenge.Output {
-        try await quests.deleteQuest(
+        try await family.quests.deleteQuest(
             try QuestID.parse(input.path.challengeId, field: "challengeId"), as: try identity.requireMember())
         return .noContent(.init())
     }
@@ -128,13 +129,13 @@ extension APIImplementation {
 
     private func update(_ id: QuestID, _ body: Components.Schemas.QuestInput) async throws -> Components.Schemas.Quest {
         let me = try identity.requireMember()
-        let view = try await quests.updateQuest(id, draft: .init(body), as: me)
+        let view = try await family.quests.updateQuest(id, draft: .init(body), as: me)
         return .init(view, localizer: RequestLanguage.localizer)
     }
 
     private func setStatus(_ id: QuestID, paused: Bool) async throws -> Components.Schemas.Quest {
         let me = try identity.requireMember()
-        let view = try await quests.setStatus(id, paused ? .paused : .active, as: me)
+        let view = try await family.quests.setStatus(id, paused ? .paused : .active, as: me)
         return .init(view, localizer: RequestLanguage.localizer)
     }
 
@@ -146,7 +147,7 @@ extension APIImplementation {
                 id: $0.id, appToken: $0.appToken, startedAt: $0.startedAt, durationSeconds: $0.durationSeconds,
                 timeZone: $0.timeZone)
         }
-        let outcome = try await quests.reportUsage(
+        let outcome = try await family.usage.reportUsage(
             try MemberID.parse(input.path.childId, field: "childId"), reports: reports, as: me)
         return .ok(
             .init(
@@ -162,16 +163,16 @@ extension APIImplementation {
     func listGrants(_ input: Operations.listGrants.Input) async throws -> Operations.listGrants.Output {
         let me = try identity.requireMember()
         let id = try MemberID.parse(input.path.childId, field: "childId")
-        let grants = try await quests.grants(id, as: me)
+        let grants = try await family.points.grants(id, as: me)
         let names = Dictionary(
-            try await quests.apps(id, as: me).map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
+            try await family.shield.apps(id, as: me).map { ($0.token, $0.name) }, uniquingKeysWith: { a, _ in a })
         return .ok(.init(body: .json(grants.map { .init($0, names: names) })))
     }
 
     func redeemPoints(_ input: Operations.redeemPoints.Input) async throws -> Operations.redeemPoints.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let (grant, balance) = try await quests.redeem(
+        let (grant, balance) = try await family.points.redeem(
             try MemberID.parse(input.path.childId, field: "childId"), token: body.appToken, minutes: body.minutes,
             as: me)
         return .created(.init(body: .json(.init(grant: .init(grant, names: [:]), balance: balance))))
@@ -180,7 +181,7 @@ extension APIImplementation {
     func adjustPoints(_ input: Operations.adjustPoints.Input) async throws -> Operations.adjustPoints.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let balance = try await quests.adjust(
+        let balance = try await family.points.adjust(
             try MemberID.parse(input.path.childId, field: "childId"), points: body.points, reason: body.reason, as: me)
         return .created(.init(body: .json(.init(balance: balance))))
     }
@@ -188,7 +189,7 @@ extension APIImplementation {
     func getLedger(_ input: Operations.getLedger.Input) async throws -> Operations.getLedger.Output {
         let me = try identity.requireMember()
         let page = try Paging(limit: input.query.limit, offset: input.query.offset)
-        let (entries, balance) = try await quests.ledger(
+        let (entries, balance) = try await family.points.ledger(
             try MemberID.parse(input.path.childId, field: "childId"), as: me, limit: page.limit, offset: page.offset)
         // The reasons kept as messages are read in the reader's language.
         let l = RequestLanguage.localizer
@@ -208,7 +209,7 @@ extension APIImplementation {
     // MARK: Helpers
 
     private func quest(_ id: QuestID, as me: MemberRecord) async throws -> Components.Schemas.Quest {
-        try await .init(quests.quest(id, as: me).0, localizer: RequestLanguage.localizer)
+        try await .init(family.quests.quest(id, as: me).0, localizer: RequestLanguage.localizer)
     }
 
 }

@@ -8,7 +8,7 @@ import QuestlineL10n
 /// quest builder, quest detail) and the child's quest board. Pages listen to the
 /// household's live events and refresh themselves when something changes.
 struct QuestsPages {
-    let quests: QuestsFeature
+    let family: FamilyFeatures
     /// A child's time zone is a guardian's setting of the child's profile.
     let accounts: AccountsFeature
     let pages: PageRenderer
@@ -91,17 +91,17 @@ struct QuestsPages {
                 model: FamilyConsolePage.withoutHousehold, context: context,
                 path: "/quests", back: "/")
         }
-        let summaries = try await quests.household(as: me)
+        let summaries = try await family.quests.household(as: me)
         var page = FamilyConsolePage(
             viewer: me, household: household, children: summaries,
-            rules: try await quests.rules(household, as: me),
+            rules: try await family.points.rules(household, as: me),
             errors: errors, saved: request.uri.queryParameters["saved"] != nil,
             notice: flash.text(of: .notice, in: request), localizer: context.localizer)
         (page.family, page.coop) = try await together(for: me, localizer: context.localizer)
-        let waiting = try await quests.waitingRequests(as: me, children: summaries.map(\.child))
+        let waiting = try await family.shield.waitingRequests(as: me, children: summaries.map(\.child))
         page.show(
             WaitingRequests(
-                waiting, viewer: me, now: quests.clock.now(), back: "/quests/family", localizer: context.localizer),
+                waiting, viewer: me, now: family.clock.now(), back: "/quests/family", localizer: context.localizer),
             of: waiting, localizer: context.localizer)
         return pages.page(
             "quests-family", title: context.localizer("quests.family.title"), model: page, context: context,
@@ -116,7 +116,7 @@ struct QuestsPages {
             throw DomainError.notFound(Message("quests.error.createHousehold"))
         }
         return try await submitting {
-            _ = try await quests.setRules(
+            _ = try await family.points.setRules(
                 household, as: me, pointsPerMinute: Int(form["pointsPerMinute"]) ?? 0,
                 minMinutes: Int(form["minMinutes"]) ?? 0, maxMinutes: Int(form["maxMinutes"]) ?? 0)
             return Response.redirect(to: "/quests/family?saved=1", type: .normal)
@@ -131,14 +131,14 @@ struct QuestsPages {
         -> Response
     {
         let me = try context.requireWebMember(next: request.uri.path)
-        let board = try await quests.board(try childID(context), as: me)
+        let board = try await family.quests.board(try childID(context), as: me)
         let notice =
             flash.text(of: .notice, in: request)
             ?? (request.uri.queryParameters["deleted"] != nil
                 ? context.localizer("quests.notice.questDeleted") : nil)
         let page = ChildQuestsPage(
-            board: board, deviceApps: try await quests.deviceApps(board.child.id, as: me), viewer: me,
-            now: quests.clock.now(), form: form, notice: notice, localizer: context.localizer)
+            board: board, deviceApps: try await family.shield.deviceApps(board.child.id, as: me), viewer: me,
+            now: family.clock.now(), form: form, notice: notice, localizer: context.localizer)
         return pages.page(
             "quests-child", title: board.child.displayName, model: page, context: context, path: "/quests",
             status: form.error.map { Problem.from($0).httpStatus } ?? .ok, back: "/quests/family")
@@ -149,7 +149,7 @@ struct QuestsPages {
         let id = try childID(context)
         let form = try await Form(request)
         return try await submitting {
-            let app = try await quests.putApp(
+            let app = try await family.shield.putApp(
                 id, as: me, token: form["token"], name: form["name"], icon: form["icon"], role: form["role"],
                 pointsPerMinute: form["pointsPerMinute"].isEmpty ? nil : Int(form["pointsPerMinute"]) ?? 0)
             return flash.redirect(
@@ -171,7 +171,7 @@ struct QuestsPages {
         let id = try childID(context)
         let form = try await Form(request)
         return try await submitting {
-            try await quests.deleteApp(id, token: form["token"], as: me)
+            try await family.shield.deleteApp(id, token: form["token"], as: me)
             return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
         } refused: { error in
             try await childPage(request, context, form: FormState(error: error))
@@ -184,7 +184,7 @@ struct QuestsPages {
         let form = try await Form(request)
         return try await submitting {
             let points = Int(form["points"]) ?? 0
-            _ = try await quests.adjust(id, points: points, reason: form["reason"], as: me)
+            _ = try await family.points.adjust(id, points: points, reason: form["reason"], as: me)
             return flash.redirect(
                 to: "/quests/children/\(id.rawValue)", .notice,
                 context.localizer(

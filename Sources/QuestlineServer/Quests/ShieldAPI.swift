@@ -10,14 +10,14 @@ import QuestlineL10n
 extension APIImplementation {
     func getShieldPolicy(_ input: Operations.getShieldPolicy.Input) async throws -> Operations.getShieldPolicy.Output {
         let me = try identity.requireMember()
-        let policy = try await quests.policy(try MemberID.parse(input.path.childId, field: "childId"), as: me)
+        let policy = try await family.shield.policy(try MemberID.parse(input.path.childId, field: "childId"), as: me)
         let tag = Self.etag(policy)
         if let asked = input.headers.If_hyphen_None_hyphen_Match,
             asked.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag })
         {
             return .notModified(.init(headers: .init(ETag: tag)))
         }
-        return .ok(.init(headers: .init(ETag: tag), body: .json(.init(policy, computedAt: quests.clock.now()))))
+        return .ok(.init(headers: .init(ETag: tag), body: .json(.init(policy, computedAt: family.clock.now()))))
     }
 
     /// A strong tag of what the policy says (not of when it was computed): the same grants,
@@ -32,14 +32,15 @@ extension APIImplementation {
 
     func getShieldRules(_ input: Operations.getShieldRules.Input) async throws -> Operations.getShieldRules.Output {
         let me = try identity.requireMember()
-        let rules = try await quests.shieldRules(try MemberID.parse(input.path.childId, field: "childId"), as: me)
+        let rules = try await family.shield.shieldRules(
+            try MemberID.parse(input.path.childId, field: "childId"), as: me)
         return .ok(.init(body: .json(.init(rules))))
     }
 
     func setShieldRules(_ input: Operations.setShieldRules.Input) async throws -> Operations.setShieldRules.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let rules = try await quests.setShieldRules(
+        let rules = try await family.shield.setShieldRules(
             try MemberID.parse(input.path.childId, field: "childId"), as: me, rewardDays: body.rewardDays,
             downtimeStart: body.downtime?.start, downtimeEnd: body.downtime?.end)
         return .ok(.init(body: .json(.init(rules))))
@@ -51,14 +52,15 @@ extension APIImplementation {
         -> Operations.listTimeRequests.Output
     {
         let me = try identity.requireMember()
-        let requests = try await quests.timeRequests(try MemberID.parse(input.path.childId, field: "childId"), as: me)
+        let requests = try await family.shield.timeRequests(
+            try MemberID.parse(input.path.childId, field: "childId"), as: me)
         return .ok(.init(body: .json(requests.map(Components.Schemas.TimeRequest.init))))
     }
 
     func askForTime(_ input: Operations.askForTime.Input) async throws -> Operations.askForTime.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let request = try await quests.askForTime(
+        let request = try await family.shield.askForTime(
             try MemberID.parse(input.path.childId, field: "childId"), as: me, appToken: body.appToken,
             minutes: body.minutes, note: body.note ?? "")
         return .created(.init(body: .json(.init(request))))
@@ -69,7 +71,7 @@ extension APIImplementation {
     {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let request = try await quests.decide(input.path.requestId, approve: body.approve, as: me)
+        let request = try await family.shield.decide(input.path.requestId, approve: body.approve, as: me)
         return .ok(.init(body: .json(.init(request))))
     }
 }
@@ -78,7 +80,7 @@ extension APIImplementation {
     func listDeviceApps(_ input: Operations.listDeviceApps.Input) async throws -> Operations.listDeviceApps.Output {
         let me = try identity.requireMember()
         let child = try MemberID.parse(input.path.childId, field: "childId")
-        let apps = try await quests.deviceApps(child, as: me)
+        let apps = try await family.shield.deviceApps(child, as: me)
         return .ok(
             .init(
                 body: .json(
@@ -100,7 +102,7 @@ extension APIImplementation {
     {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let count = try await quests.reportDeviceApps(
+        let count = try await family.shield.reportDeviceApps(
             try MemberID.parse(input.path.childId, field: "childId"), as: me,
             apps: body.apps.map {
                 DeviceCatalog.Item(token: $0.token, name: $0.name, category: $0.category.rawValue, icon: $0.icon)
@@ -112,7 +114,7 @@ extension APIImplementation {
         -> Operations.getDeviceAppIcon.Output
     {
         let me = try identity.requireMember()
-        let icon = try await quests.deviceIcon(
+        let icon = try await family.shield.deviceIcon(
             try MemberID.parse(input.path.childId, field: "childId"), token: input.path.appToken, as: me)
         return .ok(.init(body: .png(HTTPBody(icon))))
     }
