@@ -287,20 +287,28 @@ public actor Outbox {
         init(tally: OutboxTally) { self.tally = tally }
     }
 
+    /// Dates are written as `Date` keeps them (seconds since 2001-01-01), a number that reads back
+    /// as the very same `Date` (seconds since 1970 would not: the shift rounds): an entry sent again after a restart has the body of its first try, to the bit (the
+    /// server compares a retried key's body with the first; a date written to the millisecond
+    /// could come back a hair earlier and change the body's text).
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)))
+            try container.encode(date.timeIntervalSinceReferenceDate)
         }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
 
+    /// Reads the seconds written now, and the ISO 8601 text that outboxes written by earlier
+    /// versions hold.
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
+            let container = try decoder.singleValueContainer()
+            if let seconds = try? container.decode(Double.self) { return Date(timeIntervalSinceReferenceDate: seconds) }
+            let text = try container.decode(String.self)
             guard
                 let date = try? Date(
                     text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))

@@ -45,6 +45,42 @@ import Testing
         #expect(try await reopened.enqueue(Self.usage(9)).seq == 7)
     }
 
+    /// A report queued before a kill and sent after it carries the same body as its first try:
+    /// the server refuses a retried key whose body changed.
+    @Test func aReopenedEntryIsTheQueuedOneToTheBit() async throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let outbox = try Outbox(directory: dir)
+        let instants = [1_800_000_000.123_456_7, 1_800_000_000.999_999_9, 1_800_000_001.000_5, 1_800_000_002.124]
+        for (index, instant) in instants.enumerated() {
+            try await outbox.enqueue(
+                .usage(
+                    childID: "child",
+                    report: .init(
+                        id: "d\(index)", appToken: "learn", startedAt: Date(timeIntervalSince1970: instant),
+                        durationSeconds: 60, timeZone: "Europe/Berlin")))
+        }
+        let queued = await outbox.waiting()
+        let reopened = await (try Outbox(directory: dir)).waiting()
+        #expect(reopened == queued)
+        // And again after an entry read back was sent.
+        let again = try Outbox(directory: dir)
+        try await again.markSent([1])
+        #expect(await (try Outbox(directory: dir)).waiting() == Array(queued.dropFirst()))
+    }
+
+    @Test func anOutboxWrittenWithISODatesStillReads() async throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let line =
+            #"{"add":{"item":{"timeRequest":{"appToken":"game","childID":"child","minutes":10}},"key":"ask-1","#
+            + #""queuedAt":"2027-01-15T08:00:00.250Z","seq":1}}"#
+        try Data((line + "\n").utf8).write(to: dir.appendingPathComponent("outbox.jsonl"))
+        let waiting = await (try Outbox(directory: dir)).waiting()
+        #expect(waiting.map(\.key) == ["ask-1"])
+        #expect(waiting.first?.queuedAt == Date(timeIntervalSince1970: 1_800_000_000.25))
+    }
+
     @Test func aLineCutByAKillIsIgnoredAndRepaired() async throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
