@@ -79,8 +79,9 @@ public enum StoreError: Error, CustomStringConvertible {
 /// The one SQL layer for both databases (SQLKit), with a connection pool, plain reads and
 /// serializable-enough write transactions.
 ///
-/// `@unchecked Sendable` is safe: the stored properties are immutable after `init`, and
-/// `EventLoopGroupConnectionPool` is documented thread-safe (its state is lock-protected and
+/// `@unchecked Sendable` is safe: the stored properties are immutable after `init`, and each
+/// backend's connections are thread-safe (SQLite's each on a thread of its own behind a lock;
+/// `EventLoopGroupConnectionPool` is documented thread-safe: its state is lock-protected and
 /// each per-loop pool hops onto its own event loop).
 public final class Database: @unchecked Sendable {
     public let flavor: SQLFlavor
@@ -88,24 +89,43 @@ public final class Database: @unchecked Sendable {
     /// Who checkpoints SQLite's log; with `.background`, the owner calls `checkpoint()`.
     public let checkpoints: WALCheckpoints
     let logger: Logger
-    /// SQLite: a writer, readers and a checkpoint connection, each on a thread of its own (not
-    /// the shared `NIOThreadPool.singleton`, which also hashes passwords).
-    private let sqlite: SQLiteConnections?
-    private let postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>?
-    /// PostgreSQL: the statements kept prepared on the pool's connections (see
-    /// `PreparedPostgresDatabase`); nil with `statements=unnamed` in the URL, and on SQLite.
-    let postgresNames: PreparedStatementNames?
-    /// PostgreSQL: how many statements the pool's connections ran.
-    private let postgresStatements = StatementCounter()
-    /// SQLite's write transactions: one at a time on the writer connection, concurrent ones
-    /// committed together (see `SQLiteWriteGroup`).
-    private let sqliteWrites: SQLiteWriteGroup?
+    /// The connections, one backend or the other; what differs between the two databases'
+    /// SQL is the dialect's (`SQLFlavor`), decided where each statement is written.
+    private let backend: Backend
+
+    private enum Backend {
+        /// A writer, readers and a checkpoint connection, each on a thread of its own (not the
+        /// shared `NIOThreadPool.singleton`, which also hashes passwords); the write
+        /// transactions, one at a time on the writer, concurrent ones committed together
+        /// (`SQLiteWriteGroup`).
+        case sqlite(SQLiteConnections, writes: SQLiteWriteGroup)
+        case postgres(PostgresBackend)
+    }
+
+    /// PostgreSQL: the pool, the statements kept prepared on its connections
+    /// (`PreparedPostgresDatabase`; nil with `statements=unnamed` in the URL), how many
+    /// statements they ran, and how to reach the server outside the pool.
+    private struct PostgresBackend {
+        let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
+        let names: PreparedStatementNames?
+        let statements = StatementCounter()
+        let configuration: SQLPostgresConfiguration
+    }
     /// SQLite reader connections per core.
     static let sqliteReadersPerCore = 2
     /// PostgreSQL connections per event loop when no pool size is given.
     public static let defaultPostgresConnectionsPerLoop = 8
+    /// PostgreSQL: the statements kept prepared on the pool's connections; nil otherwise.
+    var postgresNames: PreparedStatementNames? {
+        guard case .postgres(let postgres) = backend else { return nil }
+        return postgres.names
+    }
+
     /// How PostgreSQL is reached (for connections outside the pool: the live-event listener).
-    let postgresConfiguration: SQLPostgresConfiguration?
+    var postgresConfiguration: SQLPostgresConfiguration? {
+        guard case .postgres(let postgres) = backend else { return nil }
+        return postgres.configuration
+    }
     /// The most pooled connections this instance opens (PostgreSQL: per event loop × loops).
     public let poolSize: Int
 
@@ -113,11 +133,19 @@ public final class Database: @unchecked Sendable {
     /// thread (see `ThreadedSQLiteConnection`); on PostgreSQL, anywhere (each statement goes through a socket
     /// served by an event loop anyway, and a thread of its own measured slower for single reads
     /// and hardly faster for batches, docs/performance.md).
-    public var writerExecutor: (any TaskExecutor)? { sqlite?.writer.executor }
+    public var writerExecutor: (any TaskExecutor)? {
+        guard case .sqlite(let connections, _) = backend else { return nil }
+        return connections.writer.executor
+    }
 
     /// The statements this database's connections have run since it opened (SQLite's pragmas
     /// included), so that a test can hold a request to its budget.
-    public var statementsRun: Int { sqlite?.statements.total ?? postgresStatements.total }
+    public var statementsRun: Int {
+        switch backend {
+        case .sqlite(let connections, _): connections.statements.total
+        case .postgres(let postgres): postgres.statements.total
+        }
+    }
 
     /// `poolSize` caps PostgreSQL's pooled connections for the whole instance (spread over the
     /// event loops, at least one each); nil keeps `defaultPostgresConnectionsPerLoop` a loop.
@@ -136,11 +164,7 @@ public final class Database: @unchecked Sendable {
             let connections = SQLiteConnections(
                 path: path, pragmas: SQLiteTuning.pragmas(autocheckpointPages: checkpoints.autocheckpointPages),
                 readers: readers, logger: logger)
-            sqlite = connections
-            sqliteWrites = SQLiteWriteGroup(writer: connections.writer, logger: logger)
-            postgresPool = nil
-            postgresConfiguration = nil
-            postgresNames = nil
+            backend = .sqlite(connections, writes: SQLiteWriteGroup(writer: connections.writer, logger: logger))
             self.poolSize = readers + 1
         case .postgres(let url):
             flavor = .postgres
@@ -158,9 +182,10 @@ public final class Database: @unchecked Sendable {
             // `statements=unnamed` sends every statement unnamed, as PostgresKit does: for a pooler
             // that hands a session's statements to different server connections (PgBouncer in
             // transaction mode before 1.21), where a named statement would not be found.
+            let names: PreparedStatementNames?
             switch options.first(where: { $0.name == "statements" })?.value {
-            case nil, "prepared": postgresNames = PreparedStatementNames()
-            case "unnamed": postgresNames = nil
+            case nil, "prepared": names = PreparedStatementNames()
+            case "unnamed": names = nil
             case let other?:
                 throw StoreError.invalidDatabaseURL(
                     "statements=\(other): expected statements=prepared or statements=unnamed")
@@ -168,12 +193,10 @@ public final class Database: @unchecked Sendable {
             let loops = NIOSingletons.groupLoopCountSuggestion
             let perLoop = poolSize.map { max(1, $0 / loops) } ?? Self.defaultPostgresConnectionsPerLoop
             self.poolSize = perLoop * loops
-            postgresConfiguration = configuration
-            postgresPool = EventLoopGroupConnectionPool(
+            let pool = EventLoopGroupConnectionPool(
                 source: PostgresConnectionSource(sqlConfiguration: configuration),
                 maxConnectionsPerEventLoop: perLoop, requestTimeout: .seconds(30), logger: logger, on: group)
-            sqlite = nil
-            sqliteWrites = nil
+            backend = .postgres(PostgresBackend(pool: pool, names: names, configuration: configuration))
         }
     }
 
@@ -192,20 +215,20 @@ public final class Database: @unchecked Sendable {
     /// through `transaction`, even a single statement, so SQLite writers queue in order.
     public func withConnection<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         let asked = DispatchTime.now().uptimeNanoseconds
-        if let sqlite {
-            let connection = await sqlite.checkOut()
-            defer { sqlite.checkIn(connection) }
+        switch backend {
+        case .sqlite(let connections, _):
+            let connection = await connections.checkOut()
+            defer { connections.checkIn(connection) }
             recordPoolWait(since: asked)
             return try await connection.run { db in try await body(db) }
-        } else {
-            let pool = postgresPool!
-            let connection = try await pool.requestConnection(logger: logger).get()
-            defer { pool.releaseConnection(connection, logger: logger) }
+        case .postgres(let postgres):
+            let connection = try await postgres.pool.requestConnection(logger: logger).get()
+            defer { postgres.pool.releaseConnection(connection, logger: logger) }
             recordPoolWait(since: asked)
             return try await body(
                 PreparedPostgresDatabase(
                     connection: connection, unnamed: connection.sql(queryLogLevel: .trace),
-                    names: postgresNames, counter: postgresStatements))
+                    names: postgres.names, counter: postgres.statements))
         }
     }
 
@@ -242,8 +265,8 @@ public final class Database: @unchecked Sendable {
             span.attributes["db.system"] = flavor == .sqlite ? "sqlite" : "postgresql"
             // SQLite: the whole transaction on the writer connection's thread, one hop, in a
             // write group that BEGIN and COMMIT frame.
-            if let sqliteWrites {
-                return try await sqliteWrites.transaction { db in try await runSteps(db, steps, body) }
+            if case .sqlite(_, let writes) = backend {
+                return try await writes.transaction { db in try await runSteps(db, steps, body) }
             }
             return try await withConnection { db in
                 try await db.raw("BEGIN").run()
@@ -263,7 +286,10 @@ public final class Database: @unchecked Sendable {
 
     /// How many SQLite write transactions committed, and how many transactions they held
     /// (`SQLiteWriteGroup`); nil on PostgreSQL.
-    var sqliteGroupCommits: (commits: Int, members: Int)? { sqliteWrites?.committed }
+    var sqliteGroupCommits: (commits: Int, members: Int)? {
+        guard case .sqlite(_, let writes) = backend else { return nil }
+        return writes.committed
+    }
 
     /// What a transaction does after its body: the checks, then `lastly`, then COMMIT.
     private struct TransactionSteps {
@@ -311,7 +337,8 @@ public final class Database: @unchecked Sendable {
     /// the last pass; nil on PostgreSQL.
     @discardableResult
     public func checkpoint() async throws -> (logPages: Int, copiedPages: Int)? {
-        guard let connection = sqlite?.checkpointer, let writes = sqliteWrites else { return nil }
+        guard case .sqlite(let connections, let writes) = backend else { return nil }
+        let connection = connections.checkpointer
         // busy, log, checkpointed: the log's pages and how many of them are copied.
         func pass() async throws -> (logPages: Int, copiedPages: Int) {
             let row = try await connection.run { db in try await db.raw("PRAGMA wal_checkpoint(PASSIVE)").first() }
@@ -355,11 +382,14 @@ public final class Database: @unchecked Sendable {
     }
 
     public func shutdown() async {
-        await sqlite?.shutdown()
-        do {
-            try await postgresPool?.shutdownAsync()
-        } catch {
-            logger.warning("Database pool shutdown", metadata: ["error": "\(error)"])
+        switch backend {
+        case .sqlite(let connections, _): await connections.shutdown()
+        case .postgres(let postgres):
+            do {
+                try await postgres.pool.shutdownAsync()
+            } catch {
+                logger.warning("Database pool shutdown", metadata: ["error": "\(error)"])
+            }
         }
     }
 }
