@@ -72,4 +72,17 @@ public struct FieldValidation: Sendable {
     public func finish() throws(DomainError) {
         if !issues.isEmpty { throw .invalid(issues) }
     }
+
+    /// Throws as `finish()` does; otherwise returns the checked values, each of which is there
+    /// when no check failed (`let (email, name) = try validation.finish(email, name)`), so no
+    /// caller unwraps one by force.
+    public func finish<each Value>(_ values: repeat (each Value)?) throws(DomainError) -> (repeat each Value) {
+        try finish()
+        return (repeat try Self.present(each values))
+    }
+
+    private static func present<Value>(_ value: Value?) throws(DomainError) -> Value {
+        guard let value else { throw .invalid(field: "", Message("input.error.required")) }
+        return value
+    }
 }

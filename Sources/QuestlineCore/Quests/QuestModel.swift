@@ -62,10 +62,10 @@ public struct QuestApp: Sendable, Equatable, Hashable, Codable {
                     field: "pointsPerMinute", Message("quests.error.appRate", ["min": .number(1), "max": .number(100)]))
             }
         }
-        try validation.finish()
+        let checkedRole = try validation.finish(role)
         return QuestApp(
-            token: token, name: name, icon: icon.isEmpty ? (role == .learning ? "📘" : "🎮") : icon, role: role!,
-            pointsPerMinute: role == .reward ? 0 : rate)
+            token: token, name: name, icon: icon.isEmpty ? (checkedRole == .learning ? "📘" : "🎮") : icon,
+            role: checkedRole, pointsPerMinute: checkedRole == .reward ? 0 : rate)
     }
 }
 
@@ -626,13 +626,13 @@ public struct QuestDraft: Sendable, Equatable {
             guard let endDate, !endDate.isEmpty else { return nil }
             return try DateWindow.day(endDate, field: "endDate")
         }
-        try v.finish()
+        let (checkedGoal, checkedTarget, checkedStart) = try v.finish(goal, target, startDay)
         let spec = QuestSpec(
-            title: title, description: description, goal: goal!, target: target!, period: period ?? nil,
+            title: title, description: description, goal: checkedGoal, target: checkedTarget, period: period ?? nil,
             dailyMinimumMinutes: dailyMinimumMinutes, withinMinutes: withinMinutes, steps: steps,
             learningApps: learningApps, rewardApps: rewardApps, bonusPercent: bonusPercent ?? 10,
             weekdays: Set(weekdays), window: window ?? nil,
-            startDay: startDay!, endDay: endDay ?? nil, assignee: assignee
+            startDay: checkedStart, endDay: endDay ?? nil, assignee: assignee
         ).normalized
         try spec.validate(catalog: catalog, today: today)
         return spec

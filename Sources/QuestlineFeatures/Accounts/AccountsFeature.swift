@@ -66,11 +66,11 @@ public struct AccountsFeature: Sendable {
         let password = validation.check { () throws(DomainError) in try AccountRules.password(password) }
         let name = validation.check { () throws(DomainError) in try AccountRules.displayName(displayName) }
         let zone = validation.check { () throws(DomainError) in try AccountRules.timeZone(timeZone) }
-        try validation.finish()
+        let checked = try validation.finish(email, password, name, zone)
         let member = try await store.accounts.createMember(
             NewMember(
-                id: ids.make(), email: email!, username: nil, passwordHash: try await passwords.hash(password!),
-                displayName: name!, timeZone: zone!),
+                id: ids.make(), email: checked.0, username: nil, passwordHash: try await passwords.hash(checked.1),
+                displayName: checked.2, timeZone: checked.3),
             now: clock.now())
         return try await startSession(for: member)
     }
@@ -286,11 +286,11 @@ public struct AccountsFeature: Sendable {
         let password = validation.check { () throws(DomainError) in try AccountRules.password(password) }
         let name = validation.check { () throws(DomainError) in try AccountRules.displayName(displayName) }
         let zone = validation.check { () throws(DomainError) in try AccountRules.timeZone(timeZone ?? actor.timeZone) }
-        try validation.finish()
+        let checked = try validation.finish(username, password, name, zone)
         return try await store.accounts.createChild(
             NewMember(
-                id: ids.make(), email: nil, username: username!, passwordHash: try await passwords.hash(password!),
-                displayName: name!, timeZone: zone!),
+                id: ids.make(), email: nil, username: checked.0, passwordHash: try await passwords.hash(checked.1),
+                displayName: checked.2, timeZone: checked.3),
             household: household, now: clock.now())
     }
 

@@ -50,16 +50,17 @@ public struct ActivityFeature: Sendable {
                 throw .invalid(field: "thumbnailUrl", Message("activity.error.thumbnailURL"))
             }
         }
-        try validation.finish()
+        let (checkedLanguage, checkedTitle, checkedList) = try validation.finish(language, title, list)
         // Without an image from the app, the article's own (its summary's), when at hand.
         let image: String?
         if let thumbnailURL {
             image = thumbnailURL
         } else {
-            image = await wiki.summary(title!, language: language!, wait: false)?.thumbnail?.source
+            image = await wiki.summary(checkedTitle, language: checkedLanguage, wait: false)?.thumbnail?.source
         }
         return try await store.activity.save(
-            member.id, language: language!, title: title!, list: list!, thumbnailURL: image, at: clock.now())
+            member.id, language: checkedLanguage, title: checkedTitle, list: checkedList, thumbnailURL: image,
+            at: clock.now())
     }
 
     /// Whether the member saved this article (the article page then offers no Save).

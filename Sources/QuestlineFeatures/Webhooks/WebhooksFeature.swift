@@ -95,13 +95,13 @@ public struct WebhooksFeature: Sendable {
             }
             return text
         }
-        try v.finish()
+        let (url, events, about) = try v.finish(address, types, text)
         guard try await store.outbox.endpoints().count < 50 else {
             throw DomainError.conflict(
                 field: nil, message: Message("webhooks.error.tooManyEndpoints", ["count": .number(50)]))
         }
         let endpoint = WebhookEndpoint(
-            id: ids.makeUUID().uuidString.lowercased(), url: address!, events: types!, description: text!,
+            id: ids.makeUUID().uuidString.lowercased(), url: url, events: events, description: about,
             createdAt: clock.now())
         let secret = "whsec_" + Secret.makeToken()
         // Stored sealed: a copy of the database does not sign deliveries.

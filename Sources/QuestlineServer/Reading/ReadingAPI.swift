@@ -185,7 +185,11 @@ extension APIImplementation {
             throw DomainError.invalid(
                 field: "properties", Message("reading.error.tooManyProperties", ["count": .number(most)]))
         }
-        let event = ReadingFeature.Event(rawValue: body.name.rawValue)!
+        let event: ReadingFeature.Event =
+            switch body.name {
+            case .reading_cta_tap: .ctaTap
+            case .reading_share: .share
+            }
         let campaign = try await reading.campaign(for: reading.clock.today(in: reader.timeZone.timeZone))
         try await reading.track(event, subject: subject, campaign: campaign?.id, properties)
         return .noContent(.init())

@@ -152,7 +152,7 @@ public struct AccountStore: Sendable {
         let household = try row.decode(column: "household_id", as: String?.self)
         let role = try row.decode(column: "role", as: String?.self)
         return MemberRecord(
-            id: MemberID(try row.decode(column: "id", as: String.self))!,
+            id: try row.decode(column: "id", as: MemberID.self),
             email: try row.decode(column: "email", as: String?.self),
             username: try row.decode(column: "username", as: String?.self),
             displayName: try row.decode(column: "display_name", as: String.self),
@@ -188,7 +188,7 @@ public struct AccountStore: Sendable {
     public func createMember(_ new: NewMember, now: Date) async throws -> MemberRecord {
         try await database.transaction { db in
             try await Self.insertMember(new, now: now, db: db)
-            return try await Self.member(new.id, db: db)!
+            return try await Self.member(new.id, db: db).orNoRow("the member just written")
         }
     }
 
@@ -277,9 +277,11 @@ public struct AccountStore: Sendable {
                     """
                 ).first()
             else { return nil }
-            let id = MemberID(try row.decode(column: "id", as: String.self))!
+            let id = try row.decode(column: "id", as: MemberID.self)
             let holds = try row.decode(column: "administrator_since", as: Int64?.self) != nil
-            guard holds != grant else { return (try await Self.member(id, db: db)!, false) }
+            guard holds != grant else {
+                return (try await Self.member(id, db: db).orNoRow("the member just written"), false)
+            }
             try await db.raw(
                 """
                 UPDATE members SET administrator_since = \(bind: grant ? now.storedMillis : nil as Int64?)
@@ -293,7 +295,7 @@ public struct AccountStore: Sendable {
                         \(bind: id.rawValue), \(bind: login), \(bind: by))
                 """
             ).run()
-            return (try await Self.member(id, db: db)!, true)
+            return (try await Self.member(id, db: db).orNoRow("the member just written"), true)
         }
     }
 
@@ -432,7 +434,7 @@ public struct AccountStore: Sendable {
                 """
             ).run()
             try await Self.join(household: id, member: guardian, role: .guardian, now: now, db: db)
-            return try await Self.household(id, db: db)!
+            return try await Self.household(id, db: db).orNoRow("the household just written")
         }
     }
 
@@ -476,7 +478,7 @@ public struct AccountStore: Sendable {
         try await database.transaction { db in
             try await Self.insertMember(new, now: now, db: db)
             try await Self.join(household: household, member: new.id, role: .child, now: now, db: db)
-            return try await Self.member(new.id, db: db)!
+            return try await Self.member(new.id, db: db).orNoRow("the member just written")
         }
     }
 
@@ -509,7 +511,7 @@ public struct AccountStore: Sendable {
                 try row.decode(column: "accepted_by", as: String?.self) == nil,
                 try row.decode(column: "expires_at", as: Int64.self) > now.storedMillis
             else { throw DomainError.notFound(Message("households.error.unknownInvitation")) }
-            let household = HouseholdID(try row.decode(column: "household_id", as: String.self))!
+            let household = try row.decode(column: "household_id", as: HouseholdID.self)
             let role = HouseholdRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .child
             try await Self.join(household: household, member: member, role: role, now: now, db: db)
             try await db.raw(
@@ -518,14 +520,15 @@ public struct AccountStore: Sendable {
                 WHERE code_hash = \(bind: codeHash)
                 """
             ).run()
-            return try await Self.household(household, db: db)!
+            return try await Self.household(household, db: db).orNoRow("the household just written")
         }
     }
 
     /// How many members exist (for demo-data checks and health).
     public func memberCount() async throws -> Int {
         try await database.withConnection { db in
-            try await db.raw("SELECT COUNT(*) AS n FROM members").first()!.decode(column: "n", as: Int.self)
+            try await db.raw("SELECT COUNT(*) AS n FROM members").first().orNoRow("COUNT members").decode(
+                column: "n", as: Int.self)
         }
     }
 }

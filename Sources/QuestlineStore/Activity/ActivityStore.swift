@@ -207,7 +207,7 @@ public struct ActivityStore: Sendable {
     public func savedCount(_ member: MemberID) async throws -> Int {
         try await database.withConnection { db in
             try await db.raw("SELECT COUNT(*) AS n FROM saved_articles WHERE member_id = \(bind: member.rawValue)")
-                .first()!.decode(column: "n", as: Int.self)
+                .first().orNoRow("a count").decode(column: "n", as: Int.self)
         }
     }
 
@@ -241,7 +241,7 @@ public struct ActivityStore: Sendable {
                 """
             ).all().map {
                 ReadingInterval(
-                    localDay: LocalDay(iso: try $0.decode(column: "local_day", as: String.self))!,
+                    localDay: try $0.decode(column: "local_day", as: LocalDay.self),
                     seconds: try $0.decode(column: "seconds", as: Int.self))
             }
         }
@@ -258,7 +258,7 @@ public struct ActivityStore: Sendable {
                 (
                     try row.decode(column: "language", as: String.self) + "/"
                         + row.decode(column: "article_id", as: String.self),
-                    LocalDay(iso: try row.decode(column: "local_day", as: String.self))!
+                    try row.decode(column: "local_day", as: LocalDay.self)
                 )
             }
         }
@@ -303,7 +303,7 @@ public struct ActivityStore: Sendable {
                 """
                 SELECT CAST(COALESCE(SUM(items), 0) AS BIGINT) AS done FROM saved_import_batches WHERE member_id = \(bind: member.rawValue) AND import_id = \(bind: importID)
                 """
-            ).first()!.decode(column: "done", as: Int.self)
+            ).first().orNoRow("a count").decode(column: "done", as: Int.self)
             return ImportOutcome(imported: imported, alreadyCommitted: existing != nil, done: done, total: total)
         }
     }

@@ -66,7 +66,7 @@ extension ActivityStore {
                 SELECT COUNT(*) AS n FROM saved_articles WHERE member_id = \(bind: member.rawValue)
                 AND saved_at >= \(bind: from.storedMillis) AND saved_at < \(bind: to.storedMillis)
                 """
-            ).first()!.decode(column: "n", as: Int.self)
+            ).first().orNoRow("COUNT saved_articles").decode(column: "n", as: Int.self)
             // A daily game counts on its own date; an archive game on the day it was finished.
             for row in try await db.raw(
                 """
@@ -102,7 +102,7 @@ extension ActivityStore {
                       FROM reading_intervals WHERE local_day >= \(bind: first.iso) AND local_day <= \(bind: last.iso)
                       GROUP BY owner) readers
                 """
-            ).first()!
+            ).first().orNoRow("COUNT reading_intervals")
             return Recap.Comparison(
                 below: Int(try row.decode(column: "below", as: Int64.self)),
                 total: Int(try row.decode(column: "total", as: Int64.self)))

@@ -316,7 +316,7 @@ struct SQLiteRowValues: SQLRow {
 }
 
 /// A coding key for a column's name.
-private struct SQLCodingKey: CodingKey {
+struct SQLCodingKey: CodingKey {
     let stringValue: String
     var intValue: Int? { nil }
     init(stringValue: String) { self.stringValue = stringValue }

@@ -141,9 +141,9 @@ public struct GameStore: Sendable {
         let state = try row.decode(column: "state", as: String.self)
         return GameSessionRecord(
             id: try row.decode(column: "id", as: String.self),
-            memberID: MemberID(try row.decode(column: "member_id", as: String.self))!,
+            memberID: try row.decode(column: "member_id", as: MemberID.self),
             language: try row.decode(column: "language", as: String.self),
-            date: LocalDay(iso: try row.decode(column: "game_date", as: String.self))!,
+            date: try row.decode(column: "game_date", as: LocalDay.self),
             fromArchive: try row.decode(column: "from_archive", as: Int.self) != 0,
             session: try JSONDecoder().decode(GameSession.self, from: Data(state.utf8)),
             startedAt: Date(storedMillis: try row.decode(column: "started_at", as: Int64.self)),
@@ -190,7 +190,7 @@ public struct GameStore: Sendable {
                 SELECT \(unsafeRaw: Self.columns) FROM game_sessions
                 WHERE member_id = \(bind: member.rawValue) AND language = \(bind: language) AND game_date = \(bind: date.iso)
                 """
-            ).first().map(Self.decode)!
+            ).first().map(Self.decode).orNoRow("the game session just written")
             return (record, inserted != nil)
         }
     }
@@ -239,7 +239,7 @@ public struct GameStore: Sendable {
                 """
             ).all().map { row in
                 PlayedGame(
-                    date: LocalDay(iso: try row.decode(column: "game_date", as: String.self))!,
+                    date: try row.decode(column: "game_date", as: LocalDay.self),
                     score: try row.decode(column: "score", as: Int.self),
                     fromArchive: try row.decode(column: "from_archive", as: Int.self) != 0)
             }

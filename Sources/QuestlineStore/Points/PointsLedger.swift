@@ -180,7 +180,7 @@ public struct PointsLedger: Sendable {
                 """
                 SELECT CAST(COALESCE(SUM(points), 0) AS BIGINT) AS total FROM points_ledger WHERE member_id = \(bind: member.rawValue)
                 """
-            ).first()!.decode(column: "total", as: Int64.self))
+            ).first().orNoRow("SUM points_ledger").decode(column: "total", as: Int64.self))
     }
 }
 

@@ -285,7 +285,7 @@ public final class LiveEventLog: Sendable {
         LiveEvent(
             id: try row.decode(column: "id", as: Int64.self),
             household: try row.decode(column: "household_id", as: String.self),
-            kind: LiveEventKind(rawValue: try row.decode(column: "kind", as: String.self))!,
+            kind: try row.decode(column: "kind", as: LiveEventKind.self),
             childId: try row.decode(column: "child_id", as: String?.self),
             challengeId: try row.decode(column: "quest_id", as: String?.self),
             at: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))

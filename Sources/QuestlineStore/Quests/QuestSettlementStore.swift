@@ -89,8 +89,8 @@ extension QuestQueries {
             let kind = try row.decode(column: "kind", as: String.self)
             func run() throws -> DayRun {
                 DayRun(
-                    first: LocalDay(iso: try row.decode(column: "a", as: String.self))!,
-                    last: LocalDay(iso: try row.decode(column: "b", as: String.self))!)
+                    first: try row.decode(column: "a", as: LocalDay.self),
+                    last: try row.decode(column: "b", as: LocalDay.self))
             }
             func number(_ column: String) throws -> Int { Int(try row.decode(column: column, as: Int64.self)) }
             switch kind {
@@ -165,11 +165,11 @@ extension QuestQueries {
             let key = try row.decode(column: "day_or_period", as: String.self)
             let amount = Int(try row.decode(column: "amount", as: Int64.self))
             if try row.decode(column: "kind", as: String.self) == "paid" {
-                paid[CompletedPeriod(quest: QuestID(name)!, periodKey: key)] = amount
+                paid[CompletedPeriod(quest: try row.decode(column: "name", as: QuestID.self), periodKey: key)] = amount
             } else {
                 earnings.append(
                     DayEarning(
-                        token: name, day: LocalDay(iso: key)!, minutes: amount,
+                        token: name, day: try row.decode(column: "day_or_period", as: LocalDay.self), minutes: amount,
                         points: Int(try row.decode(column: "points", as: Int64.self))))
             }
         }

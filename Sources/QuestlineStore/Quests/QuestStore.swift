@@ -604,10 +604,10 @@ public struct QuestQueries: Sendable {
     private func decodeQuest(_ row: any SQLRow) throws -> Quest {
         let spec = try QuestQueries.specs.decode(try row.decode(column: "spec", as: String.self))
         return Quest(
-            id: QuestID(try row.decode(column: "id", as: String.self))!,
-            householdID: HouseholdID(try row.decode(column: "household_id", as: String.self))!, spec: spec,
+            id: try row.decode(column: "id", as: QuestID.self),
+            householdID: try row.decode(column: "household_id", as: HouseholdID.self), spec: spec,
             status: QuestStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .paused,
-            createdBy: MemberID(try row.decode(column: "created_by", as: String.self))!,
+            createdBy: try row.decode(column: "created_by", as: MemberID.self),
             createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)),
             completions: Int(try row.decode(column: "completions", as: Int64.self)))
     }
@@ -662,15 +662,15 @@ public struct QuestQueries: Sendable {
         parts += children.map { Self.runStarting($0.child, onOrBefore: $0.today, as: "latest") }
         var facts: [MemberID: ConsoleFacts] = [:]
         for row in try await db.raw(parts.joined(separator: " UNION ALL ")).all() {
-            let child = MemberID(try row.decode(column: "child", as: String.self))!
+            let child = try row.decode(column: "child", as: MemberID.self)
             let n = Int(try row.decode(column: "n1", as: Int64.self))
             switch try row.decode(column: "kind", as: String.self) {
             case "points": facts[child, default: ConsoleFacts()].balance = n
             case "apps": facts[child, default: ConsoleFacts()].apps = n
             default:
                 facts[child, default: ConsoleFacts()].latestRun = DayRun(
-                    first: LocalDay(iso: try row.decode(column: "a", as: String.self))!,
-                    last: LocalDay(iso: try row.decode(column: "b", as: String.self))!)
+                    first: try row.decode(column: "a", as: LocalDay.self),
+                    last: try row.decode(column: "b", as: LocalDay.self))
             }
         }
         return facts
@@ -784,7 +784,7 @@ public struct QuestQueries: Sendable {
             """
         ).all().map { row in
             CompletedPeriod(
-                quest: QuestID(try row.decode(column: "challenge_id", as: String.self))!,
+                quest: try row.decode(column: "challenge_id", as: QuestID.self),
                 periodKey: try row.decode(column: "period_key", as: String.self))
         }
         let asked = Set(periods.map { CompletedPeriod(quest: $0.quest, periodKey: $0.periodKey) })

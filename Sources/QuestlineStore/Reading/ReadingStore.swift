@@ -451,8 +451,7 @@ public struct ReadingStore: Sendable {
     {
         let members = SQLList(Set(requests.map(\.member)).sorted().map { SQLBind($0) })
         let campaigns = SQLList(Set(requests.map(\.campaign)).sorted().map { SQLBind($0) })
-        let from = requests.map(\.from).min()!
-        let through = requests.map(\.through).max()!
+        guard let from = requests.map(\.from).min(), let through = requests.map(\.through).max() else { return [] }
         // One row per member with its days joined by commas: a member with a month of reads
         // costs one row to decode, not thirty. A day read often enough to repair a break
         // (`StreakAllowances.repairReads`) is marked `+`.
@@ -491,7 +490,7 @@ public struct ReadingStore: Sendable {
                 enrollments[who + "|" + campaign] = Enrollment(
                     campaignID: campaign,
                     joinedAt: Date(storedMillis: Int64(try row.decode(column: "c", as: String.self)) ?? 0),
-                    joinDay: LocalDay(iso: a)!,
+                    joinDay: try row.decode(column: "a", as: LocalDay.self),
                     completedOn: try row.decode(column: "b", as: String?.self).flatMap { LocalDay(iso: $0) },
                     claimedAt: try row.decode(column: "d", as: String?.self).flatMap { Int64($0) }.map(
                         Date.init(storedMillis:)))
@@ -663,7 +662,7 @@ public struct ReadingStore: Sendable {
         Enrollment(
             campaignID: try row.decode(column: "campaign_id", as: String.self),
             joinedAt: Date(storedMillis: try row.decode(column: "joined_at", as: Int64.self)),
-            joinDay: LocalDay(iso: try row.decode(column: "join_day", as: String.self))!,
+            joinDay: try row.decode(column: "join_day", as: LocalDay.self),
             completedOn: try row.decode(column: "completed_on", as: String?.self).flatMap { LocalDay(iso: $0) },
             claimedAt: try row.decode(column: "claimed_at", as: Int64?.self).map(Date.init(storedMillis:)))
     }
@@ -686,7 +685,7 @@ public struct ReadingStore: Sendable {
                 SELECT campaign_id, joined_at, join_day, completed_on, claimed_at FROM challenge_enrollments
                 WHERE member_id = \(bind: member.rawValue) AND campaign_id = \(bind: campaign)
                 """
-            ).first().map(Self.decodeEnrollment)!
+            ).first().map(Self.decodeEnrollment).orNoRow("the enrollment just written")
             return (enrollment, inserted != nil)
         }
     }

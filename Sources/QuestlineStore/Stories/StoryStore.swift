@@ -409,7 +409,7 @@ public struct StoryMemberQueries: Sendable {
             id: try row.decode(column: "id", as: String.self),
             storyID: try row.decode(column: "story_id", as: String.self),
             chapterID: try row.decode(column: "chapter_id", as: String.self),
-            memberID: MemberID(try row.decode(column: "member_id", as: String.self))!,
+            memberID: try row.decode(column: "member_id", as: MemberID.self),
             authorName: try row.decode(column: "display_name", as: String.self),
             body: try row.decode(column: "body", as: String.self),
             createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)))
