@@ -165,7 +165,7 @@ def make_driver(width=390, height=844, axe=True):
     driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     driver.set_window_size(width, height)
-    driver.implicitly_wait(3)
+    driver.implicitly_wait(IMPLICIT_WAIT)
     driver.set_script_timeout(60)
     opened = driver.get
     if not axe:
@@ -176,6 +176,19 @@ def make_driver(width=390, height=844, axe=True):
         check_axe(driver, url)
     driver.get = get
     return driver
+
+
+IMPLICIT_WAIT = 3
+
+
+def absent(driver, by, selector):
+    """True when nothing matches `selector` on the page as it is now. A search that finds nothing
+    would otherwise sit out the whole implicit wait (3 s) before answering."""
+    driver.implicitly_wait(0)
+    try:
+        return not driver.find_elements(by, selector)
+    finally:
+        driver.implicitly_wait(IMPLICIT_WAIT)
 
 
 @pytest.fixture

@@ -5,6 +5,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from conftest import absent
+
 
 def wait_text(browser, css, text, timeout=10):
     """Waits until an element matching css shows text (pages load after a click)."""
@@ -125,7 +127,7 @@ def test_log_out_then_log_in_again_with_keyboard_only(browser, server, shot):
 def test_profile_changes_name_and_time_zone(browser, server, shot):
     sign_up(browser, server, unique_email(), name="Pat")
     browser.get(server.url("/profile"))
-    assert not browser.find_elements(By.CSS_SELECTOR, ".notice")  # no empty notice bar
+    assert absent(browser, By.CSS_SELECTOR, ".notice")  # no empty notice bar
     fill(browser, "displayName", "Pat Jones")
     fill(browser, "timeZone", "America/New_York")
     click(browser, "form[action='/profile'] button[type=submit]")

@@ -4,6 +4,7 @@ import uuid
 
 from selenium.webdriver.common.by import By
 
+from conftest import absent
 from test_accounts import click, sign_up, wait_text
 
 
@@ -22,10 +23,10 @@ def test_activity_empty_then_with_a_read_and_a_save(browser, server, shot):
     time.sleep(1.5)  # reading: the page reports the time it was in view when it is left
     click(browser, "form[action='/activity/saved/add'] button")
     wait_text(browser, ".notice", "Saved.")
-    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/activity/saved/add']")  # saved: no Save again
+    assert absent(browser, By.CSS_SELECTOR, "form[action='/activity/saved/add']")  # saved: no Save again
     browser.get(browser.current_url.replace("&saved=1", "").replace("saved=1&", ""))  # reopened later
     wait_text(browser, "article", "In your saved articles")
-    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/activity/saved/add']")
+    assert absent(browser, By.CSS_SELECTOR, "form[action='/activity/saved/add']")
 
     browser.get(server.url("/activity"))
     module = wait_text(browser, ".module--link", "Last saved")
@@ -45,7 +46,7 @@ def test_activity_empty_then_with_a_read_and_a_save(browser, server, shot):
 
     click(browser, ".module--link")                                            # tapping the module opens Saved
     wait_text(browser, ".saved-list", "Octopus")
-    assert not browser.find_elements(By.CSS_SELECTOR, ".notice")              # no empty notice bar
+    assert absent(browser, By.CSS_SELECTOR, ".notice")              # no empty notice bar
     shot("activity-saved-list")
     click(browser, ".saved-list button")
     wait_text(browser, ".notice", "Removed")

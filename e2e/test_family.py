@@ -9,7 +9,7 @@ import uuid
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import SHOTS, make_driver
+from conftest import SHOTS, absent, make_driver
 from test_accounts import click, fill, log_in, sign_up, wait_text
 
 
@@ -140,7 +140,7 @@ def test_guardian_builds_a_quest_and_usage_completes_it_live(browser, server, sh
         wait_text(child, "[data-balance]", "0")
         # With no points, Redeem is not offered: the card says what is missing.
         wait_text(child, "[data-redeem-missing]", "25 more to go")
-        assert not child.find_elements(By.ID, "redeem-minutes")
+        assert absent(child, By.ID, "redeem-minutes")
     finally:
         child.quit()
 
@@ -295,7 +295,7 @@ def test_household_members_cheer_each_other(browser, server, shot):
     wait_text(browser, ".cheer--mine", "So proud of you!")
     click(browser, "button[name=cheer][value=thanks]")
     wait_text(browser, ".cheer-list", "Thank you!")
-    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/quests/family/cheers/settings']")
+    assert absent(browser, By.CSS_SELECTOR, "form[action='/quests/family/cheers/settings']")
     shot("cheers-child")
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
 
@@ -312,7 +312,7 @@ def test_the_family_streak_counts_a_day_everyone_met(browser, server, shot):
     for _ in range(2):
         click(browser, "form[action='/quests/family/streak'] button[value=on]")
         wait_text(browser, ".notice", "Joined")
-    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/quests/family/streak'] button[value=on]")
+    assert absent(browser, By.CSS_SELECTOR, "form[action='/quests/family/streak'] button[value=on]")
     wait_text(browser, ".family-members", "Needs a read today")
     wait_text(browser, ".family-members", "Needs learning today")
     WebDriverWait(browser, 10).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "connected")
@@ -398,8 +398,8 @@ def test_a_coop_quest_is_set_on_the_page_and_completes_live(browser, server, sho
     shot("coop-child-board")
     click(browser, ".family-card a[href='/quests/family/coop']")
     wait_text(browser, ".coop-list", "Milo")
-    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/quests/family/coop']")
-    assert not browser.find_elements(By.CSS_SELECTOR, ".coop form")
+    assert absent(browser, By.CSS_SELECTOR, "form[action='/quests/family/coop']")
+    assert absent(browser, By.CSS_SELECTOR, ".coop form")
     shot("coop-child")
     browser.back()
     wait_text(browser, ".family-card", "Twenty minutes together")
@@ -448,7 +448,7 @@ def test_the_weekly_league_with_a_friend_group(browser, server, shot):
     wait_text(browser, ".league-board", "Your household")
     wait_text(browser, ".league-board", "Otto Other")
     assert code not in browser.page_source
-    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/league/friend-groups']")
+    assert absent(browser, By.CSS_SELECTOR, "form[action='/league/friend-groups']")
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     shot("league-child")
     browser.back()

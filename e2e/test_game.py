@@ -5,6 +5,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+from conftest import absent
 from test_accounts import click, fill, sign_up, wait_text
 
 
@@ -65,7 +66,7 @@ def test_play_leave_resume_and_finish(browser, server, shot):
     wait_text(browser, ".game__progress", "Question 2 of 5")
     browser.back()
     wait_text(browser, ".verdict", "!")
-    WebDriverWait(browser, 5).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".game--leaving"))
+    WebDriverWait(browser, 5).until(lambda d: absent(d, By.CSS_SELECTOR, ".game--leaving"))
     WebDriverWait(browser, 5).until(lambda d: len([
         card for card in d.find_elements(By.CSS_SELECTOR, ".game-card")
         if card.is_displayed() and card.size["height"] > 40]) == 2)  # after their entrance animation

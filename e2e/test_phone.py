@@ -5,6 +5,7 @@ import uuid
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from conftest import absent
 from test_accounts import click, fill, log_in, wait_text
 from test_family import api, midday_zone
 from test_game import answer_current_question, next_question
@@ -337,7 +338,7 @@ def test_forms_say_what_they_refuse_keep_what_was_typed_and_confirm(browser, ser
     wait_text(browser, "#child-displayName-error", "at most 50")
     assert browser.find_element(By.ID, "child-displayName").get_attribute("value") == too_long
     assert browser.find_element(By.ID, "child-username").get_attribute("value") == "g"
-    assert not browser.find_elements(By.ID, "displayName-error"), "the error also showed on the profile form"
+    assert absent(browser, By.ID, "displayName-error"), "the error also showed on the profile form"
     shot("profile-add-child-error")
     # Then it is added, and the page says so.
     fill(browser, "child-displayName", "Gemma")

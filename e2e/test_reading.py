@@ -4,6 +4,7 @@ import uuid
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from conftest import absent
 from test_accounts import click, fill, wait_text
 
 
@@ -44,9 +45,9 @@ def test_logged_out_join_sign_up_and_read(browser, server, shot):
     browser.get(server.url("/reading"))
     wait_text(browser, "#calendar-title", "Your streak")
     read = browser.find_elements(By.CSS_SELECTOR, "#calendar [data-mark=read]")
-    assert len(read) == 1 and not browser.find_elements(By.CSS_SELECTOR, "#calendar [data-mark=missed]")
-    assert not browser.find_elements(By.CSS_SELECTOR, "#calendar a[aria-label='Previous month']")
-    assert not browser.find_elements(By.CSS_SELECTOR, "#calendar a[aria-label='Next month']")
+    assert len(read) == 1 and absent(browser, By.CSS_SELECTOR, "#calendar [data-mark=missed]")
+    assert absent(browser, By.CSS_SELECTOR, "#calendar a[aria-label='Previous month']")
+    assert absent(browser, By.CSS_SELECTOR, "#calendar a[aria-label='Next month']")
     browser.execute_script("document.getElementById('calendar').scrollIntoView()")
     shot("reading-streak-calendar")
     browser.get(server.url("/activity"))
@@ -127,9 +128,9 @@ def test_the_join_announcement_shows_once_and_joining_agrees_with_the_widget(bro
     wait_text(browser, "[data-announcement]", "Join the challenge")
     shot("reading-join-announcement")
     click(browser, "[data-dismiss=announcement]")
-    assert not browser.find_elements(By.CSS_SELECTOR, "[data-announcement]")
+    assert absent(browser, By.CSS_SELECTOR, "[data-announcement]")
     browser.get(server.url("/"))
-    assert not browser.find_elements(By.CSS_SELECTOR, "[data-announcement]")
+    assert absent(browser, By.CSS_SELECTOR, "[data-announcement]")
     assert widget_state(browser) == "notEnrolled"
     # Read first, then join: the notice says what the widget says.
     browser.get(server.url("/reading/random"))
@@ -156,7 +157,7 @@ def test_an_administrator_sees_the_challenge_funnel_as_a_chart(browser, server, 
     browser.delete_all_cookies()
     sign_up(browser, server, f"nosy-{uuid.uuid4().hex[:8]}@example.com", name="Nosy Reader", zone="UTC")
     browser.get(server.url("/reading"))
-    assert not browser.find_elements(By.CSS_SELECTOR, "a[href='/admin/funnel']")
+    assert absent(browser, By.CSS_SELECTOR, "a[href='/admin/funnel']")
     browser.get(server.url("/admin/funnel"))
     wait_text(browser, "main", "for administrators")
 
@@ -222,7 +223,7 @@ def test_forgiving_streaks_rest_days_pause_and_the_widget_states(browser, server
     assert browser.current_url.endswith("/reading/streak"), browser.current_url
     browser.refresh()
     wait_text(browser, "h1", "Rest days and pauses")
-    assert not browser.find_elements(By.ID, "restDays-error")
+    assert absent(browser, By.ID, "restDays-error")
     # A pause of a few days from the first day begun nowhere (the form's defaults), then cancelled.
     browser.get(server.url("/reading/streak"))
     click(browser, "form[action='/reading/streak/pause'] button[type=submit]")

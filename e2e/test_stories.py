@@ -12,6 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+from conftest import absent
 from test_accounts import click, fill, log_out, sign_up, wait_text
 
 
@@ -102,8 +103,8 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     browser.get(server.url("/stories?view=map"))
     WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-story-map]").get_attribute("data-map") == "leaflet")
     assert len(browser.find_elements(By.CSS_SELECTOR, "[data-story-map] path.map-state")) == 51  # 50 states and DC
-    assert not browser.find_elements(By.CSS_SELECTOR, "[data-story-map] svg.story-map__svg")
-    assert not browser.find_elements(By.CSS_SELECTOR, "img.leaflet-tile")
+    assert absent(browser, By.CSS_SELECTOR, "[data-story-map] svg.story-map__svg")
+    assert absent(browser, By.CSS_SELECTOR, "img.leaflet-tile")
     pins = browser.find_elements(By.CSS_SELECTOR, "[data-pin]")
     assert len(pins) == 8
     # Each pin lies on its state's outline on the screen (Florida's tracks in Florida...), to
@@ -185,13 +186,13 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     browser.get(server.url("/stories/points"))
     # Redeem (stubbed with a toast, seed 003) is offered only for what the points cover.
     wait_text(browser, "#redeem-title + ul", "more points to go")
-    assert not browser.find_elements(By.CSS_SELECTOR, "#redeem-title + ul button")
+    assert absent(browser, By.CSS_SELECTOR, "#redeem-title + ul button")
     shot("stories-points-redeem")
     # 140 for the story; the day's tasks paid themselves: opening the stories 5, a comment 10, a selfie 15.
     wait_text(browser, "[data-balance]", "170")
     click(browser, "a[href='/stories/points?tab=tasks']")
     done = [row.text for row in browser.find_elements(By.CSS_SELECTOR, ".task") if row.find_elements(By.CSS_SELECTOR, "[data-task-done]")]
-    assert len(done) == 3 and not browser.find_elements(By.CSS_SELECTOR, ".task form"), done  # no Complete button
+    assert len(done) == 3 and absent(browser, By.CSS_SELECTOR, ".task form"), done  # no Complete button
     wait_text(browser, ".task", "Read a chapter of any story to the end.")
     shot("stories-points-tasks")
     browser.get(server.url("/stories/points"))
@@ -205,13 +206,13 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     wait_text(browser, "[data-owned]", "Owned ×1")
     # 70 points left: another Pit Crew is out of reach, and the card says so rather than asking.
     wait_text(browser, ".shop-card", "30 more points needed")
-    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/stories/shop/pit-crew']")
+    assert absent(browser, By.CSS_SELECTOR, "form[action='/stories/shop/pit-crew']")
     # Messages never come from the address: a link cannot make the page say anything.
     browser.get(server.url("/stories/shop?notice=Your+account+is+locked"))
-    assert not browser.find_elements(By.CSS_SELECTOR, ".notice")
+    assert absent(browser, By.CSS_SELECTOR, ".notice")
     # The message shows once: gone on the next visit.
     browser.get(server.url("/stories/shop"))
-    assert not browser.find_elements(By.CSS_SELECTOR, ".notice")
+    assert absent(browser, By.CSS_SELECTOR, ".notice")
     wait_text(browser, "[data-balance]", "70")
     shot("stories-shop")
     browser.get(server.url("/stories/profile?tab=cards"))

@@ -7,7 +7,47 @@ cd "$(dirname "$0")/.."
 # The toolchain lives in /opt/swift on this kind of machine; a login shell may not have it on PATH.
 command -v swift >/dev/null || { [[ -x /opt/swift/usr/bin/swift ]] && export PATH="/opt/swift/usr/bin:$PATH"; }
 
-step() { printf '\n=== %s\n' "$*"; }
+# Each step's time is kept and the list shown at the end (and when a step fails).
+STEP_NAME="" STEP_START=$SECONDS RUN_START=$SECONDS
+STEP_TIMES=()
+end_step() {
+  [[ -n $STEP_NAME ]] && STEP_TIMES+=("$(printf '%5d s  %s' $((SECONDS - STEP_START)) "${STEP_NAME:0:100}")")
+  STEP_NAME=""
+}
+step() { end_step; STEP_NAME="$*"; STEP_START=$SECONDS; printf '\n=== %s\n' "$*"; }
+summary() {
+  local status=$?
+  end_step
+  printf '\n=== Time per step (%d s in all%s)\n' $((SECONDS - RUN_START)) "$([[ $status -ne 0 ]] && echo ', stopped by a failure')"
+  printf '%s\n' "${STEP_TIMES[@]}"
+}
+trap summary EXIT
+# Runs independent checks at once (each a command line; they start their own servers on free
+# ports and databases of their own), then shows each one's output in turn with its time. Fails
+# when any of them failed. Most of these checks wait on servers, kills and the network more than
+# they compute, so running them side by side shortens the run.
+together() {
+  local dir i=0 failed=0 rc took
+  dir=$(mktemp -d /tmp/questline-together-XXXXXX)
+  for command in "$@"; do
+    (
+      start=$SECONDS
+      set +e
+      bash -c "$command" >"$dir/$i.log" 2>&1
+      echo "$? $((SECONDS - start))" >"$dir/$i.status"
+    ) &
+    i=$((i + 1))
+  done
+  wait
+  for ((j = 0; j < i; j++)); do
+    read -r rc took <"$dir/$j.status"
+    printf -- '--- %s (%s s)\n' "${@:j+1:1}" "$took"
+    cat "$dir/$j.log"
+    if [[ $rc -ne 0 ]]; then echo "--- failed (exit $rc)"; failed=1; fi
+  done
+  rm -rf "$dir"
+  return $failed
+}
 # Drops lines matching $1 (progress noise); never fails itself, so with pipefail a pipeline
 # fails exactly when the command before it does.
 drop() { grep -vE "$1" || true; }
@@ -60,9 +100,9 @@ swift build --build-tests 2>&1 | drop '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Wr
 step "Swift tests: core; store and HTTP on SQLite and PostgreSQL; client; CLI"
 swift test --skip-build 2>&1 | drop '^(◇ Test .* started\.|Test Case .* started)' 
 
-step "Crash safety: SIGKILL under write load, 20 times on SQLite and 20 on PostgreSQL"
-python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20
-python3 scripts/crash.py --bin "$(swift build --show-bin-path)/questline" --kills 20 --postgres "$QUESTLINE_TEST_POSTGRES_URL"
+BIN="$(swift build --show-bin-path)/questline"
+PG="$QUESTLINE_TEST_POSTGRES_URL"
+export BIN PG
 
 step "QuestlineKit builds alone (Foundation, the core and the client: no server code)"
 swift build --target QuestlineKit 2>&1 | drop '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Wrapping|Write|Linking|Running|Merging|Applying|Generating)'
@@ -84,41 +124,33 @@ if server:
 print(f"QuestlineKit's targets: {sorted(seen)}; packages' products: {products}")
 PY
 
-step "The device on Linux (questline device run, QuestlineKit): server down at start, device and server killed mid-upload, a replay; the child equals one in-order delivery, on SQLite and PostgreSQL"
-python3 scripts/device.py --bin "$(swift build --show-bin-path)/questline"
-python3 scripts/device.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"
+step "Crash safety (SIGKILL under write load, 20 times on SQLite and 20 on PostgreSQL); the device on Linux (questline device run, QuestlineKit: server down at start, device and server killed mid-upload, a replay; the child equals one in-order delivery), on SQLite and PostgreSQL"
+together \
+  'python3 scripts/crash.py --bin "$BIN" --kills 20' \
+  'python3 scripts/crash.py --bin "$BIN" --kills 20 --postgres "$PG"' \
+  'python3 scripts/device.py --bin "$BIN"' \
+  'python3 scripts/device.py --bin "$BIN" --postgres "$PG"'
 
-step "Two instances on one PostgreSQL behind nginx: live events, idempotency, a kill, a fault after commit, shared limits"
-python3 scripts/multi.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"
+step "Two instances on one PostgreSQL behind nginx (live events, idempotency, a kill, a fault after commit, shared limits); live streams: 1,000 over 100 households (scale.py data, on SQLite and on PostgreSQL through COPY), every event reaches every stream of its household and no other"
+together \
+  'python3 scripts/multi.py --bin "$BIN" --postgres "$PG"' \
+  'python3 scripts/live.py --bin "$BIN" --streams 1000 --households 100 --writes 200 --rate 40' \
+  'python3 scripts/live.py --bin "$BIN" --streams 1000 --households 100 --writes 200 --rate 40 --postgres "$PG"'
 
-step "Live streams: 1,000 over 100 households (scale.py data, on SQLite and on PostgreSQL through COPY); every event reaches every stream of its household and no other"
-python3 scripts/live.py --bin "$(swift build --show-bin-path)/questline" --streams 1000 --households 100 --writes 200 --rate 40
-python3 scripts/live.py --bin "$(swift build --show-bin-path)/questline" --streams 1000 --households 100 --writes 200 --rate 40 --postgres "$QUESTLINE_TEST_POSTGRES_URL"
+step "Webhooks (a local receiver checks signatures and drops duplicates; retries while it is down; SQLite and two instances on PostgreSQL); tracing (spans reach a local OTLP/HTTP collector stand-in, none without --otlp-endpoint); questline doctor (a migrated PostgreSQL passes, an unreachable one fails naming it); graceful shutdown (SIGTERM drains, /ready 503, before the server stops)"
+together \
+  'python3 scripts/webhooks.py --bin "$BIN" --postgres "$PG"' \
+  'python3 scripts/tracing.py --bin "$BIN"' \
+  'scripts/doctor-check.sh "$BIN" "$PG"' \
+  'python3 scripts/drain.py --bin "$BIN"'
 
-step "Webhooks: a local receiver checks signatures and drops duplicates; retries while it is down; SQLite and two instances on PostgreSQL"
-python3 scripts/webhooks.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"
-
-step "Tracing: spans reach a local OTLP/HTTP collector stand-in (and none without --otlp-endpoint)"
-python3 scripts/tracing.py --bin "$(swift build --show-bin-path)/questline"
-
-step "questline doctor: a migrated PostgreSQL passes; an unreachable one fails, naming it"
-DATABASE_URL="$QUESTLINE_TEST_POSTGRES_URL" "$(swift build --show-bin-path)/questline" doctor --feed-url none
-if DATABASE_URL="postgres://questline:questline@127.0.0.1:1/none?sslmode=disable" "$(swift build --show-bin-path)/questline" doctor --feed-url none >/tmp/questline-doctor.txt; then
-  echo "doctor passed an unreachable database"; exit 1
-fi
-grep -q "cannot be reached" /tmp/questline-doctor.txt && echo "doctor: the unreachable database is named"
-
-step "Graceful shutdown: SIGTERM drains (/ready 503) before the server stops"
-python3 scripts/drain.py --bin "$(swift build --show-bin-path)/questline"
-
-step "Boundary sweep: every operation with boundary values in every field, on SQLite and PostgreSQL"
-python3 scripts/sweep.py --bin "$(swift build --show-bin-path)/questline"
-python3 scripts/sweep.py --bin "$(swift build --show-bin-path)/questline" --postgres "$QUESTLINE_TEST_POSTGRES_URL"
-
-step "Fuzzing the contract: schemathesis against /openapi.yaml of a running server"
-QUESTLINE_BIN="$(swift build --show-bin-path)/questline" EXAMPLES=25 scripts/fuzz.sh
+step "Boundary sweep (every operation with boundary values in every field, on SQLite and PostgreSQL); fuzzing the contract (schemathesis against /openapi.yaml of a running server)"
+together \
+  'python3 scripts/sweep.py --bin "$BIN"' \
+  'python3 scripts/sweep.py --bin "$BIN" --postgres "$PG"' \
+  'QUESTLINE_BIN="$BIN" EXAMPLES=25 scripts/fuzz.sh'
 
 step "Browser tests: the real server in headless Chromium"
 rm -rf e2e/screenshots && mkdir -p e2e/screenshots
-QUESTLINE_BIN="$(swift build --show-bin-path)/questline" python3 -m pytest e2e -q -p no:cacheprovider
+QUESTLINE_BIN="$BIN" python3 -m pytest e2e -q -p no:cacheprovider
 echo "Screenshots of every screen: e2e/screenshots/"
