@@ -38,9 +38,7 @@ public struct Migrator: Sendable {
     public func migrate(_ database: Database, now: Date = Date()) async throws -> [Migration] {
         try await database.transaction { db in
             if database.flavor == .postgres {
-                // One migrator at a time per schema (instances starting together); migrations of
-                // other schemas on the same server go on meanwhile.
-                try await db.raw("SELECT pg_advisory_xact_lock(7426001, hashtext(current_schema()))").run()
+                try await db.raw("SELECT pg_advisory_xact_lock(7426001)").run()
             }
             try await db.raw(
                 """
