@@ -218,10 +218,17 @@ public actor OutboxSender {
         }
     }
 
-    /// A batch's Idempotency-Key: a digest of its items' own keys, so the same items give the
-    /// same key (and the same body) on every try.
+    /// A batch's Idempotency-Key: a digest of its items' own keys and of what they say, so the
+    /// same items give the same key (and the same body) on every try, and items queued again
+    /// under the same keys with other contents (a line played again after a kill) never reuse a
+    /// key whose first body was different (the server would refuse the batch); the server's
+    /// per-item ids then tell a duplicate from a new item.
     static func batchKey(_ batch: [OutboxEntry]) -> String {
-        "batch-\(batch.count)-" + StableDigest.fnv1a(batch.map(\.key).joined(separator: "\u{1f}"))
+        let contents = batch.map { entry in
+            (try? Outbox.encoder.encode(entry.item)).map { String(decoding: $0, as: UTF8.self) } ?? entry.key
+        }
+        return "batch-\(batch.count)-" + StableDigest.fnv1a(batch.map(\.key).joined(separator: "\u{1f}"))
+            + StableDigest.fnv1a(contents.joined(separator: "\u{1f}"))
     }
 
     static func short(_ error: any Error) -> String {
