@@ -38,9 +38,7 @@ public enum DemoData {
             email: guardianEmail, password: guardianPassword,
             displayName: "Demo Guardian", timeZone: "Europe/Berlin")
         let household = try await accounts.createHousehold(name: "Demo family", as: guardian.member)
-        guard let me = try await store.accounts.member(guardian.member.id) else {
-            throw StoreError.noRowReturned("the demo guardian just written")
-        }
+        let me = try await store.accounts.member(guardian.member.id).orNoRow("the demo guardian just written")
         let kid = try await accounts.createChild(
             in: household.id, as: me, username: childUsername, password: childPassword,
             displayName: "Demo Kid", timeZone: "Europe/Berlin")
@@ -85,9 +83,7 @@ public enum DemoData {
                 steps: [10, 20, 30], rewardApps: [RewardUnlock(token: "demo.minecraft", minutes: 45)], bonusPercent: 15),
         ]
         for draft in drafts { _ = try await family.quests.createQuest(for: child, draft: draft, as: guardian) }
-        guard let kid = try await store.accounts.member(child) else {
-            throw StoreError.noRowReturned("the demo child just written")
-        }
+        let kid = try await store.accounts.member(child).orNoRow("the demo child just written")
         let now = configuration.clock.now()
         _ = try await family.usage.reportUsage(
             child,

@@ -28,13 +28,26 @@ public struct FamilyFeatures: Sendable {
     }
 
     /// What each part is made of.
-    struct Parts {
+    struct Parts: Sendable {
         let store: Store
         let clock: any WallClock
         let ids: any IDGenerator
         let access: FamilyAccess
         let settlement: Settlement
     }
+}
+
+/// A part of family quests: what every part reads from the one `Parts` the composition root made.
+protocol FamilyPart: Sendable {
+    var parts: FamilyFeatures.Parts { get }
+}
+
+extension FamilyPart {
+    var store: Store { parts.store }
+    var clock: any WallClock { parts.clock }
+    var ids: any IDGenerator { parts.ids }
+    var access: FamilyAccess { parts.access }
+    var settlement: Settlement { parts.settlement }
 }
 
 /// Who may read or change a child's quests, points and shield: one check for every part.

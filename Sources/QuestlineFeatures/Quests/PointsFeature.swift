@@ -4,18 +4,10 @@ public import QuestlineStore
 
 /// Points: the household's redemption rules, redeeming points for minutes of a reward app, a
 /// guardian's corrections, the ledger and the unlocks it bought.
-public struct PointsFeature: Sendable {
-    let store: Store
-    public let clock: any WallClock
-    let ids: any IDGenerator
-    let access: FamilyAccess
+public struct PointsFeature: FamilyPart {
+    let parts: FamilyFeatures.Parts
 
-    init(_ family: FamilyFeatures.Parts) {
-        store = family.store
-        clock = family.clock
-        ids = family.ids
-        access = family.access
-    }
+    init(_ parts: FamilyFeatures.Parts) { self.parts = parts }
 
     // MARK: The household's rate
 

@@ -45,21 +45,11 @@ public struct QuestBoard: Sendable {
 
 /// Quests: a guardian's quests for a child (their specs, status and progress), co-op quests and
 /// the family streak, and the screens that show them: the child's board and the guardian's console.
-public struct QuestsFeature: Sendable {
-    let store: Store
-    public let clock: any WallClock
-    let ids: any IDGenerator
-    let access: FamilyAccess
-    let settlement: Settlement
+public struct QuestsFeature: FamilyPart {
+    let parts: FamilyFeatures.Parts
     public static let maxQuests = 100
 
-    init(_ family: FamilyFeatures.Parts) {
-        store = family.store
-        clock = family.clock
-        ids = family.ids
-        access = family.access
-        settlement = family.settlement
-    }
+    init(_ parts: FamilyFeatures.Parts) { self.parts = parts }
 
     // MARK: Quests
 

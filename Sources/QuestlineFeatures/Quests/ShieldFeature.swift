@@ -5,20 +5,12 @@ import QuestlineStore
 /// The shield: which apps a child has (the catalog the guardians keep and the one the device
 /// reports), the rules that block reward apps (reward days, downtime), asking for more time, and
 /// the policy the device enforces now.
-public struct ShieldFeature: Sendable {
-    let store: Store
-    public let clock: any WallClock
-    let ids: any IDGenerator
-    let access: FamilyAccess
+public struct ShieldFeature: FamilyPart {
+    let parts: FamilyFeatures.Parts
     /// Caps that keep every list a screen shows bounded.
     public static let maxApps = 100
 
-    init(_ family: FamilyFeatures.Parts) {
-        store = family.store
-        clock = family.clock
-        ids = family.ids
-        access = family.access
-    }
+    init(_ parts: FamilyFeatures.Parts) { self.parts = parts }
 
     // MARK: The app catalog
 

@@ -15,22 +15,12 @@ public struct UsageOutcome: Sendable {
 
 /// Usage: what the child's device reports, settled into progress, completions, points and
 /// unlocks (`Settlement`) in the report's transaction; the weekly report of it.
-public struct UsageFeature: Sendable {
-    let store: Store
-    public let clock: any WallClock
-    let ids: any IDGenerator
-    let access: FamilyAccess
-    let settlement: Settlement
+public struct UsageFeature: FamilyPart {
+    let parts: FamilyFeatures.Parts
     /// Reports older than this are refused: progress periods that long ago are settled.
     public static let maxReports = 500
 
-    init(_ family: FamilyFeatures.Parts) {
-        store = family.store
-        clock = family.clock
-        ids = family.ids
-        access = family.access
-        settlement = family.settlement
-    }
+    init(_ parts: FamilyFeatures.Parts) { self.parts = parts }
 
     /// A session of one app that ends now, as a person reports it on the child's device page
     /// (`UsageReports.session`): the child's zone, whoever reports it, since the device is the

@@ -195,10 +195,7 @@ public struct StoriesFeature: Sendable {
                 id: commentID, member: member.id, story: id, chapter: chapterID, body: body, now: clock.now())
             try await awardBadges(q, member: member, content: content)
             try await completeTasks(q, .comment, member: member, content: content)
-            guard let comment = try await q.comment(commentID) else {
-                throw StoreError.noRowReturned("the comment just written")
-            }
-            return comment
+            return try await q.comment(commentID).orNoRow("the comment just written")
         }
     }
 

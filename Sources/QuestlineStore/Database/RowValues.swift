@@ -34,18 +34,12 @@ extension SQLRow {
         }
         return value
     }
-
-    /// The value of a nullable `column`: nil for NULL.
-    func decode<V: StoredAsText>(column: String, as type: V?.Type) throws -> V? {
-        guard try !decodeNil(column: column) else { return nil }
-        return try decode(column: column, as: V.self)
-    }
 }
 
 extension Optional {
     /// The row a statement must have returned (a count, what a write just stored), or
     /// `StoreError.noRowReturned` naming it: a missing row is an error, never a crash.
-    func orNoRow(_ statement: @autoclosure () -> String) throws -> Wrapped {
+    public func orNoRow(_ statement: @autoclosure () -> String) throws -> Wrapped {
         guard let self else { throw StoreError.noRowReturned(statement()) }
         return self
     }
