@@ -1,8 +1,14 @@
 import Crypto
 import Foundation
 import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import NIOEmbedded
 import QuestlineAPI
 import QuestlineCore
+import QuestlineServer
 import QuestlineStore
 import QuestlineTestSupport
 import SQLKit
@@ -96,6 +102,43 @@ import Testing
                 try await app.send(
                     .post, "/api/v1/households", json: #"{"name":"A"}"#, token: token, headers: household
                 ).headers[.init("Idempotent-Replayed")!] == "true")
+        }
+    }
+
+    /// A device killed while uploading leaves a body shorter than its Content-Length, which
+    /// Hummingbird hands on as if whole: it is refused before its key is claimed, so the device's
+    /// whole retry under the same key is applied, not refused as a key "used for a different
+    /// request". (The cut request is given to the router directly: a test client always sends
+    /// the length of what it sends.)
+    @Test func aBodyCutBeforeItsLengthClaimsNoKeyAndTheWholeRetryApplies() async throws {
+        try await Harness.run { app in
+            let (token, _) = try await app.signUp("ada@example.com")
+            let body = #"{"name":"Home"}"#
+            var logger = Logger(label: "cut")
+            logger.logLevel = .warning
+            let responder = try await buildApplication(
+                configuration: Harness.configuration(clock: app.clock), store: app.store, logger: logger
+            ).responder
+            let cut = Request(
+                head: .init(
+                    method: .post, scheme: "http", authority: "localhost", path: "/api/v1/households",
+                    headerFields: [
+                        .authorization: "Bearer \(token)", .contentType: "application/json",
+                        .init("Idempotency-Key")!: "home-cut", .contentLength: String(body.utf8.count),
+                    ]),
+                body: .init(buffer: ByteBuffer(string: String(body.prefix(9)))))
+            let answer = try await responder.respond(
+                to: cut,
+                context: AppRequestContext(source: .init(channel: NIOAsyncTestingChannel(), logger: logger)))
+            #expect(answer.status == .badRequest)
+            let collected = CollectedBody()
+            try await answer.body.write(collected)
+            #expect(collected.text.contains("body-incomplete"), "\(collected.text)")
+
+            let whole = try await app.send(
+                .post, "/api/v1/households", json: body, token: token, headers: [.init("Idempotency-Key")!: "home-cut"])
+            #expect(whole.status == .created, "\(whole.text)")
+            #expect(whole.headers[.init("Idempotent-Replayed")!] == nil)
         }
     }
 
@@ -274,4 +317,11 @@ import Testing
             #expect(try later.decode(Components.Schemas.ReadResult.self).recorded == false)
         }
     }
+}
+
+/// Collects a response body written straight from a responder.
+final class CollectedBody: ResponseBodyWriter, @unchecked Sendable {
+    private(set) var text = ""
+    func write(_ buffer: ByteBuffer) async throws { text += String(buffer: buffer) }
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }

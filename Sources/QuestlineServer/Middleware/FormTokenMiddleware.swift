@@ -36,7 +36,7 @@ struct FormTokenMiddleware: RouterMiddleware {
         context.pageAddress = PageAddress.of(request)
         var request = request
         if RoutePolicy.of(request, context).isForm {
-            let body = try await request.collectBody(upTo: Form.maxBytes)
+            let body = try await request.collectWholeBody(upTo: Form.maxBytes)
             let sent = Form.fields(in: String(buffer: body))[Self.field] ?? ""
             guard held != nil, Self.same(sent, context.formToken) else { throw Self.expired }
         }

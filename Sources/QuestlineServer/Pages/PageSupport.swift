@@ -23,7 +23,7 @@ struct Form {
 
     init(_ request: Request) async throws {
         var request = request
-        let buffer = try await request.collectBody(upTo: Self.maxBytes)
+        let buffer = try await request.collectWholeBody(upTo: Self.maxBytes)
         let pairs = Self.pairs(in: String(buffer: buffer))
         // The one text rule (`TextRule`), as for the API: no control characters.
         let issues = pairs.compactMap { TextRule.issue($0.1, field: $0.0) }
