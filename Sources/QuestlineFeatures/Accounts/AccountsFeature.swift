@@ -22,20 +22,16 @@ public struct AccountsFeature: Sendable {
     let loginGuard: AttemptGuard
     /// Recently authenticated sessions (a few seconds), dropped on every change to the member.
     let sessions: SessionCache
-    /// Called after a child's time zone is set (to the same zone too, so that a retry runs it
-    /// again): what depends on the child's local day follows (family quests settle again).
-    let childZoneSet: @Sendable (MemberRecord) async throws -> Void
+    /// Where a member's zone change is told to the features that follow it.
+    let events: FeatureEvents
 
     /// A secret every instance shares, made by the first that asks (the flash messages' key).
     public func sharedSecret(_ name: String) async throws -> String {
         try await store.accounts.sharedSecret(name, candidate: Secret.makeToken(), now: clock.now())
     }
 
-    public init(
-        store: Store, configuration: FeatureConfiguration,
-        childZoneSet: @escaping @Sendable (MemberRecord) async throws -> Void = { _ in }
-    ) {
-        self.childZoneSet = childZoneSet
+    public init(store: Store, configuration: FeatureConfiguration, events: FeatureEvents = FeatureEvents()) {
+        self.events = events
         self.store = store
         clock = configuration.clock
         ids = configuration.ids
@@ -220,7 +216,7 @@ public struct AccountsFeature: Sendable {
             throw DomainError.notFound(Message("accounts.error.noSuchMember"))
         }
         try await sessionsChanged([.member(id)])
-        if zone != nil, updated.role == .child { try await childZoneSet(updated) }
+        if zone != nil { try await events.publish(.zoneSet(updated)) }
         return updated
     }
 

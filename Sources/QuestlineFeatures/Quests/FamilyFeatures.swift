@@ -37,6 +37,14 @@ public struct FamilyFeatures: Sendable {
     }
 }
 
+extension FamilyFeatures: FeatureEventListener {
+    public func handle(_ event: FeatureEvent) async throws {
+        switch event {
+        case .zoneSet(let member): try await usage.childZoneChanged(member)
+        }
+    }
+}
+
 /// A part of family quests: what every part reads from the one `Parts` the composition root made.
 protocol FamilyPart: Sendable {
     var parts: FamilyFeatures.Parts { get }

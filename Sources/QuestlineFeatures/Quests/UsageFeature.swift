@@ -89,7 +89,7 @@ public struct UsageFeature: FamilyPart {
 
     /// Settles a child's current periods again after its time zone was set: a period that the
     /// new zone's today makes complete pays now, not at the next upload.
-    public func childZoneChanged(_ child: MemberRecord) async throws {
+    func childZoneChanged(_ child: MemberRecord) async throws {
         guard child.role == .child, child.householdID != nil else { return }
         let now = clock.now()
         try await store.quests.write { q in

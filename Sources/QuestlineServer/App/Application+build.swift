@@ -60,9 +60,8 @@ func buildRouterAndServices(configuration: AppConfiguration, store: Store, logge
 ) {
     let features = configuration.features
     let family = FamilyFeatures(store: store, configuration: features)
-    let accounts = AccountsFeature(store: store, configuration: features) {
-        try await family.usage.childZoneChanged($0)
-    }
+    // Who follows what another feature did (`FeatureEvent`), listed once.
+    let accounts = AccountsFeature(store: store, configuration: features, events: FeatureEvents([family]))
     let games = GameFeature(store: store, configuration: features)
     let wiki = WikiContent(store: store, configuration: features)
     let reading = ReadingFeature(store: store, configuration: features, wiki: wiki)

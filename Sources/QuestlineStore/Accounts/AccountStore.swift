@@ -3,6 +3,13 @@ public import QuestlineCore
 import SQLKit
 
 enum AccountsSchema: StoreModule {
+    /// The audit of administrator changes keeps that a change was made, not to whom.
+    static func forget(_ member: PersonalData.Departing, on db: any SQLDatabase) async throws {
+        try await db.raw(
+            "UPDATE admin_audit SET member_id = NULL, login = NULL WHERE member_id = \(bind: member.id.rawValue)"
+        ).run()
+    }
+
     /// The tables that hold a member's rows (`PersonalData`).
     static let personalData: [PersonalData.Holding] = [
         PersonalData.Holding(table: "members", column: "id", secret: ["password_hash"], export: (.profile, "account")),

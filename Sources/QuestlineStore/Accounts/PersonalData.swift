@@ -14,6 +14,15 @@ public enum PersonalData {
         /// Columns never exported (secrets: a password's hash, a session token's hash).
         var secret: Set<String> = []
         var export: (section: ExportSection, name: String)? = nil
+        /// The table has no foreign key to `members`: its rows are deleted by this column.
+        var withoutForeignKey = false
+    }
+
+    /// The member being deleted, as a module's `forget` sees them.
+    struct Departing: Sendable {
+        let id: MemberID
+        /// The logins they had (their e-mail, their username), for what is keyed by a login.
+        let logins: [String]
     }
 
     /// The features an export is grouped by, in order.
@@ -64,36 +73,20 @@ public enum PersonalData {
         return .text(Date(storedMillis: millis).formatted(.iso8601))
     }
 
-    /// Removes every row of `member` in one transaction, and anonymises what must stay as an
-    /// aggregate: analytics events keep counting (their subject becomes an opaque id), other
-    /// members' ledger entries and quests forget who made them. A household left with no member
-    /// goes too. Returns false when there was no such member.
+    /// Removes every row of `member` in one transaction: the tables without a foreign key by
+    /// their holding, then what each module keeps in its own way (`StoreModule.forget`: what
+    /// stays as an aggregate, anonymised), then the `members` row, whose foreign keys take the
+    /// rest. A household left with no member goes too.
     static func delete(_ member: MemberID, login: [String], on db: any SQLDatabase) async throws {
         let id = member.rawValue
-        // Tables without a foreign key to `members`.
-        for holding in holdings
-        where [
-            "reading_events", "reading_days", "reading_intervals", "quest_completions",
-            "live_events", "outbox_events", "idempotency_claims",
-        ].contains(holding.table) {
+        for holding in holdings where holding.withoutForeignKey {
             try await db.raw("DELETE FROM \(ident: holding.table) WHERE \(ident: holding.column) = \(bind: id)").run()
         }
-        try await db.raw("DELETE FROM rate_buckets WHERE bucket LIKE \(bind: "%|" + id)").run()
-        try await LimitStore.forget(
-            login.map { AttemptSubject.login(LoginName.key($0)) } + [.friendCodeMember(member)], on: db)
-        // What stays, without them.
-        let opaque = "deleted-" + UUID().uuidString.lowercased()
-        try await db.raw("UPDATE analytics_events SET subject = \(bind: opaque) WHERE subject = \(bind: id)").run()
-        try await db.raw("UPDATE points_ledger SET created_by = NULL WHERE created_by = \(bind: id)").run()
-        // The audit of administrator changes keeps that a change was made, not to whom.
-        try await db.raw("UPDATE admin_audit SET member_id = NULL, login = NULL WHERE member_id = \(bind: id)").run()
-        try await db.raw("UPDATE challenges SET created_by = '' WHERE created_by = \(bind: id)").run()
+        let departing = Departing(id: member, logins: login)
+        for module in StoreModules.all { try await module.forget(departing, on: db) }
         let household = try await db.raw(
             "SELECT household_id FROM household_members WHERE member_id = \(bind: id)"
         ).first()?.decode(column: "household_id", as: String.self)
-        // A child's co-op quests stay the household's, without them (their share goes with
-        // `coop_members` and `coop_payouts`).
-        try await QuestQueries(db: db, live: nil).removeFromCoopQuests(member)
         // The member's own rows, by their foreign keys.
         try await db.raw("DELETE FROM members WHERE id = \(bind: id)").run()
         if let household,

@@ -5,7 +5,8 @@ import SQLKit
 enum ActivitySchema: StoreModule {
     /// The tables that hold a member's rows (`PersonalData`).
     static let personalData: [PersonalData.Holding] = [
-        PersonalData.Holding(table: "reading_intervals", column: "owner", export: (.reading, "readingTime")),
+        PersonalData.Holding(
+            table: "reading_intervals", column: "owner", export: (.reading, "readingTime"), withoutForeignKey: true),
         PersonalData.Holding(table: "saved_articles", column: "member_id", export: (.saved, "articles")),
         PersonalData.Holding(table: "saved_import_batches", column: "member_id", export: (.saved, "imports")),
     ]

@@ -6,7 +6,7 @@ enum IdempotencySchema: StoreModule {
     /// The tables that hold a member's rows (`PersonalData`).
     static let personalData: [PersonalData.Holding] = [
         // Bookkeeping: deleted with the member, not exported (what a retry needed).
-        PersonalData.Holding(table: "idempotency_claims", column: "scope")
+        PersonalData.Holding(table: "idempotency_claims", column: "scope", withoutForeignKey: true)
     ]
 
     static let migrations: [Migration] = [

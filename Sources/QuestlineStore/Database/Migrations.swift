@@ -95,10 +95,14 @@ public struct Migrator: Sendable {
 protocol StoreModule: Sendable {
     static var migrations: [Migration] { get }
     static var personalData: [PersonalData.Holding] { get }
+    /// What the module does when a member is deleted, in the deletion's transaction before the
+    /// `members` row goes: rows its holdings do not name, and what stays without them.
+    static func forget(_ member: PersonalData.Departing, on db: any SQLDatabase) async throws
 }
 
 extension StoreModule {
     static var personalData: [PersonalData.Holding] { [] }
+    static func forget(_ member: PersonalData.Departing, on db: any SQLDatabase) async throws {}
 }
 
 /// Every feature's schema, listed once: a new feature adds its module here.

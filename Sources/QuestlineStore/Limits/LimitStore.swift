@@ -3,6 +3,13 @@ public import QuestlineCore
 import SQLKit
 
 enum LimitSchema: StoreModule {
+    /// A deleted member's buckets and the failures counted against their logins.
+    static func forget(_ member: PersonalData.Departing, on db: any SQLDatabase) async throws {
+        try await db.raw("DELETE FROM rate_buckets WHERE bucket LIKE \(bind: "%|" + member.id.rawValue)").run()
+        try await LimitStore.forget(
+            member.logins.map { AttemptSubject.login(LoginName.key($0)) } + [.friendCodeMember(member.id)], on: db)
+    }
+
     static let migrations: [Migration] = [
         Migration(version: 710, name: "shared_limits") { flavor in
             let real = flavor == .postgres ? "DOUBLE PRECISION" : "REAL"

@@ -7,7 +7,7 @@ enum OutboxSchema: StoreModule {
     /// The tables that hold a member's rows (`PersonalData`).
     static let personalData: [PersonalData.Holding] = [
         // Bookkeeping: deleted with the member, not exported (what a webhook needed).
-        PersonalData.Holding(table: "outbox_events", column: "member_id")
+        PersonalData.Holding(table: "outbox_events", column: "member_id", withoutForeignKey: true)
     ]
 
     static let migrations: [Migration] = [

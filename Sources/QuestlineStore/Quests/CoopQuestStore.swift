@@ -5,6 +5,12 @@ import SQLKit
 /// Co-op quests: the quest (its spec as the core's JSON), its children, and what each
 /// contributor was paid.
 enum CoopQuestSchema: StoreModule {
+    /// A deleted child's co-op quests stay the household's, without them (their share goes with
+    /// `coop_members` and `coop_payouts`).
+    static func forget(_ member: PersonalData.Departing, on db: any SQLDatabase) async throws {
+        try await QuestQueries(db: db, live: nil).removeFromCoopQuests(member.id)
+    }
+
     /// The tables that hold a member's rows (`PersonalData`).
     static let personalData: [PersonalData.Holding] = [
         PersonalData.Holding(table: "coop_members", column: "child_id", export: (.quests, "coopQuests")),

@@ -11,7 +11,7 @@ enum LiveEventSchema: StoreModule {
     /// The tables that hold a member's rows (`PersonalData`).
     static let personalData: [PersonalData.Holding] = [
         // Bookkeeping: deleted with the member, not exported (what a live stream needed).
-        PersonalData.Holding(table: "live_events", column: "child_id")
+        PersonalData.Holding(table: "live_events", column: "child_id", withoutForeignKey: true)
     ]
 
     static let migrations: [Migration] = [

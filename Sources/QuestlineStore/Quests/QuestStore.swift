@@ -3,6 +3,13 @@ public import QuestlineCore
 import SQLKit
 
 enum QuestSchema: StoreModule {
+    /// Other members' ledger entries and quests forget that the deleted member made them.
+    static func forget(_ member: PersonalData.Departing, on db: any SQLDatabase) async throws {
+        let id = member.id.rawValue
+        try await db.raw("UPDATE points_ledger SET created_by = NULL WHERE created_by = \(bind: id)").run()
+        try await db.raw("UPDATE challenges SET created_by = '' WHERE created_by = \(bind: id)").run()
+    }
+
     /// The tables that hold a member's rows (`PersonalData`).
     static let personalData: [PersonalData.Holding] = [
         PersonalData.Holding(table: "points_balances", column: "member_id", export: (.points, "balance")),
@@ -11,7 +18,8 @@ enum QuestSchema: StoreModule {
         PersonalData.Holding(table: "challenges", column: "assignee_id", export: (.quests, "quests")),
         PersonalData.Holding(table: "usage_reports", column: "child_id", export: (.quests, "usage")),
         PersonalData.Holding(table: "quest_earnings", column: "child_id", export: (.quests, "earnings")),
-        PersonalData.Holding(table: "quest_completions", column: "child_id", export: (.quests, "completions")),
+        PersonalData.Holding(
+            table: "quest_completions", column: "child_id", export: (.quests, "completions"), withoutForeignKey: true),
         PersonalData.Holding(table: "quest_learning_runs", column: "child_id", export: (.quests, "learningRuns")),
         PersonalData.Holding(table: "quest_stats", column: "child_id", export: (.quests, "stats")),
         PersonalData.Holding(table: "unlock_grants", column: "child_id", export: (.quests, "unlocks")),

@@ -3,10 +3,21 @@ public import QuestlineCore
 import SQLKit
 
 enum ReadingSchema: StoreModule {
+    /// Analytics events keep counting without the deleted member: their subject becomes an
+    /// opaque id.
+    static func forget(_ member: PersonalData.Departing, on db: any SQLDatabase) async throws {
+        let opaque = "deleted-" + UUID().uuidString.lowercased()
+        try await db.raw(
+            "UPDATE analytics_events SET subject = \(bind: opaque) WHERE subject = \(bind: member.id.rawValue)"
+        ).run()
+    }
+
     /// The tables that hold a member's rows (`PersonalData`).
     static let personalData: [PersonalData.Holding] = [
-        PersonalData.Holding(table: "reading_events", column: "owner", export: (.reading, "reads")),
-        PersonalData.Holding(table: "reading_days", column: "owner", export: (.reading, "days")),
+        PersonalData.Holding(
+            table: "reading_events", column: "owner", export: (.reading, "reads"), withoutForeignKey: true),
+        PersonalData.Holding(
+            table: "reading_days", column: "owner", export: (.reading, "days"), withoutForeignKey: true),
         PersonalData.Holding(table: "challenge_enrollments", column: "member_id", export: (.reading, "challenges")),
         PersonalData.Holding(table: "campaign_announcements", column: "member_id", export: (.reading, "announcements")),
     ]
