@@ -152,5 +152,6 @@ together \
 
 step "Browser tests: the real server in headless Chromium"
 rm -rf e2e/screenshots && mkdir -p e2e/screenshots
-QUESTLINE_BIN="$BIN" python3 -m pytest e2e -q -p no:cacheprovider
+# The ten slowest tests are listed after the results: where this step's time goes.
+QUESTLINE_BIN="$BIN" python3 -m pytest e2e -q -p no:cacheprovider --durations=10
 echo "Screenshots of every screen: e2e/screenshots/"

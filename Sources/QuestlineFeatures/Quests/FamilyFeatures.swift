@@ -27,13 +27,22 @@ public struct FamilyFeatures: Sendable {
         clock = configuration.clock
     }
 
-    /// What each part is made of.
-    struct Parts: Sendable {
+    /// What each part is made of: one object the four parts share, so that copying the
+    /// features (a handler's value, per request) costs a reference, not each part's store.
+    final class Parts: Sendable {
         let store: Store
         let clock: any WallClock
         let ids: any IDGenerator
         let access: FamilyAccess
         let settlement: Settlement
+
+        init(store: Store, clock: any WallClock, ids: any IDGenerator, access: FamilyAccess, settlement: Settlement) {
+            self.store = store
+            self.clock = clock
+            self.ids = ids
+            self.access = access
+            self.settlement = settlement
+        }
     }
 }
 

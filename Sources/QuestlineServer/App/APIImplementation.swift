@@ -8,7 +8,10 @@ import QuestlineL10n
 /// The JSON API, generated from openapi.yaml: each handler decodes (done by the generated
 /// code), asks the use case, and encodes. Errors are thrown and rendered as problem+json by
 /// `ErrorMiddleware`; the caller's identity and language come from `RequestScope.current`.
-struct APIImplementation: APIProtocol {
+///
+/// A class: the generated routes call the handlers on this value for every request, and a copy
+/// of ten features' values would retain each of their parts.
+final class APIImplementation: APIProtocol {
     let accounts: AccountsFeature
     let games: GameFeature
     let reading: ReadingFeature
@@ -19,6 +22,23 @@ struct APIImplementation: APIProtocol {
     let webhooks: WebhooksFeature
     let notifications: NotificationsFeature
     let leagues: LeaguesFeature
+
+    init(
+        accounts: AccountsFeature, games: GameFeature, reading: ReadingFeature, activity: ActivityFeature,
+        family: FamilyFeatures, stories: StoriesFeature, cheers: CheersFeature, webhooks: WebhooksFeature,
+        notifications: NotificationsFeature, leagues: LeaguesFeature
+    ) {
+        self.accounts = accounts
+        self.games = games
+        self.reading = reading
+        self.activity = activity
+        self.family = family
+        self.stories = stories
+        self.cheers = cheers
+        self.webhooks = webhooks
+        self.notifications = notifications
+        self.leagues = leagues
+    }
 
     var identity: Identity { RequestScope.current.identity }
 

@@ -2,8 +2,10 @@ public import Foundation
 public import Logging
 import SQLKit
 
-/// The data owner: one database, its migrations and the repositories on it.
-public struct Store: Sendable {
+/// The data owner: one database, its migrations and the repositories on it. A class: every
+/// feature holds the store, and a handler's features are copied per request, so a copy costs
+/// one reference instead of one for each repository's database, outbox and live log.
+public final class Store: Sendable {
     public let database: Database
     public let accounts: AccountStore
     public let idempotency: IdempotencyStore
