@@ -181,14 +181,20 @@ def make_driver(width=390, height=844, axe=True):
 IMPLICIT_WAIT = 3
 
 
-def absent(driver, by, selector):
-    """True when nothing matches `selector` on the page as it is now. A search that finds nothing
-    would otherwise sit out the whole implicit wait (3 s) before answering."""
+def found_now(driver, by, selector, within=None):
+    """What matches `selector` on the page as it is now (inside the element `within` when
+    given), without waiting: a search that finds nothing would otherwise sit out the whole
+    implicit wait (3 s) before answering. For a page already loaded."""
     driver.implicitly_wait(0)
     try:
-        return not driver.find_elements(by, selector)
+        return (within or driver).find_elements(by, selector)
     finally:
         driver.implicitly_wait(IMPLICIT_WAIT)
+
+
+def absent(driver, by, selector, within=None):
+    """True when nothing matches `selector` on the page as it is now (see `found_now`)."""
+    return not found_now(driver, by, selector, within)
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ import uuid
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import absent
+from conftest import absent, found_now
 from test_accounts import click, fill, log_in, wait_text
 from test_family import api, midday_zone
 from test_game import answer_current_question, next_question
@@ -191,7 +191,7 @@ def test_an_archive_game_left_mid_play_is_offered_to_continue(browser, server, s
     shot("game-splash-continue")
     click(browser, ".continue-games a")
     wait_text(browser, ".verdict, .game__progress", "")
-    if browser.find_elements(By.CSS_SELECTOR, ".game__next"):
+    if found_now(browser, By.CSS_SELECTOR, ".game__next"):
         next_question(browser)
     wait_text(browser, ".game__progress", "Question 2 of 5")
 
@@ -206,7 +206,7 @@ def test_the_device_pages_two_forms_keep_their_errors_apart(browser, server, sho
     wait_text(browser, "#use-minutes-error", "Use 1 to 720 minutes")
     ask = browser.find_element(By.ID, "ask-minutes")
     assert ask.get_attribute("aria-invalid") is None, "the report's error marked the ask form's field"
-    errors = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "form[action$='/time-requests'] .field__error")]
+    errors = [e.text for e in found_now(browser, By.CSS_SELECTOR, "form[action$='/time-requests'] .field__error")]
     assert errors == [], f"the ask form shows {errors}"
     shot("device-report-error")
 
@@ -301,9 +301,9 @@ def test_copy_reads_right_and_nothing_is_offered_twice(browser, server, shot):
     balance = int(browser.find_element(By.CSS_SELECTOR, "[data-balance]").text)
     for card in browser.find_elements(By.CSS_SELECTOR, ".shop-card"):
         price = int(re.search(r"(\d+) points", card.text).group(1))
-        buys = card.find_elements(By.CSS_SELECTOR, "form button")
         if price > balance:
-            assert not buys and f"{price - balance} more points needed" in card.text, card.text
+            assert absent(browser, By.CSS_SELECTOR, "form button", within=card), card.text
+            assert f"{price - balance} more points needed" in card.text, card.text
     shot("stories-shop-short")
 
 

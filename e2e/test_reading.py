@@ -4,7 +4,7 @@ import uuid
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import absent
+from conftest import absent, found_now
 from test_accounts import click, fill, wait_text
 
 
@@ -94,7 +94,7 @@ def test_search_napoleon_open_save_and_see_its_image_in_activity(browser, server
     wait_text(browser, "#results-title", "Napoleon")
     rows = browser.find_elements(By.CSS_SELECTOR, ".article-row")
     assert [row.find_element(By.CSS_SELECTOR, "strong").text for row in rows] == ["Napoleon", "Napoleon III", "Napoleonic Wars"]
-    images = [row.find_elements(By.CSS_SELECTOR, "img") for row in rows]
+    images = [found_now(browser, By.CSS_SELECTOR, "img", within=row) for row in rows]
     assert images[0] and images[0][0].get_attribute("src").startswith("https://upload.wikimedia.org/")
     assert not images[2]  # Wikipedia has no image for it: the initial stands in
     assert "French emperor" in rows[0].text

@@ -12,7 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import absent
+from conftest import absent, found_now
 from test_accounts import click, fill, log_out, sign_up, wait_text
 
 
@@ -191,7 +191,7 @@ def test_a_newcomer_goes_from_onboarding_to_a_collected_reward_and_a_bought_card
     # 140 for the story; the day's tasks paid themselves: opening the stories 5, a comment 10, a selfie 15.
     wait_text(browser, "[data-balance]", "170")
     click(browser, "a[href='/stories/points?tab=tasks']")
-    done = [row.text for row in browser.find_elements(By.CSS_SELECTOR, ".task") if row.find_elements(By.CSS_SELECTOR, "[data-task-done]")]
+    done = [row.text for row in browser.find_elements(By.CSS_SELECTOR, ".task") if found_now(browser, By.CSS_SELECTOR, "[data-task-done]", within=row)]
     assert len(done) == 3 and absent(browser, By.CSS_SELECTOR, ".task form"), done  # no Complete button
     wait_text(browser, ".task", "Read a chapter of any story to the end.")
     shot("stories-points-tasks")

@@ -7,7 +7,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import make_driver
+from conftest import found_now, make_driver
 from test_accounts import click, fill, log_in, sign_up, unique_email, wait_text
 from test_family import api, api_family
 
@@ -30,7 +30,7 @@ def test_six_family_pages_in_a_row_leave_room_for_the_next(browser, server, shot
     pages = ["/quests/family", "/quests/family/cheers", "/quests/family/streak", "/quests/family/coop",
              "/quests/family", "/quests/family/cheers", "/quests/family/streak", "/quests/family/coop"]
     for index, path in enumerate(pages):
-        link = browser.find_elements(By.CSS_SELECTOR, f"a[href='{path}']")
+        link = found_now(browser, By.CSS_SELECTOR, f"a[href='{path}']")
         if link:
             click(browser, f"a[href='{path}']")
         else:
