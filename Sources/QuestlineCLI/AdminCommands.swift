@@ -89,7 +89,9 @@ struct AdminCommand: AsyncParsableCommand {
     static func withAccounts(_ store: StoreOptions, _ body: (AccountsFeature) async throws -> Void) async throws {
         let opened = try await Store.open(store.location)
         do {
-            try await body(AccountsFeature(store: opened, configuration: FeatureConfiguration()))
+            // Roles only: no zone changes, so no listeners.
+            try await body(
+                AccountsFeature(store: opened, configuration: FeatureConfiguration(), events: FeatureEvents()))
         } catch {
             await opened.shutdown()
             throw error

@@ -219,10 +219,10 @@ public actor OutboxSender {
     }
 
     /// A batch's Idempotency-Key: a digest of its items' own keys and of what they say, so the
-    /// same items give the same key (and the same body) on every try, and items queued again
-    /// under the same keys with other contents (a line played again after a kill) never reuse a
-    /// key whose first body was different (the server would refuse the batch); the server's
-    /// per-item ids then tell a duplicate from a new item.
+    /// same items give the same key (and the same body) on every try, and an item queued again
+    /// under its key with other contents never reuses a batch key whose first body was different
+    /// (the server would refuse the whole batch with 422); the server's per-item ids then refuse
+    /// that item alone (409) and take the rest.
     static func batchKey(_ batch: [OutboxEntry]) -> String {
         let contents = batch.map { entry in
             (try? Outbox.encoder.encode(entry.item)).map { String(decoding: $0, as: UTF8.self) } ?? entry.key

@@ -188,7 +188,8 @@ import Testing
         let (dir, path) = try temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try await Store.open(.sqlite(path: path))
-        let accounts = AccountsFeature(store: store, configuration: FeatureConfiguration(bcryptCost: 4))
+        let accounts = AccountsFeature(
+            store: store, configuration: FeatureConfiguration(bcryptCost: 4), events: FeatureEvents())
         let signed = try await accounts.signUp(
             email: "ops@example.com", password: "password123", displayName: "Ops", timeZone: "UTC")
         #expect(!signed.member.isAdministrator)

@@ -135,8 +135,10 @@ import Testing
 
             // Then the guardian (an administrator, so the role's audit names them) deletes their
             // own account; the empty household goes with it, and the audit forgets them.
-            _ = try await AccountsFeature(store: app.store, configuration: FeatureConfiguration(clock: app.clock))
-                .setAdministrator(login: "grace@example.com", grant: true, by: "test")
+            _ = try await AccountsFeature(
+                store: app.store, configuration: FeatureConfiguration(clock: app.clock), events: FeatureEvents()
+            )
+            .setAdministrator(login: "grace@example.com", grant: true, by: "test")
             let guardianID = f.guardianID
             #expect(try await app.send(.delete, "/api/v1/me", token: f.guardian).status == .noContent)
             #expect(try await traces(of: guardianID, in: app.store) == [:])
@@ -198,6 +200,32 @@ import Testing
     }
 
     /// docs/privacy.md says what happens to every table of the schema.
+    /// A guardian who set a quest and then deleted their account: the quest stays the child's
+    /// (it forgets who made it), and the child's board and the other guardian's console still
+    /// read it.
+    @Test func aQuestOutlivesTheGuardianWhoSetIt() async throws {
+        try await Harness.run(sessionLifetime: 7 * 86_400) { app in
+            let f = try await QuestAPITests().family(app)
+            let second = try await HouseholdAPITests().addGuardian(app, to: f)
+            let created = try await app.send(
+                .post, "/api/v1/children/\(f.childID)/quests", json: QuestAPITests.dailyQuest, token: f.guardian)
+            #expect(created.status == .created, "\(created.text)")
+            #expect(try await app.send(.delete, "/api/v1/me", token: f.guardian).status == .noContent)
+            for token in [f.child, second] {
+                let board = try await app.send(.get, "/api/v1/children/\(f.childID)/quests", token: token)
+                #expect(board.status == .ok, "\(board.text)")
+                #expect(board.text.contains("Learn 30 minutes"), "\(board.text)")
+            }
+            // The other guardian's pages: the console and the child's quests.
+            let page: HTTPFields = [.accept: "text/html", .cookie: "ql_session=\(second)"]
+            let console = try await app.send(.get, "/quests/family", headers: page)
+            #expect(console.status == .ok, "\(console.text.prefix(300))")
+            let child = try await app.send(.get, "/quests/children/\(f.childID)", headers: page)
+            #expect(child.status == .ok, "\(child.text.prefix(300))")
+            #expect(child.text.contains("Learn 30 minutes"))
+        }
+    }
+
     @Test func thePrivacyPageListsEveryTable() async throws {
         let page = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -32,8 +32,10 @@ import Testing
             // A revoked role stops at once on this instance.
             let ops = try await app.signUpAdministrator("ops@example.com")
             #expect(try await app.send(.get, "/api/v1/admin/webhooks", token: ops.token).status == .ok)
-            _ = try await AccountsFeature(store: app.store, configuration: FeatureConfiguration(clock: app.clock))
-                .setAdministrator(login: "ops@example.com", grant: false, by: "test")
+            _ = try await AccountsFeature(
+                store: app.store, configuration: FeatureConfiguration(clock: app.clock), events: FeatureEvents()
+            )
+            .setAdministrator(login: "ops@example.com", grant: false, by: "test")
             app.clock.advance(by: 6)  // past the session cache of the instance under test
             try await app.send(.get, "/api/v1/admin/webhooks", token: ops.token).expectProblem(.forbidden)
         }

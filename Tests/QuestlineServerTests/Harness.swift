@@ -125,8 +125,10 @@ extension Harness {
         -> (token: String, id: String)
     {
         let member = try await signUp(email, name: name, timeZone: timeZone)
-        _ = try await AccountsFeature(store: store, configuration: FeatureConfiguration(clock: clock))
-            .setAdministrator(login: email, grant: true, by: "test")
+        _ = try await AccountsFeature(
+            store: store, configuration: FeatureConfiguration(clock: clock), events: FeatureEvents()
+        )
+        .setAdministrator(login: email, grant: true, by: "test")
         return member
     }
 }

@@ -33,7 +33,7 @@ import Testing
             let b = SecretBox.newKey()
             var configuration = FeatureConfiguration(secrets: try box(a))
             configuration.webhookDestination = WebhookDestination(allowPrivate: true)
-            let accounts = AccountsFeature(store: store, configuration: configuration)
+            let accounts = AccountsFeature(store: store, configuration: configuration, events: FeatureEvents())
             let admin = try await accounts.signUp(
                 email: "keys@example.com", password: "password123", displayName: "Keys", timeZone: "UTC")
             let (member, _) = try await accounts.setAdministrator(login: "keys@example.com", grant: true, by: "test")

@@ -121,11 +121,15 @@ final class PlayedResolver: HostResolving {
     }
 
     static func register(_ app: Harness, url: String, configuration: FeatureConfiguration) async throws -> String {
-        let admin = try await AccountsFeature(store: app.store, configuration: configuration).signUp(
-            email: "admin-\(UUID().uuidString.prefix(8))@example.com", password: "password123", displayName: "Admin",
-            timeZone: "UTC")
-        let (member, _) = try await AccountsFeature(store: app.store, configuration: configuration)
-            .setAdministrator(login: admin.member.email!, grant: true, by: "test")
+        let admin = try await AccountsFeature(store: app.store, configuration: configuration, events: FeatureEvents())
+            .signUp(
+                email: "admin-\(UUID().uuidString.prefix(8))@example.com", password: "password123",
+                displayName: "Admin",
+                timeZone: "UTC")
+        let (member, _) = try await AccountsFeature(
+            store: app.store, configuration: configuration, events: FeatureEvents()
+        )
+        .setAdministrator(login: admin.member.email!, grant: true, by: "test")
         return try await WebhooksFeature(store: app.store, configuration: configuration)
             .create(url: url, events: ["points.changed"], description: nil, as: member).0.id
     }

@@ -354,3 +354,31 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
         }
     }
 }
+
+@Suite struct UnreadableRowTests {
+    /// A stored value that does not decode (an id that is not one) is the store's fault: an
+    /// error of the store, which the server answers 500, not a `DecodingError` that would read
+    /// as a refused request body (400). In a read and in a transaction alike.
+    @Test(arguments: TestDatabase.available)
+    func aRowThatDoesNotDecodeIsAStoreError(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            func isUnreadable(_ error: any Error) -> Bool {
+                if case StoreError.unreadableRow(let reason) = error { return reason.contains("id") }
+                return false
+            }
+            await #expect(throws: StoreError.self) {
+                try await store.database.withConnection { db in
+                    try await db.raw("SELECT 'not-an-id' AS id").first()?.decode(column: "id", as: MemberID.self)
+                }
+            }
+            do {
+                _ = try await store.database.transaction { db in
+                    try await db.raw("SELECT 'not-an-id' AS id").first()?.decode(column: "id", as: MemberID.self)
+                }
+                Issue.record("the transaction read an id that is not one")
+            } catch {
+                #expect(isUnreadable(error), "\(error)")
+            }
+        }
+    }
+}

@@ -501,13 +501,14 @@ public struct Quest: Sendable, Equatable {
     public let householdID: HouseholdID
     public var spec: QuestSpec
     public var status: QuestStatus
-    public let createdBy: MemberID
+    /// Who set the quest; nil once their account was deleted (the quest stays the child's).
+    public let createdBy: MemberID?
     public let createdAt: Date
     /// The periods completed so far (kept with the quest, so a board need not count them).
     public let completions: Int
 
     public init(
-        id: QuestID, householdID: HouseholdID, spec: QuestSpec, status: QuestStatus, createdBy: MemberID,
+        id: QuestID, householdID: HouseholdID, spec: QuestSpec, status: QuestStatus, createdBy: MemberID?,
         createdAt: Date,
         completions: Int = 0
     ) {

@@ -22,7 +22,8 @@ public struct AccountsFeature: Sendable {
     let loginGuard: AttemptGuard
     /// Recently authenticated sessions (a few seconds), dropped on every change to the member.
     let sessions: SessionCache
-    /// Where a member's zone change is told to the features that follow it.
+    /// Where a member's zone change is told to the features that follow it (no default: a
+    /// composition that forgot its listeners would change zones without what follows).
     let events: FeatureEvents
 
     /// A secret every instance shares, made by the first that asks (the flash messages' key).
@@ -30,7 +31,7 @@ public struct AccountsFeature: Sendable {
         try await store.accounts.sharedSecret(name, candidate: Secret.makeToken(), now: clock.now())
     }
 
-    public init(store: Store, configuration: FeatureConfiguration, events: FeatureEvents = FeatureEvents()) {
+    public init(store: Store, configuration: FeatureConfiguration, events: FeatureEvents) {
         self.events = events
         self.store = store
         clock = configuration.clock

@@ -30,7 +30,8 @@ public enum DemoData {
     /// Creates the demo accounts if they are missing. Returns the accounts created now (empty
     /// when they already existed).
     public static func ensure(store: Store, configuration: FeatureConfiguration) async throws -> [Account] {
-        let accounts = AccountsFeature(store: store, configuration: configuration)
+        // The demo accounts are made with their zones; none is changed afterwards.
+        let accounts = AccountsFeature(store: store, configuration: configuration, events: FeatureEvents())
         if try await store.accounts.credentials(login: guardianEmail) != nil { return [] }
         let guardianPassword = Secret.makeCode().lowercased()
         let childPassword = Secret.makeCode().lowercased()

@@ -65,6 +65,9 @@ public enum StoreError: Error, CustomStringConvertible {
     case invalidDatabaseURL(String)
     case migrationFailed(version: Int, name: String, underlying: String)
     case noRowReturned(String)
+    /// A stored row that does not decode as what the code expects: the store's fault, never the
+    /// request's (a `DecodingError` would read as a refused request body).
+    case unreadableRow(String)
 
     public var description: String {
         switch self {
@@ -72,6 +75,7 @@ public enum StoreError: Error, CustomStringConvertible {
         case .migrationFailed(let version, let name, let underlying):
             return "Migration \(version) (\(name)) failed: \(underlying)"
         case .noRowReturned(let statement): return "No row returned by \(statement)"
+        case .unreadableRow(let reason): return "A stored row does not decode: \(reason)"
         }
     }
 }
@@ -84,7 +88,6 @@ public enum StoreError: Error, CustomStringConvertible {
 /// `EventLoopGroupConnectionPool` is documented thread-safe: its state is lock-protected and
 /// each per-loop pool hops onto its own event loop).
 public final class Database: @unchecked Sendable {
-    public let flavor: SQLFlavor
     public let location: StoreLocation
     /// Who checkpoints SQLite's log; with `.background`, the owner calls `checkpoint()`.
     public let checkpoints: WALCheckpoints
@@ -110,6 +113,13 @@ public final class Database: @unchecked Sendable {
         let names: PreparedStatementNames?
         let statements = StatementCounter()
         let configuration: SQLPostgresConfiguration
+    }
+    /// Which database this is (its SQL dialect), as the backend says.
+    public var flavor: SQLFlavor {
+        switch backend {
+        case .sqlite: .sqlite
+        case .postgres: .postgres
+        }
     }
     /// SQLite reader connections per core.
     static let sqliteReadersPerCore = 2
@@ -159,7 +169,6 @@ public final class Database: @unchecked Sendable {
         let group = MultiThreadedEventLoopGroup.singleton
         switch location {
         case .sqlite(let path):
-            flavor = .sqlite
             let readers = Self.sqliteReadersPerCore * System.coreCount
             let connections = SQLiteConnections(
                 path: path, pragmas: SQLiteTuning.pragmas(autocheckpointPages: checkpoints.autocheckpointPages),
@@ -167,7 +176,6 @@ public final class Database: @unchecked Sendable {
             backend = .sqlite(connections, writes: SQLiteWriteGroup(writer: connections.writer, logger: logger))
             self.poolSize = readers + 1
         case .postgres(let url):
-            flavor = .postgres
             var configuration: SQLPostgresConfiguration
             do { configuration = try SQLPostgresConfiguration(url: url) } catch {
                 throw StoreError.invalidDatabaseURL(
@@ -220,15 +228,24 @@ public final class Database: @unchecked Sendable {
             let connection = await connections.checkOut()
             defer { connections.checkIn(connection) }
             recordPoolWait(since: asked)
-            return try await connection.run { db in try await body(db) }
+            return try await Self.readingRows { try await connection.run { db in try await body(db) } }
         case .postgres(let postgres):
             let connection = try await postgres.pool.requestConnection(logger: logger).get()
             defer { postgres.pool.releaseConnection(connection, logger: logger) }
             recordPoolWait(since: asked)
-            return try await body(
-                PreparedPostgresDatabase(
-                    connection: connection, unnamed: connection.sql(queryLogLevel: .trace),
-                    names: postgres.names, counter: postgres.statements))
+            return try await Self.readingRows {
+                try await body(
+                    PreparedPostgresDatabase(
+                        connection: connection, unnamed: connection.sql(queryLogLevel: .trace),
+                        names: postgres.names, counter: postgres.statements))
+            }
+        }
+    }
+
+    /// Runs `body`, turning a row that does not decode into `StoreError.unreadableRow`.
+    private static func readingRows<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as DecodingError {
+            throw StoreError.unreadableRow(String(describing: error))
         }
     }
 
@@ -302,7 +319,7 @@ public final class Database: @unchecked Sendable {
     private func runSteps<T: Sendable>(
         _ db: any SQLDatabase, _ steps: TransactionSteps, _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
-        let result = try await body(db)
+        let result = try await Self.readingRows { try await body(db) }
         // The acting members' rows are held (`FOR KEY SHARE`) from here to the commit, so
         // the check need not be the very last statement.
         try await ActingMember.check(steps.members, flavor: flavor, on: db)

@@ -7,6 +7,7 @@ enum QuestSchema: StoreModule {
     static func forget(_ member: PersonalData.Departing, on db: any SQLDatabase) async throws {
         let id = member.id.rawValue
         try await db.raw("UPDATE points_ledger SET created_by = NULL WHERE created_by = \(bind: id)").run()
+        // A quest keeps '' as its maker (read as nil): the column predates deletions.
         try await db.raw("UPDATE challenges SET created_by = '' WHERE created_by = \(bind: id)").run()
     }
 
@@ -576,7 +577,7 @@ public struct QuestQueries: Sendable {
             """
             INSERT INTO challenges (id, household_id, assignee_id, spec, status, created_by, created_at, updated_at, position)
             VALUES (\(bind: quest.id.rawValue), \(bind: quest.householdID.rawValue), \(bind: quest.spec.assignee.rawValue),
-                    \(bind: spec), \(bind: quest.status.rawValue), \(bind: quest.createdBy.rawValue),
+                    \(bind: spec), \(bind: quest.status.rawValue), \(bind: quest.createdBy?.rawValue ?? ""),
                     \(bind: quest.createdAt.storedMillis), \(bind: quest.createdAt.storedMillis),
                     (SELECT COALESCE(MAX(position), 0) + 1 FROM challenges WHERE household_id = \(bind: quest.householdID.rawValue)))
             """
@@ -615,7 +616,8 @@ public struct QuestQueries: Sendable {
             id: try row.decode(column: "id", as: QuestID.self),
             householdID: try row.decode(column: "household_id", as: HouseholdID.self), spec: spec,
             status: QuestStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .paused,
-            createdBy: try row.decode(column: "created_by", as: MemberID.self),
+            // Empty once its maker's account was deleted (`QuestSchema.forget`).
+            createdBy: MemberID(try row.decode(column: "created_by", as: String.self)),
             createdAt: Date(storedMillis: try row.decode(column: "created_at", as: Int64.self)),
             completions: Int(try row.decode(column: "completions", as: Int64.self)))
     }
