@@ -3,7 +3,8 @@
 # bare-route reference (Benchmarks/BareRoute: the same Hummingbird and build flags, one route
 # answering a small JSON body, no middleware) as the baseline, then /health, recording a read (single and
 # batches of 100), reading the widget (64 members in turn), answering a game question, a child's usage report (32
-# children, each with a daily and a weekly quest), a points redemption and a child's quest board
+# children, each with a daily and a weekly quest; one report a request, and uploads of 20 as a device's outbox
+# sends them), a points redemption and a child's quest board
 # (progress): requests/s, p50 and p99 at 64 connections, each route's ratio to the bare route, the
 # server's CPU time per request, and the server's peak memory. Each write route is checked to
 # have written one new row per read, usage report or redemption it was sent.
@@ -267,7 +268,7 @@ CHILD_IDS="$(tr ',' '\n' <<<"$CHILDREN" | sed "s/.*:\(.*\)/'\1'/" | paste -sd,)"
 written() { # route name
   case "$1" in
     read|"batch of 100") sql_count "SELECT COUNT(*) FROM reading_events WHERE owner = '$READER_ID' AND event_id LIKE 't%-$LOAD_NONCE-%'" ;;
-    "usage report") sql_count "SELECT COUNT(*) FROM usage_reports WHERE child_id IN ($CHILD_IDS) AND report_id LIKE 'u%-$LOAD_NONCE-%'" ;;
+    "usage report"|"usage upload of 20") sql_count "SELECT COUNT(*) FROM usage_reports WHERE child_id IN ($CHILD_IDS) AND report_id LIKE 'u%-$LOAD_NONCE-%'" ;;
     redemption) sql_count "SELECT COUNT(*) FROM points_ledger WHERE member_id = '$SPENDER_ID' AND kind = 'redeem'" ;;
     *) echo "" ;;
   esac
@@ -315,6 +316,7 @@ measure() { # name, script args...
     sleep 1
     after="$(written "$name")"
     [[ $name == "batch of 100" ]] && per=100
+    [[ $name == "usage upload of 20" ]] && per=20
     if (( after - before < requests * per || after - before > (requests + CONNECTIONS) * per )); then
       echo "$name: $((after - before)) rows written for $requests requests of $per: the figures do not measure new writes" >&2
       exit 1
@@ -334,6 +336,7 @@ measure read -s scripts/load/reads.lua "$URL" -- "$READER" 1
 measure "batch of 100" -s scripts/load/reads.lua "$URL" -- "$READER" 100
 measure "game answer" -s scripts/load/answer.lua "$URL" -- "$PLAYER" "$GAME"
 measure "usage report" -s scripts/load/usage.lua "$URL" -- "$CHILDREN"
+measure "usage upload of 20" -s scripts/load/usage.lua "$URL" -- "$CHILDREN" 20
 measure "redemption" -s scripts/load/redeem.lua "$URL" -- "$SPENDER" "$SPENDER_ID"
 measure "quest board" -s scripts/load/get.lua "$URL" -- "$VIEWER" "/api/v1/children/$VIEWER_ID/quests"
 RSS_MB=""
@@ -354,4 +357,5 @@ for name in "${MEASURED[@]}"; do
 done
 echo
 [[ -n "${RPS["batch of 100"]:-}" ]] && echo "Reads per second in batches of 100: $(python3 -c "print(int(${RPS["batch of 100"]} * 100))")"
+[[ -n "${RPS["usage upload of 20"]:-}" ]] && echo "Usage reports per second in uploads of 20: $(python3 -c "print(int(${RPS["usage upload of 20"]} * 20))")"
 echo "Server peak resident memory: $RSS_MB"

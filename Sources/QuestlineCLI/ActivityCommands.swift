@@ -43,7 +43,8 @@ struct SavedImportCommand: AsyncParsableCommand {
             for start in stride(from: 0, to: items.count, by: ActivityFeature.maxBatch) {
                 let batch = Array(items[start..<min(start + ActivityFeature.maxBatch, items.count)])
                 let report = try await service.importBatch(
-                    record, importID: importId, total: items.count, offset: start, items: batch)
+                    record, importID: importId, total: items.count, offset: start, items: batch,
+                    scope: .member(record.id))
                 imported += report.outcome.imported
                 needsDate += report.needsDate
                 say(

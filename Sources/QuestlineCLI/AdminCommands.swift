@@ -72,7 +72,8 @@ struct AdminCommand: AsyncParsableCommand {
     static func change(login: String, grant: Bool, store: StoreOptions) async throws {
         try await withAccounts(store) { accounts in
             do {
-                let (member, changed) = try await accounts.setAdministrator(login: login, grant: grant, by: "cli")
+                let (member, changed) = try await accounts.setAdministrator(
+                    login: login, grant: grant, by: "cli", scope: .system)
                 let name = member.email ?? member.username ?? member.id.rawValue
                 say(
                     changed

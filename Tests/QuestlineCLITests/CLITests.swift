@@ -191,7 +191,7 @@ import Testing
         let accounts = AccountsFeature(
             store: store, configuration: FeatureConfiguration(bcryptCost: 4), events: FeatureEvents())
         let signed = try await accounts.signUp(
-            email: "ops@example.com", password: "password123", displayName: "Ops", timeZone: "UTC")
+            email: "ops@example.com", password: "password123", displayName: "Ops", timeZone: "UTC", scope: .system)
         #expect(!signed.member.isAdministrator)
         await store.shutdown()
 

@@ -138,7 +138,7 @@ import Testing
             _ = try await AccountsFeature(
                 store: app.store, configuration: FeatureConfiguration(clock: app.clock), events: FeatureEvents()
             )
-            .setAdministrator(login: "grace@example.com", grant: true, by: "test")
+            .setAdministrator(login: "grace@example.com", grant: true, by: "test", scope: .system)
             let guardianID = f.guardianID
             #expect(try await app.send(.delete, "/api/v1/me", token: f.guardian).status == .noContent)
             #expect(try await traces(of: guardianID, in: app.store) == [:])
@@ -150,7 +150,7 @@ import Testing
 
 /// Deletion everywhere, at once: a deleted or signed-out member's sessions end on every instance
 /// (announced on the channel every instance listens to), a write that was already past
-/// authentication on another instance is refused (`ActingMember`), and a child cannot delete
+/// authentication on another instance is refused (`WriteScope`), and a child cannot delete
 /// its own account. Before, the other instance's session cache kept the token working for up to
 /// 5 s, and writes then left rows naming the deleted member.
 @Suite struct DeletionEverywhereTests {

@@ -35,7 +35,7 @@ import Testing
             _ = try await AccountsFeature(
                 store: app.store, configuration: FeatureConfiguration(clock: app.clock), events: FeatureEvents()
             )
-            .setAdministrator(login: "ops@example.com", grant: false, by: "test")
+            .setAdministrator(login: "ops@example.com", grant: false, by: "test", scope: .system)
             app.clock.advance(by: 6)  // past the session cache of the instance under test
             try await app.send(.get, "/api/v1/admin/webhooks", token: ops.token).expectProblem(.forbidden)
         }

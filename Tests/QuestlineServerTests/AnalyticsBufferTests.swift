@@ -92,7 +92,7 @@ import Testing
             let (holding, holdingContinuation) = AsyncStream<Void>.makeStream()
             let (release, releaseContinuation) = AsyncStream<Void>.makeStream()
             let writer = Task {
-                try await store.database.transaction { _ in
+                try await store.database.transaction(.system) { _ in
                     holdingContinuation.yield()
                     for await _ in release { break }
                 }

@@ -128,7 +128,7 @@ extension Harness {
         _ = try await AccountsFeature(
             store: store, configuration: FeatureConfiguration(clock: clock), events: FeatureEvents()
         )
-        .setAdministrator(login: email, grant: true, by: "test")
+        .setAdministrator(login: email, grant: true, by: "test", scope: .system)
         return member
     }
 }

@@ -35,16 +35,18 @@ import Testing
             configuration.webhookDestination = WebhookDestination(allowPrivate: true)
             let accounts = AccountsFeature(store: store, configuration: configuration, events: FeatureEvents())
             let admin = try await accounts.signUp(
-                email: "keys@example.com", password: "password123", displayName: "Keys", timeZone: "UTC")
-            let (member, _) = try await accounts.setAdministrator(login: "keys@example.com", grant: true, by: "test")
+                email: "keys@example.com", password: "password123", displayName: "Keys", timeZone: "UTC", scope: .system
+            )
+            let (member, _) = try await accounts.setAdministrator(
+                login: "keys@example.com", grant: true, by: "test", scope: .system)
             #expect(admin.member.id == member.id)
             let (_, secret) = try await WebhooksFeature(store: store, configuration: configuration).create(
-                url: "http://127.0.0.1:9/a", events: ["points.changed"], description: nil, as: member)
+                url: "http://127.0.0.1:9/a", events: ["points.changed"], description: nil, as: member, scope: .system)
             // One stored before secrets were sealed.
             try await store.outbox.createEndpoint(
                 WebhookEndpoint(
                     id: "legacy", url: "http://127.0.0.1:9/b", events: [.pointsChanged], description: "",
-                    createdAt: Date()), secret: "whsec_legacy")
+                    createdAt: Date()), secret: "whsec_legacy", scope: .system)
 
             configuration.secrets = try box(b, a)
             let rotated = WebhooksFeature(store: store, configuration: configuration)

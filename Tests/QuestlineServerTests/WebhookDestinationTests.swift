@@ -125,13 +125,13 @@ final class PlayedResolver: HostResolving {
             .signUp(
                 email: "admin-\(UUID().uuidString.prefix(8))@example.com", password: "password123",
                 displayName: "Admin",
-                timeZone: "UTC")
+                timeZone: "UTC", scope: .system)
         let (member, _) = try await AccountsFeature(
             store: app.store, configuration: configuration, events: FeatureEvents()
         )
-        .setAdministrator(login: admin.member.email!, grant: true, by: "test")
+        .setAdministrator(login: admin.member.email!, grant: true, by: "test", scope: .system)
         return try await WebhooksFeature(store: app.store, configuration: configuration)
-            .create(url: url, events: ["points.changed"], description: nil, as: member).0.id
+            .create(url: url, events: ["points.changed"], description: nil, as: member, scope: .system).0.id
     }
 
     /// A guardian adjusts a child's points: one `points.changed` event.

@@ -19,7 +19,7 @@ import Testing
             _ = try await store.accounts.createMember(
                 NewMember(
                     id: ada, email: "ada@example.com", username: nil, passwordHash: "h", displayName: "Ada",
-                    timeZone: TimeZoneID("UTC")!), now: t0)
+                    timeZone: TimeZoneID("UTC")!), now: t0, scope: .system)
             try await store.database.withConnection { db in
                 let id = ada.rawValue
                 try await db.raw(

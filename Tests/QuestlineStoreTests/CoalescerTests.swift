@@ -28,7 +28,9 @@ private let t0 = Date(timeIntervalSince1970: 1_778_400_000)  // 2026-05-10
             }
             let outcomes = try await withThrowingTaskGroup(of: (Int, Set<String>).self) { group in
                 for (index, (owner, reads)) in requests.enumerated() {
-                    group.addTask { (index, try await store.reading.record(reads, owner: owner, now: t0).eventIDs) }
+                    group.addTask {
+                        (index, try await store.reading.record(reads, owner: owner, now: t0, scope: .system).eventIDs)
+                    }
                 }
                 return try await group.reduce(into: [Int: Set<String>]()) { $0[$1.0] = $1.1 }
             }

@@ -12,7 +12,7 @@ private func member(_ store: Store, _ email: String) async throws -> MemberID {
     _ = try await store.accounts.createMember(
         NewMember(
             id: id, email: email, username: nil, passwordHash: "h", displayName: "M",
-            timeZone: TimeZoneID("UTC")!), now: t0)
+            timeZone: TimeZoneID("UTC")!), now: t0, scope: .system)
     return id
 }
 
@@ -50,29 +50,31 @@ private let questions: [GameQuestion] = {
             let ada = try await member(store, "ada@example.com")
             let (first, created) = try await store.game.startSession(
                 id: UUID().uuidString.lowercased(), member: ada, language: "en",
-                date: day, fromArchive: false, session: GameSession(questions: questions), now: t0)
+                date: day, fromArchive: false, session: GameSession(questions: questions), now: t0, scope: .system)
             #expect(created)
             let (again, createdAgain) = try await store.game.startSession(
                 id: UUID().uuidString.lowercased(), member: ada, language: "en",
-                date: day, fromArchive: false, session: GameSession(questions: []), now: t0)
+                date: day, fromArchive: false, session: GameSession(questions: []), now: t0, scope: .system)
             #expect(!createdAgain)
             #expect(again.id == first.id)
             #expect(again.session.questions == questions)
 
-            let answered = try await store.game.answer(sessionID: first.id, 0, questions[0].answer, now: t0)
+            let answered = try await store.game.answer(
+                sessionID: first.id, 0, questions[0].answer, now: t0, scope: .system)
             #expect(answered?.1.correct == true)
             await #expect(throws: DomainError.self) {
-                try await store.game.answer(sessionID: first.id, 2, .first, now: t0)
+                try await store.game.answer(sessionID: first.id, 2, .first, now: t0, scope: .system)
             }
             #expect(try await store.game.session(id: first.id)?.session.currentIndex == 1)
             for index in 1..<5 {
-                _ = try await store.game.answer(sessionID: first.id, index, .first, now: t0 + Double(index))
+                _ = try await store.game.answer(
+                    sessionID: first.id, index, .first, now: t0 + Double(index), scope: .system)
             }
             let done = try await store.game.session(id: first.id)
             #expect(done?.completedAt == t0 + 4)
             #expect(try await store.game.finishedGames(member: ada, language: "en").map(\.date) == [day])
             #expect(try await store.game.finishedGames(member: ada, language: "de").isEmpty)
-            #expect(try await store.game.answer(sessionID: "nope", 0, .first, now: t0) == nil)
+            #expect(try await store.game.answer(sessionID: "nope", 0, .first, now: t0, scope: .system) == nil)
         }
     }
 
@@ -82,12 +84,13 @@ private let questions: [GameQuestion] = {
             let ada = try await member(store, "ada@example.com")
             let (record, _) = try await store.game.startSession(
                 id: UUID().uuidString.lowercased(), member: ada, language: "en",
-                date: day, fromArchive: false, session: GameSession(questions: questions), now: t0)
+                date: day, fromArchive: false, session: GameSession(questions: questions), now: t0, scope: .system)
             let outcomes = await withTaskGroup(of: Bool.self) { group in
                 for attempt in 0..<10 {
                     group.addTask {
                         let choice: Choice = attempt.isMultiple(of: 2) ? .first : .second
-                        return (try? await store.game.answer(sessionID: record.id, 0, choice, now: t0)) != nil
+                        return (try? await store.game.answer(sessionID: record.id, 0, choice, now: t0, scope: .system))
+                            != nil
                     }
                 }
                 return await group.reduce(into: [Bool]()) { $0.append($1) }

@@ -19,7 +19,7 @@ import Testing
             let away = HouseholdID(UUID())
             let child = MemberID(UUID())
             let quest = QuestID(UUID())
-            let written = try await store.live.write { _, live in
+            let written = try await store.live.write(.system) { _, live in
                 try await live.announce(.progress, household: home, child: child, quest: quest, now: t0)
                 try await live.announce(.points, household: home, child: child, now: t0)
                 try await live.announce(.progress, household: home, child: child, quest: quest, now: t0)  // again
@@ -39,7 +39,7 @@ import Testing
 
             // One household's write: the lock and notifications ride in the one statement.
             let before = store.database.statementsRun
-            let next = try await store.live.write { _, live in
+            let next = try await store.live.write(.system) { _, live in
                 try await live.announce(.catalog, household: home, now: t0 + 2)
                 return live
             }.events

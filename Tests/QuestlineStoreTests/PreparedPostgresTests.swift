@@ -1,5 +1,6 @@
 import Foundation
 import PostgresKit
+import QuestlineCore
 import QuestlineTestSupport
 import SQLKit
 import Testing
@@ -69,7 +70,7 @@ import Testing
 
     @Test func preparedStatementsAnswerAsUnnamedOnesDo() async throws {
         try await withPostgres { prepared, unnamed in
-            try await prepared.transaction(marking: [], actingFor: []) { db in
+            try await prepared.transaction(.system) { db in
                 try await db.raw(
                     "CREATE TABLE scores (id BIGINT PRIMARY KEY, name TEXT NOT NULL, score DOUBLE PRECISION, note TEXT)"
                 ).run()

@@ -14,12 +14,13 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
     _ = try await store.accounts.createMember(
         NewMember(
             id: guardian, email: "\(guardian.rawValue)@example.com", username: nil, passwordHash: "h",
-            displayName: "G", timeZone: TimeZoneID("UTC")!), now: t0)
-    _ = try await store.accounts.createHousehold(id: household, name: "Home", guardian: guardian, now: t0)
+            displayName: "G", timeZone: TimeZoneID("UTC")!), now: t0, scope: .system)
+    _ = try await store.accounts.createHousehold(
+        id: household, name: "Home", guardian: guardian, now: t0, scope: .system)
     _ = try await store.accounts.createChild(
         NewMember(
             id: kid, email: nil, username: "k\(kid.rawValue.prefix(8))", passwordHash: "h",
-            displayName: "K", timeZone: TimeZoneID("UTC")!), household: household, now: t0)
+            displayName: "K", timeZone: TimeZoneID("UTC")!), household: household, now: t0, scope: .system)
     return (kid, household)
 }
 
@@ -28,7 +29,7 @@ private func child(_ store: Store) async throws -> (MemberID, HouseholdID) {
 private func settle(
     _ store: Store, _ kid: MemberID, usage: [(id: String, start: Date, seconds: Int)], now: Date
 ) async throws -> SettlementPlan {
-    try await store.quests.write { q in
+    try await store.quests.write(.system) { q in
         if try await q.apps(kid).isEmpty {
             try await q.putApp(
                 kid, QuestApp(token: "khan", name: "Khan", icon: "📘", role: .learning, pointsPerMinute: 1), now: t0)
@@ -59,7 +60,7 @@ private func settle(
     func concurrentSpendsNeverOverdrawAndTheLedgerAddsUp(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let (kid, _) = try await child(store)
-            _ = try await store.quests.write {
+            _ = try await store.quests.write(.system) {
                 try await $0.points.append(
                     kid, kind: .adjust, points: 250, reason: "start", id: UUID().uuidString, now: t0)
             }
@@ -67,7 +68,7 @@ private func settle(
                 for _ in 0..<100 {
                     group.addTask {
                         do {
-                            _ = try await store.quests.write {
+                            _ = try await store.quests.write(.system) {
                                 try await $0.points.append(
                                     kid, kind: .redeem, points: -25, reason: "spend", id: UUID().uuidString, now: t0)
                             }
@@ -96,11 +97,13 @@ private func settle(
                 id: "a", record: UsageRecord(token: "khan", start: t0, seconds: 600, zone: berlin))
             let b = StoredUsageReport(
                 id: "b", record: UsageRecord(token: "khan", start: t0 + 3600, seconds: 60, zone: berlin))
-            let first = try await store.quests.write { try await $0.insertReports(kid, [a, b], now: t0) }
+            let first = try await store.quests.write(.system) { try await $0.insertReports(kid, [a, b], now: t0) }
             #expect(first.new == ["a", "b"] && first.conflicting.isEmpty)
             let changed = StoredUsageReport(
                 id: "b", record: UsageRecord(token: "khan", start: t0, seconds: 61, zone: berlin))
-            let again = try await store.quests.write { try await $0.insertReports(kid, [a, changed], now: t0) }
+            let again = try await store.quests.write(.system) {
+                try await $0.insertReports(kid, [a, changed], now: t0)
+            }
             #expect(again.new.isEmpty && again.conflicting == ["b"])
             let stored = try await store.quests.read { try await $0.reports(kid, from: t0, to: t0 + 3601) }
             #expect(stored == [a.record, b.record])
@@ -119,7 +122,7 @@ private func settle(
                 UsageRecord(token: "é 名|", start: t0 + 7200, seconds: 59, zone: .utc),
             ]
             let reports = records.enumerated().map { StoredUsageReport(id: "r\($0.offset)", record: $0.element) }
-            _ = try await store.quests.write { try await $0.insertReports(kid, reports.reversed(), now: t0) }
+            _ = try await store.quests.write(.system) { try await $0.insertReports(kid, reports.reversed(), now: t0) }
             let all = try await store.quests.read { try await $0.reports(kid, from: t0, to: t0 + 7201) }
             #expect(all == records)
             let window = try await store.quests.read { try await $0.reports(kid, from: t0 + 1, to: t0 + 7200) }
@@ -138,7 +141,7 @@ private func settle(
                 endDay: LocalDay(iso: "2026-06-01")!, assignee: kid)
             let quest = Quest(
                 id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
-            try await store.quests.write { try await $0.insertQuest(quest) }
+            try await store.quests.write(.system) { try await $0.insertQuest(quest) }
             #expect(try await store.quests.read { try await $0.quest(quest.id) } == quest)
             // Monday 2026-05-11, 16:00 to 16:40 UTC: 40 minutes in the window.
             let monday = Date(timeIntervalSince1970: 1_778_515_200)
@@ -155,7 +158,7 @@ private func settle(
             #expect(balance == sum && balance == first.credits.reduce(0) { $0 + $1.points })
             #expect(try await store.quests.read { try await $0.badges(kid) }.map(\.id).contains("first-quest"))
             #expect(try await store.quests.read { try await $0.grants(kid, unexpiredAt: monday + 3_600) }.count == 1)
-            #expect(try await store.quests.write { try await $0.deleteQuest(quest.id, now: t0) })
+            #expect(try await store.quests.write(.system) { try await $0.deleteQuest(quest.id, now: t0) })
             #expect(try await store.quests.read { try await $0.quest(quest.id) } == nil)
             #expect(
                 try await store.quests.read {
@@ -172,7 +175,7 @@ private func settle(
                 title: "Daily", goal: .dailyMinutes, target: 10, startDay: LocalDay(iso: "2026-05-10")!, assignee: kid)
             let quest = Quest(
                 id: QuestID(UUID()), householdID: household, spec: spec, status: .active, createdBy: kid, createdAt: t0)
-            try await store.quests.write { try await $0.insertQuest(quest) }
+            try await store.quests.write(.system) { try await $0.insertQuest(quest) }
             let days = [0, 1, 1, 3].map { t0 + Double($0) * 86_400 + 3_600 }
             for (index, start) in days.enumerated() {
                 _ = try await settle(store, kid, usage: [("r\(index)", start, 12 * 60)], now: t0 + 4 * 86_400)
@@ -238,7 +241,7 @@ private func settle(
             let days = ["2026-05-01", "2026-05-02", "2026-05-03", "2026-05-05", "2026-05-06", "2026-05-09"].map {
                 LocalDay(iso: $0)!
             }
-            try await store.quests.write { try await $0.insertQuest(quest) }
+            try await store.quests.write(.system) { try await $0.insertQuest(quest) }
             try await store.database.withConnection { db in
                 let earnings = days.enumerated().map { ($1, 10 + $0) } + [(LocalDay(iso: "2026-05-04")!, 0)]
                 for (day, minutes) in earnings {

@@ -21,7 +21,7 @@ private func member(_ store: Store) async throws -> MemberID {
     _ = try await store.accounts.createMember(
         NewMember(
             id: id, email: "\(id.rawValue)@example.com", username: nil, passwordHash: "h",
-            displayName: "R", timeZone: TimeZoneID("UTC")!), now: t0)
+            displayName: "R", timeZone: TimeZoneID("UTC")!), now: t0, scope: .system)
     return id
 }
 
@@ -32,24 +32,26 @@ private func member(_ store: Store) async throws -> MemberID {
             let campaign = Campaign(
                 id: "may", startDay: day("2026-05-01"), endDay: day("2026-05-31"), goalDays: 3,
                 claimUntilDay: day("2026-06-30"), removeAfterDay: day("2026-06-30"), title: "May")
-            try await store.reading.saveCampaign(campaign, replace: true, now: t0)
+            try await store.reading.saveCampaign(campaign, replace: true, now: t0, scope: .system)
             let ada = try await member(store)
             let check = CompletionCheck(
                 member: ada, campaign: campaign, today: day("2026-05-10"), badge: .verbatim("Completed: May"))
             // Not enrolled: reads count, nothing completes.
             let before = try await store.reading.record(
-                [read("a", "2026-05-07"), read("b", "2026-05-08")], owner: .member(ada), now: t0, completion: check)
+                [read("a", "2026-05-07"), read("b", "2026-05-08")], owner: .member(ada), now: t0, completion: check,
+                scope: .system)
             #expect(before.completedOn == nil)
-            _ = try await store.reading.join(ada, campaign: "may", day: day("2026-05-08"), now: t0)
+            _ = try await store.reading.join(ada, campaign: "may", day: day("2026-05-08"), now: t0, scope: .system)
             // The third day in a row reaches the goal: completion and badge come with the read.
             let third = try await store.reading.record(
-                [read("c", "2026-05-09")], owner: .member(ada), now: t0, completion: check)
+                [read("c", "2026-05-09")], owner: .member(ada), now: t0, completion: check, scope: .system)
             #expect(third.completedOn == day("2026-05-09"))
             #expect(try await store.reading.enrollment(ada, campaign: "may")?.completedOn == day("2026-05-09"))
             #expect(try await store.reading.badges(ada).map(\.title) == [Message.verbatim("Completed: May").stored])
             // A retry, and a later day, complete nothing again.
             let retry = try await store.reading.record(
-                [read("c", "2026-05-09"), read("d", "2026-05-10")], owner: .member(ada), now: t0, completion: check)
+                [read("c", "2026-05-09"), read("d", "2026-05-10")], owner: .member(ada), now: t0, completion: check,
+                scope: .system)
             #expect(retry.completedOn == nil && retry.eventIDs == ["d"])
             #expect(try await store.reading.badges(ada).count == 1)
         }
@@ -61,13 +63,14 @@ private func member(_ store: Store) async throws -> MemberID {
             let ada = try await member(store)
             let first = try await store.reading.record(
                 [read("a", "2026-05-08"), read("b", "2026-05-08"), read("c", "2026-05-09")],
-                owner: .member(ada), now: t0)
+                owner: .member(ada), now: t0, scope: .system)
             #expect(
                 first == RecordedReads(eventIDs: ["a", "b", "c"], newDays: [day("2026-05-08"), day("2026-05-09")]))
             let retry = try await store.reading.record(
-                [read("a", "2026-05-08"), read("d", "2026-05-10")], owner: .member(ada), now: t0)
+                [read("a", "2026-05-08"), read("d", "2026-05-10")], owner: .member(ada), now: t0, scope: .system)
             #expect(retry == RecordedReads(eventIDs: ["d"], newDays: [day("2026-05-10")]))
-            let sameDay = try await store.reading.record([read("e", "2026-05-10")], owner: .member(ada), now: t0)
+            let sameDay = try await store.reading.record(
+                [read("e", "2026-05-10")], owner: .member(ada), now: t0, scope: .system)
             #expect(sameDay == RecordedReads(eventIDs: ["e"], newDays: []))  // a further read on a day already read
             #expect(
                 try await store.reading.readDays(.member(ada), from: day("2026-05-01"), through: day("2026-05-31"))
@@ -78,8 +81,10 @@ private func member(_ store: Store) async throws -> MemberID {
                 ])
             // Event ids are per owner: another reader's "a" is another read.
             #expect(
-                try await store.reading.record([read("a", "2026-05-08")], owner: .device("device-123"), now: t0)
-                    .eventIDs == ["a"])
+                try await store.reading.record(
+                    [read("a", "2026-05-08")], owner: .device("device-123"), now: t0, scope: .system
+                )
+                .eventIDs == ["a"])
         }
     }
 
@@ -90,11 +95,12 @@ private func member(_ store: Store) async throws -> MemberID {
         try await db.withStore { store in
             let ada = try await member(store)
             _ = try await store.reading.record(
-                [read("old-1", "2026-05-01"), read("old-2", "2026-05-02")], owner: .member(ada), now: t0)
+                [read("old-1", "2026-05-01"), read("old-2", "2026-05-02")], owner: .member(ada), now: t0, scope: .system
+            )
             var reads = (0..<3_400).map { read("new-\($0)", "2026-05-\(String(format: "%02d", 3 + $0 % 5))") }
             reads.insert(read("old-2", "2026-05-02"), at: 3_100)  // recorded before
             reads.insert(read("new-7", "2026-05-05"), at: 3_200)  // sent twice in this very batch
-            let recorded = try await store.reading.record(reads, owner: .member(ada), now: t0)
+            let recorded = try await store.reading.record(reads, owner: .member(ada), now: t0, scope: .system)
             #expect(recorded.eventIDs == Set((0..<3_400).map { "new-\($0)" }))
             #expect(recorded.newDays == Set((3...7).map { day("2026-05-0\($0)") }))
             let (events, summed) = try await store.database.withConnection { db in
@@ -127,7 +133,9 @@ private func member(_ store: Store) async throws -> MemberID {
                     localDay: day("2026-05-09"), thumbnailURL: nil),
             ]
             #expect(
-                try await store.reading.record(reads, owner: .member(ada), now: t0).eventIDs == ["odd \"id\"", "plain"])
+                try await store.reading.record(reads, owner: .member(ada), now: t0, scope: .system).eventIDs == [
+                    "odd \"id\"", "plain",
+                ])
             let stored = try await store.database.withConnection { db in
                 try await db.raw(
                     """
@@ -156,12 +164,13 @@ private func member(_ store: Store) async throws -> MemberID {
         try await db.withStore { store in
             let ada = try await member(store)
             _ = try await store.reading.record(
-                [read("x", "2026-05-08"), read("shared", "2026-05-09")], owner: .device("phone-0001"), now: t0)
+                [read("x", "2026-05-08"), read("shared", "2026-05-09")], owner: .device("phone-0001"), now: t0,
+                scope: .system)
             _ = try await store.reading.record(
-                [read("shared", "2026-05-09"), read("y", "2026-05-10")], owner: .member(ada), now: t0)
-            try await store.reading.addPendingJoin(device: "phone-0001", campaign: "2026", now: t0)
+                [read("shared", "2026-05-09"), read("y", "2026-05-10")], owner: .member(ada), now: t0, scope: .system)
+            try await store.reading.addPendingJoin(device: "phone-0001", campaign: "2026", now: t0, scope: .system)
             #expect(try await store.reading.hasPendingJoin(device: "phone-0001", campaign: "2026"))
-            #expect(try await store.reading.adoptDevice("phone-0001", member: ada) == ["2026"])
+            #expect(try await store.reading.adoptDevice("phone-0001", member: ada, scope: .system) == ["2026"])
             #expect(
                 try await store.reading.readDays(.member(ada), from: day("2026-05-01"), through: day("2026-05-31"))
                     == [day("2026-05-08"), day("2026-05-09"), day("2026-05-10")])
@@ -169,7 +178,7 @@ private func member(_ store: Store) async throws -> MemberID {
                 try await store.reading.readDays(
                     .device("phone-0001"), from: day("2026-05-01"), through: day("2026-05-31")
                 ).isEmpty)
-            #expect(try await store.reading.adoptDevice("phone-0001", member: ada).isEmpty)
+            #expect(try await store.reading.adoptDevice("phone-0001", member: ada, scope: .system).isEmpty)
             #expect(try await store.reading.seenArticles(.member(ada), matching: "OCTO", limit: 10).count == 1)
         }
     }
@@ -178,23 +187,24 @@ private func member(_ store: Store) async throws -> MemberID {
     func joinCompletionBadgeAndClaimHappenOnce(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let ada = try await member(store)
-            let (joined, created) = try await store.reading.join(ada, campaign: "2026", day: day("2026-05-02"), now: t0)
+            let (joined, created) = try await store.reading.join(
+                ada, campaign: "2026", day: day("2026-05-02"), now: t0, scope: .system)
             #expect(created)
             let (again, createdAgain) = try await store.reading.join(
-                ada, campaign: "2026", day: day("2026-05-05"), now: t0 + 60)
+                ada, campaign: "2026", day: day("2026-05-05"), now: t0 + 60, scope: .system)
             #expect(!createdAgain)
             #expect(again.joinDay == joined.joinDay)
-            #expect(try await !store.reading.claim(ada, campaign: "2026", now: t0))  // not completed
+            #expect(try await !store.reading.claim(ada, campaign: "2026", now: t0, scope: .system))  // not completed
             #expect(
                 try await store.reading.recordCompletion(
-                    ada, campaign: "2026", day: day("2026-05-26"), badgeTitle: "Completed", now: t0))
+                    ada, campaign: "2026", day: day("2026-05-26"), badgeTitle: "Completed", now: t0, scope: .system))
             #expect(
                 try await !store.reading.recordCompletion(
-                    ada, campaign: "2026", day: day("2026-05-28"), badgeTitle: "Completed", now: t0))
+                    ada, campaign: "2026", day: day("2026-05-28"), badgeTitle: "Completed", now: t0, scope: .system))
             #expect(try await store.reading.enrollment(ada, campaign: "2026")?.completedOn == day("2026-05-26"))
             #expect(try await store.reading.badges(ada).map(\.id) == ["reading-challenge-2026"])
-            #expect(try await store.reading.claim(ada, campaign: "2026", now: t0 + 10))
-            #expect(try await !store.reading.claim(ada, campaign: "2026", now: t0 + 20))
+            #expect(try await store.reading.claim(ada, campaign: "2026", now: t0 + 10, scope: .system))
+            #expect(try await !store.reading.claim(ada, campaign: "2026", now: t0 + 20, scope: .system))
             #expect(try await store.reading.enrollment(ada, campaign: "2026")?.claimedAt == t0 + 10)
         }
     }
@@ -205,12 +215,12 @@ private func member(_ store: Store) async throws -> MemberID {
             let may = Campaign(
                 id: "2026", startDay: day("2026-05-01"), endDay: day("2026-05-31"), goalDays: 25,
                 claimUntilDay: day("2026-07-10"), removeAfterDay: day("2026-07-10"))
-            try await store.reading.saveCampaign(may, replace: false, now: t0)
+            try await store.reading.saveCampaign(may, replace: false, now: t0, scope: .system)
             var changed = may
             changed.goalDays = 20
-            try await store.reading.saveCampaign(changed, replace: false, now: t0)
+            try await store.reading.saveCampaign(changed, replace: false, now: t0, scope: .system)
             #expect(try await store.reading.campaigns() == [may])
-            try await store.reading.saveCampaign(changed, replace: true, now: t0)
+            try await store.reading.saveCampaign(changed, replace: true, now: t0, scope: .system)
             #expect(try await store.reading.campaigns() == [changed])
             try await store.reading.trackBatch(
                 ["a", "a", "b", "c"].enumerated().map { index, subject in
@@ -261,12 +271,14 @@ private func member(_ store: Store) async throws -> MemberID {
                 let reads = (0..<(n * 3)).map {
                     read("r\($0)", "2026-05-\(String(format: "%02d", 1 + ($0 * 7 + n) % 28))")
                 }
-                _ = try await store.reading.record(reads, owner: .member(id), now: t0)
+                _ = try await store.reading.record(reads, owner: .member(id), now: t0, scope: .system)
                 if n % 2 == 0 {
-                    _ = try await store.reading.join(id, campaign: "A", day: day("2026-05-0\(n + 1)"), now: t0)
+                    _ = try await store.reading.join(
+                        id, campaign: "A", day: day("2026-05-0\(n + 1)"), now: t0, scope: .system)
                 }
                 if n % 3 == 0 {
-                    _ = try await store.reading.join(id, campaign: "B", day: day("2026-05-1\(n)"), now: t0 + 5)
+                    _ = try await store.reading.join(
+                        id, campaign: "B", day: day("2026-05-1\(n)"), now: t0 + 5, scope: .system)
                 }
             }
             let asks = (0..<120).map { k in

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import QuestlineCore
 import QuestlineTestSupport
 import SQLKit
 import Testing
@@ -15,14 +16,14 @@ import Testing
     @Test func waitingTransactionsCommitTogetherAndAFailureUndoesOnlyItsOwnWrites() async throws {
         try await TestDatabase.sqlite.withStore { store in
             let database = store.database
-            try await database.transaction(marking: [], actingFor: []) { db in
+            try await database.transaction(.system) { db in
                 try await db.raw("CREATE TABLE grouped (id INTEGER PRIMARY KEY, note TEXT NOT NULL)").run()
             }
             let before = try #require(database.sqliteGroupCommits)
             let started = NIOLockedValueBox(false)
             // The first holds the writer until the others wait for it.
             let first = Task {
-                try await database.transaction(marking: [], actingFor: []) { db in
+                try await database.transaction(.system) { db in
                     started.withLockedValue { $0 = true }
                     try await Task.sleep(for: .milliseconds(300))
                     try await db.raw("INSERT INTO grouped (id, note) VALUES (0, 'first')").run()
@@ -33,7 +34,7 @@ import Testing
                 for id in 1...40 {
                     group.addTask {
                         do {
-                            try await database.transaction(marking: [], actingFor: []) { db in
+                            try await database.transaction(.system) { db in
                                 try await db.raw(
                                     "INSERT INTO grouped (id, note) VALUES (\(bind: id), \(bind: "n\(id)"))"
                                 ).run()
@@ -82,17 +83,17 @@ import Testing
     @Test func aTransactionAloneIsBeginItsStatementsAndCommit() async throws {
         try await TestDatabase.sqlite.withStore { store in
             let database = store.database
-            try await database.transaction(marking: [], actingFor: []) { db in
+            try await database.transaction(.system) { db in
                 try await db.raw("CREATE TABLE alone (id INTEGER PRIMARY KEY)").run()
             }
             let before = database.statementsRun
-            try await database.transaction(marking: [], actingFor: []) { db in
+            try await database.transaction(.system) { db in
                 try await db.raw("INSERT INTO alone (id) VALUES (1)").run()
             }
             #expect(database.statementsRun - before == 3)
             // A failure alone rolls back all of it.
             await #expect(throws: Refused.self) {
-                try await database.transaction(marking: [], actingFor: []) { db in
+                try await database.transaction(.system) { db in
                     try await db.raw("INSERT INTO alone (id) VALUES (2)").run()
                     throw Refused()
                 }

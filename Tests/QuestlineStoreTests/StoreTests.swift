@@ -61,7 +61,7 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
     func membersAreCreatedReadAndUpdated(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let new = newMember(email: "ada@example.com")
-            let created = try await store.accounts.createMember(new, now: t0)
+            let created = try await store.accounts.createMember(new, now: t0, scope: .system)
             #expect(created.email == "ada@example.com")
             #expect(created.householdID == nil)
             #expect(created.createdAt == t0)
@@ -71,15 +71,17 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
             #expect(found?.0.id == new.id)
             #expect(found?.passwordHash == "hash")
 
-            let renamed = try await store.accounts.updateProfile(new.id, displayName: "Ada L.", timeZone: nil, now: t0)
+            let renamed = try await store.accounts.updateProfile(
+                new.id, displayName: "Ada L.", timeZone: nil, now: t0, scope: .system)
             #expect(renamed?.displayName == "Ada L.")
             #expect(renamed?.timeZone == "Europe/Berlin")
             let moved = try await store.accounts.updateProfile(
-                new.id, displayName: nil, timeZone: TimeZoneID("Asia/Kolkata"), now: t0)
+                new.id, displayName: nil, timeZone: TimeZoneID("Asia/Kolkata"), now: t0, scope: .system)
             #expect(moved?.displayName == "Ada L.")
             #expect(moved?.timeZone == "Asia/Kolkata")
             #expect(
-                try await store.accounts.updateProfile(MemberID(UUID()), displayName: "x", timeZone: nil, now: t0)
+                try await store.accounts.updateProfile(
+                    MemberID(UUID()), displayName: "x", timeZone: nil, now: t0, scope: .system)
                     == nil)
         }
     }
@@ -87,11 +89,11 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
     @Test(arguments: TestDatabase.available)
     func aTakenEmailIsAConflictOnTheEmailField(_ db: TestDatabase) async throws {
         try await db.withStore { store in
-            _ = try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0)
+            _ = try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0, scope: .system)
             await #expect(
                 throws: DomainError.conflict(field: "email", message: Message("accounts.error.emailTaken"))
             ) {
-                try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0)
+                try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0, scope: .system)
             }
             #expect(try await store.accounts.memberCount() == 1)
         }
@@ -100,13 +102,15 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
     @Test(arguments: TestDatabase.available)
     func sessionsExpireAndRevoke(_ db: TestDatabase) async throws {
         try await db.withStore { store in
-            let member = try await store.accounts.createMember(newMember(email: "ada@example.com"), now: t0)
-            try await store.accounts.createSession(tokenHash: "h1", member: member.id, now: t0, expiresAt: t0 + 3600)
+            let member = try await store.accounts.createMember(
+                newMember(email: "ada@example.com"), now: t0, scope: .system)
+            try await store.accounts.createSession(
+                tokenHash: "h1", member: member.id, now: t0, expiresAt: t0 + 3600, scope: .system)
             let found = try await store.accounts.sessionMember(tokenHash: "h1")
             #expect(found?.1 == member)
             #expect(found?.0.expiresAt == t0 + 3600)
             #expect(found?.0.revokedAt == nil)
-            try await store.accounts.revokeSession(tokenHash: "h1", now: t0 + 60)
+            try await store.accounts.revokeSession(tokenHash: "h1", now: t0 + 60, scope: .system)
             #expect(try await store.accounts.sessionMember(tokenHash: "h1")?.0.revokedAt == t0 + 60)
             #expect(try await store.accounts.sessionMember(tokenHash: "unknown") == nil)
         }
@@ -116,14 +120,14 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
     func householdsHoldGuardiansAndChildren(_ db: TestDatabase) async throws {
         try await db.withStore { store in
             let guardian = try await store.accounts.createMember(
-                newMember(email: "g@example.com", name: "Grace"), now: t0)
+                newMember(email: "g@example.com", name: "Grace"), now: t0, scope: .system)
             let home = HouseholdID(UUID())
             let household = try await store.accounts.createHousehold(
-                id: home, name: "Home", guardian: guardian.id, now: t0)
+                id: home, name: "Home", guardian: guardian.id, now: t0, scope: .system)
             #expect(household.members.map(\.role) == [.guardian])
 
             let child = try await store.accounts.createChild(
-                newMember(username: "kid", name: "Kid"), household: home, now: t0)
+                newMember(username: "kid", name: "Kid"), household: home, now: t0, scope: .system)
             #expect(child.role == .child)
             #expect(child.householdID == home)
             #expect(try await store.accounts.credentials(login: "KID")?.0.id == child.id)
@@ -132,7 +136,7 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
             // One household per member.
             await #expect(throws: DomainError.self) {
                 try await store.accounts.createHousehold(
-                    id: HouseholdID(UUID()), name: "Second", guardian: guardian.id, now: t0)
+                    id: HouseholdID(UUID()), name: "Second", guardian: guardian.id, now: t0, scope: .system)
             }
             #expect(try await store.accounts.member(guardian.id)?.householdID == home)
         }
@@ -141,14 +145,18 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
     @Test(arguments: TestDatabase.available)
     func aChildWithATakenUsernameWritesNothing(_ db: TestDatabase) async throws {
         try await db.withStore { store in
-            let guardian = try await store.accounts.createMember(newMember(email: "g@example.com"), now: t0)
+            let guardian = try await store.accounts.createMember(
+                newMember(email: "g@example.com"), now: t0, scope: .system)
             let home = HouseholdID(UUID())
-            _ = try await store.accounts.createHousehold(id: home, name: "Home", guardian: guardian.id, now: t0)
-            _ = try await store.accounts.createChild(newMember(username: "kid"), household: home, now: t0)
+            _ = try await store.accounts.createHousehold(
+                id: home, name: "Home", guardian: guardian.id, now: t0, scope: .system)
+            _ = try await store.accounts.createChild(
+                newMember(username: "kid"), household: home, now: t0, scope: .system)
             await #expect(
                 throws: DomainError.conflict(field: "username", message: Message("accounts.error.usernameTaken"))
             ) {
-                try await store.accounts.createChild(newMember(username: "kid"), household: home, now: t0)
+                try await store.accounts.createChild(
+                    newMember(username: "kid"), household: home, now: t0, scope: .system)
             }
             #expect(try await store.accounts.memberCount() == 2)
             #expect(try await store.accounts.household(home)?.members.count == 2)
@@ -158,24 +166,57 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
     @Test(arguments: TestDatabase.available)
     func invitationsWorkOnceAndExpire(_ db: TestDatabase) async throws {
         try await db.withStore { store in
-            let guardian = try await store.accounts.createMember(newMember(email: "g@example.com"), now: t0)
-            let other = try await store.accounts.createMember(newMember(email: "o@example.com"), now: t0)
-            let late = try await store.accounts.createMember(newMember(email: "l@example.com"), now: t0)
+            let guardian = try await store.accounts.createMember(
+                newMember(email: "g@example.com"), now: t0, scope: .system)
+            let other = try await store.accounts.createMember(
+                newMember(email: "o@example.com"), now: t0, scope: .system)
+            let late = try await store.accounts.createMember(newMember(email: "l@example.com"), now: t0, scope: .system)
             let home = HouseholdID(UUID())
-            _ = try await store.accounts.createHousehold(id: home, name: "Home", guardian: guardian.id, now: t0)
+            _ = try await store.accounts.createHousehold(
+                id: home, name: "Home", guardian: guardian.id, now: t0, scope: .system)
             try await store.accounts.createInvitation(
-                codeHash: "c1", household: home, role: .guardian, by: guardian.id, now: t0, expiresAt: t0 + 3600)
-            let joined = try await store.accounts.acceptInvitation(codeHash: "c1", member: other.id, now: t0 + 60)
+                codeHash: "c1", household: home, role: .guardian, by: guardian.id, now: t0, expiresAt: t0 + 3600,
+                scope: .system)
+            let joined = try await store.accounts.acceptInvitation(
+                codeHash: "c1", member: other.id, now: t0 + 60, scope: .system)
             #expect(joined.members.first { $0.id == other.id }?.role == .guardian)
             await #expect(throws: DomainError.self) {
-                try await store.accounts.acceptInvitation(codeHash: "c1", member: late.id, now: t0 + 120)
+                try await store.accounts.acceptInvitation(
+                    codeHash: "c1", member: late.id, now: t0 + 120, scope: .system)
             }
             try await store.accounts.createInvitation(
-                codeHash: "c2", household: home, role: .child, by: guardian.id, now: t0, expiresAt: t0 + 3600)
+                codeHash: "c2", household: home, role: .child, by: guardian.id, now: t0, expiresAt: t0 + 3600,
+                scope: .system)
             await #expect(throws: DomainError.self) {
-                try await store.accounts.acceptInvitation(codeHash: "c2", member: late.id, now: t0 + 3601)
+                try await store.accounts.acceptInvitation(
+                    codeHash: "c2", member: late.id, now: t0 + 3601, scope: .system)
             }
             #expect(try await store.accounts.member(late.id)?.householdID == nil)
+        }
+    }
+}
+
+/// The scope a write takes is the only thing that decides what it checks: a write acting for a
+/// member who is gone writes nothing; a write that acts for no one (`.system`) checks no one.
+@Suite struct WriteScopeTests {
+    @Test(arguments: TestDatabase.available)
+    func aWriteActingForAMemberWhoIsGoneWritesNothing(_ db: TestDatabase) async throws {
+        try await db.withStore { store in
+            let t0 = Date(timeIntervalSince1970: 1_780_000_000)
+            let gone = MemberID(UUID())
+            let present = try await store.accounts.createMember(
+                newMember(email: "here@example.com"), now: t0, scope: .system)
+            let household = HouseholdID(UUID())
+            await #expect(throws: DomainError.self) {
+                _ = try await store.accounts.createHousehold(
+                    id: household, name: "Nobody's", guardian: present.id, now: t0, scope: .member(gone))
+            }
+            #expect(try await store.accounts.household(household) == nil)
+            #expect(try await store.accounts.member(present.id)?.householdID == nil)
+            // The same write acting for a member who exists commits.
+            _ = try await store.accounts.createHousehold(
+                id: household, name: "Home", guardian: present.id, now: t0, scope: .member(present.id))
+            #expect(try await store.accounts.household(household)?.name == "Home")
         }
     }
 }
@@ -191,13 +232,11 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
 
     /// A write under `claim`, as a request runs it: a row and the key's mark in one transaction.
     private func write(_ store: Store, under claim: IdempotencyClaim, _ value: String) async throws {
-        try await IdempotencyClaim.$current.withValue(claim) {
-            try await store.database.transaction { db in
-                try await db.raw(
-                    "INSERT INTO story_content (id, content, imported_at) VALUES (\(bind: value), '{}', 0)"
-                )
-                .run()
-            }
+        try await store.database.transaction(WriteScope(member: nil, claim: claim)) { db in
+            try await db.raw(
+                "INSERT INTO story_content (id, content, imported_at) VALUES (\(bind: value), '{}', 0)"
+            )
+            .run()
         }
     }
 
@@ -372,7 +411,7 @@ private func newMember(email: String? = nil, username: String? = nil, name: Stri
                 }
             }
             do {
-                _ = try await store.database.transaction { db in
+                _ = try await store.database.transaction(.system) { db in
                     try await db.raw("SELECT 'not-an-id' AS id").first()?.decode(column: "id", as: MemberID.self)
                 }
                 Issue.record("the transaction read an id that is not one")

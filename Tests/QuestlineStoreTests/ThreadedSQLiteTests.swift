@@ -88,7 +88,7 @@ import Testing
     /// other values answers for them, and a unique violation is recognised.
     @Test func statementsRoundTripAndKeepTheirMeaning() async throws {
         try await withDatabase { database in
-            try await database.transaction { db in
+            try await database.transaction(.system) { db in
                 try await db.raw("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, data BLOB)").run()
                 for (id, name) in [(1, ""), (2, "zwölf"), (3, String(repeating: "x", count: 5_000))] {
                     try await db.raw(
@@ -112,7 +112,8 @@ import Testing
                 #expect(throws: (any Error).self) { try null.decode(column: "missing", as: String.self) }
             }
             await #expect {
-                try await database.transaction { db in try await db.raw("INSERT INTO t (id) VALUES (1)").run() }
+                try await database.transaction(.system) { db in try await db.raw("INSERT INTO t (id) VALUES (1)").run()
+                }
             } throws: { isUniqueViolation($0) }
         }
     }
@@ -138,7 +139,7 @@ import Testing
                 _ = try await database.withConnection { db in try await db.raw("SELECT 1 AS one").first() }
             }
             await #expect(throws: SQLiteFailure.self) {
-                try await database.transaction { db in try await db.raw("SELECT 1 AS one").run() }
+                try await database.transaction(.system) { db in try await db.raw("SELECT 1 AS one").run() }
             }
         }
     }

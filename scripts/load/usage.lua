@@ -1,5 +1,6 @@
--- POST one usage report per request, each with a new report id, rotating over children:
--- wrk -s usage.lua URL -- "TOKEN:CHILD_ID,TOKEN:CHILD_ID,..."
+-- POST usage reports (one per request, or PER as a device's outbox uploads them), each with a
+-- new report id, rotating over children:
+-- wrk -s usage.lua URL -- "TOKEN:CHILD_ID,TOKEN:CHILD_ID,..." [PER]
 local counter = 0
 local thread_id = 0
 function setup(thread)
@@ -16,13 +17,19 @@ function init(args)
   -- never seeded, so it gives every run the same numbers, and a second run would send only
   -- duplicates (which the server rightly does not write again).
   prefix = "u" .. id .. "-" .. (os.getenv("LOAD_NONCE") or math.random(1, 1e9))
+  per = tonumber(args[2] or "1")
 end
 function request()
   counter = counter + 1
   local who = children[(counter % #children) + 1]
-  local started = os.date("!%Y-%m-%dT%H:%M:%SZ", os.time() - 120)
-  local body = string.format('{"reports":[{"id":"%s-%d","appToken":"load.learn","startedAt":"%s","durationSeconds":30,"timeZone":"Europe/Berlin"}]}',
-    prefix, counter, started)
+  -- The reports of one upload follow each other back from two minutes ago, 30 s each.
+  local reports = {}
+  for i = 1, per do
+    local started = os.date("!%Y-%m-%dT%H:%M:%SZ", os.time() - 120 - 30 * (i - 1))
+    reports[i] = string.format('{"id":"%s-%d-%d","appToken":"load.learn","startedAt":"%s","durationSeconds":30,"timeZone":"Europe/Berlin"}',
+      prefix, counter, i, started)
+  end
+  local body = '{"reports":[' .. table.concat(reports, ",") .. ']}'
   local headers = {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. who.token}
   return wrk.format("POST", "/api/v1/children/" .. who.child .. "/usage", headers, body)
 end

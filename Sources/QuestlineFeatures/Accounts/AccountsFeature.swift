@@ -56,7 +56,8 @@ public struct AccountsFeature: Sendable {
 
     // MARK: Sign-up, login, logout
 
-    public func signUp(email: String, password: String, displayName: String, timeZone: String) async throws -> SignedIn
+    public func signUp(email: String, password: String, displayName: String, timeZone: String, scope: WriteScope)
+        async throws -> SignedIn
     {
         var validation = FieldValidation()
         let email = validation.check { () throws(DomainError) in try AccountRules.email(email) }
@@ -68,11 +69,11 @@ public struct AccountsFeature: Sendable {
             NewMember(
                 id: ids.make(), email: checked.0, username: nil, passwordHash: try await passwords.hash(checked.1),
                 displayName: checked.2, timeZone: checked.3),
-            now: clock.now())
-        return try await startSession(for: member)
+            now: clock.now(), scope: scope)
+        return try await startSession(for: member, scope: scope)
     }
 
-    public func logIn(login: String, password: String) async throws -> SignedIn {
+    public func logIn(login: String, password: String, scope: WriteScope) async throws -> SignedIn {
         var validation = FieldValidation()
         validation.check { () throws(DomainError) in
             if LoginName.key(login).isEmpty {
@@ -102,7 +103,7 @@ public struct AccountsFeature: Sendable {
             throw DomainError.unauthenticated(Message("accounts.error.badCredentials"))
         }
         try await loginGuard.succeeded(attempt)
-        return try await startSession(for: member)
+        return try await startSession(for: member, scope: scope)
     }
 
     /// How long to wait before trying again: "30 seconds", "5 minutes" (rounded up).
@@ -111,19 +112,19 @@ public struct AccountsFeature: Sendable {
             ? Message("accounts.unit.seconds", ["count": .number(seconds)]) : .count((seconds + 59) / 60, .minutes)
     }
 
-    private func startSession(for member: MemberRecord) async throws -> SignedIn {
+    private func startSession(for member: MemberRecord, scope: WriteScope) async throws -> SignedIn {
         let token = Secret.makeToken()
         let now = clock.now()
         let expires = now.addingTimeInterval(sessionLifetime)
         try await store.accounts.createSession(
-            tokenHash: Secret.digest(token), member: member.id, now: now, expiresAt: expires)
+            tokenHash: Secret.digest(token), member: member.id, now: now, expiresAt: expires, scope: scope)
         return SignedIn(token: token, expiresAt: expires, member: member)
     }
 
-    public func logOut(_ identity: Identity) async throws {
+    public func logOut(_ identity: Identity, scope: WriteScope) async throws {
         _ = try identity.requireMember()
         if let hash = identity.tokenHash {
-            try await store.accounts.revokeSession(tokenHash: hash, now: clock.now())
+            try await store.accounts.revokeSession(tokenHash: hash, now: clock.now(), scope: scope)
             try await sessionsChanged([.session(tokenHash: hash)])
         }
     }
@@ -167,7 +168,7 @@ public struct AccountsFeature: Sendable {
     /// Deletes a member (themself, or a guardian's child) and everything held about them, and
     /// ends their sessions on every instance. A child cannot delete its own account; a guardian
     /// who would leave children without a guardian is refused.
-    public func deleteMember(_ id: MemberID, as actor: MemberRecord) async throws {
+    public func deleteMember(_ id: MemberID, as actor: MemberRecord, scope: WriteScope) async throws {
         guard let target = try await store.accounts.member(id) else {
             throw DomainError.notFound(Message("accounts.error.noSuchMember"))
         }
@@ -180,7 +181,7 @@ public struct AccountsFeature: Sendable {
             throw DomainError.conflict(field: nil, message: Message("households.error.lastGuardian"))
         }
         _ = try await store.accounts.deleteMember(
-            id, outbox: store.outbox, eventID: ids.makeUUID().uuidString.lowercased(), now: clock.now())
+            id, outbox: store.outbox, eventID: ids.makeUUID().uuidString.lowercased(), now: clock.now(), scope: scope)
         try await sessionsChanged([.member(id)])
     }
 
@@ -190,7 +191,8 @@ public struct AccountsFeature: Sendable {
     }
 
     public func updateProfile(
-        _ id: MemberID, as actor: MemberRecord, displayName: String?, timeZone: String?, language: String? = nil
+        _ id: MemberID, as actor: MemberRecord, displayName: String?, timeZone: String?, language: String? = nil,
+        scope: WriteScope
     ) async throws -> MemberRecord {
         guard let target = try await store.accounts.member(id) else {
             throw DomainError.notFound(Message("accounts.error.noSuchMember"))
@@ -212,12 +214,12 @@ public struct AccountsFeature: Sendable {
         }
         guard
             let updated = try await store.accounts.updateProfile(
-                id, displayName: name, timeZone: zone, language: language, now: clock.now())
+                id, displayName: name, timeZone: zone, language: language, now: clock.now(), scope: scope)
         else {
             throw DomainError.notFound(Message("accounts.error.noSuchMember"))
         }
         try await sessionsChanged([.member(id)])
-        if zone != nil { try await events.publish(.zoneSet(updated)) }
+        if zone != nil { try await events.publish(.zoneSet(updated), scope: scope) }
         return updated
     }
 
@@ -227,7 +229,7 @@ public struct AccountsFeature: Sendable {
     /// by `LoginName.key`), auditing who did it (`by`: "cli", "demo-data"). The operator's way
     /// in (`questline admin grant`); no request grants a role. Sessions of the member see the
     /// change at once on this instance, and within the session cache's seconds on others.
-    public func setAdministrator(login: String, grant: Bool, by: String) async throws -> (
+    public func setAdministrator(login: String, grant: Bool, by: String, scope: WriteScope) async throws -> (
         member: MemberRecord, changed: Bool
     ) {
         let key = LoginName.key(login)
@@ -236,7 +238,8 @@ public struct AccountsFeature: Sendable {
         }
         guard
             let result = try await store.accounts.setAdministrator(
-                login: key, grant: grant, by: by, auditID: ids.makeUUID().uuidString.lowercased(), now: clock.now())
+                login: key, grant: grant, by: by, auditID: ids.makeUUID().uuidString.lowercased(), now: clock.now(),
+                scope: scope)
         else { throw DomainError.notFound(Message("accounts.error.noSuchLogin", ["login": .text(key)])) }
         try await sessionsChanged([.member(result.member.id)])
         return result
@@ -254,13 +257,14 @@ public struct AccountsFeature: Sendable {
 
     // MARK: Households
 
-    public func createHousehold(name: String, as actor: MemberRecord) async throws -> HouseholdRecord {
+    public func createHousehold(name: String, as actor: MemberRecord, scope: WriteScope) async throws -> HouseholdRecord
+    {
         let name = try AccountRules.householdName(name)
         guard actor.householdID == nil else {
             throw DomainError.conflict(field: nil, message: Message("households.error.alreadyMember"))
         }
         let household = try await store.accounts.createHousehold(
-            id: ids.make(), name: name, guardian: actor.id, now: clock.now())
+            id: ids.make(), name: name, guardian: actor.id, now: clock.now(), scope: scope)
         try await sessionsChanged([.member(actor.id)])
         return household
     }
@@ -275,7 +279,7 @@ public struct AccountsFeature: Sendable {
 
     public func createChild(
         in household: HouseholdID, as actor: MemberRecord, username: String, password: String,
-        displayName: String, timeZone: String?
+        displayName: String, timeZone: String?, scope: WriteScope
     ) async throws -> MemberRecord {
         try AccessPolicy.check(actor.actor, .manageHousehold(household))
         var validation = FieldValidation()
@@ -288,24 +292,28 @@ public struct AccountsFeature: Sendable {
             NewMember(
                 id: ids.make(), email: nil, username: checked.0, passwordHash: try await passwords.hash(checked.1),
                 displayName: checked.2, timeZone: checked.3),
-            household: household, now: clock.now())
+            household: household, now: clock.now(), scope: scope)
     }
 
     /// An invitation code (shown once) for an existing account to join as `role`.
-    public func invite(to household: HouseholdID, role: HouseholdRole, as actor: MemberRecord) async throws -> (
-        code: String, expiresAt: Date
-    ) {
+    public func invite(to household: HouseholdID, role: HouseholdRole, as actor: MemberRecord, scope: WriteScope)
+        async throws -> (
+            code: String, expiresAt: Date
+        )
+    {
         try AccessPolicy.check(actor.actor, .manageHousehold(household))
         let code = Secret.makeCode()
         let now = clock.now()
         let expires = now.addingTimeInterval(invitationLifetime)
         try await store.accounts.createInvitation(
             codeHash: Secret.digest(code), household: household, role: role,
-            by: actor.id, now: now, expiresAt: expires)
+            by: actor.id, now: now, expiresAt: expires, scope: scope)
         return (code, expires)
     }
 
-    public func acceptInvitation(code: String, as actor: MemberRecord) async throws -> HouseholdRecord {
+    public func acceptInvitation(code: String, as actor: MemberRecord, scope: WriteScope) async throws
+        -> HouseholdRecord
+    {
         let normalized = code.trimmed(newlines: false).uppercased()
         guard !normalized.isEmpty else {
             throw DomainError.invalid(field: "code", Message("households.error.codeMissing"))
@@ -314,7 +322,7 @@ public struct AccountsFeature: Sendable {
             throw DomainError.conflict(field: "code", message: Message("households.error.alreadyMember"))
         }
         let household = try await store.accounts.acceptInvitation(
-            codeHash: Secret.digest(normalized), member: actor.id, now: clock.now())
+            codeHash: Secret.digest(normalized), member: actor.id, now: clock.now(), scope: scope)
         try await sessionsChanged([.member(actor.id)])
         return household
     }

@@ -37,15 +37,15 @@ public enum DemoData {
         let childPassword = Secret.makeCode().lowercased()
         let guardian = try await accounts.signUp(
             email: guardianEmail, password: guardianPassword,
-            displayName: "Demo Guardian", timeZone: "Europe/Berlin")
-        let household = try await accounts.createHousehold(name: "Demo family", as: guardian.member)
+            displayName: "Demo Guardian", timeZone: "Europe/Berlin", scope: .system)
+        let household = try await accounts.createHousehold(name: "Demo family", as: guardian.member, scope: .system)
         let me = try await store.accounts.member(guardian.member.id).orNoRow("the demo guardian just written")
         let kid = try await accounts.createChild(
             in: household.id, as: me, username: childUsername, password: childPassword,
-            displayName: "Demo Kid", timeZone: "Europe/Berlin")
+            displayName: "Demo Kid", timeZone: "Europe/Berlin", scope: .system)
         try await familyQuests(store: store, configuration: configuration, guardian: me, child: kid.id)
         // The demo guardian administers the demo (campaigns, the funnel, webhooks): a stored role.
-        _ = try await accounts.setAdministrator(login: guardianEmail, grant: true, by: "demo-data")
+        _ = try await accounts.setAdministrator(login: guardianEmail, grant: true, by: "demo-data", scope: .system)
         return [
             Account(role: "guardian", login: guardianEmail, password: guardianPassword),
             Account(role: "child", login: childUsername, password: childPassword),
@@ -66,7 +66,8 @@ public enum DemoData {
         ]
         for (token, name, icon, role, rate) in apps {
             _ = try await family.shield.putApp(
-                child, as: guardian, token: token, name: name, icon: icon, role: role, pointsPerMinute: rate)
+                child, as: guardian, token: token, name: name, icon: icon, role: role, pointsPerMinute: rate,
+                scope: .system)
         }
         let drafts = [
             QuestDraft(
@@ -83,7 +84,9 @@ public enum DemoData {
                 title: "Reading ladder", description: "A little more each day.", goalType: "milestones", target: 3,
                 steps: [10, 20, 30], rewardApps: [RewardUnlock(token: "demo.minecraft", minutes: 45)], bonusPercent: 15),
         ]
-        for draft in drafts { _ = try await family.quests.createQuest(for: child, draft: draft, as: guardian) }
+        for draft in drafts {
+            _ = try await family.quests.createQuest(for: child, draft: draft, as: guardian, scope: .system)
+        }
         let kid = try await store.accounts.member(child).orNoRow("the demo child just written")
         let now = configuration.clock.now()
         _ = try await family.usage.reportUsage(
@@ -95,6 +98,6 @@ public enum DemoData {
                 UsageReportInput(
                     id: "demo-2", appToken: "demo.prodigy", startedAt: now.addingTimeInterval(-1800),
                     durationSeconds: 480, timeZone: "Europe/Berlin"),
-            ], as: kid)
+            ], as: kid, scope: .system)
     }
 }

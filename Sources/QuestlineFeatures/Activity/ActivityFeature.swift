@@ -34,7 +34,9 @@ public struct ActivityFeature: Sendable {
 
     // MARK: Saving
 
-    public func save(_ member: MemberRecord, language: String, title: String, list: String?, thumbnailURL: String?)
+    public func save(
+        _ member: MemberRecord, language: String, title: String, list: String?, thumbnailURL: String?, scope: WriteScope
+    )
         async throws -> Bool
     {
         var validation = FieldValidation()
@@ -60,7 +62,7 @@ public struct ActivityFeature: Sendable {
         }
         return try await store.activity.save(
             member.id, language: checkedLanguage, title: checkedTitle, list: checkedList, thumbnailURL: image,
-            at: clock.now())
+            at: clock.now(), scope: scope)
     }
 
     /// Whether the member saved this article (the article page then offers no Save).
@@ -68,11 +70,14 @@ public struct ActivityFeature: Sendable {
         try await store.activity.isSaved(member.id, language: language, title: title)
     }
 
-    public func unsave(_ member: MemberRecord, language: String, title: String, list: String?) async throws -> Int {
+    public func unsave(_ member: MemberRecord, language: String, title: String, list: String?, scope: WriteScope)
+        async throws -> Int
+    {
         let language = try WikiLanguage.validate(language, field: "language")
         let title = try Self.title(title, field: "title")
         let list = try list.map { list throws(DomainError) in try Self.list(list, field: "readingList") }
-        let removed = try await store.activity.unsave(member.id, language: language, title: title, list: list)
+        let removed = try await store.activity.unsave(
+            member.id, language: language, title: title, list: list, scope: scope)
         guard removed > 0 else {
             guard let list, !list.isEmpty else {
                 throw DomainError.notFound(Message("activity.error.notSaved", ["title": .text(title)]))
@@ -188,7 +193,7 @@ public struct ActivityFeature: Sendable {
     /// name the article it was spent on (the year in review ranks articles by it).
     public func recordTime(
         _ owner: ReadOwner,
-        intervals: [(eventID: String, start: Date, end: Date, timeZone: String, article: String?)]
+        intervals: [(eventID: String, start: Date, end: Date, timeZone: String, article: String?)], scope: WriteScope
     ) async throws -> Int {
         var issues: [FieldIssue] = []
         var rows: [(eventID: String, start: Date, seconds: Int, day: LocalDay, article: String?)] = []
@@ -219,7 +224,7 @@ public struct ActivityFeature: Sendable {
                 ))
         }
         if !issues.isEmpty { throw DomainError.invalid(issues) }
-        return try await store.activity.recordIntervals(owner, rows)
+        return try await store.activity.recordIntervals(owner, rows, scope: scope)
     }
 
     /// A page of the member's saved articles, newest first, and how many there are in all.
@@ -234,7 +239,9 @@ public struct ActivityFeature: Sendable {
 
     /// Validates and commits one batch of a device's saved history. Structural problems refuse
     /// the whole batch naming the item; items without any date are reported back, not guessed.
-    public func importBatch(_ member: MemberRecord, importID: String, total: Int, offset: Int, items: [LegacySavedItem])
+    public func importBatch(
+        _ member: MemberRecord, importID: String, total: Int, offset: Int, items: [LegacySavedItem], scope: WriteScope
+    )
         async throws -> ImportReport
     {
         var issues: [FieldIssue] = []
@@ -286,7 +293,7 @@ public struct ActivityFeature: Sendable {
         if !issues.isEmpty { throw DomainError.invalid(issues) }
         let outcome = try await store.activity.importBatch(
             member.id, importID: importID, batchStart: offset, total: total, items: valid,
-            batchSize: items.count, now: now)
+            batchSize: items.count, now: now, scope: scope)
         return ImportReport(outcome: outcome, needsDate: needsDate)
     }
 }

@@ -37,7 +37,9 @@ public struct CheersFeature: Sendable {
 
     /// The actor cheers a member of their household with a preset (`CheerRules`); the household
     /// hears it live. Returns the cheer and the names of its sender and recipient.
-    public func send(_ raw: String, to recipient: String, household: HouseholdID, as actor: MemberRecord)
+    public func send(
+        _ raw: String, to recipient: String, household: HouseholdID, as actor: MemberRecord, scope: WriteScope
+    )
         async throws -> (cheer: SentCheer, names: [MemberID: String])
     {
         try AccessPolicy.check(actor.actor, .readHousehold(household))
@@ -47,7 +49,7 @@ public struct CheersFeature: Sendable {
         }
         let now = clock.now()
         let today = LocalDay(now, in: actor.zone)
-        return try await store.cheers.write { q in
+        return try await store.cheers.write(scope) { q in
             try await q.lockSender(actor.id)  // one cheer at a time per sender: the daily limit holds
             let cheer = try CheerRules.check(
                 raw, from: actor.id, to: target.id, enabled: try await q.cheersEnabled(household),
@@ -62,9 +64,11 @@ public struct CheersFeature: Sendable {
     }
 
     /// A guardian turns the household's cheers on or off.
-    public func setEnabled(_ household: HouseholdID, _ enabled: Bool, as actor: MemberRecord) async throws {
+    public func setEnabled(_ household: HouseholdID, _ enabled: Bool, as actor: MemberRecord, scope: WriteScope)
+        async throws
+    {
         try AccessPolicy.check(actor.actor, .manageHousehold(household))
-        try await store.cheers.write { q in
+        try await store.cheers.write(scope) { q in
             try await q.setCheersEnabled(household, enabled)
             try await q.live?.announce(.rules, household: household, now: clock.now())
         }

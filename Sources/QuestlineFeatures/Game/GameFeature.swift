@@ -247,9 +247,11 @@ public struct GameFeature: Sendable {
     // MARK: Sessions
 
     /// Starts the game for a date, or resumes the one already started.
-    public func start(_ member: MemberRecord, language: GameLanguage, date: LocalDay) async throws -> (
-        record: GameSessionRecord, created: Bool
-    ) {
+    public func start(_ member: MemberRecord, language: GameLanguage, date: LocalDay, scope: WriteScope) async throws
+        -> (
+            record: GameSessionRecord, created: Bool
+        )
+    {
         if let existing = try await store.game.session(member: member.id, language: language.code, date: date) {
             return (existing, false)
         }
@@ -257,7 +259,8 @@ public struct GameFeature: Sendable {
         case .available(let questions):
             return try await store.game.startSession(
                 id: ids.makeUUID().uuidString.lowercased(), member: member.id, language: language.code, date: date,
-                fromArchive: date < today(for: member), session: GameSession(questions: questions), now: clock.now())
+                fromArchive: date < today(for: member), session: GameSession(questions: questions), now: clock.now(),
+                scope: scope)
         case .notEnoughEvents:
             throw DomainError.notFound(Message("game.error.notEnoughEvents", ["date": .day(date, .long)]))
         case .feedUnavailable(let reason):
@@ -274,11 +277,15 @@ public struct GameFeature: Sendable {
         return record
     }
 
-    public func answer(_ id: String, of member: MemberRecord, questionIndex: Int, choice: Choice) async throws -> (
-        GameSessionRecord, GameSession.AnswerResult
-    ) {
+    public func answer(_ id: String, of member: MemberRecord, questionIndex: Int, choice: Choice, scope: WriteScope)
+        async throws -> (
+            GameSessionRecord, GameSession.AnswerResult
+        )
+    {
         let record = try await session(id, of: member)
-        guard let answered = try await store.game.answer(sessionID: record.id, questionIndex, choice, now: clock.now())
+        guard
+            let answered = try await store.game.answer(
+                sessionID: record.id, questionIndex, choice, now: clock.now(), scope: scope)
         else {
             throw DomainError.notFound(Message("game.error.noSuchGame"))
         }

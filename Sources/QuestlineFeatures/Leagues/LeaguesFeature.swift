@@ -192,7 +192,9 @@ public struct LeaguesFeature: Sendable {
 
     /// Joins (playing from now: the household board and friend groups at once, a public
     /// division from the next week) or leaves. A guardian may do it for a child of theirs.
-    public func setJoined(_ joined: Bool, member memberID: MemberID? = nil, as actor: MemberRecord) async throws {
+    public func setJoined(_ joined: Bool, member memberID: MemberID? = nil, as actor: MemberRecord, scope: WriteScope)
+        async throws
+    {
         var member = actor
         if let memberID, memberID != actor.id {
             guard let target = try await store.accounts.member(memberID) else {
@@ -202,14 +204,16 @@ public struct LeaguesFeature: Sendable {
             member = target
         }
         let now = clock.now()
-        try await store.leagues.write { q in try await q.setPlayer(member.id, joined: joined, now: now) }
+        try await store.leagues.write(scope) { q in try await q.setPlayer(member.id, joined: joined, now: now) }
     }
 
     // MARK: Friend groups
 
     /// A guardian starts a friend group for the household; the answer carries the code to
     /// give another household's guardian.
-    public func createFriendGroup(name raw: String, as actor: MemberRecord) async throws -> FriendGroup {
+    public func createFriendGroup(name raw: String, as actor: MemberRecord, scope: WriteScope) async throws
+        -> FriendGroup
+    {
         let household = try guardianHousehold(of: actor)
         let name = raw.trimmed()
         guard (1...40).contains(name.count) else {
@@ -223,9 +227,12 @@ public struct LeaguesFeature: Sendable {
         for _ in 0..<5 {
             let code = FriendCode.make(codeIndexes())
             let id = ids.makeUUID().uuidString.lowercased()
-            if try await store.leagues.write({
-                try await $0.createFriendGroup(id: id, code: code, name: name, household: household, now: now)
-            }) {
+            if try await store.leagues.write(
+                scope,
+                {
+                    try await $0.createFriendGroup(id: id, code: code, name: name, household: household, now: now)
+                })
+            {
                 return FriendGroup(id: id, code: code, name: name, households: [household])
             }
         }
@@ -235,7 +242,9 @@ public struct LeaguesFeature: Sendable {
     /// A guardian joins the household to a friend group with the code another guardian gave.
     /// Wrong codes are counted against the guardian and the household: after a few, joining is
     /// locked for a while (the answer says until when), and each refusal is logged.
-    public func joinFriendGroup(code typed: String, as actor: MemberRecord) async throws -> FriendGroup {
+    public func joinFriendGroup(code typed: String, as actor: MemberRecord, scope: WriteScope) async throws
+        -> FriendGroup
+    {
         let household = try guardianHousehold(of: actor)
         let subjects: [AttemptSubject] = [.friendCodeMember(actor.id), .friendCodeHousehold(household)]
         if let until = try await codeGuard.lockedUntil(subjects) {
@@ -251,7 +260,7 @@ public struct LeaguesFeature: Sendable {
             throw DomainError.invalid(field: "code", Message("leagues.error.codeShape"))
         }
         let now = clock.now()
-        let joined = try await store.leagues.write { q -> FriendGroup? in
+        let joined = try await store.leagues.write(scope) { q -> FriendGroup? in
             guard let group = try await q.group(code: code) else { return nil }
             guard group.households < Self.maxHouseholds else {
                 throw DomainError.conflict(
@@ -273,9 +282,9 @@ public struct LeaguesFeature: Sendable {
         return joined
     }
 
-    public func leaveFriendGroup(_ id: String, as actor: MemberRecord) async throws {
+    public func leaveFriendGroup(_ id: String, as actor: MemberRecord, scope: WriteScope) async throws {
         let household = try guardianHousehold(of: actor)
-        guard try await store.leagues.write({ try await $0.leave(group: id, household: household) }) else {
+        guard try await store.leagues.write(scope, { try await $0.leave(group: id, household: household) }) else {
             throw DomainError.notFound(Message("leagues.error.notInGroup"))
         }
     }
@@ -308,7 +317,7 @@ public struct LeaguesFeature: Sendable {
     }
 
     private func close(_ week: LocalDay, now: Date) async throws -> Bool {
-        try await store.leagues.write { q in
+        try await store.leagues.write(.system) { q in
             guard try await q.claimClose(week, now: now) else { return false }
             // Who had joined by the close played that week (on their household's board at once).
             let players = try await q.players(week: week).filter { $0.joinedAt < LeagueRules.closes(week) }

@@ -29,12 +29,13 @@ public struct NotificationsFeature: Sendable {
     }
 
     public func setPreferences(
-        _ actor: MemberRecord, streakReminders: Bool, questUpdates: Bool, quietStart: Int?, quietEnd: Int?
+        _ actor: MemberRecord, streakReminders: Bool, questUpdates: Bool, quietStart: Int?, quietEnd: Int?,
+        scope: WriteScope
     ) async throws -> NotificationPreferences {
         let quiet = try LocalHours.validated(start: quietStart, end: quietEnd, field: "quietHours")
         let preferences = NotificationPreferences(
             streakReminders: streakReminders, questUpdates: questUpdates, quietHours: quiet)
-        try await store.notifications.setPreferences(actor.id, preferences)
+        try await store.notifications.setPreferences(actor.id, preferences, scope: scope)
         return preferences
     }
 
@@ -68,7 +69,7 @@ public struct NotificationsFeature: Sendable {
                 for (period, day) in periods
                 where try await store.notifications.sendRecapReady(
                     member, period: period.key, day: day, event: read, eventID: ids.makeUUID().uuidString.lowercased(),
-                    now: now)
+                    now: now, scope: .system)
                 {
                     sent += 1
                 }
@@ -117,7 +118,7 @@ public struct NotificationsFeature: Sendable {
                 }
             if try await store.notifications.send(
                 kind, to: candidate.member, day: today, streak: streak, eventID: ids.makeUUID().uuidString.lowercased(),
-                now: now)
+                now: now, scope: .system)
             {
                 sent += 1
             }

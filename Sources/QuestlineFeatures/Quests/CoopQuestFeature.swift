@@ -80,7 +80,9 @@ extension QuestsFeature {
 
     /// A guardian sets a co-op quest. Learning already done in its week counts at once (the
     /// quest may complete as it is set).
-    public func createCoopQuest(_ household: HouseholdID, spec draft: CoopQuestSpec, as actor: MemberRecord)
+    public func createCoopQuest(
+        _ household: HouseholdID, spec draft: CoopQuestSpec, as actor: MemberRecord, scope: WriteScope
+    )
         async throws -> CoopQuestView
     {
         try AccessPolicy.check(actor.actor, .manageHousehold(household))
@@ -89,7 +91,7 @@ extension QuestsFeature {
         let now = clock.now()
         let today = LocalDay(now, in: actor.zone)
         let id = CoopQuestID(ids.makeUUID())
-        let quest = try await store.quests.write { q -> CoopQuest in
+        let quest = try await store.quests.write(scope) { q -> CoopQuest in
             var catalogs: [MemberID: [QuestApp]] = [:]
             for child in children where draft.children.contains(child.id) {
                 catalogs[child.id] = try await q.apps(child.id)
@@ -122,11 +124,11 @@ extension QuestsFeature {
     }
 
     /// A guardian cancels a co-op quest: it stops counting. What it already paid stays.
-    public func cancelCoopQuest(_ id: CoopQuestID, as actor: MemberRecord) async throws {
+    public func cancelCoopQuest(_ id: CoopQuestID, as actor: MemberRecord, scope: WriteScope) async throws {
         let (quest, _) = try await coopQuestAndHousehold(id, as: actor)
         try AccessPolicy.check(actor.actor, .manageHousehold(quest.householdID))
         let now = clock.now()
-        try await store.quests.write { q in
+        try await store.quests.write(scope) { q in
             try await q.cancelCoopQuest(id)
             for child in quest.spec.children {
                 try await q.live?.announce(.quest, household: quest.householdID, child: child, now: now)

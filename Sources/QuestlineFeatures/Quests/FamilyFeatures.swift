@@ -47,9 +47,9 @@ public struct FamilyFeatures: Sendable {
 }
 
 extension FamilyFeatures: FeatureEventListener {
-    public func handle(_ event: FeatureEvent) async throws {
+    public func handle(_ event: FeatureEvent, scope: WriteScope) async throws {
         switch event {
-        case .zoneSet(let member): try await usage.childZoneChanged(member)
+        case .zoneSet(let member): try await usage.childZoneChanged(member, scope: scope)
         }
     }
 }

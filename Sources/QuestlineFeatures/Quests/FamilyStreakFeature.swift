@@ -63,7 +63,7 @@ extension QuestsFeature {
     /// `memberID` joins (from their today) or leaves (from their tomorrow) the family streak:
     /// a member for themselves, a guardian for a child.
     public func setFamilyStreak(
-        _ household: HouseholdID, member memberID: MemberID, joined: Bool, as actor: MemberRecord
+        _ household: HouseholdID, member memberID: MemberID, joined: Bool, as actor: MemberRecord, scope: WriteScope
     ) async throws {
         try AccessPolicy.check(actor.actor, .readHousehold(household))
         guard let member = try await store.accounts.member(memberID), member.householdID == household else {
@@ -72,7 +72,7 @@ extension QuestsFeature {
         try AccessPolicy.check(actor.actor, .updateMember(member.scope))
         let now = clock.now()
         let today = LocalDay(now, in: member.zone)
-        try await store.quests.write { q in
+        try await store.quests.write(scope) { q in
             let spans = try await q.familyStreakSpans(member.id, forUpdate: true)
             let changed = joined ? FamilyStreak.join(spans, today: today) : FamilyStreak.leave(spans, today: today)
             guard changed != spans else { return }

@@ -17,12 +17,13 @@ public struct PointsFeature: FamilyPart {
     }
 
     public func setRules(
-        _ household: HouseholdID, as actor: MemberRecord, pointsPerMinute: Int, minMinutes: Int, maxMinutes: Int
+        _ household: HouseholdID, as actor: MemberRecord, pointsPerMinute: Int, minMinutes: Int, maxMinutes: Int,
+        scope: WriteScope
     ) async throws -> RedemptionRules {
         try AccessPolicy.check(actor.actor, .manageHousehold(household))
         let rules = try RedemptionRules.validated(
             pointsPerMinute: pointsPerMinute, minMinutes: minMinutes, maxMinutes: maxMinutes)
-        try await store.quests.write { q in
+        try await store.quests.write(scope) { q in
             try await q.setRules(household, rules)
             try await q.live?.announce(.rules, household: household, now: clock.now())
         }
@@ -33,13 +34,15 @@ public struct PointsFeature: FamilyPart {
 
     /// Turns points into minutes of a reward app, at the household's rate; the balance never
     /// goes below zero, however many requests arrive at once.
-    public func redeem(_ childID: MemberID, token: String, minutes: Int, as actor: MemberRecord) async throws -> (
-        GrantBalance, Int
-    ) {
+    public func redeem(_ childID: MemberID, token: String, minutes: Int, as actor: MemberRecord, scope: WriteScope)
+        async throws -> (
+            GrantBalance, Int
+        )
+    {
         let child = try await access.child(childID, as: actor)
         try AccessPolicy.check(actor.actor, .actAsChild(child.scope, .redeemPoints))
         let now = clock.now()
-        let result = try await store.quests.write { q -> (GrantBalance, Int) in
+        let result = try await store.quests.write(scope) { q -> (GrantBalance, Int) in
             let rules = try await q.rules(try child.childsHousehold())
             guard let app = try await q.apps(child.id).first(where: { $0.token == token }), app.role == .reward else {
                 throw DomainError.invalid(field: "appToken", Message("quests.error.chooseRewardApp"))
@@ -112,7 +115,9 @@ public struct PointsFeature: FamilyPart {
     }
 
     /// A guardian's correction, with a reason.
-    public func adjust(_ childID: MemberID, points: Int, reason: String, as actor: MemberRecord) async throws -> Int {
+    public func adjust(_ childID: MemberID, points: Int, reason: String, as actor: MemberRecord, scope: WriteScope)
+        async throws -> Int
+    {
         let child = try await access.child(childID, as: actor, manage: true)
         var v = FieldValidation()
         v.check { () throws(DomainError) in
@@ -130,7 +135,7 @@ public struct PointsFeature: FamilyPart {
         }
         try v.finish()
         let now = clock.now()
-        return try await store.quests.write { q in
+        return try await store.quests.write(scope) { q in
             let balance: Int
             do {
                 balance = try await q.points.append(

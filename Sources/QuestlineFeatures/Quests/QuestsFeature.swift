@@ -68,13 +68,14 @@ public struct QuestsFeature: FamilyPart {
 
     /// Sets a quest; answers with the quest as the child's board now shows it, read in the same
     /// transaction (`written`).
-    public func createQuest(for childID: MemberID, draft: QuestDraft, as actor: MemberRecord) async throws
+    public func createQuest(for childID: MemberID, draft: QuestDraft, as actor: MemberRecord, scope: WriteScope)
+        async throws
         -> QuestView
     {
         let child = try await access.child(childID, as: actor, manage: true)
         let now = clock.now()
         let today = LocalDay(now, in: child.zone)
-        return try await store.quests.write { q in
+        return try await store.quests.write(scope) { q in
             let catalog = try await q.apps(child.id)
             let spec = try draft.spec(assignee: child.id, catalog: catalog, today: today)
             if spec.startDay < today {
@@ -97,11 +98,13 @@ public struct QuestsFeature: FamilyPart {
 
     /// Replaces a quest's fields. Progress is recomputed under the new rules from the same
     /// usage; periods already completed stay completed and are not paid again.
-    public func updateQuest(_ id: QuestID, draft: QuestDraft, as actor: MemberRecord) async throws -> QuestView {
+    public func updateQuest(_ id: QuestID, draft: QuestDraft, as actor: MemberRecord, scope: WriteScope) async throws
+        -> QuestView
+    {
         let (existing, child) = try await questAndChild(id, as: actor, manage: true)
         let now = clock.now()
         let today = LocalDay(now, in: child.zone)
-        return try await store.quests.write { q in
+        return try await store.quests.write(scope) { q in
             let catalog = try await q.apps(child.id)
             let spec = try draft.spec(assignee: child.id, catalog: catalog, today: today)
             if spec.startDay < today, spec.startDay != existing.spec.startDay {
@@ -118,10 +121,12 @@ public struct QuestsFeature: FamilyPart {
 
     /// Pauses or resumes. A paused quest does not complete; usage keeps being recorded, and on
     /// resume the current period counts all of its usage (progress is recomputed from usage).
-    public func setStatus(_ id: QuestID, _ status: QuestStatus, as actor: MemberRecord) async throws -> QuestView {
+    public func setStatus(_ id: QuestID, _ status: QuestStatus, as actor: MemberRecord, scope: WriteScope) async throws
+        -> QuestView
+    {
         let (existing, child) = try await questAndChild(id, as: actor, manage: true)
         let now = clock.now()
-        return try await store.quests.write { q in
+        return try await store.quests.write(scope) { q in
             var updated = existing
             updated.status = status
             try await q.updateQuest(updated, now: now)
@@ -136,10 +141,10 @@ public struct QuestsFeature: FamilyPart {
 
     /// Deletes a quest: it leaves both screens and stops counting. Points and unlocks it already
     /// paid stay (the ledger is append-only), and so do badges.
-    public func deleteQuest(_ id: QuestID, as actor: MemberRecord) async throws {
+    public func deleteQuest(_ id: QuestID, as actor: MemberRecord, scope: WriteScope) async throws {
         let (_, child) = try await questAndChild(id, as: actor, manage: true)
         let now = clock.now()
-        try await store.quests.write { q in
+        try await store.quests.write(scope) { q in
             _ = try await q.deleteQuest(id, now: now)
             try await q.announce(.quest, child: child, quest: id, now: now)
         }

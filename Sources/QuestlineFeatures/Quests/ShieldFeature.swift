@@ -21,12 +21,12 @@ public struct ShieldFeature: FamilyPart {
 
     public func putApp(
         _ childID: MemberID, as actor: MemberRecord, token: String, name: String, icon: String?, role: String,
-        pointsPerMinute: Int?
+        pointsPerMinute: Int?, scope: WriteScope
     ) async throws -> QuestApp {
         let child = try await access.child(childID, as: actor, manage: true)
         let app = try QuestApp.validated(
             token: token, name: name, icon: icon, role: role, pointsPerMinute: pointsPerMinute)
-        try await store.quests.write { q in
+        try await store.quests.write(scope) { q in
             let apps = try await q.apps(child.id)
             if apps.count >= Self.maxApps, !apps.contains(where: { $0.token == app.token }) {
                 throw DomainError.conflict(
@@ -46,9 +46,9 @@ public struct ShieldFeature: FamilyPart {
         return app
     }
 
-    public func deleteApp(_ childID: MemberID, token: String, as actor: MemberRecord) async throws {
+    public func deleteApp(_ childID: MemberID, token: String, as actor: MemberRecord, scope: WriteScope) async throws {
         let child = try await access.child(childID, as: actor, manage: true)
-        try await store.quests.write { q in
+        try await store.quests.write(scope) { q in
             if let quest = try await q.quests(assignee: child.id).first(where: { Self.uses($0.spec, token) }) {
                 throw DomainError.conflict(
                     field: "token",
@@ -69,14 +69,16 @@ public struct ShieldFeature: FamilyPart {
 
     /// The child's device reports what is installed (replacing what it said before); the
     /// guardians' builder picks from it.
-    public func reportDeviceApps(_ childID: MemberID, as actor: MemberRecord, apps items: [DeviceCatalog.Item])
+    public func reportDeviceApps(
+        _ childID: MemberID, as actor: MemberRecord, apps items: [DeviceCatalog.Item], scope: WriteScope
+    )
         async throws -> Int
     {
         let child = try await access.child(childID, as: actor)
         try AccessPolicy.check(actor.actor, .actAsChild(child.scope, .reportDeviceApps))
         let apps = try DeviceCatalog.validate(items)
         let now = clock.now()
-        try await store.quests.write { q in
+        try await store.quests.write(scope) { q in
             try await q.replaceDeviceApps(child.id, apps, now: now)
             try await q.announce(.catalog, child: child, now: now)
         }
@@ -101,7 +103,9 @@ public struct ShieldFeature: FamilyPart {
     // MARK: Asking for more time
 
     /// The child asks for minutes of a reward app, with a note; the household hears of it.
-    public func askForTime(_ childID: MemberID, as actor: MemberRecord, appToken: String, minutes: Int, note: String)
+    public func askForTime(
+        _ childID: MemberID, as actor: MemberRecord, appToken: String, minutes: Int, note: String, scope: WriteScope
+    )
         async throws -> TimeRequest
     {
         let child = try await access.child(childID, as: actor)
@@ -109,7 +113,7 @@ public struct ShieldFeature: FamilyPart {
         let now = clock.now()
         let zone = child.zone
         let today = LocalDay(now, in: zone)
-        return try await store.quests.write { q in
+        return try await store.quests.write(scope) { q in
             try await q.points.lock(child.id)  // one request at a time per child: the limits hold
             let rewardApps = Set(try await q.apps(child.id).filter { $0.role == .reward }.map(\.token))
             let counts = try await q.requestCounts(child.id, since: today.start(in: zone))
@@ -163,13 +167,15 @@ public struct ShieldFeature: FamilyPart {
 
     /// A guardian approves (which grants the minutes until the end of the child's day) or denies;
     /// a request is answered once, whoever answers first.
-    public func decide(_ requestID: String, approve: Bool, as actor: MemberRecord) async throws -> TimeRequest {
+    public func decide(_ requestID: String, approve: Bool, as actor: MemberRecord, scope: WriteScope) async throws
+        -> TimeRequest
+    {
         guard let uuid = UUID(uuidString: requestID),
             let found = try await store.quests.read({ try await $0.request(uuid.uuidString.lowercased()) })
         else { throw DomainError.notFound(Message("quests.error.noSuchRequest")) }
         let child = try await access.child(found.child, as: actor, manage: true)
         let now = clock.now()
-        return try await store.quests.write { q in
+        return try await store.quests.write(scope) { q in
             var grantID: String?
             if approve {
                 let grant = UnlockGrant(
@@ -221,13 +227,14 @@ public struct ShieldFeature: FamilyPart {
 
     /// A guardian sets the child's rules; the devices hear of it (a `policy` live event).
     public func setShieldRules(
-        _ childID: MemberID, as actor: MemberRecord, rewardDays: [Int], downtimeStart: Int?, downtimeEnd: Int?
+        _ childID: MemberID, as actor: MemberRecord, rewardDays: [Int], downtimeStart: Int?, downtimeEnd: Int?,
+        scope: WriteScope
     ) async throws -> ShieldRules {
         let child = try await access.child(childID, as: actor, manage: true)
         let rules = try ShieldRules.validated(
             rewardDays: rewardDays, downtimeStart: downtimeStart, downtimeEnd: downtimeEnd)
         let now = clock.now()
-        try await store.quests.write { q in
+        try await store.quests.write(scope) { q in
             try await q.setShieldRules(child.id, rules, now: now)
             try await q.announce(.policy, child: child, now: now)
         }

@@ -25,19 +25,22 @@ public struct UsageFeature: FamilyPart {
     /// A session of one app that ends now, as a person reports it on the child's device page
     /// (`UsageReports.session`): the child's zone, whoever reports it, since the device is the
     /// child's.
-    public func reportSession(_ childID: MemberID, appToken: String, minutes: Int?, as actor: MemberRecord)
+    public func reportSession(
+        _ childID: MemberID, appToken: String, minutes: Int?, as actor: MemberRecord, scope: WriteScope
+    )
         async throws -> UsageOutcome
     {
         let child = try await access.child(childID, as: actor)
         let report = try UsageReports.session(
             id: UUID.random().uuidString.lowercased(), appToken: appToken, minutes: minutes, endingAt: clock.now(),
             timeZone: child.timeZone)
-        return try await reportUsage(childID, reports: [report], as: actor)
+        return try await reportUsage(childID, reports: [report], as: actor, scope: scope)
     }
 
     /// Records usage reports and settles what they change. Reports are validated first (all
     /// or nothing); a report id seen before is a duplicate and changes nothing.
-    public func reportUsage(_ childID: MemberID, reports: [UsageReportInput], as actor: MemberRecord) async throws
+    public func reportUsage(_ childID: MemberID, reports: [UsageReportInput], as actor: MemberRecord, scope: WriteScope)
+        async throws
         -> UsageOutcome
     {
         let child = try await access.child(childID, as: actor)
@@ -50,7 +53,7 @@ public struct UsageFeature: FamilyPart {
         let now = clock.now()
         // Checked against the catalogue inside the write, which settlement then reuses: one
         // read of it, not two (each statement is a round trip; docs/performance.md).
-        return try await store.quests.write { q -> UsageOutcome in
+        return try await store.quests.write(scope) { q -> UsageOutcome in
             let catalog = try await q.apps(child.id)
             let records = try UsageReports.validate(reports, catalog: catalog, now: now)
             let (new, conflicting) = try await q.insertReports(child.id, records, now: now)
@@ -89,10 +92,10 @@ public struct UsageFeature: FamilyPart {
 
     /// Settles a child's current periods again after its time zone was set: a period that the
     /// new zone's today makes complete pays now, not at the next upload.
-    func childZoneChanged(_ child: MemberRecord) async throws {
+    func childZoneChanged(_ child: MemberRecord, scope: WriteScope) async throws {
         guard child.role == .child, child.householdID != nil else { return }
         let now = clock.now()
-        try await store.quests.write { q in
+        try await store.quests.write(scope) { q in
             let plan = try await settlement.settle(q, child: child, touching: [], now: now)
             if !plan.writesNothing { try await q.announce(.progress, child: child, now: now) }
         }

@@ -135,20 +135,20 @@ public struct ReadingFeature: Sendable {
         let files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
         for file in files where file.pathExtension == "json" {
             try await store.reading.saveCampaign(
-                try Campaign.decode(Data(contentsOf: file)), replace: false, now: clock.now())
+                try Campaign.decode(Data(contentsOf: file)), replace: false, now: clock.now(), scope: .system)
         }
         if demo {
             try await store.reading.saveCampaign(
-                Campaign.demo(today: clock.today(in: .gmt)), replace: true, now: clock.now())
+                Campaign.demo(today: clock.today(in: .gmt)), replace: true, now: clock.now(), scope: .system)
         }
         campaignCache.invalidate()
     }
 
     /// An administrator adds or changes a campaign.
-    public func saveCampaign(_ campaign: Campaign, as actor: MemberRecord) async throws {
+    public func saveCampaign(_ campaign: Campaign, as actor: MemberRecord, scope: WriteScope) async throws {
         try AccessPolicy.check(actor.actor, .administer)
         try campaign.validate()
-        try await store.reading.saveCampaign(campaign, replace: true, now: clock.now())
+        try await store.reading.saveCampaign(campaign, replace: true, now: clock.now(), scope: scope)
         campaignCache.invalidate()
     }
 
@@ -185,7 +185,7 @@ public struct ReadingFeature: Sendable {
     /// Records validated reads for the reader; then, when they add a read day (nothing else
     /// moves a streak), records the completion, badge and funnel events that follow. Returns
     /// the event ids newly recorded.
-    public func record(_ reads: [NewRead], for reader: ReaderIdentity) async throws -> Set<String> {
+    public func record(_ reads: [NewRead], for reader: ReaderIdentity, scope: WriteScope) async throws -> Set<String> {
         guard let owner = reader.owner else {
             throw DomainError.unauthenticated(Message("reading.error.readerUnknown"))
         }
@@ -199,12 +199,13 @@ public struct ReadingFeature: Sendable {
                     member: member.id, campaign: campaign, today: today, badge: Self.badge(campaign))
             }
         }
-        let recorded = try await store.reading.record(reads, owner: owner, now: clock.now(), completion: check)
+        let recorded = try await store.reading.record(
+            reads, owner: owner, now: clock.now(), completion: check, scope: scope)
         if let member = reader.member, let completedOn = recorded.completedOn, let campaign = check?.campaign {
             try await track(
                 .completion, subject: ReadOwner.member(member.id).key, campaign: campaign.id, ["day": completedOn.iso])
         }
-        if !recorded.newDays.isEmpty, let member = reader.member { try await updateProgress(member) }
+        if !recorded.newDays.isEmpty, let member = reader.member { try await updateProgress(member, scope: scope) }
         return recorded.eventIDs
     }
 
@@ -259,9 +260,9 @@ public struct ReadingFeature: Sendable {
 
     /// Chooses the member's rest weekdays, in force from the first Monday that has not begun
     /// anywhere (`StreakAllowances`).
-    public func setRestDays(_ member: MemberRecord, weekdays: [Int]) async throws -> StreakSettings {
+    public func setRestDays(_ member: MemberRecord, weekdays: [Int], scope: WriteScope) async throws -> StreakSettings {
         let now = clock.now()
-        let changed = try await store.reading.changeStreakAllowances(member.id, now: now) { current in
+        let changed = try await store.reading.changeStreakAllowances(member.id, now: now, scope: scope) { current in
             try current.settingRestDays(weekdays, at: now)
         }
         return StreakSettings(changed, member: member, now: now)
@@ -269,24 +270,26 @@ public struct ReadingFeature: Sendable {
 
     /// Pauses the member's streak from `start` through `end` (local days, ISO), as the core's
     /// rule allows; each refusal names its field.
-    public func pauseStreak(_ member: MemberRecord, start: String, end: String) async throws -> StreakSettings {
+    public func pauseStreak(_ member: MemberRecord, start: String, end: String, scope: WriteScope) async throws
+        -> StreakSettings
+    {
         var validation = FieldValidation()
         let first = validation.check { () throws(DomainError) in try DateWindow.day(start, field: "start") }
         let last = validation.check { () throws(DomainError) in try DateWindow.day(end, field: "end") }
         try validation.finish()
         guard let first, let last else { throw DomainError.invalid(field: "start", Message("reading.error.pauseDays")) }
         let now = clock.now()
-        let changed = try await store.reading.changeStreakAllowances(member.id, now: now) { current in
+        let changed = try await store.reading.changeStreakAllowances(member.id, now: now, scope: scope) { current in
             try current.pausing(from: first, through: last, at: now)
         }
         return StreakSettings(changed, member: member, now: now)
     }
 
     /// Ends the member's pause in force (or cancels the one to come).
-    public func endStreakPause(_ member: MemberRecord) async throws -> StreakSettings {
+    public func endStreakPause(_ member: MemberRecord, scope: WriteScope) async throws -> StreakSettings {
         let now = clock.now()
         let today = LocalDay(now, in: member.zone)
-        let changed = try await store.reading.changeStreakAllowances(member.id, now: now) { current in
+        let changed = try await store.reading.changeStreakAllowances(member.id, now: now, scope: scope) { current in
             try current.endingPause(today: today)
         }
         return StreakSettings(changed, member: member, now: now)
@@ -335,12 +338,13 @@ public struct ReadingFeature: Sendable {
 
     /// The live campaign to announce to a member who has not joined it: once per member and
     /// campaign (recorded as it is shown, on every instance alike); nil otherwise.
-    public func joinAnnouncement(for member: MemberRecord) async throws -> Campaign? {
+    public func joinAnnouncement(for member: MemberRecord, scope: WriteScope) async throws -> Campaign? {
         let today = clock.today(in: member.zone)
         guard let campaign = try await campaign(for: today), campaign.startDay <= today, today <= campaign.endDay,
             try await store.reading.enrollment(member.id, campaign: campaign.id) == nil
         else { return nil }
-        return try await store.reading.announceOnce(member.id, campaign: campaign.id, now: clock.now()) ? campaign : nil
+        return try await store.reading.announceOnce(member.id, campaign: campaign.id, now: clock.now(), scope: scope)
+            ? campaign : nil
     }
 
     /// The streak calendar of a month (today's when nil; never a month to come): the days
@@ -400,7 +404,7 @@ public struct ReadingFeature: Sendable {
     /// After the member's history changed (reads, a join, a device handed over): records the
     /// first read after joining, a 7-day streak, and (for a member who joined after reading
     /// enough) completion with its badge, each once: what the history shows now.
-    func updateProgress(_ member: MemberRecord) async throws {
+    func updateProgress(_ member: MemberRecord, scope: WriteScope) async throws {
         let today = clock.today(in: member.zone)
         guard let campaign = try await campaign(for: today) else { return }
         let reader = ReaderIdentity(member)
@@ -408,12 +412,13 @@ public struct ReadingFeature: Sendable {
         guard let enrollment else { return }
         let model = ReadingWidget.model(campaign: campaign, status: status, today: today)
         try await recordProgress(
-            member: member, campaign: campaign, enrollment: enrollment, status: status, model: model, today: today)
+            member: member, campaign: campaign, enrollment: enrollment, status: status, model: model, today: today,
+            scope: scope)
     }
 
     private func recordProgress(
         member: MemberRecord, campaign: Campaign, enrollment: Enrollment, status: ReaderStatus,
-        model: WidgetModel, today: LocalDay
+        model: WidgetModel, today: LocalDay, scope: WriteScope
     ) async throws {
         let subject = ReadOwner.member(member.id).key
         if status.readDays.contains(where: { $0 >= enrollment.joinDay }) {
@@ -426,7 +431,7 @@ public struct ReadingFeature: Sendable {
         if enrollment.completedOn == nil, let completedOn = model.completedOn {
             if try await store.reading.recordCompletion(
                 member.id, campaign: campaign.id, day: completedOn, badgeTitle: Self.badge(campaign).stored,
-                now: clock.now())
+                now: clock.now(), scope: scope)
             {
                 try await track(.completion, subject: subject, campaign: campaign.id, ["day": completedOn.iso])
             }
@@ -436,7 +441,8 @@ public struct ReadingFeature: Sendable {
     // MARK: Join, claim
 
     /// Joins the current campaign. Logged out: remembers the device's wish and asks to log in.
-    public func join(_ reader: ReaderIdentity, source: String = "widget") async throws -> Enrollment? {
+    public func join(_ reader: ReaderIdentity, source: String = "widget", scope: WriteScope) async throws -> Enrollment?
+    {
         let today = clock.today(in: reader.timeZone.timeZone)
         guard let campaign = try await campaign(for: today), campaign.startDay <= today else {
             throw DomainError.conflict(field: nil, message: Message("reading.error.nothingToJoin"))
@@ -449,19 +455,20 @@ public struct ReadingFeature: Sendable {
             guard let device = reader.deviceID else {
                 throw DomainError.unauthenticated(Message("reading.error.logInToJoin"))
             }
-            try await store.reading.addPendingJoin(device: device, campaign: campaign.id, now: clock.now())
+            try await store.reading.addPendingJoin(
+                device: device, campaign: campaign.id, now: clock.now(), scope: scope)
             return nil
         }
         let (enrollment, created) = try await store.reading.join(
-            member.id, campaign: campaign.id, day: today, now: clock.now())
+            member.id, campaign: campaign.id, day: today, now: clock.now(), scope: scope)
         if created {
             try await track(.join, subject: ReadOwner.member(member.id).key, campaign: campaign.id, ["source": source])
-            try await updateProgress(member)  // reads before joining may already complete it
+            try await updateProgress(member, scope: scope)  // reads before joining may already complete it
         }
         return enrollment
     }
 
-    public func claim(_ member: MemberRecord) async throws -> Date {
+    public func claim(_ member: MemberRecord, scope: WriteScope) async throws -> Date {
         let reader = ReaderIdentity(member)
         let today = clock.today(in: reader.timeZone.timeZone)
         guard let campaign = try await campaign(for: today),
@@ -483,7 +490,7 @@ public struct ReadingFeature: Sendable {
             throw DomainError.conflict(
                 field: nil, message: Message("reading.error.claimClosed", ["day": .day(campaign.claimUntilDay, .long)]))
         }
-        guard try await store.reading.claim(member.id, campaign: campaign.id, now: clock.now()) else {
+        guard try await store.reading.claim(member.id, campaign: campaign.id, now: clock.now(), scope: scope) else {
             throw DomainError.conflict(field: nil, message: Message("reading.error.claimedBefore"))
         }
         try await track(.claim, subject: ReadOwner.member(member.id).key, campaign: campaign.id, [:])
@@ -491,14 +498,14 @@ public struct ReadingFeature: Sendable {
     }
 
     /// After a device signs in: its reads become the member's, and a join it asked for happens.
-    public func adoptDevice(_ deviceID: String, member: MemberRecord) async throws {
+    public func adoptDevice(_ deviceID: String, member: MemberRecord, scope: WriteScope) async throws {
         guard Self.validDeviceID(deviceID) else { return }
-        let pending = try await store.reading.adoptDevice(deviceID, member: member.id)
+        let pending = try await store.reading.adoptDevice(deviceID, member: member.id, scope: scope)
         let reader = ReaderIdentity(member)
         if !pending.isEmpty {
-            _ = try? await join(reader, source: "login")
+            _ = try? await join(reader, source: "login", scope: scope)
         }
-        try await updateProgress(member)
+        try await updateProgress(member, scope: scope)
     }
 
     public static func validDeviceID(_ id: String) -> Bool {
@@ -561,7 +568,9 @@ public struct ReadingFeature: Sendable {
     /// read the challenge counts, under the event id the page was given, so that a report sent
     /// twice counts once. Returns whether it was newly recorded.
     @discardableResult
-    public func opened(_ title: String, language: String, eventID: String, for reader: ReaderIdentity) async throws
+    public func opened(
+        _ title: String, language: String, eventID: String, for reader: ReaderIdentity, scope: WriteScope
+    ) async throws
         -> Bool
     {
         let summary = await wiki.summary(title, language: language)
@@ -571,7 +580,7 @@ public struct ReadingFeature: Sendable {
                 title: summary?.title ?? title, language: language, at: clock.now(),
                 timeZone: reader.timeZone.identifier, thumbnailUrl: summary?.thumbnail?.source)
         ]) { _ in "" }
-        return try await !record(read, for: reader).isEmpty
+        return try await !record(read, for: reader, scope: scope).isEmpty
     }
 
     public func summary(_ title: String, language: String) async -> WikiSummary? {

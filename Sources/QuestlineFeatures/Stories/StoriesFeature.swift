@@ -84,20 +84,22 @@ public struct StoriesFeature: Sendable {
         try await store.stories.read { try await $0.preferences(member.id) }
     }
 
-    public func markOnboarded(_ member: MemberRecord) async throws {
-        try await store.stories.write { q in
+    public func markOnboarded(_ member: MemberRecord, scope: WriteScope) async throws {
+        try await store.stories.write(scope) { q in
             var preferences = try await q.preferences(member.id)
             preferences.onboarded = true
             try await q.setPreferences(member.id, preferences, now: clock.now())
         }
     }
 
-    public func setPreferences(_ member: MemberRecord, states: [String], tracks: [String], skip: Bool) async throws
+    public func setPreferences(
+        _ member: MemberRecord, states: [String], tracks: [String], skip: Bool, scope: WriteScope
+    ) async throws
         -> StoryPreferences
     {
         let chosen = try StoryRules.preferences(
             states: states, tracks: tracks, skip: skip, content: try await content())
-        return try await store.stories.write { q in
+        return try await store.stories.write(scope) { q in
             let preferences = StoryPreferences(
                 onboarded: true, skipped: skip, states: chosen.states, tracks: chosen.tracks)
             try await q.setPreferences(member.id, preferences, now: clock.now())
@@ -137,9 +139,11 @@ public struct StoriesFeature: Sendable {
     }
 
     /// Opens a page: returns it and records the progress (the furthest page is kept).
-    public func openPage(_ member: MemberRecord, story id: String, chapter: Int, page: Int) async throws -> (
-        Story, StoryChapter, StoryPage
-    ) {
+    public func openPage(_ member: MemberRecord, story id: String, chapter: Int, page: Int, scope: WriteScope)
+        async throws -> (
+            Story, StoryChapter, StoryPage
+        )
+    {
         let content = try await content()
         let story = try story(id, in: content)
         guard story.chapters.indices.contains(chapter) else {
@@ -149,7 +153,7 @@ public struct StoriesFeature: Sendable {
         guard chapterValue.pages.indices.contains(page) else {
             throw DomainError.notFound(Message("stories.error.noSuchPage"))
         }
-        try await store.stories.write { q in
+        try await store.stories.write(scope) { q in
             let lastPage = page == chapterValue.pages.count - 1
             if try await q.recordPage(
                 member.id, story: id, chapter: chapter, page: page, chapterID: chapterValue.id,
@@ -162,9 +166,11 @@ public struct StoriesFeature: Sendable {
         return (story, chapterValue, chapterValue.pages[page])
     }
 
-    public func setBookmark(_ member: MemberRecord, story id: String, on: Bool) async throws {
+    public func setBookmark(_ member: MemberRecord, story id: String, on: Bool, scope: WriteScope) async throws {
         _ = try story(id, in: try await content())
-        try await store.stories.write { try await $0.setBookmark(member.id, story: id, on: on, now: clock.now()) }
+        try await store.stories.write(scope) {
+            try await $0.setBookmark(member.id, story: id, on: on, now: clock.now())
+        }
     }
 
     // MARK: Comments
@@ -183,14 +189,15 @@ public struct StoriesFeature: Sendable {
         }
     }
 
-    public func addComment(_ member: MemberRecord, story id: String, chapter: Int, text: String) async throws
+    public func addComment(_ member: MemberRecord, story id: String, chapter: Int, text: String, scope: WriteScope)
+        async throws
         -> StoryComment
     {
         let content = try await content()
         let chapterID = try chapterID(try story(id, in: content), chapter)
         let body = try StoryRules.comment(text)
         let commentID = ids.makeUUID().uuidString.lowercased()
-        return try await store.stories.write { q in
+        return try await store.stories.write(scope) { q in
             try await q.addComment(
                 id: commentID, member: member.id, story: id, chapter: chapterID, body: body, now: clock.now())
             try await awardBadges(q, member: member, content: content)
@@ -200,8 +207,8 @@ public struct StoriesFeature: Sendable {
     }
 
     /// A member deletes only their own comments.
-    public func deleteComment(_ member: MemberRecord, id: String) async throws {
-        try await store.stories.write { q in
+    public func deleteComment(_ member: MemberRecord, id: String, scope: WriteScope) async throws {
+        try await store.stories.write(scope) { q in
             guard let comment = try await q.comment(id) else {
                 throw DomainError.notFound(Message("stories.error.noSuchComment"))
             }
@@ -212,11 +219,11 @@ public struct StoriesFeature: Sendable {
 
     // MARK: Selfies and rewards
 
-    public func uploadSelfie(_ member: MemberRecord, story id: String, bytes: [UInt8]) async throws {
+    public func uploadSelfie(_ member: MemberRecord, story id: String, bytes: [UInt8], scope: WriteScope) async throws {
         let content = try await content()
         _ = try story(id, in: content)
         let type = try UploadedImage.validate(bytes, field: "selfie")
-        try await store.stories.write { q in
+        try await store.stories.write(scope) { q in
             try await q.putImage(member.id, kind: "selfie:" + id, contentType: type, bytes: bytes, now: clock.now())
             try await awardBadges(q, member: member, content: content)
             try await completeTasks(q, .selfie, member: member, content: content)
@@ -232,11 +239,11 @@ public struct StoriesFeature: Sendable {
     }
 
     /// Collects a story's rewards: needs a selfie, happens once.
-    public func collect(_ member: MemberRecord, story id: String) async throws -> CollectedReward {
+    public func collect(_ member: MemberRecord, story id: String, scope: WriteScope) async throws -> CollectedReward {
         let content = try await content()
         let story = try story(id, in: content)
         let now = clock.now()
-        return try await store.stories.write { q in
+        return try await store.stories.write(scope) { q in
             try await q.points.lock(member.id)
             // The rewards are for reading the story: a page of it must have been opened.
             guard try await q.activity(member.id).progress[id] != nil else {
@@ -328,7 +335,9 @@ public struct StoriesFeature: Sendable {
         }
     }
 
-    public func setDetails(_ member: MemberRecord, location: String, favouriteTrack: String, bio: String) async throws
+    public func setDetails(
+        _ member: MemberRecord, location: String, favouriteTrack: String, bio: String, scope: WriteScope
+    ) async throws
         -> MemberDetails
     {
         var v = FieldValidation()
@@ -346,13 +355,13 @@ public struct StoriesFeature: Sendable {
             favouriteTrack: field(favouriteTrack, "favouriteTrack", max: 80),
             bio: field(bio, "bio", max: 500))
         try v.finish()
-        try await store.stories.write { try await $0.setDetails(member.id, details, now: clock.now()) }
+        try await store.stories.write(scope) { try await $0.setDetails(member.id, details, now: clock.now()) }
         return details
     }
 
-    public func uploadPhoto(_ member: MemberRecord, bytes: [UInt8]) async throws {
+    public func uploadPhoto(_ member: MemberRecord, bytes: [UInt8], scope: WriteScope) async throws {
         let type = try UploadedImage.validate(bytes, field: "photo")
-        try await store.stories.write {
+        try await store.stories.write(scope) {
             try await $0.putImage(member.id, kind: "photo", contentType: type, bytes: bytes, now: clock.now())
         }
     }
@@ -398,15 +407,16 @@ public struct StoriesFeature: Sendable {
 
     /// The stories were opened (the web app's Stories area, or an app's check-in): the "open"
     /// tasks are done for today.
-    public func checkIn(_ member: MemberRecord) async throws {
+    public func checkIn(_ member: MemberRecord, scope: WriteScope) async throws {
         let content = try await content()
         guard content.dailyTasks.contains(where: { $0.action == .open }) else { return }
-        try await store.stories.write { q in try await completeTasks(q, .open, member: member, content: content) }
+        try await store.stories.write(scope) { q in try await completeTasks(q, .open, member: member, content: content)
+        }
     }
 
     /// Completes a task through the API: only a task done by opening the stories (an app's
     /// check-in); the others complete themselves when their action is done, never on a claim.
-    public func completeTask(_ member: MemberRecord, task id: String) async throws -> Int {
+    public func completeTask(_ member: MemberRecord, task id: String, scope: WriteScope) async throws -> Int {
         let content = try await content()
         guard let task = content.dailyTasks.first(where: { $0.id == id }) else {
             throw DomainError.notFound(Message("stories.error.noSuchTask"))
@@ -416,7 +426,7 @@ public struct StoriesFeature: Sendable {
         }
         let now = clock.now()
         let today = LocalDay(now, in: member.zone)
-        return try await store.stories.write { q in
+        return try await store.stories.write(scope) { q in
             guard try await q.completeTask(member.id, task: id, day: today, now: now) else {
                 throw DomainError.conflict(
                     field: nil, message: Message("stories.error.taskDoneToday", ["task": .text(task.title)]))
@@ -437,11 +447,13 @@ public struct StoriesFeature: Sendable {
     }
 
     /// Buys a card: spends its price (never below zero) and adds it to the collection.
-    public func buy(_ member: MemberRecord, card id: String) async throws -> (card: TradingCard, balance: Int) {
+    public func buy(_ member: MemberRecord, card id: String, scope: WriteScope) async throws -> (
+        card: TradingCard, balance: Int
+    ) {
         let content = try await content()
         guard let card = content.card(id) else { throw DomainError.notFound(Message("stories.error.noSuchCard")) }
         let now = clock.now()
-        return try await store.stories.write { q in
+        return try await store.stories.write(scope) { q in
             let balance: Int
             do {
                 balance = try await q.points.append(

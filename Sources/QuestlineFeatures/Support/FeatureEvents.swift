@@ -10,7 +10,9 @@ public enum FeatureEvent: Sendable {
 
 /// A feature that reacts to other features' events.
 public protocol FeatureEventListener: Sendable {
-    func handle(_ event: FeatureEvent) async throws
+    /// Follows `event`; what it writes is written in `scope`, the publisher's (its acting member
+    /// checked, its request's idempotency claim marked), as the publisher's own write.
+    func handle(_ event: FeatureEvent, scope: WriteScope) async throws
 }
 
 /// The listeners of one composition. `publish` runs each in list order, after the publisher's
@@ -21,7 +23,7 @@ public struct FeatureEvents: Sendable {
 
     public init(_ listeners: [any FeatureEventListener] = []) { self.listeners = listeners }
 
-    public func publish(_ event: FeatureEvent) async throws {
-        for listener in listeners { try await listener.handle(event) }
+    public func publish(_ event: FeatureEvent, scope: WriteScope) async throws {
+        for listener in listeners { try await listener.handle(event, scope: scope) }
     }
 }

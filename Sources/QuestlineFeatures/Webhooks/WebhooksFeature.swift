@@ -49,7 +49,8 @@ public struct WebhooksFeature: Sendable {
             } else {
                 plain = stored
             }
-            try await store.outbox.setEndpointSecret(id, secret: try secrets.seal(plain, purpose: Self.secretPurpose))
+            try await store.outbox.setEndpointSecret(
+                id, secret: try secrets.seal(plain, purpose: Self.secretPurpose), scope: .system)
             resealed += 1
         }
         return (resealed, unreadable)
@@ -60,9 +61,11 @@ public struct WebhooksFeature: Sendable {
     }
 
     /// Registers an endpoint; returns it with its signing secret, which is shown only now.
-    public func create(url: String, events: [String], description: String?, as actor: MemberRecord) async throws -> (
-        WebhookEndpoint, secret: String
-    ) {
+    public func create(url: String, events: [String], description: String?, as actor: MemberRecord, scope: WriteScope)
+        async throws -> (
+            WebhookEndpoint, secret: String
+        )
+    {
         try requireAdmin(actor)
         var v = FieldValidation()
         var address: String?
@@ -105,7 +108,8 @@ public struct WebhooksFeature: Sendable {
             createdAt: clock.now())
         let secret = "whsec_" + Secret.makeToken()
         // Stored sealed: a copy of the database does not sign deliveries.
-        try await store.outbox.createEndpoint(endpoint, secret: try secrets.seal(secret, purpose: Self.secretPurpose))
+        try await store.outbox.createEndpoint(
+            endpoint, secret: try secrets.seal(secret, purpose: Self.secretPurpose), scope: scope)
         return (endpoint, secret)
     }
 
@@ -114,9 +118,9 @@ public struct WebhooksFeature: Sendable {
         return try await store.outbox.endpoints()
     }
 
-    public func delete(_ id: String, as actor: MemberRecord) async throws {
+    public func delete(_ id: String, as actor: MemberRecord, scope: WriteScope) async throws {
         try requireAdmin(actor)
-        guard try await store.outbox.deleteEndpoint(id) else {
+        guard try await store.outbox.deleteEndpoint(id, scope: scope) else {
             throw DomainError.notFound(Message("webhooks.error.noSuchEndpoint"))
         }
     }
@@ -131,9 +135,9 @@ public struct WebhooksFeature: Sendable {
         return try await store.outbox.deliveries(endpoint: endpoint, limit: limit, offset: offset)
     }
 
-    public func replay(_ delivery: String, as actor: MemberRecord) async throws -> WebhookDelivery {
+    public func replay(_ delivery: String, as actor: MemberRecord, scope: WriteScope) async throws -> WebhookDelivery {
         try requireAdmin(actor)
-        guard let replayed = try await store.outbox.replay(delivery, now: clock.now()) else {
+        guard let replayed = try await store.outbox.replay(delivery, now: clock.now(), scope: scope) else {
             throw DomainError.notFound(Message("webhooks.error.noSuchDelivery"))
         }
         return replayed
@@ -192,7 +196,7 @@ public struct WebhookSender: Service {
     /// One pass: returns how many deliveries it attempted.
     @discardableResult
     public func pass() async throws -> Int {
-        let due = try await store.outbox.claimDue(now: clock.now(), lease: Self.lease, limit: 20)
+        let due = try await store.outbox.claimDue(now: clock.now(), lease: Self.lease, limit: 20, scope: .system)
         await withTaskGroup(of: Void.self) { group in
             for delivery in due { group.addTask { await send(delivery) } }
         }
@@ -213,7 +217,7 @@ public struct WebhookSender: Service {
         do {
             try await store.outbox.attempted(
                 delivery.id, status: status, error: failure?.rawValue, delivered: delivered, retryAt: retry,
-                now: clock.now())
+                now: clock.now(), scope: .system)
         } catch {
             logger.warning(
                 "Webhook outcome not recorded; the lease expires and it is sent again",

@@ -12,20 +12,24 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let signedIn = try await accounts.signUp(
             email: body.email, password: body.password,
-            displayName: body.displayName, timeZone: body.timeZone)
-        if let device = body.deviceId { try await reading.adoptDevice(device, member: signedIn.member) }
+            displayName: body.displayName, timeZone: body.timeZone, scope: writeScope)
+        if let device = body.deviceId {
+            try await reading.adoptDevice(device, member: signedIn.member, scope: writeScope)
+        }
         return .created(.init(body: .json(.init(signedIn))))
     }
 
     func logIn(_ input: Operations.logIn.Input) async throws -> Operations.logIn.Output {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let signedIn = try await accounts.logIn(login: body.login, password: body.password)
-        if let device = body.deviceId { try await reading.adoptDevice(device, member: signedIn.member) }
+        let signedIn = try await accounts.logIn(login: body.login, password: body.password, scope: writeScope)
+        if let device = body.deviceId {
+            try await reading.adoptDevice(device, member: signedIn.member, scope: writeScope)
+        }
         return .ok(.init(body: .json(.init(signedIn))))
     }
 
     func logOut(_ input: Operations.logOut.Input) async throws -> Operations.logOut.Output {
-        try await accounts.logOut(identity)
+        try await accounts.logOut(identity, scope: writeScope)
         return .noContent(.init())
     }
 
@@ -37,19 +41,21 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let updated = try await accounts.updateProfile(
-            me.id, as: me, displayName: body.displayName, timeZone: body.timeZone, language: body.language)
+            me.id, as: me, displayName: body.displayName, timeZone: body.timeZone, language: body.language,
+            scope: writeScope)
         return .ok(.init(body: .json(.init(updated))))
     }
 
     func deleteMe(_ input: Operations.deleteMe.Input) async throws -> Operations.deleteMe.Output {
         let me = try identity.requireMember()
-        try await accounts.deleteMember(me.id, as: me)
+        try await accounts.deleteMember(me.id, as: me, scope: writeScope)
         return .noContent(.init())
     }
 
     func deleteMember(_ input: Operations.deleteMember.Input) async throws -> Operations.deleteMember.Output {
         let me = try identity.requireMember()
-        try await accounts.deleteMember(try MemberID.parse(input.path.memberId, field: "memberId"), as: me)
+        try await accounts.deleteMember(
+            try MemberID.parse(input.path.memberId, field: "memberId"), as: me, scope: writeScope)
         return .noContent(.init())
     }
 
@@ -99,14 +105,14 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let updated = try await accounts.updateProfile(
             try MemberID.parse(input.path.memberId, field: "memberId"), as: me,
-            displayName: body.displayName, timeZone: body.timeZone, language: body.language)
+            displayName: body.displayName, timeZone: body.timeZone, language: body.language, scope: writeScope)
         return .ok(.init(body: .json(.init(updated))))
     }
 
     func createHousehold(_ input: Operations.createHousehold.Input) async throws -> Operations.createHousehold.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let household = try await accounts.createHousehold(name: body.name, as: me)
+        let household = try await accounts.createHousehold(name: body.name, as: me, scope: writeScope)
         return .created(.init(body: .json(.init(household))))
     }
 
@@ -123,7 +129,7 @@ extension APIImplementation {
         let child = try await accounts.createChild(
             in: try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me, username: body.username,
             password: body.password,
-            displayName: body.displayName, timeZone: body.timeZone)
+            displayName: body.displayName, timeZone: body.timeZone, scope: writeScope)
         return .created(.init(body: .json(.init(child))))
     }
 
@@ -133,7 +139,8 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let role = HouseholdRole(rawValue: body.role.rawValue) ?? .child
         let invitation = try await accounts.invite(
-            to: try HouseholdID.parse(input.path.householdId, field: "householdId"), role: role, as: me)
+            to: try HouseholdID.parse(input.path.householdId, field: "householdId"), role: role, as: me,
+            scope: writeScope)
         return .created(
             .init(body: .json(.init(code: invitation.code, role: body.role, expiresAt: invitation.expiresAt))))
     }
@@ -142,7 +149,7 @@ extension APIImplementation {
     {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let household = try await accounts.acceptInvitation(code: body.code, as: me)
+        let household = try await accounts.acceptInvitation(code: body.code, as: me, scope: writeScope)
         return .ok(.init(body: .json(.init(household))))
     }
 }
@@ -201,7 +208,7 @@ extension APIImplementation {
         let saved = try await notifications.setPreferences(
             me, streakReminders: body.streakReminders, questUpdates: body.questUpdates ?? true,
             quietStart: body.quietHours?.start,
-            quietEnd: body.quietHours?.end)
+            quietEnd: body.quietHours?.end, scope: writeScope)
         return .ok(.init(body: .json(.init(saved))))
     }
 }

@@ -68,7 +68,8 @@ struct AccountsPages {
         let now = accounts.clock.now()
         let page = HomePage(
             today: LocalDay(now, in: member.zone),
-            announcement: try await reading.announcement(member, widget: widget), widget: widget,
+            announcement: try await reading.announcement(member, widget: widget, scope: context.scope.write),
+            widget: widget,
             requests: WaitingRequests(
                 try await family.shield.waitingRequests(as: member), viewer: member, now: now, back: "/"),
             live: liveEventsPath(member), notice: flash.text(of: .notice, in: request), localizer: context.localizer)
@@ -83,8 +84,8 @@ struct AccountsPages {
         do {
             let signedIn = try await accounts.signUp(
                 email: form["email"], password: form["password"],
-                displayName: form["displayName"], timeZone: form["timeZone"])
-            try await adoptDevice(request, signedIn)
+                displayName: form["displayName"], timeZone: form["timeZone"], scope: context.scope.write)
+            try await adoptDevice(request, signedIn, scope: context.scope.write)
             return signedInRedirect(signedIn, to: safeNext(form["next"]))
         } catch let error as DomainError {
             let values = ["email": form["email"], "displayName": form["displayName"], "timeZone": form["timeZone"]]
@@ -99,8 +100,9 @@ struct AccountsPages {
     private func logIn(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let form = try await Form(request)
         do {
-            let signedIn = try await accounts.logIn(login: form["login"], password: form["password"])
-            try await adoptDevice(request, signedIn)
+            let signedIn = try await accounts.logIn(
+                login: form["login"], password: form["password"], scope: context.scope.write)
+            try await adoptDevice(request, signedIn, scope: context.scope.write)
             return signedInRedirect(signedIn, to: safeNext(form["next"]))
         } catch let error as DomainError {
             return loginPage(
@@ -122,7 +124,7 @@ struct AccountsPages {
     }
 
     private func logOut(_ context: AppRequestContext) async throws -> Response {
-        if context.identity.member != nil { try await accounts.logOut(context.identity) }
+        if context.identity.member != nil { try await accounts.logOut(context.identity, scope: context.scope.write) }
         var response = Response.redirect(to: "/login?signedOut=1", type: .normal)
         response.setCookie(sessionCookie(value: "", maxAge: 0))
         return response
@@ -131,9 +133,9 @@ struct AccountsPages {
     // MARK: Helpers
 
     /// This browser's reads and pending join (made before signing in) become the member's.
-    private func adoptDevice(_ request: Request, _ signedIn: SignedIn) async throws {
+    private func adoptDevice(_ request: Request, _ signedIn: SignedIn, scope: WriteScope) async throws {
         if let device = request.cookies[ReadingPages.deviceCookie]?.value {
-            try await reading.reading.adoptDevice(device, member: signedIn.member)
+            try await reading.reading.adoptDevice(device, member: signedIn.member, scope: scope)
         }
     }
 

@@ -46,7 +46,7 @@ extension AccountsPages {
         do {
             _ = try await accounts.updateProfile(
                 member.id, as: member, displayName: form["displayName"], timeZone: setsZone ? form["timeZone"] : nil,
-                language: form["language"].isEmpty ? nil : form["language"])
+                language: form["language"].isEmpty ? nil : form["language"], scope: context.scope.write)
             return Response.redirect(to: "/profile?saved=1", type: .normal)
         } catch let error as DomainError {
             let values = [
@@ -69,7 +69,8 @@ extension AccountsPages {
             _ = try await notifications.setPreferences(
                 member, streakReminders: sent.streakReminders, questUpdates: sent.questUpdates,
                 quietStart: sent.quiet ? try Self.hour(sent.start, field: "quietHours.start") : nil,
-                quietEnd: sent.quiet ? try Self.hour(sent.end, field: "quietHours.end") : nil)
+                quietEnd: sent.quiet ? try Self.hour(sent.end, field: "quietHours.end") : nil,
+                scope: context.scope.write)
             return Response.redirect(to: "/profile?notifications=1#notifications-title", type: .normal)
         } catch let error as DomainError {
             return try await profile(request, context, refused: .notifications(sent, error))
@@ -85,7 +86,8 @@ extension AccountsPages {
         let member = try context.requireWebMember(next: "/profile")
         let form = try await Form(request)
         do {
-            let household = try await accounts.createHousehold(name: form["name"], as: member)
+            let household = try await accounts.createHousehold(
+                name: form["name"], as: member, scope: context.scope.write)
             return flash.redirect(
                 to: "/profile", .notice,
                 context.localizer("profile.notice.householdCreated", ["household": .text(household.name)]))
@@ -103,7 +105,7 @@ extension AccountsPages {
         do {
             let child = try await accounts.createChild(
                 in: household, as: member, username: form["username"], password: form["password"],
-                displayName: form["displayName"], timeZone: nil)
+                displayName: form["displayName"], timeZone: nil, scope: context.scope.write)
             return flash.redirect(
                 to: "/profile", .notice,
                 context.localizer(
@@ -141,7 +143,7 @@ extension AccountsPages {
     func deleteAccount(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/profile")
         do {
-            try await accounts.deleteMember(member.id, as: member)
+            try await accounts.deleteMember(member.id, as: member, scope: context.scope.write)
         } catch let error as DomainError {
             return try await profile(request, context, refused: .account(error))
         }
@@ -155,7 +157,7 @@ extension AccountsPages {
         let member = try context.requireWebMember(next: "/profile")
         let child = try MemberID.parse(context.parameters.get("child") ?? "", field: "child")
         do {
-            try await accounts.deleteMember(child, as: member)
+            try await accounts.deleteMember(child, as: member, scope: context.scope.write)
         } catch let error as DomainError {
             return try await profile(request, context, refused: .account(error))
         }

@@ -28,14 +28,16 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let saved = try await activity.save(
-            me, language: body.language, title: body.title, list: body.readingList, thumbnailURL: body.thumbnailUrl)
+            me, language: body.language, title: body.title, list: body.readingList, thumbnailURL: body.thumbnailUrl,
+            scope: writeScope)
         return .ok(.init(body: .json(.init(saved: saved))))
     }
 
     func unsaveArticle(_ input: Operations.unsaveArticle.Input) async throws -> Operations.unsaveArticle.Output {
         let me = try identity.requireMember()
         _ = try await activity.unsave(
-            me, language: input.query.language, title: input.query.title, list: input.query.readingList)
+            me, language: input.query.language, title: input.query.title, list: input.query.readingList,
+            scope: writeScope)
         return .noContent(.init())
     }
 
@@ -49,7 +51,7 @@ extension APIImplementation {
                 readingList: $0.readingList)
         }
         let report = try await activity.importBatch(
-            me, importID: body.importId, total: body.total, offset: body.offset, items: items)
+            me, importID: body.importId, total: body.total, offset: body.offset, items: items, scope: writeScope)
         return .ok(
             .init(
                 body: .json(
@@ -111,7 +113,8 @@ extension APIImplementation {
                 field: "intervals", Message("activity.error.intervalBatch", ["count": .number(500)]))
         }
         let recorded = try await activity.recordTime(
-            .member(me.id), intervals: body.intervals.map { ($0.eventId, $0.start, $0.end, $0.timeZone, $0.articleId) })
+            .member(me.id), intervals: body.intervals.map { ($0.eventId, $0.start, $0.end, $0.timeZone, $0.articleId) },
+            scope: writeScope)
         return .ok(.init(body: .json(.init(recorded: recorded))))
     }
 }

@@ -71,7 +71,8 @@ struct ActivityPages {
     private func remove(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/activity/saved")
         let form = try await Form(request)
-        _ = try await activity.unsave(member, language: form["language"], title: form["title"], list: nil)
+        _ = try await activity.unsave(
+            member, language: form["language"], title: form["title"], list: nil, scope: context.scope.write)
         return Response.redirect(to: "/activity/saved?removed=1", type: .normal)
     }
 
@@ -81,7 +82,8 @@ struct ActivityPages {
         let form = try await Form(request)
         _ = try await activity.save(
             member, language: form["language"], title: form["title"],
-            list: form["readingList"].isEmpty ? nil : form["readingList"], thumbnailURL: nil)
+            list: form["readingList"].isEmpty ? nil : form["readingList"], thumbnailURL: nil, scope: context.scope.write
+        )
         var components = URLComponents()
         components.path = "/reading/article"
         components.queryItems = [

@@ -40,7 +40,10 @@ final class APIImplementation: APIProtocol {
         self.leagues = leagues
     }
 
+    /// Who asks (`RequestScope`).
     var identity: Identity { RequestScope.current.identity }
+    /// What the request's writes act in (`RequestScope.write`).
+    var writeScope: WriteScope { RequestScope.current.write }
 
     /// The one refusal of a body that is not the JSON the operation takes. (The generator makes
     /// each request body an enum with a `.json` case; a handler unwraps it with `guard case`.)

@@ -17,7 +17,8 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
-        let (sent, names) = try await cheers.send(body.cheer, to: body.to, household: household, as: me)
+        let (sent, names) = try await cheers.send(
+            body.cheer, to: body.to, household: household, as: me, scope: writeScope)
         return .created(.init(body: .json(.init(sent, names: names, localizer: RequestLanguage.localizer))))
     }
 
@@ -27,7 +28,8 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         try await cheers.setEnabled(
-            try HouseholdID.parse(input.path.householdId, field: "householdId"), body.enabled, as: me)
+            try HouseholdID.parse(input.path.householdId, field: "householdId"), body.enabled, as: me, scope: writeScope
+        )
         return .noContent(.init())
     }
 }

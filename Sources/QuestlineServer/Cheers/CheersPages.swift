@@ -107,7 +107,7 @@ struct CheersModule: FeatureModule {
         let form = try await Form(request)
         do {
             let (sent, _) = try await cheers.send(
-                form["cheer"], to: form["to"], household: try household(of: me), as: me)
+                form["cheer"], to: form["to"], household: try household(of: me), as: me, scope: context.scope.write)
             return flash.redirect(
                 to: "/quests/family/cheers", .notice,
                 context.localizer(
@@ -121,7 +121,7 @@ struct CheersModule: FeatureModule {
         let me = try context.requireWebMember(next: "/quests/family/cheers")
         let form = try await Form(request)
         let enabled = form["enabled"] == "on"
-        try await cheers.setEnabled(try household(of: me), enabled, as: me)
+        try await cheers.setEnabled(try household(of: me), enabled, as: me, scope: context.scope.write)
         return flash.redirect(
             to: "/quests/family/cheers", .notice,
             context.localizer(enabled ? "quests.notice.cheersOn" : "quests.notice.cheersOff"))

@@ -54,7 +54,7 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let language = try GameLanguage(body.language ?? "en")
         let date = try games.gameDate(body.date, for: me)
-        let (record, created) = try await games.start(me, language: language, date: date)
+        let (record, created) = try await games.start(me, language: language, date: date, scope: writeScope)
         let view = Components.Schemas.GameSessionView(record)
         return created ? .created(.init(body: .json(view))) : .ok(.init(body: .json(view)))
     }
@@ -69,7 +69,7 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let choice = Choice(rawValue: body.choice.rawValue) ?? .first
         let (record, result) = try await games.answer(
-            input.path.sessionId, of: me, questionIndex: body.questionIndex, choice: choice)
+            input.path.sessionId, of: me, questionIndex: body.questionIndex, choice: choice, scope: writeScope)
         return .ok(.init(body: .json(.init(result, record.session))))
     }
 

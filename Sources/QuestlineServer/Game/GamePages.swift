@@ -45,7 +45,7 @@ struct GamePages: FeatureModule {
         let form = try await Form(request)
         let chosen = try GameLanguage(form["language"])
         _ = try await accounts.updateProfile(
-            member.id, as: member, displayName: nil, timeZone: nil, language: chosen.code)
+            member.id, as: member, displayName: nil, timeZone: nil, language: chosen.code, scope: context.scope.write)
         return Response.redirect(to: "/game", type: .normal)
     }
 
@@ -56,7 +56,7 @@ struct GamePages: FeatureModule {
         let form = try await Form(request)
         let language = try GameLanguage(form["language"].isEmpty ? "en" : form["language"])
         let date = try games.gameDate(form["date"], for: member)
-        let (record, _) = try await games.start(member, language: language, date: date)
+        let (record, _) = try await games.start(member, language: language, date: date, scope: context.scope.write)
         return Response.redirect(to: "/game/play/\(record.id)", type: .normal)
     }
 
@@ -89,7 +89,7 @@ struct GamePages: FeatureModule {
             return Response.redirect(to: "/game/play/\(id)?choose=1", type: .normal)
         }
         do {
-            _ = try await games.answer(id, of: member, questionIndex: index, choice: choice)
+            _ = try await games.answer(id, of: member, questionIndex: index, choice: choice, scope: context.scope.write)
         } catch DomainError.conflict {
             // An old copy of a question (Back, a second tab): not an error page, but where the game
             // stands: the verdict of a question answered before, else the current question.

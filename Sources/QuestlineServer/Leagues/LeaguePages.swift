@@ -153,13 +153,13 @@ struct LeaguePages: FeatureModule {
         let form = try await Form(request)
         let joined = form["joined"] == "on"
         guard !form["member"].isEmpty, form["member"] != me.id.rawValue else {
-            try await leagues.setJoined(joined, as: me)
+            try await leagues.setJoined(joined, as: me, scope: context.scope.write)
             return flash.redirect(
                 to: "/league", .notice,
                 context.localizer(joined ? "leagues.notice.joined" : "leagues.notice.left"))
         }
         let child = try MemberID.parse(form["member"], field: "member")
-        try await leagues.setJoined(joined, member: child, as: me)
+        try await leagues.setJoined(joined, member: child, as: me, scope: context.scope.write)
         let name = try await leagues.league(as: me).children.first { $0.child.id == child }?.child.displayName ?? ""
         return flash.redirect(
             to: "/league", .notice,
@@ -171,7 +171,7 @@ struct LeaguePages: FeatureModule {
         let me = try context.requireWebMember(next: "/league")
         let form = try await Form(request)
         return try await submitting {
-            let group = try await leagues.createFriendGroup(name: form["name"], as: me)
+            let group = try await leagues.createFriendGroup(name: form["name"], as: me, scope: context.scope.write)
             return flash.redirect(
                 to: "/league", .notice,
                 context.localizer(
@@ -186,7 +186,7 @@ struct LeaguePages: FeatureModule {
         let me = try context.requireWebMember(next: "/league")
         let form = try await Form(request)
         return try await submitting {
-            let group = try await leagues.joinFriendGroup(code: form["code"], as: me)
+            let group = try await leagues.joinFriendGroup(code: form["code"], as: me, scope: context.scope.write)
             return flash.redirect(
                 to: "/league", .notice, context.localizer("leagues.notice.groupJoined", ["group": .text(group.name)]))
         } refused: { error in
@@ -196,7 +196,7 @@ struct LeaguePages: FeatureModule {
 
     private func leaveGroup(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/league")
-        try await leagues.leaveFriendGroup(context.parameters.get("group") ?? "", as: me)
+        try await leagues.leaveFriendGroup(context.parameters.get("group") ?? "", as: me, scope: context.scope.write)
         return flash.redirect(to: "/league", .notice, context.localizer("leagues.notice.groupLeft"))
     }
 }

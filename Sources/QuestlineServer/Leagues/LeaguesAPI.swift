@@ -16,7 +16,7 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let member = try body.memberId.map { try MemberID.parse($0, field: "memberId") }
-        try await leagues.setJoined(body.joined, member: member, as: me)
+        try await leagues.setJoined(body.joined, member: member, as: me, scope: writeScope)
         return .ok(.init(body: .json(.init(try await leagues.league(as: me), localizer: RequestLanguage.localizer))))
     }
 
@@ -25,7 +25,7 @@ extension APIImplementation {
     {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let group = try await leagues.createFriendGroup(name: body.name, as: me)
+        let group = try await leagues.createFriendGroup(name: body.name, as: me, scope: writeScope)
         let view = try await leagues.league(as: me)
         return .created(.init(body: .json(.init(group, view: view))))
     }
@@ -33,7 +33,7 @@ extension APIImplementation {
     func joinFriendGroup(_ input: Operations.joinFriendGroup.Input) async throws -> Operations.joinFriendGroup.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let group = try await leagues.joinFriendGroup(code: body.code, as: me)
+        let group = try await leagues.joinFriendGroup(code: body.code, as: me, scope: writeScope)
         let view = try await leagues.league(as: me)
         return .ok(.init(body: .json(.init(group, view: view))))
     }
@@ -41,7 +41,7 @@ extension APIImplementation {
     func leaveFriendGroup(_ input: Operations.leaveFriendGroup.Input) async throws -> Operations.leaveFriendGroup.Output
     {
         let me = try identity.requireMember()
-        try await leagues.leaveFriendGroup(input.path.groupId, as: me)
+        try await leagues.leaveFriendGroup(input.path.groupId, as: me, scope: writeScope)
         return .noContent(.init())
     }
 }

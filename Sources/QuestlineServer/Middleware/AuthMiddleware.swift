@@ -33,14 +33,9 @@ struct AuthMiddleware: RouterMiddleware {
         context.askedLanguage = asked
         // The page to come back to after choosing a language: pages only (the API has no menu).
         if !request.uri.path.hasPrefix("/api/") { context.pagePath = LanguageMenu.next(request) }
-        // Every write the request commits checks that its member still exists (`ActingMember`).
         var response: Response
         do {
-            response = try await ActingMember.$current.withValue(identity.member?.id) {
-                try await RequestScope.$current.withValue(RequestScope(identity: identity, language: language)) {
-                    try await next(request, context)
-                }
-            }
+            response = try await RequestScope.$current.withValue(context.scope) { try await next(request, context) }
         } catch let redirect as Redirect {
             response = Response.redirect(to: redirect.location, type: .normal)
         } catch let error as HTTPError {

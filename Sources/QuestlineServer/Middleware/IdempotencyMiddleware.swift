@@ -14,9 +14,9 @@ import QuestlineStore
 /// signed-in member, else the device (`X-Device-Id`), else anonymous. The same key with the same
 /// method, path and body returns the first response again, marked `Idempotent-Replayed: true`,
 /// with no second effect; the same key with anything different is refused with 422; a retry
-/// while the first is still running gets 409. The request runs under its claim
-/// (`IdempotencyClaim.current`): every transaction it commits marks the key applied in that
-/// transaction, so a write and its key commit together. Failures before anything committed
+/// while the first is still running gets 409. The request runs under its claim (in its
+/// `RequestScope`, whose `write` scope every write of the request takes): every transaction it
+/// commits marks the key applied in that transaction, so a write and its key commit together. Failures before anything committed
 /// (5xx, and 401/408/409/429) release the key so a retry runs the write; once something
 /// committed, the response is kept whatever it is. Keys are kept for 24 hours.
 ///
@@ -94,7 +94,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
 
         let response: Response
         do {
-            response = try await IdempotencyClaim.$current.withValue(claim) { try await next(request, context) }
+            var context = context
+            context.scope.claim = claim
+            response = try await RequestScope.$current.withValue(context.scope) { try await next(request, context) }
         } catch {
             let problem = Problem.from(error)
             // Released when nothing committed and the failure is worth retrying; otherwise this

@@ -205,7 +205,8 @@ extension QuestsPages {
         typed.unlockMinutes = body["unlockMinutes"]
         return try await submitting {
             let spec = try Self.coopSpec(body)
-            let view = try await family.quests.createCoopQuest(try sharedHousehold(of: me), spec: spec, as: me)
+            let view = try await family.quests.createCoopQuest(
+                try sharedHousehold(of: me), spec: spec, as: me, scope: context.scope.write)
             return flash.redirect(
                 to: "/quests/family/coop", .notice,
                 view.phase == .completed
@@ -256,7 +257,7 @@ extension QuestsPages {
     private func cancelCoop(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try context.requireWebMember(next: "/quests/family/coop")
         let id = try CoopQuestID.parse(context.parameters.get("quest") ?? "", field: "quest")
-        try await family.quests.cancelCoopQuest(id, as: me)
+        try await family.quests.cancelCoopQuest(id, as: me, scope: context.scope.write)
         return flash.redirect(to: "/quests/family/coop", .notice, context.localizer("quests.notice.coopCancelled"))
     }
 }

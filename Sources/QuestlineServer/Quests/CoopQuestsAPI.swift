@@ -20,7 +20,8 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
-        let view = try await family.quests.createCoopQuest(household, spec: try CoopQuestSpec(body), as: me)
+        let view = try await family.quests.createCoopQuest(
+            household, spec: try CoopQuestSpec(body), as: me, scope: writeScope)
         return .created(.init(body: .json(.init(view, localizer: RequestLanguage.localizer))))
     }
 
@@ -36,7 +37,7 @@ extension APIImplementation {
     func cancelCoopQuest(_ input: Operations.cancelCoopQuest.Input) async throws -> Operations.cancelCoopQuest.Output {
         let me = try identity.requireMember()
         let id = try CoopQuestID.parse(input.path.coopQuestId, field: "coopQuestId")
-        try await family.quests.cancelCoopQuest(id, as: me)
+        try await family.quests.cancelCoopQuest(id, as: me, scope: writeScope)
         return .ok(
             .init(
                 body: .json(.init(try await family.quests.coopQuest(id, as: me), localizer: RequestLanguage.localizer)))

@@ -20,7 +20,8 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let household = try HouseholdID.parse(input.path.householdId, field: "householdId")
         try await family.quests.setFamilyStreak(
-            household, member: try MemberID.parse(input.path.memberId, field: "memberId"), joined: body.joined, as: me)
+            household, member: try MemberID.parse(input.path.memberId, field: "memberId"), joined: body.joined, as: me,
+            scope: writeScope)
         return .ok(.init(body: .json(.init(try await family.quests.familyStreak(household, as: me)))))
     }
 }

@@ -128,7 +128,7 @@ extension QuestsPages {
         do {
             try await family.quests.setFamilyStreak(
                 try sharedHousehold(of: me), member: try MemberID.parse(form["member"], field: "member"),
-                joined: joined, as: me)
+                joined: joined, as: me, scope: context.scope.write)
             return flash.redirect(
                 to: "/quests/family/streak", .notice,
                 context.localizer(joined ? "quests.notice.streakJoined" : "quests.notice.streakLeft"))

@@ -26,7 +26,7 @@ extension QuestsPages {
         let form = try await Form(request)
         do {
             _ = try await family.points.redeem(
-                me.id, token: form["appToken"], minutes: Int(form["minutes"]) ?? 0, as: me)
+                me.id, token: form["appToken"], minutes: Int(form["minutes"]) ?? 0, as: me, scope: context.scope.write)
             return flash.redirect(to: "/quests", .notice, context.localizer("quests.notice.redeemed"))
         } catch let error as DomainError where error.isFormProblem {
             // Post, redirect, get: Back and reload never send the redemption again.

@@ -68,7 +68,8 @@ extension QuestsPages {
         let form = try await Form(request)
         let draft = Self.draft(form)
         do {
-            let view = try await family.quests.createQuest(for: child.id, draft: draft, as: me)
+            let view = try await family.quests.createQuest(
+                for: child.id, draft: draft, as: me, scope: context.scope.write)
             return Response.redirect(to: "/quests/\(view.quest.id.rawValue)?created=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await builderPage(
@@ -84,7 +85,7 @@ extension QuestsPages {
         let form = try await Form(request)
         let draft = Self.draft(form)
         do {
-            _ = try await family.quests.updateQuest(id, draft: draft, as: me)
+            _ = try await family.quests.updateQuest(id, draft: draft, as: me, scope: context.scope.write)
             return Response.redirect(to: "/quests/\(id.rawValue)?saved=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             let (_, child, _) = try await family.quests.quest(id, as: me)
@@ -115,7 +116,8 @@ extension QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family")
         let id = try questID(context)
         let form = try await Form(request)
-        _ = try await family.quests.setStatus(id, form["status"] == "paused" ? .paused : .active, as: me)
+        _ = try await family.quests.setStatus(
+            id, form["status"] == "paused" ? .paused : .active, as: me, scope: context.scope.write)
         return Response.redirect(to: "/quests/\(id.rawValue)", type: .normal)
     }
 
@@ -123,7 +125,7 @@ extension QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family")
         let id = try questID(context)
         let (_, child, _) = try await family.quests.quest(id, as: me)
-        try await family.quests.deleteQuest(id, as: me)
+        try await family.quests.deleteQuest(id, as: me, scope: context.scope.write)
         return Response.redirect(to: "/quests/children/\(child.id.rawValue)?deleted=1", type: .normal)
     }
 }

@@ -59,7 +59,7 @@ extension QuestsPages {
         let form = try await Form(request)
         do {
             _ = try await family.usage.reportSession(
-                id, appToken: form["appToken"], minutes: Int(form["minutes"]), as: me)
+                id, appToken: form["appToken"], minutes: Int(form["minutes"]), as: me, scope: context.scope.write)
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?reported=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             var refused = FormState(values: ["minutes": form["minutes"], "appToken": form["appToken"]], error: error)
@@ -79,7 +79,8 @@ extension QuestsPages {
         let form = try await Form(request)
         do {
             _ = try await family.shield.askForTime(
-                id, as: me, appToken: form["appToken"], minutes: Int(form["minutes"]) ?? 0, note: form["note"])
+                id, as: me, appToken: form["appToken"], minutes: Int(form["minutes"]) ?? 0, note: form["note"],
+                scope: context.scope.write)
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?asked=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             // Each form's errors under names of its own: the report form's fields have the same
@@ -98,7 +99,8 @@ extension QuestsPages {
         let me = try context.requireWebMember(next: "/quests/family")
         let form = try await Form(request)
         let approve = form["approve"] == "1"
-        let answered = try await family.shield.decide(context.parameters.get("request") ?? "", approve: approve, as: me)
+        let answered = try await family.shield.decide(
+            context.parameters.get("request") ?? "", approve: approve, as: me, scope: context.scope.write)
         let back = form["back"]
         guard WaitingRequests.returns.contains(back) else {
             return Response.redirect(
@@ -115,7 +117,8 @@ extension QuestsPages {
         let id = try childID(context)
         let form = try await Form(request)
         do {
-            _ = try await accounts.updateProfile(id, as: me, displayName: nil, timeZone: form["timeZone"])
+            _ = try await accounts.updateProfile(
+                id, as: me, displayName: nil, timeZone: form["timeZone"], scope: context.scope.write)
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?zone=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await device(
@@ -132,7 +135,7 @@ extension QuestsPages {
             _ = try await family.shield.setShieldRules(
                 id, as: me, rewardDays: form.values("rewardDays").compactMap { Int($0) },
                 downtimeStart: downtime ? Int(form["downtimeStart"]) : nil,
-                downtimeEnd: downtime ? Int(form["downtimeEnd"]) : nil)
+                downtimeEnd: downtime ? Int(form["downtimeEnd"]) : nil, scope: context.scope.write)
             return Response.redirect(to: "/quests/children/\(id.rawValue)/device?rules=1", type: .normal)
         } catch let error as DomainError where error.isFormProblem {
             return try await device(request, context, form: FormState(error: error))

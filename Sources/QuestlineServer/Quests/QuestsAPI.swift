@@ -22,7 +22,7 @@ extension APIImplementation {
         let rules = try await family.points.setRules(
             try HouseholdID.parse(input.path.householdId, field: "householdId"), as: me,
             pointsPerMinute: body.pointsPerMinute,
-            minMinutes: body.minMinutes, maxMinutes: body.maxMinutes)
+            minMinutes: body.minMinutes, maxMinutes: body.maxMinutes, scope: writeScope)
         return .ok(.init(body: .json(.init(rules))))
     }
 
@@ -51,14 +51,15 @@ extension APIImplementation {
         let app = try await family.shield.putApp(
             try MemberID.parse(input.path.childId, field: "childId"), as: me, token: input.path.appToken,
             name: body.name,
-            icon: body.icon, role: body.role.rawValue, pointsPerMinute: body.pointsPerMinute)
+            icon: body.icon, role: body.role.rawValue, pointsPerMinute: body.pointsPerMinute, scope: writeScope)
         return .ok(.init(body: .json(.init(app))))
     }
 
     func deleteQuestApp(_ input: Operations.deleteQuestApp.Input) async throws -> Operations.deleteQuestApp.Output {
         let me = try identity.requireMember()
         try await family.shield.deleteApp(
-            try MemberID.parse(input.path.childId, field: "childId"), token: input.path.appToken, as: me)
+            try MemberID.parse(input.path.childId, field: "childId"), token: input.path.appToken, as: me,
+            scope: writeScope)
         return .noContent(.init())
     }
 
@@ -72,7 +73,8 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let view = try await family.quests.createQuest(
-            for: try MemberID.parse(input.path.childId, field: "childId"), draft: .init(body), as: me)
+            for: try MemberID.parse(input.path.childId, field: "childId"), draft: .init(body), as: me, scope: writeScope
+        )
         return .created(.init(body: .json(.init(view, localizer: RequestLanguage.localizer))))
     }
 
@@ -88,7 +90,8 @@ extension APIImplementation {
 
     func deleteQuest(_ input: Operations.deleteQuest.Input) async throws -> Operations.deleteQuest.Output {
         try await family.quests.deleteQuest(
-            try QuestID.parse(input.path.questId, field: "questId"), as: try identity.requireMember())
+            try QuestID.parse(input.path.questId, field: "questId"), as: try identity.requireMember(), scope: writeScope
+        )
         return .noContent(.init())
     }
 
@@ -115,7 +118,8 @@ extension APIImplementation {
 
     func deleteChallenge(_ input: Operations.deleteChallenge.Input) async throws -> Operations.deleteChallenge.Output {
         try await family.quests.deleteQuest(
-            try QuestID.parse(input.path.challengeId, field: "challengeId"), as: try identity.requireMember())
+            try QuestID.parse(input.path.challengeId, field: "challengeId"), as: try identity.requireMember(),
+            scope: writeScope)
         return .noContent(.init())
     }
 
@@ -129,13 +133,13 @@ extension APIImplementation {
 
     private func update(_ id: QuestID, _ body: Components.Schemas.QuestInput) async throws -> Components.Schemas.Quest {
         let me = try identity.requireMember()
-        let view = try await family.quests.updateQuest(id, draft: .init(body), as: me)
+        let view = try await family.quests.updateQuest(id, draft: .init(body), as: me, scope: writeScope)
         return .init(view, localizer: RequestLanguage.localizer)
     }
 
     private func setStatus(_ id: QuestID, paused: Bool) async throws -> Components.Schemas.Quest {
         let me = try identity.requireMember()
-        let view = try await family.quests.setStatus(id, paused ? .paused : .active, as: me)
+        let view = try await family.quests.setStatus(id, paused ? .paused : .active, as: me, scope: writeScope)
         return .init(view, localizer: RequestLanguage.localizer)
     }
 
@@ -148,7 +152,7 @@ extension APIImplementation {
                 timeZone: $0.timeZone)
         }
         let outcome = try await family.usage.reportUsage(
-            try MemberID.parse(input.path.childId, field: "childId"), reports: reports, as: me)
+            try MemberID.parse(input.path.childId, field: "childId"), reports: reports, as: me, scope: writeScope)
         return .ok(
             .init(
                 body: .json(
@@ -174,7 +178,7 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let (grant, balance) = try await family.points.redeem(
             try MemberID.parse(input.path.childId, field: "childId"), token: body.appToken, minutes: body.minutes,
-            as: me)
+            as: me, scope: writeScope)
         return .created(.init(body: .json(.init(grant: .init(grant, names: [:]), balance: balance))))
     }
 
@@ -182,7 +186,8 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let balance = try await family.points.adjust(
-            try MemberID.parse(input.path.childId, field: "childId"), points: body.points, reason: body.reason, as: me)
+            try MemberID.parse(input.path.childId, field: "childId"), points: body.points, reason: body.reason, as: me,
+            scope: writeScope)
         return .created(.init(body: .json(.init(balance: balance))))
     }
 

@@ -118,7 +118,8 @@ struct QuestsPages {
         return try await submitting {
             _ = try await family.points.setRules(
                 household, as: me, pointsPerMinute: Int(form["pointsPerMinute"]) ?? 0,
-                minMinutes: Int(form["minMinutes"]) ?? 0, maxMinutes: Int(form["maxMinutes"]) ?? 0)
+                minMinutes: Int(form["minMinutes"]) ?? 0, maxMinutes: Int(form["maxMinutes"]) ?? 0,
+                scope: context.scope.write)
             return Response.redirect(to: "/quests/family?saved=1", type: .normal)
         } refused: { error in
             try await console(request, context, errors: FieldErrors.of(error))
@@ -151,7 +152,8 @@ struct QuestsPages {
         return try await submitting {
             let app = try await family.shield.putApp(
                 id, as: me, token: form["token"], name: form["name"], icon: form["icon"], role: form["role"],
-                pointsPerMinute: form["pointsPerMinute"].isEmpty ? nil : Int(form["pointsPerMinute"]) ?? 0)
+                pointsPerMinute: form["pointsPerMinute"].isEmpty ? nil : Int(form["pointsPerMinute"]) ?? 0,
+                scope: context.scope.write)
             return flash.redirect(
                 to: "/quests/children/\(id.rawValue)", .notice,
                 context.localizer(
@@ -171,7 +173,7 @@ struct QuestsPages {
         let id = try childID(context)
         let form = try await Form(request)
         return try await submitting {
-            try await family.shield.deleteApp(id, token: form["token"], as: me)
+            try await family.shield.deleteApp(id, token: form["token"], as: me, scope: context.scope.write)
             return Response.redirect(to: "/quests/children/\(id.rawValue)", type: .normal)
         } refused: { error in
             try await childPage(request, context, form: FormState(error: error))
@@ -184,7 +186,8 @@ struct QuestsPages {
         let form = try await Form(request)
         return try await submitting {
             let points = Int(form["points"]) ?? 0
-            _ = try await family.points.adjust(id, points: points, reason: form["reason"], as: me)
+            _ = try await family.points.adjust(
+                id, points: points, reason: form["reason"], as: me, scope: context.scope.write)
             return flash.redirect(
                 to: "/quests/children/\(id.rawValue)", .notice,
                 context.localizer(

@@ -42,7 +42,7 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let rules = try await family.shield.setShieldRules(
             try MemberID.parse(input.path.childId, field: "childId"), as: me, rewardDays: body.rewardDays,
-            downtimeStart: body.downtime?.start, downtimeEnd: body.downtime?.end)
+            downtimeStart: body.downtime?.start, downtimeEnd: body.downtime?.end, scope: writeScope)
         return .ok(.init(body: .json(.init(rules))))
     }
 }
@@ -62,7 +62,7 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let request = try await family.shield.askForTime(
             try MemberID.parse(input.path.childId, field: "childId"), as: me, appToken: body.appToken,
-            minutes: body.minutes, note: body.note ?? "")
+            minutes: body.minutes, note: body.note ?? "", scope: writeScope)
         return .created(.init(body: .json(.init(request))))
     }
 
@@ -71,7 +71,8 @@ extension APIImplementation {
     {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        let request = try await family.shield.decide(input.path.requestId, approve: body.approve, as: me)
+        let request = try await family.shield.decide(
+            input.path.requestId, approve: body.approve, as: me, scope: writeScope)
         return .ok(.init(body: .json(.init(request))))
     }
 }
@@ -106,7 +107,7 @@ extension APIImplementation {
             try MemberID.parse(input.path.childId, field: "childId"), as: me,
             apps: body.apps.map {
                 DeviceCatalog.Item(token: $0.token, name: $0.name, category: $0.category.rawValue, icon: $0.icon)
-            })
+            }, scope: writeScope)
         return .ok(.init(body: .json(.init(count: count))))
     }
 

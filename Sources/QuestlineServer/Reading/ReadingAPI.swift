@@ -29,7 +29,7 @@ extension APIImplementation {
         let read = try reading.validate([self.input(body)], readerZone: reader.member.map { _ in reader.timeZone }) {
             _ in ""
         }[0]
-        let recorded = try await reading.record([read], for: reader)
+        let recorded = try await reading.record([read], for: reader, scope: writeScope)
         return .ok(
             .init(
                 body: .json(
@@ -47,7 +47,7 @@ extension APIImplementation {
         let reads = try reading.validate(
             body.reads.map(self.input), readerZone: reader.member.map { _ in reader.timeZone }
         ) { "reads[\($0)]." }
-        let recorded = try await reading.record(reads, for: reader)
+        let recorded = try await reading.record(reads, for: reader, scope: writeScope)
         return .ok(
             .init(
                 body: .json(
@@ -98,23 +98,29 @@ extension APIImplementation {
     func setRestDays(_ input: Operations.setRestDays.Input) async throws -> Operations.setRestDays.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        return .ok(.init(body: .json(.init(try await reading.setRestDays(me, weekdays: body.weekdays)))))
+        return .ok(
+            .init(body: .json(.init(try await reading.setRestDays(me, weekdays: body.weekdays, scope: writeScope)))))
     }
 
     func pauseStreak(_ input: Operations.pauseStreak.Input) async throws -> Operations.pauseStreak.Output {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        return .ok(.init(body: .json(.init(try await reading.pauseStreak(me, start: body.start, end: body.end)))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(try await reading.pauseStreak(me, start: body.start, end: body.end, scope: writeScope)))))
     }
 
     func endStreakPause(_ input: Operations.endStreakPause.Input) async throws -> Operations.endStreakPause.Output {
-        return .ok(.init(body: .json(.init(try await reading.endStreakPause(try identity.requireMember())))))
+        return .ok(
+            .init(body: .json(.init(try await reading.endStreakPause(try identity.requireMember(), scope: writeScope))))
+        )
     }
 
     func joinChallenge(_ input: Operations.joinChallenge.Input) async throws -> Operations.joinChallenge.Output {
         let reader = try reader(
             deviceId: input.headers.X_hyphen_Device_hyphen_Id, timeZone: input.headers.X_hyphen_Time_hyphen_Zone)
-        guard let enrollment = try await reading.join(reader) else {
+        guard let enrollment = try await reading.join(reader, scope: writeScope) else {
             return .accepted(
                 .init(
                     body: .json(
@@ -126,7 +132,7 @@ extension APIImplementation {
 
     func claimPrize(_ input: Operations.claimPrize.Input) async throws -> Operations.claimPrize.Output {
         let me = try identity.requireMember()
-        return .ok(.init(body: .json(.init(claimedAt: try await reading.claim(me)))))
+        return .ok(.init(body: .json(.init(claimedAt: try await reading.claim(me, scope: writeScope)))))
     }
 
     func getShareCard(_ input: Operations.getShareCard.Input) async throws -> Operations.getShareCard.Output {
@@ -219,7 +225,7 @@ extension APIImplementation {
             throw DomainError.invalid(field: "id", Message("reading.error.idMismatch"))
         }
         let campaign = try Campaign(body)
-        try await reading.saveCampaign(campaign, as: me)
+        try await reading.saveCampaign(campaign, as: me, scope: writeScope)
         return .ok(.init(body: .json(.init(campaign))))
     }
 

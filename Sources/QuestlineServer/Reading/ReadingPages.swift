@@ -72,8 +72,9 @@ struct ReadingPages {
 
     /// The one-time join announcement for the home page, if the member has one; `widget`, the
     /// member's widget today, says whether the goal is still in reach.
-    func announcement(_ member: MemberRecord, widget: WidgetModel?) async throws -> AnnouncementView? {
-        try await reading.joinAnnouncement(for: member).map { AnnouncementView($0, widget: widget) }
+    func announcement(_ member: MemberRecord, widget: WidgetModel?, scope: WriteScope) async throws -> AnnouncementView?
+    {
+        try await reading.joinAnnouncement(for: member, scope: scope).map { AnnouncementView($0, widget: widget) }
     }
 
     /// The reader's widget (an impression, counted for the funnel): nil without a campaign, and
@@ -110,10 +111,10 @@ struct ReadingPages {
     private func join(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let (reader, newDevice) = reader(request, context)
         if reader.member == nil {
-            _ = try await reading.join(reader)
+            _ = try await reading.join(reader, scope: context.scope.write)
             return Self.withDevice(Response.redirect(to: "/login?next=/reading", type: .normal), newDevice)
         }
-        _ = try await reading.join(reader)
+        _ = try await reading.join(reader, scope: context.scope.write)
         return Response.redirect(to: "/reading?joined=1", type: .normal)
     }
 
@@ -121,7 +122,7 @@ struct ReadingPages {
         guard let member = context.identity.member else {
             return Response.redirect(to: "/login?next=/reading", type: .normal)
         }
-        _ = try await reading.claim(member)
+        _ = try await reading.claim(member, scope: context.scope.write)
         return Response.redirect(to: "/reading?claimed=1", type: .normal)
     }
 
@@ -194,7 +195,8 @@ struct ReadingPages {
         let form = try await Form(request)
         let title = try WikiLanguage.title(String(form["title"].prefix(300)))
         let language = try WikiLanguage.check(form["language"])
-        try await reading.opened(title, language: language, eventID: form["eventId"], for: reader)
+        try await reading.opened(
+            title, language: language, eventID: form["eventId"], for: reader, scope: context.scope.write)
         guard request.headers[Self.beaconHeader] != nil else {
             return Self.withDevice(
                 Response.redirect(to: Self.articlePath(title: title, language: language), type: .normal), newDevice)

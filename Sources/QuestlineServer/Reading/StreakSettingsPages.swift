@@ -148,7 +148,7 @@ extension ReadingPages {
         let form = try await Form(request)
         let chosen = form.values("restDay").compactMap { Int($0) }
         do {
-            _ = try await reading.setRestDays(member, weekdays: chosen)
+            _ = try await reading.setRestDays(member, weekdays: chosen, scope: context.scope.write)
             return Response.redirect(to: "/reading/streak?rest=1", type: .normal)
         } catch let error as DomainError {
             return try await streakSettings(
@@ -161,7 +161,8 @@ extension ReadingPages {
         let member = try context.requireWebMember(next: "/reading/streak")
         let form = try await Form(request)
         do {
-            _ = try await reading.pauseStreak(member, start: form["start"], end: form["end"])
+            _ = try await reading.pauseStreak(
+                member, start: form["start"], end: form["end"], scope: context.scope.write)
             return Response.redirect(to: "/reading/streak?paused=1", type: .normal)
         } catch let error as DomainError {
             return try await streakSettings(
@@ -173,7 +174,7 @@ extension ReadingPages {
     private func endPause(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let member = try context.requireWebMember(next: "/reading/streak")
         do {
-            _ = try await reading.endStreakPause(member)
+            _ = try await reading.endStreakPause(member, scope: context.scope.write)
             return Response.redirect(to: "/reading/streak?ended=1", type: .normal)
         } catch let error as DomainError {
             return try await streakSettings(request, context, refused: FormState(error: error))

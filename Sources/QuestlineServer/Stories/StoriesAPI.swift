@@ -41,13 +41,13 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let preferences = try await stories.setPreferences(
-            me, states: body.states ?? [], tracks: body.tracks ?? [], skip: body.skip ?? false)
+            me, states: body.states ?? [], tracks: body.tracks ?? [], skip: body.skip ?? false, scope: writeScope)
         return .ok(.init(body: .json(.init(preferences))))
     }
 
     func finishOnboarding(_ input: Operations.finishOnboarding.Input) async throws -> Operations.finishOnboarding.Output
     {
-        try await stories.markOnboarded(try identity.requireMember())
+        try await stories.markOnboarded(try identity.requireMember(), scope: writeScope)
         return .noContent(.init())
     }
 
@@ -74,14 +74,14 @@ extension APIImplementation {
     {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
-        try await stories.setBookmark(me, story: input.path.storyId, on: body.bookmarked)
+        try await stories.setBookmark(me, story: input.path.storyId, on: body.bookmarked, scope: writeScope)
         return .noContent(.init())
     }
 
     func getStoryPage(_ input: Operations.getStoryPage.Input) async throws -> Operations.getStoryPage.Output {
         let me = try identity.requireMember()
         let (story, chapter, page) = try await stories.openPage(
-            me, story: input.path.storyId, chapter: input.path.chapter, page: input.path.page)
+            me, story: input.path.storyId, chapter: input.path.chapter, page: input.path.page, scope: writeScope)
         return .ok(
             .init(
                 body: .json(
@@ -106,14 +106,14 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let comment = try await stories.addComment(
-            me, story: input.path.storyId, chapter: input.path.chapter, text: body.text)
+            me, story: input.path.storyId, chapter: input.path.chapter, text: body.text, scope: writeScope)
         return .created(.init(body: .json(.init(comment, viewer: me.id))))
     }
 
     func deleteStoryComment(_ input: Operations.deleteStoryComment.Input) async throws
         -> Operations.deleteStoryComment.Output
     {
-        try await stories.deleteComment(try identity.requireMember(), id: input.path.commentId)
+        try await stories.deleteComment(try identity.requireMember(), id: input.path.commentId, scope: writeScope)
         return .noContent(.init())
     }
 
@@ -123,7 +123,7 @@ extension APIImplementation {
             throw DomainError.invalid(field: "body", Message("stories.error.sendBytes"))
         }
         let bytes = try await [UInt8](collecting: body, upTo: BodyLimitMiddleware.uploadMaxBytes)
-        try await stories.uploadSelfie(me, story: input.path.storyId, bytes: bytes)
+        try await stories.uploadSelfie(me, story: input.path.storyId, bytes: bytes, scope: writeScope)
         return .noContent(.init())
     }
 
@@ -135,7 +135,8 @@ extension APIImplementation {
     func collectStoryRewards(_ input: Operations.collectStoryRewards.Input) async throws
         -> Operations.collectStoryRewards.Output
     {
-        let reward = try await stories.collect(try identity.requireMember(), story: input.path.storyId)
+        let reward = try await stories.collect(
+            try identity.requireMember(), story: input.path.storyId, scope: writeScope)
         return .created(
             .init(
                 body: .json(
@@ -170,7 +171,8 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let details = try await stories.setDetails(
-            me, location: body.location ?? "", favouriteTrack: body.favouriteTrack ?? "", bio: body.bio ?? "")
+            me, location: body.location ?? "", favouriteTrack: body.favouriteTrack ?? "", bio: body.bio ?? "",
+            scope: writeScope)
         return .ok(.init(body: .json(.init(details))))
     }
 
@@ -182,7 +184,7 @@ extension APIImplementation {
             throw DomainError.invalid(field: "body", Message("stories.error.sendBytes"))
         }
         try await stories.uploadPhoto(
-            me, bytes: try await [UInt8](collecting: body, upTo: BodyLimitMiddleware.uploadMaxBytes))
+            me, bytes: try await [UInt8](collecting: body, upTo: BodyLimitMiddleware.uploadMaxBytes), scope: writeScope)
         return .noContent(.init())
     }
 
@@ -213,7 +215,8 @@ extension APIImplementation {
     func completeDailyTask(_ input: Operations.completeDailyTask.Input) async throws
         -> Operations.completeDailyTask.Output
     {
-        let balance = try await stories.completeTask(try identity.requireMember(), task: input.path.taskId)
+        let balance = try await stories.completeTask(
+            try identity.requireMember(), task: input.path.taskId, scope: writeScope)
         return .created(.init(body: .json(.init(balance: balance))))
     }
 
@@ -229,7 +232,8 @@ extension APIImplementation {
     }
 
     func buyCard(_ input: Operations.buyCard.Input) async throws -> Operations.buyCard.Output {
-        let (card, balance) = try await stories.buy(try identity.requireMember(), card: input.path.cardId)
+        let (card, balance) = try await stories.buy(
+            try identity.requireMember(), card: input.path.cardId, scope: writeScope)
         return .created(.init(body: .json(.init(card: .init(card, copies: nil), balance: balance))))
     }
 

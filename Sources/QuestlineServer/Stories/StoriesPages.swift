@@ -108,7 +108,7 @@ struct StoriesPages: FeatureModule {
     }
 
     private func finishWelcome(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        try await stories.markOnboarded(try member(context, request))
+        try await stories.markOnboarded(try member(context, request), scope: context.scope.write)
         return Response.redirect(to: "/stories/choose", type: .normal)
     }
 
@@ -130,7 +130,8 @@ struct StoriesPages: FeatureModule {
         let form = try await Form(request)
         return try await submitting {
             _ = try await stories.setPreferences(
-                me, states: form.values("states"), tracks: form.values("tracks"), skip: form["skip"] == "1")
+                me, states: form.values("states"), tracks: form.values("tracks"), skip: form["skip"] == "1",
+                scope: context.scope.write)
             return Response.redirect(to: "/stories", type: .normal)
         } refused: { error in
             try await choose(
@@ -145,7 +146,7 @@ struct StoriesPages: FeatureModule {
     /// POST (a GET never writes), as an app's check-in does.
     private func checkIn(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try member(context, request)
-        try await stories.checkIn(me)
+        try await stories.checkIn(me, scope: context.scope.write)
         return request.headers[ReadingPages.beaconHeader] != nil
             ? Response(status: .noContent) : Response.redirect(to: "/stories", type: .normal)
     }
@@ -181,7 +182,7 @@ struct StoriesPages: FeatureModule {
         let me = try member(context, request)
         let id = try param(context, "story")
         let form = try await Form(request)
-        try await stories.setBookmark(me, story: id, on: form["bookmarked"] == "1")
+        try await stories.setBookmark(me, story: id, on: form["bookmarked"] == "1", scope: context.scope.write)
         let back = form["back"]
         return Response.redirect(to: back.hasPrefix("/stories") ? back : "/stories/read/\(id)", type: .normal)
     }

@@ -24,7 +24,8 @@ extension StoriesPages {
         let form = try await Form(request)
         return try await submitting {
             _ = try await stories.setDetails(
-                me, location: form["location"], favouriteTrack: form["favouriteTrack"], bio: form["bio"])
+                me, location: form["location"], favouriteTrack: form["favouriteTrack"], bio: form["bio"],
+                scope: context.scope.write)
             return Response.redirect(to: "/stories/profile?saved=1", type: .normal)
         } refused: { error in
             try await profile(request, context, errors: FieldErrors.of(error, context.localizer))
@@ -58,7 +59,7 @@ extension StoriesPages {
     func buy(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try member(context, request)
         return try await submitting {
-            let (card, _) = try await stories.buy(me, card: try param(context, "card"))
+            let (card, _) = try await stories.buy(me, card: try param(context, "card"), scope: context.scope.write)
             return flash.redirect(
                 to: "/stories/shop", .notice, context.localizer("stories.shop.bought", ["card": .text(card.name)]))
         } refused: { error in

@@ -22,7 +22,8 @@ extension StoriesPages {
         let id = try param(context, "story")
         let chapterIndex = try index(context, "chapter")
         let pageIndex = try index(context, "page")
-        let (story, chapter, shown) = try await stories.openPage(me, story: id, chapter: chapterIndex, page: pageIndex)
+        let (story, chapter, shown) = try await stories.openPage(
+            me, story: id, chapter: chapterIndex, page: pageIndex, scope: context.scope.write)
         let comments = try await stories.comments(story: id, chapter: chapterIndex, limit: 100, offset: 0)
         let page = StoryChapterPage(
             story: story, chapter: chapter, at: chapterIndex, page: shown, at: pageIndex, comments: comments,
@@ -40,7 +41,8 @@ extension StoriesPages {
         let here = form["here"].hasPrefix("/stories/read/") ? form["here"] : "/stories/read/\(id)/\(chapterIndex)/0"
         return try await submitting {
             // Back at the new comment, in view.
-            let added = try await stories.addComment(me, story: id, chapter: chapterIndex, text: form["text"])
+            let added = try await stories.addComment(
+                me, story: id, chapter: chapterIndex, text: form["text"], scope: context.scope.write)
             return Response.redirect(to: here + "?comments=1#comment-\(added.id)", type: .normal)
         } refused: { error in
             flash.redirect(to: here + "?comments=1", .error, Self.message(error, context.localizer))
@@ -50,7 +52,7 @@ extension StoriesPages {
     func deleteComment(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let me = try member(context, request)
         let form = try await Form(request)
-        try await stories.deleteComment(me, id: try param(context, "comment"))
+        try await stories.deleteComment(me, id: try param(context, "comment"), scope: context.scope.write)
         let here = form["here"].hasPrefix("/stories/read/") ? form["here"] : "/stories"
         return Response.redirect(to: here + "?comments=1", type: .normal)
     }
@@ -65,7 +67,7 @@ extension StoriesPages {
         let me = try member(context, request)
         let id = try param(context, "story")
         return try await submitting {
-            _ = try await stories.collect(me, story: id)
+            _ = try await stories.collect(me, story: id, scope: context.scope.write)
             // Post, redirect, get: Back and reload show the rewards, never collect again.
             return Response.redirect(to: "/stories/read/\(id)/rewards", type: .normal)
         } refused: { error in

@@ -44,13 +44,22 @@ enum LanguageChoice {
     }
 }
 
-/// Who asks and in which language, for the API's handlers (which get no request context): set
-/// once for the request by `AuthMiddleware`, as one task-local value.
+/// Who asks, in which language, and under which idempotency claim: the one value a handler
+/// and a page know the request by. Pages read it from their context (`context.scope`); the
+/// API's handlers, which get no request context, from the task-local `RequestScope.current`
+/// that the middleware sets to the same value (`AuthMiddleware`, then `IdempotencyMiddleware`
+/// with the claim).
 struct RequestScope: Sendable {
-    let identity: Identity
-    let language: Language
+    var identity: Identity = .anonymous
+    var language: Language = .english
+    /// The request's claim on its `Idempotency-Key` (`IdempotencyMiddleware`), if it has one.
+    var claim: IdempotencyClaim?
 
-    @TaskLocal static var current = RequestScope(identity: .anonymous, language: .english)
+    /// What the request's writes act in: its member, checked at commit, and its claim, marked
+    /// applied in the same transaction (`WriteScope`).
+    var write: WriteScope { WriteScope(member: identity.member?.id, claim: claim) }
+
+    @TaskLocal static var current = RequestScope()
 }
 
 /// The language of the request being handled (`RequestScope`).

@@ -16,14 +16,22 @@ extension AppRequestContext {
 /// The per-request context of every route.
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    public var identity: Identity = .anonymous
+    /// Who asks, in which language, under which claim (`RequestScope`).
+    var scope = RequestScope()
+    public var identity: Identity {
+        get { scope.identity }
+        set { scope.identity = newValue }
+    }
     public var requestID: String = ""
     /// What the request's log line says of it beyond the request itself (`EnvelopeMiddleware`).
     var logNote: RequestLogNote?
     /// Where this browser's form token comes from (`FormTokenMiddleware`), nil before it.
     var formTokens: FormTokenSource?
     /// The language of the answer (`LanguageChoice`), English until decided.
-    var language: Language = .english
+    var language: Language {
+        get { scope.language }
+        set { scope.language = newValue }
+    }
     /// The language the address asked for (`?uselang=`), if it did.
     var askedLanguage: Language?
     /// Renders messages in the answer's language.

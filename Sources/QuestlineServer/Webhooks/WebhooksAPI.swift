@@ -17,7 +17,8 @@ extension APIImplementation {
         let me = try identity.requireMember()
         guard case .json(let body) = input.body else { throw APIImplementation.jsonRequired }
         let (endpoint, secret) = try await webhooks.create(
-            url: body.url, events: body.events.map(\.rawValue), description: body.description, as: me)
+            url: body.url, events: body.events.map(\.rawValue), description: body.description, as: me, scope: writeScope
+        )
         return .created(
             .init(
                 body: .json(
@@ -27,7 +28,7 @@ extension APIImplementation {
     }
 
     func deleteWebhook(_ input: Operations.deleteWebhook.Input) async throws -> Operations.deleteWebhook.Output {
-        try await webhooks.delete(input.path.webhookId, as: try identity.requireMember())
+        try await webhooks.delete(input.path.webhookId, as: try identity.requireMember(), scope: writeScope)
         return .noContent(.init())
     }
 
@@ -43,7 +44,8 @@ extension APIImplementation {
     func replayWebhookDelivery(_ input: Operations.replayWebhookDelivery.Input) async throws
         -> Operations.replayWebhookDelivery.Output
     {
-        let delivery = try await webhooks.replay(input.path.deliveryId, as: try identity.requireMember())
+        let delivery = try await webhooks.replay(
+            input.path.deliveryId, as: try identity.requireMember(), scope: writeScope)
         return .ok(.init(body: .json(.init(delivery))))
     }
 

@@ -177,7 +177,7 @@ public struct AccountStore: Sendable {
     /// The secret stored under `name`: `candidate` when none was (this call stores it), else the
     /// one stored first, so that every instance uses the same.
     public func sharedSecret(_ name: String, candidate: String, now: Date) async throws -> String {
-        try await database.transaction { db in
+        try await database.transaction(.system) { db in
             try await db.raw(
                 """
                 INSERT INTO server_secrets (name, secret, created_at)
@@ -192,8 +192,8 @@ public struct AccountStore: Sendable {
         }
     }
 
-    public func createMember(_ new: NewMember, now: Date) async throws -> MemberRecord {
-        try await database.transaction { db in
+    public func createMember(_ new: NewMember, now: Date, scope: WriteScope) async throws -> MemberRecord {
+        try await database.transaction(scope) { db in
             try await Self.insertMember(new, now: now, db: db)
             return try await Self.member(new.id, db: db).orNoRow("the member just written")
         }
@@ -250,9 +250,10 @@ public struct AccountStore: Sendable {
 
     /// Changes the given fields; nil leaves a field as it is.
     public func updateProfile(
-        _ id: MemberID, displayName: String?, timeZone: TimeZoneID?, language: String? = nil, now: Date
+        _ id: MemberID, displayName: String?, timeZone: TimeZoneID?, language: String? = nil, now: Date,
+        scope: WriteScope
     ) async throws -> MemberRecord? {
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 UPDATE members SET
@@ -274,9 +275,9 @@ public struct AccountStore: Sendable {
     /// made it). Returns the member as it is now, or nil when there is no such account. Granting
     /// a role held already (or revoking one not held) changes and audits nothing.
     public func setAdministrator(
-        login: String, grant: Bool, by: String, auditID: String, now: Date
+        login: String, grant: Bool, by: String, auditID: String, now: Date, scope: WriteScope
     ) async throws -> (member: MemberRecord, changed: Bool)? {
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             guard
                 let row = try await db.raw(
                     """
@@ -345,8 +346,10 @@ public struct AccountStore: Sendable {
 
     // MARK: Sessions
 
-    public func createSession(tokenHash: String, member: MemberID, now: Date, expiresAt: Date) async throws {
-        try await database.transaction { db in
+    public func createSession(tokenHash: String, member: MemberID, now: Date, expiresAt: Date, scope: WriteScope)
+        async throws
+    {
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 INSERT INTO sessions (token_hash, member_id, created_at, expires_at)
@@ -381,7 +384,7 @@ public struct AccountStore: Sendable {
     /// Deletes sessions expired or revoked before `cutoff`; returns how many.
     @discardableResult
     public func purgeSessions(endedBefore cutoff: Date) async throws -> Int {
-        try await database.transaction(marking: []) { db in
+        try await database.transaction(.system) { db in
             let rows = try await db.raw(
                 """
                 DELETE FROM sessions WHERE expires_at < \(bind: cutoff.storedMillis) OR revoked_at < \(bind: cutoff.storedMillis)
@@ -394,12 +397,14 @@ public struct AccountStore: Sendable {
 
     /// Deletes `member` and everything held about them in one transaction (`PersonalData`), with
     /// a `member.deleted` event for webhooks; false when there was no such member.
-    public func deleteMember(_ member: MemberID, outbox: Outbox, eventID: String, now: Date) async throws -> Bool {
+    public func deleteMember(_ member: MemberID, outbox: Outbox, eventID: String, now: Date, scope: WriteScope)
+        async throws -> Bool
+    {
         // The member's row is held first (`FOR UPDATE`): a write acting for them either commits
-        // before (and its rows are deleted here) or finds them gone (`ActingMember`). The
+        // before (and its rows are deleted here) or finds them gone (`WriteScope`). The
         // deletion itself acts for no one (a member may delete themself).
         let lock = database.flavor == .postgres ? " FOR UPDATE" : ""
-        return try await database.transaction(actingFor: []) { db in
+        return try await database.transaction(scope.withoutMembers) { db in
             guard
                 let row = try await db.raw(
                     "SELECT email, username FROM members WHERE id = \(bind: member.rawValue)\(unsafeRaw: lock)"
@@ -416,8 +421,8 @@ public struct AccountStore: Sendable {
         }
     }
 
-    public func revokeSession(tokenHash: String, now: Date) async throws {
-        try await database.transaction { db in
+    public func revokeSession(tokenHash: String, now: Date, scope: WriteScope) async throws {
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 UPDATE sessions SET revoked_at = \(bind: now.storedMillis)
@@ -431,10 +436,11 @@ public struct AccountStore: Sendable {
 
     /// Creates a household with `guardian` as its first guardian. A member belongs to at most
     /// one household.
-    public func createHousehold(id: HouseholdID, name: String, guardian: MemberID, now: Date) async throws
+    public func createHousehold(id: HouseholdID, name: String, guardian: MemberID, now: Date, scope: WriteScope)
+        async throws
         -> HouseholdRecord
     {
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 INSERT INTO households (id, name, created_at) VALUES (\(bind: id.rawValue), \(bind: name), \(bind: now.storedMillis))
@@ -481,8 +487,10 @@ public struct AccountStore: Sendable {
     }
 
     /// Creates a child account inside a household, in one transaction.
-    public func createChild(_ new: NewMember, household: HouseholdID, now: Date) async throws -> MemberRecord {
-        try await database.transaction { db in
+    public func createChild(_ new: NewMember, household: HouseholdID, now: Date, scope: WriteScope) async throws
+        -> MemberRecord
+    {
+        try await database.transaction(scope) { db in
             try await Self.insertMember(new, now: now, db: db)
             try await Self.join(household: household, member: new.id, role: .child, now: now, db: db)
             return try await Self.member(new.id, db: db).orNoRow("the member just written")
@@ -492,9 +500,10 @@ public struct AccountStore: Sendable {
     // MARK: Invitations
 
     public func createInvitation(
-        codeHash: String, household: HouseholdID, role: HouseholdRole, by creator: MemberID, now: Date, expiresAt: Date
+        codeHash: String, household: HouseholdID, role: HouseholdRole, by creator: MemberID, now: Date, expiresAt: Date,
+        scope: WriteScope
     ) async throws {
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 INSERT INTO invitations (code_hash, household_id, role, created_by, created_at, expires_at)
@@ -507,8 +516,10 @@ public struct AccountStore: Sendable {
 
     /// Accepts an invitation: valid, unexpired and unused; the member joins in the same
     /// transaction that marks it used, so a code works once.
-    public func acceptInvitation(codeHash: String, member: MemberID, now: Date) async throws -> HouseholdRecord {
-        try await database.transaction { db in
+    public func acceptInvitation(codeHash: String, member: MemberID, now: Date, scope: WriteScope) async throws
+        -> HouseholdRecord
+    {
+        try await database.transaction(scope) { db in
             guard
                 let row = try await db.raw(
                     """

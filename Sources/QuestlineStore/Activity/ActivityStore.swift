@@ -103,10 +103,13 @@ public struct ActivityStore: Sendable {
     public init(_ database: Database) { self.database = database }
 
     /// Saves an article in a list ("" = Saved). Saving what is already there changes nothing.
-    public func save(_ member: MemberID, language: String, title: String, list: String, thumbnailURL: String?, at: Date)
+    public func save(
+        _ member: MemberID, language: String, title: String, list: String, thumbnailURL: String?, at: Date,
+        scope: WriteScope
+    )
         async throws -> Bool
     {
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 INSERT INTO saved_articles (member_id, language, title, list_name, saved_at, thumbnail_url, source)
@@ -132,8 +135,10 @@ public struct ActivityStore: Sendable {
     }
 
     /// Removes an article from one list, or from every list when `list` is nil. Returns how many entries went.
-    public func unsave(_ member: MemberID, language: String, title: String, list: String?) async throws -> Int {
-        try await database.transaction { db in
+    public func unsave(_ member: MemberID, language: String, title: String, list: String?, scope: WriteScope)
+        async throws -> Int
+    {
+        try await database.transaction(scope) { db in
             var sql: SQLQueryString = """
                 DELETE FROM saved_articles WHERE member_id = \(bind: member.rawValue) AND language = \(bind: language) AND title = \(bind: title)
                 """
@@ -216,9 +221,9 @@ public struct ActivityStore: Sendable {
 
     public func recordIntervals(
         _ owner: ReadOwner,
-        _ intervals: [(eventID: String, start: Date, seconds: Int, day: LocalDay, article: String?)]
+        _ intervals: [(eventID: String, start: Date, seconds: Int, day: LocalDay, article: String?)], scope: WriteScope
     ) async throws -> Int {
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             var recorded = 0
             for interval in intervals {
                 let inserted = try await db.raw(
@@ -272,9 +277,9 @@ public struct ActivityStore: Sendable {
     /// committed batch again changes nothing and says so.
     public func importBatch(
         _ member: MemberID, importID: String, batchStart: Int, total: Int, items: [ImportItem], batchSize: Int,
-        now: Date
+        now: Date, scope: WriteScope
     ) async throws -> ImportOutcome {
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             let existing = try await db.raw(
                 """
                 SELECT imported FROM saved_import_batches

@@ -64,8 +64,8 @@ public struct CheerStore: Sendable {
     }
 
     /// One transaction; the events it announces are published if it commits.
-    public func write<T: Sendable>(_ body: (CheerQueries) async throws -> T) async throws -> T {
-        try await live.write { db, announcer in try await body(CheerQueries(db: db, live: announcer)) }
+    public func write<T: Sendable>(_ scope: WriteScope, _ body: (CheerQueries) async throws -> T) async throws -> T {
+        try await live.write(scope) { db, announcer in try await body(CheerQueries(db: db, live: announcer)) }
     }
 }
 

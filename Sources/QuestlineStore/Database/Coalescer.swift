@@ -20,15 +20,13 @@ import SQLKit
 /// Written here because none of the SQL libraries offers it (PostgreSQL's `commit_delay`
 /// batches only the WAL flush, and SQLite has nothing of the kind).
 final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
-    /// Serves items; `claims` are the idempotency claims of the requests that submitted them
-    /// (see `IdempotencyClaim`), for a write to mark in its transaction.
-    typealias Run =
-        @Sendable (_ items: [Item], _ claims: [IdempotencyClaim], _ members: [MemberID]) async throws -> [Output]
+    /// Serves items; `scope` joins the write scopes their callers submitted them in (see
+    /// `WriteScope`), for a write to check and mark in its transaction.
+    typealias Run = @Sendable (_ items: [Item], _ scope: WriteScope) async throws -> [Output]
 
     private struct Waiting {
         let item: Item
-        let claim: IdempotencyClaim?
-        let member: MemberID?
+        let scope: WriteScope
         let continuation: CheckedContinuation<Output, any Error>
     }
 
@@ -58,30 +56,24 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
         _ database: Database, maxItems: Int,
         write: @escaping @Sendable (any SQLDatabase, [Item]) async throws -> [Output]
     ) -> Coalescer {
-        Coalescer(maxItems: maxItems, executor: database.writerExecutor) { items, claims, members in
-            try await database.transaction(marking: claims, actingFor: members) { db in try await write(db, items) }
+        Coalescer(maxItems: maxItems, executor: database.writerExecutor) { items, scope in
+            try await database.transaction(scope) { db in try await write(db, items) }
         }
     }
 
-    func submit(_ item: Item) async throws -> Output {
-        let claim = IdempotencyClaim.current
-        let member = ActingMember.current
-        return try await withCheckedThrowingContinuation { continuation in
+    /// Serves a read, which acts for no one.
+    func submit(_ item: Item) async throws -> Output { try await submit(item, in: .system) }
+
+    /// Serves `item` in its caller's `scope`: the run that serves it acts for that scope too.
+    func submit(_ item: Item, in scope: WriteScope) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
             let startRunning = state.withLockedValue { state -> Bool in
-                state.waiting.append(Waiting(item: item, claim: claim, member: member, continuation: continuation))
+                state.waiting.append(Waiting(item: item, scope: scope, continuation: continuation))
                 guard !state.running else { return false }
                 state.running = true
                 return true
             }
-            // The runs serve many requests: none of them is the task's own (each item's claim
-            // travels with it).
-            if startRunning {
-                Task(executorPreference: executor) {
-                    await IdempotencyClaim.$current.withValue(nil) {
-                        await ActingMember.$current.withValue(nil) { await self.drain() }
-                    }
-                }
-            }
+            if startRunning { Task(executorPreference: executor) { await self.drain() } }
         }
     }
 
@@ -98,14 +90,13 @@ final class Coalescer<Item: Sendable, Output: Sendable>: Sendable {
             // `questline_group_commit_size`: how many writes one commit carried.
             Recorder(label: "questline_group_commit_size", aggregate: true).record(group.count)
             do {
-                let outputs = try await run(group.map(\.item), group.compactMap(\.claim), group.compactMap(\.member))
+                let outputs = try await run(group.map(\.item), .joined(group.map(\.scope)))
                 precondition(outputs.count == group.count, "Coalescer: one output per item")
                 for (waiting, output) in zip(group, outputs) { waiting.continuation.resume(returning: output) }
             } catch  where group.count > 1 {
                 for waiting in group {
                     do {
-                        let output = try await run(
-                            [waiting.item], waiting.claim.map { [$0] } ?? [], waiting.member.map { [$0] } ?? [])
+                        let output = try await run([waiting.item], waiting.scope)
                         waiting.continuation.resume(returning: output[0])
                     } catch {
                         waiting.continuation.resume(throwing: error)

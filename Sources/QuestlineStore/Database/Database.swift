@@ -253,7 +253,7 @@ public final class Database: @unchecked Sendable {
     /// PostgreSQL without BEGIN, COMMIT or the acting members' check (a round trip each); on
     /// SQLite in the writer's turn, as every write.
     public func autocommit<T: Sendable>(_ statement: (any SQLDatabase) async throws -> T) async throws -> T {
-        guard flavor == .postgres else { return try await transaction(marking: [], actingFor: [], statement) }
+        guard flavor == .postgres else { return try await transaction(.system, statement) }
         return try await withConnection(statement)
     }
 
@@ -262,22 +262,18 @@ public final class Database: @unchecked Sendable {
     /// SQLite uses `BEGIN IMMEDIATE`, so a writer takes the write lock up front and never
     /// deadlocks upgrading a read; other writers wait (busy timeout) rather than fail.
     ///
-    /// The idempotency claims of the requests it serves (`claims`, else the task's own) are
-    /// marked applied in the same transaction, so that a retry finds the write and its key
-    /// together, or neither (see `IdempotencyClaim`); the members it acts for (`members`, else
-    /// the task's `ActingMember`) must still exist when it commits.
+    /// The caller's `scope` says whom it acts for (they must still exist when it commits) and
+    /// which requests' idempotency claims it marks applied in the same transaction, so that a
+    /// retry finds the write and its key together, or neither (see `WriteScope`).
     ///
     /// `lastly` runs after those checks, as the transaction's last statements before COMMIT:
     /// what takes a lock that others queue on (the household's live-event lock) holds it for as
     /// few round trips as possible.
     public func transaction<T: Sendable>(
-        marking claims: [IdempotencyClaim]? = nil, actingFor members: [MemberID]? = nil,
-        lastly: ((any SQLDatabase) async throws -> Void)? = nil,
+        _ scope: WriteScope, lastly: ((any SQLDatabase) async throws -> Void)? = nil,
         _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
-        let claims = claims ?? IdempotencyClaim.current.map { [$0] } ?? []
-        let members = members ?? ActingMember.current.map { [$0] } ?? []
-        let steps = TransactionSteps(claims: claims, members: members, lastly: lastly)
+        let steps = TransactionSteps(scope: scope, lastly: lastly)
         return try await withSpan("db.transaction", ofKind: .client) { span in
             span.attributes["db.system"] = flavor == .sqlite ? "sqlite" : "postgresql"
             // SQLite: the whole transaction on the writer connection's thread, one hop, in a
@@ -310,8 +306,7 @@ public final class Database: @unchecked Sendable {
 
     /// What a transaction does after its body: the checks, then `lastly`, then COMMIT.
     private struct TransactionSteps {
-        let claims: [IdempotencyClaim]
-        let members: [MemberID]
+        let scope: WriteScope
         let lastly: ((any SQLDatabase) async throws -> Void)?
     }
 
@@ -322,8 +317,7 @@ public final class Database: @unchecked Sendable {
         let result = try await Self.readingRows { try await body(db) }
         // The acting members' rows are held (`FOR KEY SHARE`) from here to the commit, so
         // the check need not be the very last statement.
-        try await ActingMember.check(steps.members, flavor: flavor, on: db)
-        for claim in steps.claims { try await claim.markApplied(on: db) }
+        try await steps.scope.finish(flavor: flavor, on: db)
         try await steps.lastly?(db)
         return result
     }

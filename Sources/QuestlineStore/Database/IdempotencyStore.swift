@@ -60,58 +60,6 @@ enum IdempotencySchema: StoreModule {
     ]
 }
 
-/// The member a request acts for, as a task-local value (set by the server once the session is
-/// read): every write transaction the request commits checks, just before it commits, that the
-/// member still exists, holding the row (`FOR KEY SHARE` on PostgreSQL) so that a deletion
-/// waits for the write or the write fails (`Database.transaction`). A session used on another
-/// instance at the moment of a deletion can therefore never leave rows naming a deleted member.
-public enum ActingMember {
-    @TaskLocal public static var current: MemberID?
-
-    /// Refused when a member the transaction acts for is gone.
-    static func check(_ members: [MemberID], flavor: SQLFlavor, on db: any SQLDatabase) async throws {
-        let ids = Array(Set(members.map(\.rawValue))).sorted()
-        guard !ids.isEmpty else { return }
-        var found = 0
-        for id in ids {
-            let lock = flavor == .postgres ? " FOR KEY SHARE" : ""
-            if try await db.raw("SELECT 1 AS one FROM members WHERE id = \(bind: id)\(unsafeRaw: lock)").first() != nil
-            {
-                found += 1
-            }
-        }
-        guard found == ids.count else {
-            throw DomainError.unauthenticated(Message("accounts.error.deleted"))
-        }
-    }
-}
-
-/// The idempotency key a request runs under, as a task-local value: every write transaction the
-/// request commits marks the key `applied` in that same transaction (`Database.transaction`),
-/// so that a crash between a write's commit and its stored response never lets a retry run
-/// the write again. The mark is a compare-and-swap on the claim's token: a request whose claim
-/// was taken over (it ran past `IdempotencyStore.staleAfter`) cannot commit.
-public struct IdempotencyClaim: Sendable, Equatable {
-    public let scope: String
-    public let key: String
-    /// Unique to this claim of the key.
-    public let token: String
-
-    @TaskLocal public static var current: IdempotencyClaim?
-
-    func markApplied(on db: any SQLDatabase) async throws {
-        let marked = try await db.raw(
-            """
-            UPDATE idempotency_claims SET state = 'applied'
-            WHERE scope = \(bind: scope) AND idem_key = \(bind: key) AND claim = \(bind: token)
-                AND state IN ('pending', 'applied')
-            RETURNING idem_key
-            """
-        ).first()
-        if marked == nil { throw IdempotencyClaimLost() }
-    }
-}
-
 /// A write ran past its claim's lifetime and another request took the key over: this one must
 /// not commit.
 public struct IdempotencyClaimLost: Error {}
@@ -165,7 +113,7 @@ public struct IdempotencyStore: Sendable {
     {
         let requestHash = requestHashes.first ?? ""
         let token = UUID().uuidString
-        return try await database.transaction { db in
+        return try await database.transaction(.system) { db in
             let claimed = try await db.raw(
                 """
                 INSERT INTO idempotency_claims (scope, idem_key, request_hash, state, claim, created_at)
@@ -231,7 +179,7 @@ public struct IdempotencyStore: Sendable {
 
     /// Stores the response of the claim's request.
     public func complete(_ claim: IdempotencyClaim, response: StoredResponse, sealed: Bool) async throws {
-        try await database.transaction(marking: []) { db in
+        try await database.transaction(.system) { db in
             try await db.raw(
                 """
                 UPDATE idempotency_claims SET state = 'done', status = \(bind: response.status),
@@ -247,7 +195,7 @@ public struct IdempotencyStore: Sendable {
     /// Returns false when something did commit (the key is `applied`): then the response must
     /// be stored instead, whatever it is.
     public func release(_ claim: IdempotencyClaim) async throws -> Bool {
-        try await database.transaction(marking: []) { db in
+        try await database.transaction(.system) { db in
             let state = try await db.raw(
                 """
                 SELECT state FROM idempotency_claims
@@ -269,7 +217,7 @@ public struct IdempotencyStore: Sendable {
     /// Deletes keys older than `cutoff`; returns how many.
     @discardableResult
     public func purge(olderThan cutoff: Date) async throws -> Int {
-        try await database.transaction(marking: []) { db in
+        try await database.transaction(.system) { db in
             let count =
                 try await db.raw(
                     "SELECT COUNT(*) AS n FROM idempotency_claims WHERE created_at < \(bind: cutoff.storedMillis)"

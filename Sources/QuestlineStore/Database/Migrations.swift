@@ -1,5 +1,6 @@
 public import Foundation
 import Logging
+import QuestlineCore
 import SQLKit
 
 /// One versioned schema change. Each feature adds its own migrations (see `Migrations.all`);
@@ -36,7 +37,7 @@ public struct Migrator: Sendable {
     /// Applies what is missing; returns the migrations applied now.
     @discardableResult
     public func migrate(_ database: Database, now: Date = Date()) async throws -> [Migration] {
-        try await database.transaction { db in
+        try await database.transaction(.system) { db in
             if database.flavor == .postgres {
                 try await db.raw("SELECT pg_advisory_xact_lock(7426001)").run()
             }

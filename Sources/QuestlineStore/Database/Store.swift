@@ -33,7 +33,7 @@ public final class Store: Sendable {
 
     public init(database: Database) {
         self.database = database
-        pings = Coalescer(maxItems: 4096) { items, _, _ in
+        pings = Coalescer(maxItems: 4096) { items, _ in
             try await database.withConnection { db in try await db.raw("SELECT 1 AS ok").run() }
             return items
         }

@@ -121,7 +121,7 @@ public struct GameStore: Sendable {
         async throws
     {
         let body = String(decoding: try Self.encoder.encode(feed), as: UTF8.self)
-        try await database.transaction { db in
+        try await database.transaction(.system) { db in
             try await db.raw(
                 """
                 INSERT INTO game_feeds (language, month, day, body, source, fetched_at)
@@ -172,10 +172,10 @@ public struct GameStore: Sendable {
     /// (its questions stay as they were at its start). `created` says which.
     public func startSession(
         id: String, member: MemberID, language: String, date: LocalDay, fromArchive: Bool,
-        session: GameSession, now: Date
+        session: GameSession, now: Date, scope: WriteScope
     ) async throws -> (record: GameSessionRecord, created: Bool) {
         let state = String(decoding: try Self.encoder.encode(session), as: UTF8.self)
-        return try await database.transaction { db in
+        return try await database.transaction(scope) { db in
             let inserted = try await db.raw(
                 """
                 INSERT INTO game_sessions (id, member_id, language, game_date, from_archive, state, score, started_at)
@@ -197,11 +197,13 @@ public struct GameStore: Sendable {
 
     /// Applies an answer in one transaction (the session row is locked on PostgreSQL; SQLite
     /// writers are serialized), so two devices answering at once cannot both count.
-    public func answer(sessionID: String, _ index: Int, _ choice: Choice, now: Date) async throws -> (
-        GameSessionRecord, GameSession.AnswerResult
-    )? {
+    public func answer(sessionID: String, _ index: Int, _ choice: Choice, now: Date, scope: WriteScope) async throws
+        -> (
+            GameSessionRecord, GameSession.AnswerResult
+        )?
+    {
         let lock = database.flavor == .postgres ? " FOR UPDATE" : ""
-        return try await database.transaction { db in
+        return try await database.transaction(scope) { db in
             guard
                 let record = try await db.raw(
                     """

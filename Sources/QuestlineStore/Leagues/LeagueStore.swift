@@ -131,8 +131,8 @@ public struct LeagueStore: Sendable {
         try await database.withConnection { db in try await body(LeagueQueries(db: db, outbox: outbox)) }
     }
 
-    public func write<T: Sendable>(_ body: (LeagueQueries) async throws -> T) async throws -> T {
-        try await database.transaction { db in try await body(LeagueQueries(db: db, outbox: outbox)) }
+    public func write<T: Sendable>(_ scope: WriteScope, _ body: (LeagueQueries) async throws -> T) async throws -> T {
+        try await database.transaction(scope) { db in try await body(LeagueQueries(db: db, outbox: outbox)) }
     }
 }
 

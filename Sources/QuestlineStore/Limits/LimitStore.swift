@@ -133,7 +133,7 @@ public struct LimitStore: Sendable {
     public func failed(
         _ subjects: [AttemptSubject], failuresBeforeLock: Int, now: Date, lock: @Sendable (_ over: Int) -> Int
     ) async throws {
-        try await database.transaction { db in
+        try await database.transaction(.system) { db in
             for subject in subjects.map(\.key).sorted() {
                 guard
                     let failures = try await db.raw(
@@ -158,7 +158,7 @@ public struct LimitStore: Sendable {
     /// Forgets the failures of `subjects` (a login that succeeded).
     public func succeeded(_ subjects: [AttemptSubject]) async throws {
         guard !subjects.isEmpty else { return }
-        try await database.transaction { db in try await Self.forget(subjects, on: db) }
+        try await database.transaction(.system) { db in try await Self.forget(subjects, on: db) }
     }
 
     static func forget(_ subjects: [AttemptSubject], on db: any SQLDatabase) async throws {
@@ -169,7 +169,7 @@ public struct LimitStore: Sendable {
     /// Forgets buckets full again (untouched for `window`) and failures older than `cutoff`
     /// that no longer lock.
     public func purge(bucketsIdleFor window: TimeInterval, failuresBefore cutoff: Date, now: Date) async throws {
-        try await database.transaction { db in
+        try await database.transaction(.system) { db in
             try await db.raw(
                 "DELETE FROM rate_buckets WHERE updated_at < \(bind: now.addingTimeInterval(-window).storedMillis)"
             ).run()

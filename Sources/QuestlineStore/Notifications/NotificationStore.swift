@@ -115,8 +115,10 @@ public struct NotificationStore: Sendable {
             quietHours: start.flatMap { start in end.map { LocalHours(start: start, end: $0) } })
     }
 
-    public func setPreferences(_ member: MemberID, _ preferences: NotificationPreferences) async throws {
-        try await database.transaction { db in
+    public func setPreferences(_ member: MemberID, _ preferences: NotificationPreferences, scope: WriteScope)
+        async throws
+    {
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 INSERT INTO notification_preferences (member_id, streak_reminders, quest_updates, quiet_start, quiet_end)
@@ -202,9 +204,10 @@ public struct NotificationStore: Sendable {
     /// Records that `kind` went to `member` for `day` and writes its event, in one transaction;
     /// false when it had gone already (from this instance or another).
     public func send(
-        _ kind: OutboxEventType, to member: MemberID, day: LocalDay, streak: Int, eventID: String, now: Date
+        _ kind: OutboxEventType, to member: MemberID, day: LocalDay, streak: Int, eventID: String, now: Date,
+        scope: WriteScope
     ) async throws -> Bool {
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             guard
                 try await db.raw(
                     """
@@ -258,9 +261,9 @@ extension NotificationStore {
     /// marker day). Without `event` (nothing to recap) the row only keeps the member out of the
     /// following passes. Returns whether an event was written now.
     public func sendRecapReady(
-        _ member: MemberID, period: String, day: LocalDay, event: Bool, eventID: String, now: Date
+        _ member: MemberID, period: String, day: LocalDay, event: Bool, eventID: String, now: Date, scope: WriteScope
     ) async throws -> Bool {
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             guard
                 try await db.raw(
                     """

@@ -208,14 +208,14 @@ public final class Outbox: Sendable {
         }
     }
 
-    public func setEndpointSecret(_ id: String, secret: String) async throws {
-        try await database.transaction { db in
+    public func setEndpointSecret(_ id: String, secret: String, scope: WriteScope) async throws {
+        try await database.transaction(scope) { db in
             try await db.raw("UPDATE webhook_endpoints SET secret = \(bind: secret) WHERE id = \(bind: id)").run()
         }
     }
 
-    public func createEndpoint(_ endpoint: WebhookEndpoint, secret: String) async throws {
-        try await database.transaction { db in
+    public func createEndpoint(_ endpoint: WebhookEndpoint, secret: String, scope: WriteScope) async throws {
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 INSERT INTO webhook_endpoints (id, url, events, description, secret, created_at)
@@ -246,8 +246,8 @@ public final class Outbox: Sendable {
     }
 
     /// Removes an endpoint and its deliveries; false when there was none.
-    public func deleteEndpoint(_ id: String) async throws -> Bool {
-        let deleted = try await database.transaction { db in
+    public func deleteEndpoint(_ id: String, scope: WriteScope) async throws -> Bool {
+        let deleted = try await database.transaction(scope) { db in
             try await db.raw("DELETE FROM webhook_deliveries WHERE endpoint_id = \(bind: id)").run()
             return try await db.raw("DELETE FROM webhook_endpoints WHERE id = \(bind: id) RETURNING id").first() != nil
         }
@@ -298,8 +298,8 @@ public final class Outbox: Sendable {
 
     /// Sends a delivery again now: a failed one gets a new day of retries; a delivered one is
     /// sent once more (receivers drop the duplicate by the event's id).
-    public func replay(_ id: String, now: Date) async throws -> WebhookDelivery? {
-        try await database.transaction { db in
+    public func replay(_ id: String, now: Date, scope: WriteScope) async throws -> WebhookDelivery? {
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = \(bind: now.storedMillis),
@@ -312,7 +312,7 @@ public final class Outbox: Sendable {
     }
 
     /// Takes up to `limit` due deliveries for `lease`: no other instance takes them meanwhile.
-    public func claimDue(now: Date, lease: TimeInterval, limit: Int) async throws -> [DueDelivery] {
+    public func claimDue(now: Date, lease: TimeInterval, limit: Int, scope: WriteScope) async throws -> [DueDelivery] {
         // A read first: an idle outbox costs no write transaction (on SQLite, no turn of the
         // single writer) per pass.
         let anyDue = try await database.withConnection { db in
@@ -323,7 +323,7 @@ public final class Outbox: Sendable {
             ).first() != nil
         }
         guard anyDue else { return [] }
-        return try await database.transaction(marking: []) { db in
+        return try await database.transaction(scope) { db in
             let lock = database.flavor == .postgres ? "FOR UPDATE OF d SKIP LOCKED" : ""
             let rows = try await db.raw(
                 """
@@ -356,10 +356,10 @@ public final class Outbox: Sendable {
 
     /// Records an attempt: delivered, or failed with the next try at `retryAt` (nil: given up).
     public func attempted(
-        _ id: String, status: Int?, error: String?, delivered: Bool, retryAt: Date?, now: Date
+        _ id: String, status: Int?, error: String?, delivered: Bool, retryAt: Date?, now: Date, scope: WriteScope
     ) async throws {
         let state = delivered ? "delivered" : retryAt == nil ? "failed" : "pending"
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 UPDATE webhook_deliveries SET state = \(bind: state), attempts = attempts + 1,
@@ -385,7 +385,7 @@ public final class Outbox: Sendable {
     /// Deletes events older than `cutoff` whose deliveries are all finished; returns how many.
     @discardableResult
     public func purge(olderThan cutoff: Date) async throws -> Int {
-        try await database.transaction(marking: []) { db in
+        try await database.transaction(.system) { db in
             let rows = try await db.raw(
                 """
                 DELETE FROM outbox_events WHERE occurred_at < \(bind: cutoff.storedMillis)

@@ -189,13 +189,15 @@ public final class LiveEventLog: Sendable {
         localDelivery.withLockedValue { $0.append(deliver) }
     }
 
-    /// Runs `body` in one transaction with an announcer for its events.
-    func write<T: Sendable>(_ body: (any SQLDatabase, LiveAnnouncer) async throws -> T) async throws -> T {
+    /// Runs `body` in one transaction in `scope`, with an announcer for its events.
+    func write<T: Sendable>(_ scope: WriteScope, _ body: (any SQLDatabase, LiveAnnouncer) async throws -> T)
+        async throws -> T
+    {
         var announcer: LiveAnnouncer?
         // The events are the transaction's last statements: on PostgreSQL their household lock
         // is then held over two round trips (the events' statement and COMMIT).
         let result = try await database.transaction(
-            lastly: { _ in try await announcer?.flush() },
+            scope, lastly: { _ in try await announcer?.flush() },
             { db in
                 let live = LiveAnnouncer(db: db, log: self)
                 announcer = live
@@ -324,7 +326,7 @@ public final class LiveEventLog: Sendable {
     /// Deletes events older than `cutoff`; returns how many.
     @discardableResult
     public func purge(olderThan cutoff: Date) async throws -> Int {
-        try await database.transaction { db in
+        try await database.transaction(.system) { db in
             let newest = try await db.raw(
                 "SELECT MAX(id) AS id FROM live_events WHERE created_at < \(bind: cutoff.storedMillis)"
             ).first()?.decode(column: "id", as: Int64?.self)

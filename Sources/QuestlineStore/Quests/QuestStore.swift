@@ -275,8 +275,8 @@ public struct QuestStore: Sendable {
     }
 
     /// One transaction; events announced through `QuestQueries.live` are published if it commits.
-    public func write<T: Sendable>(_ body: (QuestQueries) async throws -> T) async throws -> T {
-        try await live.write { db, announcer in try await body(QuestQueries(db: db, live: announcer)) }
+    public func write<T: Sendable>(_ scope: WriteScope, _ body: (QuestQueries) async throws -> T) async throws -> T {
+        try await live.write(scope) { db, announcer in try await body(QuestQueries(db: db, live: announcer)) }
     }
 }
 

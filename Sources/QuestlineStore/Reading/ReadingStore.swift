@@ -226,7 +226,7 @@ public struct ReadingStore: Sendable {
         reads = .groupCommit(database, maxItems: 64) { db, pending in
             try await Self.record(pending, flavor: flavor, outbox: outbox, on: db)
         }
-        widgets = Coalescer(maxItems: 64) { requests, _, _ in
+        widgets = Coalescer(maxItems: 64) { requests, _ in
             try await database.withConnection { db in
                 try await Self.widgetFacts(requests, flavor: database.flavor, on: db)
             }
@@ -251,13 +251,15 @@ public struct ReadingStore: Sendable {
     /// With a `completion` check (a member, the campaign of their today), a read that completes
     /// the campaign records the completion and its badge in that same transaction: the reads and
     /// the completion commit together or not at all, so a retry after a failure completes it.
-    public func record(_ reads: [NewRead], owner: ReadOwner, now: Date, completion: CompletionCheck? = nil) async throws
+    public func record(
+        _ reads: [NewRead], owner: ReadOwner, now: Date, completion: CompletionCheck? = nil, scope: WriteScope
+    ) async throws
         -> RecordedReads
     {
         guard !reads.isEmpty else { return RecordedReads(eventIDs: [], newDays: []) }
         let rows = Self.encodeRows(reads, owner: owner.key, now: now)
         return try await self.reads.submit(
-            PendingReads(owner: owner.key, reads: reads, now: now, rows: rows, completion: completion))
+            PendingReads(owner: owner.key, reads: reads, now: now, rows: rows, completion: completion), in: scope)
     }
 
     /// A request's reads as JSON rows separated by commas (`[…],[…]`; a row is its columns in
@@ -581,9 +583,9 @@ public struct ReadingStore: Sendable {
 
     /// Moves a device's reads and pending joins to a member who just signed in on it.
     /// Returns the campaign ids the device had asked to join.
-    public func adoptDevice(_ deviceID: String, member: MemberID) async throws -> [String] {
+    public func adoptDevice(_ deviceID: String, member: MemberID, scope: WriteScope) async throws -> [String] {
         let device = ReadOwner.device(deviceID).key
-        return try await database.transaction { db in
+        return try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 INSERT INTO reading_events (owner, event_id, article_id, title, language, read_at, time_zone, local_day, thumbnail_url, recorded_at)
@@ -611,8 +613,8 @@ public struct ReadingStore: Sendable {
         }
     }
 
-    public func addPendingJoin(device: String, campaign: String, now: Date) async throws {
-        try await database.transaction { db in
+    public func addPendingJoin(device: String, campaign: String, now: Date, scope: WriteScope) async throws {
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 INSERT INTO device_pending_joins (device_id, campaign_id, created_at) VALUES (\(bind: device), \(bind: campaign), \(bind: now.storedMillis))
@@ -642,11 +644,11 @@ public struct ReadingStore: Sendable {
     }
 
     /// Stores a campaign; `replace: false` keeps an existing one with the same id.
-    public func saveCampaign(_ campaign: Campaign, replace: Bool, now: Date) async throws {
+    public func saveCampaign(_ campaign: Campaign, replace: Bool, now: Date, scope: WriteScope) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let body = String(decoding: try encoder.encode(campaign), as: UTF8.self)
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 INSERT INTO campaigns (id, body, updated_at) VALUES (\(bind: campaign.id), \(bind: body), \(bind: now.storedMillis))
@@ -679,10 +681,12 @@ public struct ReadingStore: Sendable {
     }
 
     /// Joins (once; joining again keeps the first join). Returns the enrollment and whether it is new.
-    public func join(_ member: MemberID, campaign: String, day: LocalDay, now: Date) async throws -> (
-        Enrollment, created: Bool
-    ) {
-        try await database.transaction { db in
+    public func join(_ member: MemberID, campaign: String, day: LocalDay, now: Date, scope: WriteScope) async throws
+        -> (
+            Enrollment, created: Bool
+        )
+    {
+        try await database.transaction(scope) { db in
             let inserted = try await db.raw(
                 """
                 INSERT INTO challenge_enrollments (member_id, campaign_id, joined_at, join_day)
@@ -705,8 +709,8 @@ public struct ReadingStore: Sendable {
     /// transaction. Returns true when it was recorded now.
     /// Records that the member was shown the campaign's join announcement: true the first time
     /// (the caller shows it), false after (also when another instance showed it a moment ago).
-    public func announceOnce(_ member: MemberID, campaign: String, now: Date) async throws -> Bool {
-        try await database.transaction { db in
+    public func announceOnce(_ member: MemberID, campaign: String, now: Date, scope: WriteScope) async throws -> Bool {
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 INSERT INTO campaign_announcements (member_id, campaign_id, shown_at)
@@ -717,10 +721,12 @@ public struct ReadingStore: Sendable {
         }
     }
 
-    public func recordCompletion(_ member: MemberID, campaign: String, day: LocalDay, badgeTitle: String, now: Date)
+    public func recordCompletion(
+        _ member: MemberID, campaign: String, day: LocalDay, badgeTitle: String, now: Date, scope: WriteScope
+    )
         async throws -> Bool
     {
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             try await Self.markCompleted(
                 member, campaign: campaign, day: day, badgeTitle: badgeTitle, now: now, outbox: outbox, on: db)
         }
@@ -756,8 +762,8 @@ public struct ReadingStore: Sendable {
     }
 
     /// Claims the prize once. Returns false when it had been claimed already.
-    public func claim(_ member: MemberID, campaign: String, now: Date) async throws -> Bool {
-        try await database.transaction { db in
+    public func claim(_ member: MemberID, campaign: String, now: Date, scope: WriteScope) async throws -> Bool {
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 UPDATE challenge_enrollments SET claimed_at = \(bind: now.storedMillis)
@@ -786,7 +792,7 @@ public struct ReadingStore: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let properties = try events.map { String(decoding: try encoder.encode($0.properties), as: UTF8.self) }
-        try await database.transaction { db in
+        try await database.transaction(.system) { db in
             for start in stride(from: 0, to: events.count, by: 500) {
                 var sql: SQLQueryString =
                     "INSERT INTO analytics_events (id, subject, name, campaign_id, properties, occurred_at) VALUES"

@@ -48,9 +48,10 @@ extension ReadingStore {
     /// Changes the member's allowances with `change` (the core's rule, which may refuse) in one
     /// transaction, the row locked while it decides; returns what was stored.
     public func changeStreakAllowances(
-        _ member: MemberID, now: Date, _ change: @Sendable (StreakAllowances) throws -> StreakAllowances
+        _ member: MemberID, now: Date, scope: WriteScope,
+        _ change: @Sendable (StreakAllowances) throws -> StreakAllowances
     ) async throws -> StreakAllowances {
-        try await database.transaction { db in
+        try await database.transaction(scope) { db in
             try await db.raw(
                 """
                 INSERT INTO streak_allowances (member_id, body, updated_at)

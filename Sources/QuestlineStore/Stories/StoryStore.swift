@@ -52,7 +52,7 @@ public struct StoryStore: Sendable {
     /// Replaces the content and every asset in one transaction: all of it, or nothing.
     public func replaceContent(_ content: StoryContent, assets: [StoryAsset], now: Date) async throws {
         let json = String(decoding: try JSONEncoder().encode(content), as: UTF8.self)
-        try await database.transaction { db in
+        try await database.transaction(.system) { db in
             try await db.raw("DELETE FROM story_assets").run()
             for asset in assets {
                 try await db.raw(
@@ -561,7 +561,9 @@ extension StoryStore {
 
     /// One transaction; events announced through `StoryMemberQueries.live` are published if it
     /// commits.
-    public func write<T: Sendable>(_ body: (StoryMemberQueries) async throws -> T) async throws -> T {
-        try await live.write { db, announcer in try await body(StoryMemberQueries(db: db, live: announcer)) }
+    public func write<T: Sendable>(_ scope: WriteScope, _ body: (StoryMemberQueries) async throws -> T) async throws
+        -> T
+    {
+        try await live.write(scope) { db, announcer in try await body(StoryMemberQueries(db: db, live: announcer)) }
     }
 }

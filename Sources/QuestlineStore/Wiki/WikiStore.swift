@@ -85,7 +85,7 @@ public struct WikiStore: Sendable {
         let rows = try summaries.map { summary in
             (summary, String(decoding: try JSONEncoder().encode(summary), as: UTF8.self))
         }
-        try await database.transaction { db in
+        try await database.transaction(.system) { db in
             for (summary, body) in rows {
                 try await db.raw(
                     """
