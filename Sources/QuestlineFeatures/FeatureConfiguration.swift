@@ -36,6 +36,9 @@ public struct FeatureConfiguration: Sendable {
     /// idempotency table's hashes (`SecretBox`). The server always sets it from its
     /// configuration; the default, a key held in memory, suits tests and tools that seal nothing.
     public var secrets: SecretBox
+    /// How many members' widgets an instance keeps between the writes that change them
+    /// (`KeptAnswers`; 0: none, every widget is computed).
+    public var keptWidgets: Int
 
     public init(
         clock: any WallClock = SystemClock(),
@@ -52,7 +55,8 @@ public struct FeatureConfiguration: Sendable {
         webhookRetrySeconds: TimeInterval = 10,
         streakReminderHour: Int = 19,
         webhookDestination: WebhookDestination = WebhookDestination(allowPrivate: false),
-        secrets: SecretBox = .ephemeral()
+        secrets: SecretBox = .ephemeral(),
+        keptWidgets: Int = 100_000
     ) {
         self.clock = clock
         self.ids = ids ?? TimeOrderedIDGenerator(clock: clock)
@@ -69,5 +73,6 @@ public struct FeatureConfiguration: Sendable {
         self.streakReminderHour = streakReminderHour
         self.webhookDestination = webhookDestination
         self.secrets = secrets
+        self.keptWidgets = keptWidgets
     }
 }

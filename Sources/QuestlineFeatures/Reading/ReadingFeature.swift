@@ -88,6 +88,8 @@ public struct ReadingFeature: Sendable {
     /// Wikipedia's articles, and the offline pack.
     public let wiki: WikiContent
     let campaignCache = CampaignCache()
+    /// Each member's widget for their local today, kept between the writes that change it.
+    let keptWidgets: KeptAnswers<MemberID, KeptWidget>
     let analytics: AnalyticsBuffer
     let milestones = MilestoneMemo()
 
@@ -118,6 +120,30 @@ public struct ReadingFeature: Sendable {
         self.wiki = wiki ?? WikiContent(store: store, configuration: configuration)
         analytics = AnalyticsBuffer(
             store: store.reading, executor: store.database.writerExecutor, buffered: configuration.bufferAnalytics)
+        let kept = KeptAnswers<MemberID, KeptWidget>(capacity: configuration.keptWidgets)
+        keptWidgets = kept
+        store.live.watchAnswers { change in
+            switch change {
+            case .member(let id): kept.forget([id])
+            case .everyone: kept.forgetAll()
+            }
+        }
+    }
+
+    /// A member's widget as computed for `today` from `campaign`: true while both are still
+    /// today's and no write forgot it.
+    struct KeptWidget: Sendable {
+        let today: LocalDay
+        let campaign: Campaign
+        let status: ReaderStatus
+        let model: WidgetModel
+    }
+
+    /// What `member`'s widget is computed from changed (reads, a join, a claim, a completion,
+    /// their rest days and pauses, a device handed over): forgotten here, and on every instance.
+    private func widgetChanged(_ member: MemberID) async throws {
+        keptWidgets.forget([member])
+        try await store.live.announceStale([member])
     }
 
     // MARK: Campaigns
@@ -201,6 +227,8 @@ public struct ReadingFeature: Sendable {
         }
         let recorded = try await store.reading.record(
             reads, owner: owner, now: clock.now(), completion: check, scope: scope)
+        // The other instances were told in the reads' own transaction.
+        if let member = reader.member, !recorded.eventIDs.isEmpty { keptWidgets.forget([member.id]) }
         if let member = reader.member, let completedOn = recorded.completedOn, let campaign = check?.campaign {
             try await track(
                 .completion, subject: ReadOwner.member(member.id).key, campaign: campaign.id, ["day": completedOn.iso])
@@ -217,8 +245,7 @@ public struct ReadingFeature: Sendable {
     public func widget(for reader: ReaderIdentity, impression: Bool, surface: String = "api") async throws
         -> WidgetModel?
     {
-        guard let (campaign, status, today) = try await widgetBasis(for: reader) else { return nil }
-        let model = ReadingWidget.model(campaign: campaign, status: status, today: today)
+        guard let (campaign, _, _, model) = try await widgetAnswer(for: reader) else { return nil }
         if impression, let subject = reader.subject {
             try await track(
                 .impression, subject: subject, campaign: campaign.id,
@@ -232,10 +259,30 @@ public struct ReadingFeature: Sendable {
     public func widgetBasis(for reader: ReaderIdentity) async throws -> (
         campaign: Campaign, status: ReaderStatus, today: LocalDay
     )? {
+        try await widgetAnswer(for: reader).map { ($0.campaign, $0.status, $0.today) }
+    }
+
+    /// The widget and what it is computed from: a member's as kept (`keptWidgets`) while it is
+    /// still today's, for today's campaign; else computed, and kept for the next ask.
+    private func widgetAnswer(for reader: ReaderIdentity) async throws -> (
+        campaign: Campaign, status: ReaderStatus, today: LocalDay, model: WidgetModel
+    )? {
         let today = clock.today(in: reader.timeZone.timeZone)
         guard let campaign = try await campaign(for: today) else { return nil }
+        if let member = reader.member, let kept = keptWidgets.answer(member.id), kept.today == today,
+            kept.campaign == campaign
+        {
+            return (campaign, kept.status, today, kept.model)
+        }
+        let ticket = keptWidgets.ticket()
         let (status, _) = try await readerStatus(reader, campaign: campaign, today: today)
-        return (campaign, status, today)
+        let model = ReadingWidget.model(campaign: campaign, status: status, today: today)
+        if let member = reader.member, store.live.mayKeepAnswers {
+            keptWidgets.keep(
+                KeptWidget(today: today, campaign: campaign, status: status, model: model), for: member.id,
+                ticket: ticket)
+        }
+        return (campaign, status, today, model)
     }
 
     // MARK: Forgiving streaks
@@ -265,6 +312,7 @@ public struct ReadingFeature: Sendable {
         let changed = try await store.reading.changeStreakAllowances(member.id, now: now, scope: scope) { current in
             try current.settingRestDays(weekdays, at: now)
         }
+        try await widgetChanged(member.id)
         return StreakSettings(changed, member: member, now: now)
     }
 
@@ -282,6 +330,7 @@ public struct ReadingFeature: Sendable {
         let changed = try await store.reading.changeStreakAllowances(member.id, now: now, scope: scope) { current in
             try current.pausing(from: first, through: last, at: now)
         }
+        try await widgetChanged(member.id)
         return StreakSettings(changed, member: member, now: now)
     }
 
@@ -292,6 +341,7 @@ public struct ReadingFeature: Sendable {
         let changed = try await store.reading.changeStreakAllowances(member.id, now: now, scope: scope) { current in
             try current.endingPause(today: today)
         }
+        try await widgetChanged(member.id)
         return StreakSettings(changed, member: member, now: now)
     }
 
@@ -433,6 +483,7 @@ public struct ReadingFeature: Sendable {
                 member.id, campaign: campaign.id, day: completedOn, badgeTitle: Self.badge(campaign).stored,
                 now: clock.now(), scope: scope)
             {
+                try await widgetChanged(member.id)
                 try await track(.completion, subject: subject, campaign: campaign.id, ["day": completedOn.iso])
             }
         }
@@ -462,6 +513,7 @@ public struct ReadingFeature: Sendable {
         let (enrollment, created) = try await store.reading.join(
             member.id, campaign: campaign.id, day: today, now: clock.now(), scope: scope)
         if created {
+            try await widgetChanged(member.id)
             try await track(.join, subject: ReadOwner.member(member.id).key, campaign: campaign.id, ["source": source])
             try await updateProgress(member, scope: scope)  // reads before joining may already complete it
         }
@@ -493,6 +545,7 @@ public struct ReadingFeature: Sendable {
         guard try await store.reading.claim(member.id, campaign: campaign.id, now: clock.now(), scope: scope) else {
             throw DomainError.conflict(field: nil, message: Message("reading.error.claimedBefore"))
         }
+        try await widgetChanged(member.id)
         try await track(.claim, subject: ReadOwner.member(member.id).key, campaign: campaign.id, [:])
         return clock.now()
     }
@@ -501,6 +554,7 @@ public struct ReadingFeature: Sendable {
     public func adoptDevice(_ deviceID: String, member: MemberRecord, scope: WriteScope) async throws {
         guard Self.validDeviceID(deviceID) else { return }
         let pending = try await store.reading.adoptDevice(deviceID, member: member.id, scope: scope)
+        try await widgetChanged(member.id)
         let reader = ReaderIdentity(member)
         if !pending.isEmpty {
             _ = try? await join(reader, source: "login", scope: scope)

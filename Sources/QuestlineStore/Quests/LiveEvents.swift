@@ -146,6 +146,50 @@ public final class LiveEventLog: Sendable {
         var forgetSession: String?
     }
 
+    /// What instances kept of members' answers (their widgets) that a write made stale.
+    public enum StaleAnswers: Sendable, Equatable {
+        /// What a member's answers are computed from changed.
+        case member(MemberID)
+        /// The listening connection was made or lost: anything may have been missed.
+        case everyone
+    }
+
+    private struct StaleAnswersPayload: Codable {
+        var stale: String
+    }
+
+    private let answerWatchers = NIOLockedValueBox<[@Sendable (StaleAnswers) -> Void]>([])
+    private let listening = NIOLockedValueBox(false)
+
+    /// Adds a place where stale answers are told, from every instance (PostgreSQL).
+    public func watchAnswers(_ watcher: @escaping @Sendable (StaleAnswers) -> Void) {
+        answerWatchers.withLockedValue { $0.append(watcher) }
+    }
+
+    /// Whether an instance may keep answers now: on SQLite always (it is the only instance, and
+    /// its writers forget what they change); on PostgreSQL only while this instance listens to
+    /// the channel on which the others say what they changed.
+    public var mayKeepAnswers: Bool { !relaysThroughDatabase || listening.withLockedValue { $0 } }
+
+    private func answersChanged(_ change: StaleAnswers) {
+        for watcher in answerWatchers.withLockedValue({ $0 }) { watcher(change) }
+    }
+
+    /// Tells every instance (PostgreSQL) that what it kept of these members' answers is stale;
+    /// the writer forgets its own at once. Nothing on SQLite.
+    public func announceStale(_ members: [MemberID]) async throws {
+        guard relaysThroughDatabase, !members.isEmpty else { return }
+        let ids = Set(members.map(\.rawValue)).sorted()
+        try await database.withConnection { db in
+            try await db.raw(
+                """
+                SELECT count(pg_notify(\(bind: Self.channel), json_build_object('stale', m)::text)) AS told
+                FROM unnest(CAST(\(bind: ids) AS text[])) AS m
+                """
+            ).run()
+        }
+    }
+
     /// Adds a place where changes to members' sessions go, from every instance (PostgreSQL).
     public func watchSessions(_ watcher: @escaping @Sendable (SessionChange) -> Void) {
         sessionWatchers.withLockedValue { $0.append(watcher) }
@@ -342,6 +386,12 @@ public final class LiveEventLog: Sendable {
         }
     }
 
+    /// No more word from the other instances: nothing kept may be trusted, nor kept.
+    private func stopListening() {
+        listening.withLockedValue { $0 = false }
+        answersChanged(.everyone)
+    }
+
     /// PostgreSQL: holds one connection that LISTENs for every instance's events and hands each
     /// to `deliver`, until the task is cancelled. After a lost connection it reconnects (waiting
     /// up to 5 s between tries) and calls `reconnected`, so that listeners can catch up from the
@@ -361,6 +411,9 @@ public final class LiveEventLog: Sendable {
                     id: 0, logger: logger)
                 do {
                     try await connection.listen(on: Self.channel) { notifications in
+                        // Answers kept before now may have missed a word: none is kept unheard.
+                        listening.withLockedValue { $0 = true }
+                        answersChanged(.everyone)
                         if !first {
                             sessionsChanged(.everything)
                             await reconnected()
@@ -371,6 +424,8 @@ public final class LiveEventLog: Sendable {
                             let payload = Data(notification.payload.utf8)
                             if let event = try? decoder.decode(LiveEvent.self, from: payload) {
                                 deliver(event)
+                            } else if let stale = try? decoder.decode(StaleAnswersPayload.self, from: payload) {
+                                if let id = MemberID(stale.stale) { answersChanged(.member(id)) }
                             } else if let change = try? decoder.decode(SessionChangePayload.self, from: payload) {
                                 if let id = change.forget.flatMap({ MemberID($0) }) { sessionsChanged(.member(id)) }
                                 if let hash = change.forgetSession { sessionsChanged(.session(tokenHash: hash)) }
@@ -383,9 +438,11 @@ public final class LiveEventLog: Sendable {
                     throw error
                 }
             } catch {
+                stopListening()
                 if Task.isCancelled { return }
                 logger.warning("Live events: listening connection lost", metadata: ["error": "\(error)"])
             }
+            stopListening()
             first = false
             try? await Task.sleep(for: wait)
             wait = min(wait * 2, .seconds(5))

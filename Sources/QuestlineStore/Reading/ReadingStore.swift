@@ -118,10 +118,13 @@ public enum ReadOwner: Sendable, Hashable {
     case member(MemberID)
     case device(String)
 
+    /// What a device's key starts with (a member's is their id).
+    static let devicePrefix = "device:"
+
     public var key: String {
         switch self {
         case .member(let id): return id.rawValue
-        case .device(let id): return "device:" + id
+        case .device(let id): return Self.devicePrefix + id
         }
     }
 }
@@ -353,7 +356,20 @@ public struct ReadingStore: Sendable {
         // A day is new when its count is just what this statement added.
         upsert +=
             " ON CONFLICT (owner, local_day) DO UPDATE SET reads = reading_days.reads + excluded.reads RETURNING owner, local_day, reads"
-        let summary = upsert
+        var summary = upsert
+        if flavor == .postgres {
+            // What other instances kept of these members' widgets is stale once this commits
+            // (`LiveEventLog.StaleAnswers`): told by the same statement, one notification a
+            // member, which PostgreSQL delivers at the commit.
+            summary = "WITH up AS ("
+            summary += upsert
+            summary += """
+                ) SELECT owner, local_day, reads, (
+                    SELECT count(pg_notify(\(bind: LiveEventLog.channel), json_build_object('stale', o.owner)::text))
+                    FROM (SELECT DISTINCT owner FROM up WHERE owner NOT LIKE '\(unsafeRaw: ReadOwner.devicePrefix)%') AS o
+                ) AS told FROM up
+                """
+        }
         var newDays = Set<[String]>()
         for row in try await db.raw(summary).all() {
             let key = [
