@@ -37,7 +37,7 @@ public struct FeatureConfiguration: Sendable {
     /// configuration; the default, a key held in memory, suits tests and tools that seal nothing.
     public var secrets: SecretBox
     /// How many members' widgets an instance keeps between the writes that change them
-    /// (`KeptAnswers`; 0: none, every widget is computed).
+    /// (`KeptAnswers`; 0: none, every widget is computed). About 4.5 KB each (docs/decisions.md).
     public var keptWidgets: Int
 
     public init(
@@ -56,7 +56,7 @@ public struct FeatureConfiguration: Sendable {
         streakReminderHour: Int = 19,
         webhookDestination: WebhookDestination = WebhookDestination(allowPrivate: false),
         secrets: SecretBox = .ephemeral(),
-        keptWidgets: Int = 100_000
+        keptWidgets: Int = 20_000
     ) {
         self.clock = clock
         self.ids = ids ?? TimeOrderedIDGenerator(clock: clock)
