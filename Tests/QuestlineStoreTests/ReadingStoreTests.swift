@@ -65,13 +65,23 @@ private func member(_ store: Store) async throws -> MemberID {
                 [read("a", "2026-05-08"), read("b", "2026-05-08"), read("c", "2026-05-09")],
                 owner: .member(ada), now: t0, scope: .system)
             #expect(
-                first == RecordedReads(eventIDs: ["a", "b", "c"], newDays: [day("2026-05-08"), day("2026-05-09")]))
+                first
+                    == RecordedReads(
+                        eventIDs: ["a", "b", "c"], newDays: [day("2026-05-08"), day("2026-05-09")], changedFacts: true))
             let retry = try await store.reading.record(
                 [read("a", "2026-05-08"), read("d", "2026-05-10")], owner: .member(ada), now: t0, scope: .system)
-            #expect(retry == RecordedReads(eventIDs: ["d"], newDays: [day("2026-05-10")]))
+            #expect(retry == RecordedReads(eventIDs: ["d"], newDays: [day("2026-05-10")], changedFacts: true))
             let sameDay = try await store.reading.record(
                 [read("e", "2026-05-10")], owner: .member(ada), now: t0, scope: .system)
-            #expect(sameDay == RecordedReads(eventIDs: ["e"], newDays: []))  // a further read on a day already read
+            // A second read on a day already read changes no widget fact; the third makes it a
+            // repair day (`StreakAllowances.repairReads`), which does; a fourth, nothing again.
+            #expect(sameDay == RecordedReads(eventIDs: ["e"], newDays: []))
+            let third = try await store.reading.record(
+                [read("f", "2026-05-10")], owner: .member(ada), now: t0, scope: .system)
+            #expect(third == RecordedReads(eventIDs: ["f"], newDays: [], changedFacts: true))
+            let fourth = try await store.reading.record(
+                [read("g", "2026-05-10")], owner: .member(ada), now: t0, scope: .system)
+            #expect(fourth == RecordedReads(eventIDs: ["g"], newDays: []))
             #expect(
                 try await store.reading.readDays(.member(ada), from: day("2026-05-01"), through: day("2026-05-31"))
                     == [day("2026-05-08"), day("2026-05-09"), day("2026-05-10")])

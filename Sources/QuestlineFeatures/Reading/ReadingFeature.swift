@@ -228,7 +228,7 @@ public struct ReadingFeature: Sendable {
         let recorded = try await store.reading.record(
             reads, owner: owner, now: clock.now(), completion: check, scope: scope)
         // The other instances were told in the reads' own transaction.
-        if let member = reader.member, !recorded.eventIDs.isEmpty { keptWidgets.forget([member.id]) }
+        if let member = reader.member, recorded.changedFacts { keptWidgets.forget([member.id]) }
         if let member = reader.member, let completedOn = recorded.completedOn, let campaign = check?.campaign {
             try await track(
                 .completion, subject: ReadOwner.member(member.id).key, campaign: campaign.id, ["day": completedOn.iso])

@@ -154,9 +154,9 @@ public final class LiveEventLog: Sendable {
         case everyone
     }
 
-    private struct StaleAnswersPayload: Codable {
-        var stale: String
-    }
+    /// A stale answer's notification: this prefix and the member's id, plain text, so that the
+    /// listener tells it from an event without decoding JSON (one arrives per reads' commit).
+    static let stalePrefix = "stale:"
 
     private let answerWatchers = NIOLockedValueBox<[@Sendable (StaleAnswers) -> Void]>([])
     private let listening = NIOLockedValueBox(false)
@@ -179,15 +179,19 @@ public final class LiveEventLog: Sendable {
     /// the writer forgets its own at once. Nothing on SQLite.
     public func announceStale(_ members: [MemberID]) async throws {
         guard relaysThroughDatabase, !members.isEmpty else { return }
-        let ids = Set(members.map(\.rawValue)).sorted()
-        try await database.withConnection { db in
-            try await db.raw(
-                """
-                SELECT count(pg_notify(\(bind: Self.channel), json_build_object('stale', m)::text)) AS told
-                FROM unnest(CAST(\(bind: ids) AS text[])) AS m
-                """
-            ).run()
-        }
+        try await database.withConnection { db in try await Self.notifyStale(Set(members.map(\.rawValue)), on: db) }
+    }
+
+    /// The notifications of `announceStale` in one statement, for a write to send inside its
+    /// own transaction (PostgreSQL delivers them at its commit).
+    static func notifyStale(_ members: Set<String>, on db: any SQLDatabase) async throws {
+        guard !members.isEmpty else { return }
+        try await db.raw(
+            """
+            SELECT count(pg_notify(\(bind: channel), \(bind: stalePrefix) || m)) AS told
+            FROM unnest(CAST(\(bind: members.sorted()) AS text[])) AS m
+            """
+        ).run()
     }
 
     /// Adds a place where changes to members' sessions go, from every instance (PostgreSQL).
@@ -421,11 +425,15 @@ public final class LiveEventLog: Sendable {
                         first = false
                         wait = .milliseconds(200)
                         for try await notification in notifications {
+                            if notification.payload.hasPrefix(Self.stalePrefix) {
+                                if let id = MemberID(String(notification.payload.dropFirst(Self.stalePrefix.count))) {
+                                    answersChanged(.member(id))
+                                }
+                                continue
+                            }
                             let payload = Data(notification.payload.utf8)
                             if let event = try? decoder.decode(LiveEvent.self, from: payload) {
                                 deliver(event)
-                            } else if let stale = try? decoder.decode(StaleAnswersPayload.self, from: payload) {
-                                if let id = MemberID(stale.stale) { answersChanged(.member(id)) }
                             } else if let change = try? decoder.decode(SessionChangePayload.self, from: payload) {
                                 if let id = change.forget.flatMap({ MemberID($0) }) { sessionsChanged(.member(id)) }
                                 if let hash = change.forgetSession { sessionsChanged(.session(tokenHash: hash)) }

@@ -187,11 +187,17 @@ public struct RecordedReads: Sendable, Equatable {
     public let newDays: Set<LocalDay>
     /// The campaign's completion day, when these reads completed it (recorded with them).
     public let completedOn: LocalDay?
+    /// Whether they changed what the owner's widget is computed from: a day read for the first
+    /// time, or a day's reads reaching `StreakAllowances.repairReads` (most reads change neither).
+    public let changedFacts: Bool
 
-    public init(eventIDs: Set<String>, newDays: Set<LocalDay>, completedOn: LocalDay? = nil) {
+    public init(
+        eventIDs: Set<String>, newDays: Set<LocalDay>, completedOn: LocalDay? = nil, changedFacts: Bool = false
+    ) {
         self.eventIDs = eventIDs
         self.newDays = newDays
         self.completedOn = completedOn
+        self.changedFacts = changedFacts
     }
 }
 
@@ -356,26 +362,26 @@ public struct ReadingStore: Sendable {
         // A day is new when its count is just what this statement added.
         upsert +=
             " ON CONFLICT (owner, local_day) DO UPDATE SET reads = reading_days.reads + excluded.reads RETURNING owner, local_day, reads"
-        var summary = upsert
-        if flavor == .postgres {
-            // What other instances kept of these members' widgets is stale once this commits
-            // (`LiveEventLog.StaleAnswers`): told by the same statement, one notification a
-            // member, which PostgreSQL delivers at the commit.
-            summary = "WITH up AS ("
-            summary += upsert
-            summary += """
-                ) SELECT owner, local_day, reads, (
-                    SELECT count(pg_notify(\(bind: LiveEventLog.channel), json_build_object('stale', o.owner)::text))
-                    FROM (SELECT DISTINCT owner FROM up WHERE owner NOT LIKE '\(unsafeRaw: ReadOwner.devicePrefix)%') AS o
-                ) AS told FROM up
-                """
-        }
+        let summary = upsert
         var newDays = Set<[String]>()
+        // Owners whose widget facts changed: a new day, or a day's reads reaching the repair count.
+        var changed = Set<String>()
         for row in try await db.raw(summary).all() {
             let key = [
                 try row.decode(column: "owner", as: String.self), try row.decode(column: "local_day", as: String.self),
             ]
-            if try row.decode(column: "reads", as: Int.self) == perDay[key] { newDays.insert(key) }
+            let total = try row.decode(column: "reads", as: Int.self)
+            let added = perDay[key] ?? 0
+            if total == added { newDays.insert(key) }
+            if total == added || (total - added < StreakAllowances.repairReads && total >= StreakAllowances.repairReads)
+            {
+                changed.insert(key[0])
+            }
+        }
+        // What other instances kept of these members' widgets is stale once this commits
+        // (`LiveEventLog.StaleAnswers`): told in this transaction, delivered at its commit.
+        if flavor == .postgres {
+            try await LiveEventLog.notifyStale(changed.filter { !$0.hasPrefix(ReadOwner.devicePrefix) }, on: db)
         }
         var results: [RecordedReads] = []
         for (index, ids) in recorded.enumerated() {
@@ -388,7 +394,10 @@ public struct ReadingStore: Sendable {
                 completedOn = try await complete(
                     check, owner: owner, now: pending[index].now, outbox: outbox, on: db)
             }
-            results.append(RecordedReads(eventIDs: ids, newDays: Set(days), completedOn: completedOn))
+            results.append(
+                RecordedReads(
+                    eventIDs: ids, newDays: Set(days), completedOn: completedOn,
+                    changedFacts: !ids.isEmpty && changed.contains(owner)))
         }
         return results
     }
