@@ -36,6 +36,8 @@ public final class KeptAnswers<Key: Hashable & Sendable, Answer: Sendable>: Send
         var sequence: UInt64 = 0
         /// The sequence at which everything was last forgotten.
         var everythingAt: UInt64 = 0
+        /// When `forgotten` was last cleared of keys past the overtake window.
+        var prunedAt = ContinuousClock.now
     }
 
     /// How long a forgotten key is remembered, to refuse answers computed before it.
@@ -85,8 +87,11 @@ public final class KeptAnswers<Key: Hashable & Sendable, Answer: Sendable>: Send
                 state.answers[key] = nil
                 state.forgotten[key] = Forgotten(sequence: state.sequence, at: now)
             }
-            if state.forgotten.count > 4_096 {
+            // Cleared of old keys at most once a second: under many writers a filter on every
+            // forgetting would cost a pass over the table each time.
+            if state.forgotten.count > 4_096, now - state.prunedAt > .seconds(1) {
                 state.forgotten = state.forgotten.filter { now - $0.value.at < Self.overtakeWindow }
+                state.prunedAt = now
             }
         }
     }

@@ -446,8 +446,10 @@ public final class LiveEventLog: Sendable {
                     throw error
                 }
             } catch {
-                stopListening()
-                if Task.isCancelled { return }
+                if Task.isCancelled {
+                    stopListening()
+                    return
+                }
                 logger.warning("Live events: listening connection lost", metadata: ["error": "\(error)"])
             }
             stopListening()
