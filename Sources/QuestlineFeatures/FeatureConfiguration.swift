@@ -39,6 +39,10 @@ public struct FeatureConfiguration: Sendable {
     /// How many members' widgets an instance keeps between the writes that change them
     /// (`KeptAnswers`; 0: none, every widget is computed). About 4.5 KB each (docs/decisions.md).
     public var keptWidgets: Int
+    /// How many children's quest boards (and as many households' consoles) an instance keeps
+    /// between the writes that change them (`KeptFamilyAnswers`; 0: none). About 5 KB each
+    /// (docs/decisions.md).
+    public var keptBoards: Int
 
     public init(
         clock: any WallClock = SystemClock(),
@@ -56,7 +60,8 @@ public struct FeatureConfiguration: Sendable {
         streakReminderHour: Int = 19,
         webhookDestination: WebhookDestination = WebhookDestination(allowPrivate: false),
         secrets: SecretBox = .ephemeral(),
-        keptWidgets: Int = 20_000
+        keptWidgets: Int = 20_000,
+        keptBoards: Int = 20_000
     ) {
         self.clock = clock
         self.ids = ids ?? TimeOrderedIDGenerator(clock: clock)
@@ -74,5 +79,6 @@ public struct FeatureConfiguration: Sendable {
         self.webhookDestination = webhookDestination
         self.secrets = secrets
         self.keptWidgets = keptWidgets
+        self.keptBoards = keptBoards
     }
 }

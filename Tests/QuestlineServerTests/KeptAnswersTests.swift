@@ -172,7 +172,7 @@ import Testing
     }
 
     /// Waits until both instances listen (PostgreSQL), so that none keeps an answer unheard.
-    private static func untilListening(_ instances: [Harness]) async throws {
+    static func untilListening(_ instances: [Harness]) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
         while !instances.allSatisfy({ $0.store.live.mayKeepAnswers }) {
             guard ContinuousClock.now < deadline else {

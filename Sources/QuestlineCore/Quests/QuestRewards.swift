@@ -128,6 +128,18 @@ extension UnlockLedger {
             return GrantBalance(grant: merged, secondsLeft: group.reduce(0) { $0 + $1.secondsLeft })
         }.sorted { ($0.grant.startsAt, $0.grant.token) < ($1.grant.startsAt, $1.grant.token) }
     }
+
+    /// Until when what a screen shows of a child's rewards at `now` stays true with no write:
+    /// the child's next local midnight (today's periods, streak and blocked use), a grant
+    /// starting or expiring (any app's), and the shield policy's next change (downtime starting
+    /// or ending, a day without rewards). The instant a kept board stops being the fresh one.
+    public static func trueUntil(
+        balances: [GrantBalance], policy: ShieldPolicy, now: Date, zone: TimeZone
+    ) -> Date {
+        var changes = balances.flatMap { [$0.grant.startsAt, $0.grant.expiresAt] }.filter { $0 > now }
+        if let next = policy.nextChange { changes.append(next) }
+        return changes.reduce(LocalDay(now, in: zone).adding(days: 1).start(in: zone), min)
+    }
 }
 
 /// What a badge is awarded for.

@@ -18,7 +18,8 @@ public struct FamilyFeatures: Sendable {
     public init(store: Store, configuration: FeatureConfiguration) {
         let parts = Parts(
             store: store, clock: configuration.clock, ids: configuration.ids, access: FamilyAccess(store: store),
-            settlement: Settlement(store: store, ids: configuration.ids))
+            settlement: Settlement(store: store, ids: configuration.ids),
+            kept: KeptFamilyAnswers(capacity: configuration.keptBoards, live: store.live))
         quests = QuestsFeature(parts)
         usage = UsageFeature(parts)
         points = PointsFeature(parts)
@@ -35,13 +36,19 @@ public struct FamilyFeatures: Sendable {
         let ids: any IDGenerator
         let access: FamilyAccess
         let settlement: Settlement
+        /// The boards and consoles kept between the writes that change them.
+        let kept: KeptFamilyAnswers
 
-        init(store: Store, clock: any WallClock, ids: any IDGenerator, access: FamilyAccess, settlement: Settlement) {
+        init(
+            store: Store, clock: any WallClock, ids: any IDGenerator, access: FamilyAccess, settlement: Settlement,
+            kept: KeptFamilyAnswers
+        ) {
             self.store = store
             self.clock = clock
             self.ids = ids
             self.access = access
             self.settlement = settlement
+            self.kept = kept
         }
     }
 }

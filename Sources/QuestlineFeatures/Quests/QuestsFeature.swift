@@ -41,6 +41,9 @@ public struct QuestBoard: Sendable {
     public let restriction: (reason: ShieldPolicy.Reason, until: Date?)?
     /// Reported use of reward apps while they were blocked, today.
     public let blockedToday: [BlockedUse]
+    /// Until when this board stays true with no write (`UnlockLedger.trueUntil`): a grant's
+    /// start or expiry, the shield's next change, the child's next midnight.
+    public let trueUntil: Date
 }
 
 /// Quests: a guardian's quests for a child (their specs, status and progress), co-op quests and
@@ -214,10 +217,19 @@ public struct QuestsFeature: FamilyPart {
 
     // MARK: Screens
 
-    /// Everything the child's board shows (the guardian's view of a child uses the same).
+    /// Everything the child's board shows (the guardian's view of a child uses the same): as
+    /// kept (`KeptFamilyAnswers`) while no write and no instant changed it, else computed and kept.
     public func board(_ childID: MemberID, as actor: MemberRecord) async throws -> QuestBoard {
         let child = try await access.child(childID, as: actor)
         let now = clock.now()
+        if let kept = parts.kept.board(child, now: now) { return kept }
+        let ticket = parts.kept.boards.ticket()
+        let board = try await computedBoard(child, now: now)
+        parts.kept.keep(board, from: now, ticket: ticket)
+        return board
+    }
+
+    private func computedBoard(_ child: MemberRecord, now: Date) async throws -> QuestBoard {
         let zone = child.zone
         let today = LocalDay(now, in: zone)
         return try await store.quests.read { q in
@@ -237,28 +249,41 @@ public struct QuestsFeature: FamilyPart {
                 child: child, since: since, now: now, needsBlocked: true, apps: apps, rules: shieldRules,
                 grants: grants, usage: usage)
             let active = account.balances.filter { $0.isActive(at: now) }
+            let policy = ShieldPolicy.compute(
+                rewardApps: apps.filter { $0.role == .reward }.map(\.token), balances: active, rules: shieldRules,
+                now: now, zone: zone)
             return QuestBoard(
                 child: child, quests: views, balance: totals.balance, stats: Self.stats(totals, today: today),
                 badges: QuestBadge.all.map { ($0, totals.badges[$0.id]) },
                 grants: UnlockLedger.perApp(active), apps: apps, rules: try await q.rules(try child.childsHousehold()),
-                policy: ShieldPolicy.compute(
-                    rewardApps: apps.filter { $0.role == .reward }.map(\.token), balances: active, rules: shieldRules,
-                    now: now, zone: zone),
+                policy: policy,
                 restriction: shieldRules.restriction(at: now, zone: zone).map {
                     ($0, shieldRules.restrictionEnds(after: now, zone: zone))
                 },
-                blockedToday: account.blocked)
+                blockedToday: account.blocked,
+                trueUntil: UnlockLedger.trueUntil(balances: active, policy: policy, now: now, zone: zone))
         }
     }
 
     /// What the guardian's console shows of each child of the actor's household, read for the
     /// whole household at once (the quests, their shown periods' completions, and one statement
-    /// of balances, apps and streaks), not as one board per child.
+    /// of balances, apps and streaks), not as one board per child; kept like the board
+    /// (`KeptFamilyAnswers`) until a write or the first child's midnight changes it.
     public func household(as actor: MemberRecord) async throws -> [ChildSummary] {
         let children = try await access.children(as: actor)
         for child in children { try AccessPolicy.check(actor.actor, .readMember(child.scope)) }
         guard let household = actor.householdID, !children.isEmpty else { return [] }
         let now = clock.now()
+        if let kept = parts.kept.console(household, children: children, now: now) { return kept }
+        let ticket = parts.kept.consoles.ticket()
+        let summaries = try await computedConsole(household, children: children, now: now)
+        parts.kept.keep(summaries, of: household, children: children, now: now, ticket: ticket)
+        return summaries
+    }
+
+    private func computedConsole(_ household: HouseholdID, children: [MemberRecord], now: Date) async throws
+        -> [ChildSummary]
+    {
         // Each child with its own today (its zone) and its quests, each with the key of the period
         // it shows today.
         typealias Shown = (quest: Quest, key: String)

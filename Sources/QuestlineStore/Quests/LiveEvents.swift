@@ -159,6 +159,18 @@ public final class LiveEventLog: Sendable {
     static let stalePrefix = "stale:"
 
     private let answerWatchers = NIOLockedValueBox<[@Sendable (StaleAnswers) -> Void]>([])
+    private let eventWatchers = NIOLockedValueBox<[@Sendable ([LiveEvent]) -> Void]>([])
+
+    /// Adds a place where every household event goes once committed: this instance's own at
+    /// once after their commit (both databases), and on PostgreSQL every instance's as they are
+    /// heard. What an instance kept of a household's answers forgets them here.
+    public func watchEvents(_ watcher: @escaping @Sendable ([LiveEvent]) -> Void) {
+        eventWatchers.withLockedValue { $0.append(watcher) }
+    }
+
+    private func eventsCommitted(_ events: [LiveEvent]) {
+        for watcher in eventWatchers.withLockedValue({ $0 }) { watcher(events) }
+    }
     private let listening = NIOLockedValueBox(false)
 
     /// Adds a place where stale answers are told, from every instance (PostgreSQL).
@@ -251,8 +263,11 @@ public final class LiveEventLog: Sendable {
                 announcer = live
                 return try await body(db, live)
             })
-        if let events = announcer?.events, !events.isEmpty, !relaysThroughDatabase {
-            for deliver in localDelivery.withLockedValue({ $0 }) { deliver(events) }
+        if let events = announcer?.events, !events.isEmpty {
+            eventsCommitted(events)
+            if !relaysThroughDatabase {
+                for deliver in localDelivery.withLockedValue({ $0 }) { deliver(events) }
+            }
         }
         return result
     }
@@ -433,6 +448,7 @@ public final class LiveEventLog: Sendable {
                             }
                             let payload = Data(notification.payload.utf8)
                             if let event = try? decoder.decode(LiveEvent.self, from: payload) {
+                                eventsCommitted([event])
                                 deliver(event)
                             } else if let change = try? decoder.decode(SessionChangePayload.self, from: payload) {
                                 if let id = change.forget.flatMap({ MemberID($0) }) { sessionsChanged(.member(id)) }
