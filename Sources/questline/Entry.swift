@@ -52,7 +52,11 @@ struct Serve: AsyncParsableCommand {
         }
         let level = settings.logLevel
         let json = settings.jsonLogs
-        if json { LoggingSystem.bootstrap { JSONLogHandler(label: $0, level: level) } }
+        if json {
+            LoggingSystem.bootstrap { JSONLogHandler(label: $0, level: level) }
+        } else {
+            LoggingSystem.bootstrap { TextLogHandler(label: $0, level: level) }
+        }
         var logger = Logger(label: "questline")
         logger.logLevel = level
         var configuration = AppConfiguration(

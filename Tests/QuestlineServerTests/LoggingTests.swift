@@ -40,6 +40,28 @@ private struct SignedIn: Decodable {
         #expect((object["ts"] as? String)?.hasSuffix("Z") == true)
     }
 
+    /// The text lines keep `StreamLogHandler`'s format (time, level, label, sorted metadata,
+    /// source, message), with the metadata formatted only when a line is written.
+    @Test func textLinesKeepTheStreamFormat() throws {
+        let lines = NIOLockedValueBox<[String]>([])
+        var logger = Logger(label: "questline.test") { label in
+            TextLogHandler(label: label, level: .debug) { line in lines.withLockedValue { $0.append(line) } }
+        }
+        logger[metadataKey: "request_id"] = "abc"
+        logger[metadataKey: "member_id"] = "m1"
+        logger.info("Answered", metadata: ["count": .stringConvertible(3)])
+        logger.trace("not at trace")
+        struct Broken: Error {}
+        logger.warning("Failed", error: Broken())
+        let written = lines.withLockedValue { $0 }
+        #expect(written.count == 2)
+        let pattern =
+            #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info questline\.test: count=3 member_id=m1 request_id=abc \[QuestlineServerTests\] Answered\n$/#
+        #expect(try pattern.wholeMatch(in: written[0]) != nil, "\(written[0])")
+        #expect(written[1].contains(" warning questline.test: error.message=Broken() error.type="))
+        #expect(written[1].hasSuffix("request_id=abc [QuestlineServerTests] Failed\n"))
+    }
+
     @Test(arguments: TestDatabase.available)
     func requestLinesNameTheRequestMemberAndRouteAndNoSecret(_ db: TestDatabase) async throws {
         let lines = NIOLockedValueBox<[String]>([])
