@@ -71,21 +71,24 @@ import Testing
                 members.append((token, MemberID(id)!))
             }
             let everyone = members
-            if app.database == .postgres {
-                try await SharedLimitTests().withSecondInstance(app, rateLimits: .off) { other in
-                    let listeners = [app, other].map { instance in
-                        Task {
-                            await instance.store.live.listen(
-                                logger: Logger(label: "test"), reconnected: {}, deliver: { _ in })
-                        }
-                    }
-                    defer { for listener in listeners { listener.cancel() } }
-                    try await Self.untilListening([app, other])
-                    try await Self.steps(everyone, app: app, other: other)
+            try await Self.onTwoInstances(app) { other in try await Self.steps(everyone, app: app, other: other) }
+        }
+    }
+
+    /// Runs `body` with the instance that is `app`'s other: on PostgreSQL a second one on the same
+    /// database, both listening to the notification channel; on SQLite, which one instance
+    /// serves, `app` itself.
+    static func onTwoInstances(_ app: Harness, _ body: @Sendable (Harness) async throws -> Void) async throws {
+        guard app.database == .postgres else { return try await body(app) }
+        try await SharedLimitTests().withSecondInstance(app, rateLimits: .off) { other in
+            let listeners = [app, other].map { instance in
+                Task {
+                    await instance.store.live.listen(logger: Logger(label: "test"), reconnected: {}, deliver: { _ in })
                 }
-            } else {
-                try await Self.steps(everyone, app: app, other: app)
             }
+            defer { for listener in listeners { listener.cancel() } }
+            try await untilListening([app, other])
+            try await body(other)
         }
     }
 
@@ -172,7 +175,7 @@ import Testing
     }
 
     /// Waits until both instances listen (PostgreSQL), so that none keeps an answer unheard.
-    static func untilListening(_ instances: [Harness]) async throws {
+    private static func untilListening(_ instances: [Harness]) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
         while !instances.allSatisfy({ $0.store.live.mayKeepAnswers }) {
             guard ContinuousClock.now < deadline else {

@@ -57,20 +57,8 @@ import Testing
             let family = Family(
                 guardian: f.guardian, guardianID: try #require(MemberID(f.guardianID)),
                 children: try children.map { ($0.0, try #require(MemberID($0.1))) })
-            if app.database == .postgres {
-                try await SharedLimitTests().withSecondInstance(app, rateLimits: .off) { other in
-                    let listeners = [app, other].map { instance in
-                        Task {
-                            await instance.store.live.listen(
-                                logger: Logger(label: "test"), reconnected: {}, deliver: { _ in })
-                        }
-                    }
-                    defer { for listener in listeners { listener.cancel() } }
-                    try await KeptWidgetPropertyTests.untilListening([app, other])
-                    try await Self.steps(family, app: app, other: other)
-                }
-            } else {
-                try await Self.steps(family, app: app, other: app)
+            try await KeptWidgetPropertyTests.onTwoInstances(app) { other in
+                try await Self.steps(family, app: app, other: other)
             }
         }
     }
