@@ -94,7 +94,7 @@ public struct UnlockGrant: Sendable, Equatable {
 
     /// A grant made at `now` lasts until the end of the child's local day.
     public static func expiry(now: Date, zone: TimeZone) -> Date {
-        LocalDay(now, in: zone).adding(days: 1).start(in: zone)
+        LocalDay.nextMidnight(after: now, in: zone)
     }
 }
 
@@ -138,7 +138,7 @@ extension UnlockLedger {
     ) -> Date {
         var changes = balances.flatMap { [$0.grant.startsAt, $0.grant.expiresAt] }.filter { $0 > now }
         if let next = policy.nextChange { changes.append(next) }
-        return changes.reduce(LocalDay(now, in: zone).adding(days: 1).start(in: zone), min)
+        return changes.reduce(LocalDay.nextMidnight(after: now, in: zone), min)
     }
 }
 

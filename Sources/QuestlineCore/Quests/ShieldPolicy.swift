@@ -33,7 +33,7 @@ public struct ShieldRules: Sendable, Equatable, Codable {
             switch restriction(at: moment, zone: zone) {
             case nil: return moment == instant ? nil : moment
             case .downtime?: moment = downtime!.nextAllowed(after: moment, in: zone)
-            default: moment = LocalDay(moment, in: zone).adding(days: 1).start(in: zone)
+            default: moment = LocalDay.nextMidnight(after: moment, in: zone)
             }
         }
         return nil

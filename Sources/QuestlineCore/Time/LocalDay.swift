@@ -120,6 +120,12 @@ public struct LocalDay: Hashable, Comparable, Sendable {
 
     static let starts = Memo<ZonedDay, Date>(limit: 20_000)
 
+    /// The first instant of the local day after the one holding `instant` in `zone` (its next
+    /// midnight, whatever that day's length).
+    public static func nextMidnight(after instant: Date, in zone: TimeZone) -> Date {
+        LocalDay(instant, in: zone).adding(days: 1).start(in: zone)
+    }
+
     /// The instants `[start, end)` this day covers in `timeZone`: 23, 24 or 25 hours long, or
     /// another length in zones with unusual transitions.
     public func interval(in timeZone: TimeZone) -> Range<Date> {

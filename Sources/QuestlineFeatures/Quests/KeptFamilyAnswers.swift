@@ -97,7 +97,8 @@ final class KeptFamilyAnswers: Sendable {
         _ summaries: [ChildSummary], of household: HouseholdID, children: [MemberRecord], now: Date,
         ticket: KeptAnswers<HouseholdID, Console>.Ticket
     ) {
-        guard live.mayKeepAnswers, let until = children.map({ $0.nextMidnight(after: now) }).min() else { return }
+        guard live.mayKeepAnswers, let until = children.map({ LocalDay.nextMidnight(after: now, in: $0.zone) }).min()
+        else { return }
         consoles.keep(
             Console(from: now, until: until, children: children.map(Child.init), summaries: summaries),
             for: household, ticket: ticket)
@@ -117,11 +118,5 @@ extension QuestBoard {
 extension ChildSummary {
     func shown(with child: MemberRecord) -> ChildSummary {
         ChildSummary(child: child, balance: balance, quests: quests, done: done, streak: streak, apps: apps)
-    }
-}
-
-extension MemberRecord {
-    fileprivate func nextMidnight(after now: Date) -> Date {
-        LocalDay(now, in: zone).adding(days: 1).start(in: zone)
     }
 }
